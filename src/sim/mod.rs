@@ -1,0 +1,166 @@
+//! The simulation core. It moves typed events in time order; it knows nothing about pods.
+//!
+//! * [`time`]: `SimTime` / `Dur`, integer nanoseconds.
+//! * [`queue`]: the event queue, ordered by (time, sequence), with cancellable timers.
+//! * [`scheduler`]: who goes first among events due at the same instant.
+//! * [`rng`]: named random streams derived from (seed, stream name).
+//! * [`limits`]: horizon and event budgets.
+//! * [`trace`]: records and the running hash.
+//!
+//! [`Sim`] ties them together: `step` pops one event, advances the clock and hands the
+//! event to the model. The clock only moves here.
+
+pub mod limits;
+pub mod queue;
+pub mod rng;
+pub mod scheduler;
+pub mod time;
+pub mod trace;
+
+pub use limits::{Limits, StopReason};
+pub use queue::{EventQueue, TimerKey};
+pub use rng::Stream;
+pub use scheduler::{AnyScheduler, Scheduler, Strategy};
+pub use time::{Dur, SimTime};
+pub use trace::Trace;
+
+/// The clock, queue, scheduler and counters of one run.
+#[derive(Clone, Debug)]
+pub struct Sim<E> {
+    now: SimTime,
+    pub queue: EventQueue<E>,
+    pub scheduler: AnyScheduler,
+    pub limits: Limits,
+    events: u64,
+    events_this_instant: u64,
+}
+
+impl<E> Sim<E> {
+    pub fn new(seed: u64, strategy: Strategy, limits: Limits) -> Self {
+        Sim {
+            now: SimTime::ZERO,
+            queue: EventQueue::new(),
+            scheduler: AnyScheduler::new(strategy, seed),
+            limits,
+            events: 0,
+            events_this_instant: 0,
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Schedule `event` after `delay`.
+    pub fn after(&mut self, delay: Dur, event: E) -> TimerKey {
+        self.queue.push(self.now + delay, event)
+    }
+
+    /// Schedule `event` at an absolute time, which must not be in the past.
+    pub fn at(&mut self, at: SimTime, event: E) -> TimerKey {
+        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        self.queue.push(at, event)
+    }
+
+    pub fn cancel(&mut self, key: TimerKey) {
+        self.queue.cancel(key);
+    }
+
+    /// Pop the next event, advancing the clock, or say why the run must stop.
+    pub fn next_event(&mut self) -> Result<E, StopReason> {
+        let Some(at) = self.queue.peek_time() else {
+            return Err(StopReason::Quiescent);
+        };
+        if at > self.limits.horizon {
+            self.now = self.now.max(self.limits.horizon);
+            return Err(StopReason::Horizon);
+        }
+        if self.events >= self.limits.max_events {
+            return Err(StopReason::MaxEvents);
+        }
+        if at == self.now {
+            if self.events_this_instant >= self.limits.max_events_per_instant {
+                return Err(StopReason::MaxEventsPerInstant);
+            }
+        } else {
+            self.events_this_instant = 0;
+        }
+        let (t, e) = self.queue.pop(&mut self.scheduler).expect("peeked");
+        assert!(t >= self.now, "clock went backwards: {t} < {}", self.now);
+        self.now = t;
+        self.events += 1;
+        self.events_this_instant += 1;
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_stop_runaway_loops() {
+        let mut sim: Sim<u32> = Sim::new(
+            1,
+            Strategy::Fifo,
+            Limits {
+                max_events_per_instant: 10,
+                ..Limits::default()
+            },
+        );
+        let _ = sim.after(Dur::ZERO, 0);
+        let r = loop {
+            match sim.next_event() {
+                Ok(_) => {
+                    let _ = sim.after(Dur::ZERO, 0);
+                }
+                Err(r) => break r,
+            }
+        };
+        assert_eq!(r, StopReason::MaxEventsPerInstant);
+        assert_eq!(sim.events(), 10);
+    }
+
+    #[test]
+    fn horizon_stops_and_clock_never_goes_back() {
+        let mut sim: Sim<u32> = Sim::new(
+            1,
+            Strategy::Random,
+            Limits {
+                horizon: SimTime(100),
+                ..Limits::default()
+            },
+        );
+        let _ = sim.at(SimTime(50), 1);
+        let _ = sim.at(SimTime(150), 2);
+        assert_eq!(sim.next_event(), Ok(1));
+        assert_eq!(sim.now(), SimTime(50));
+        assert_eq!(sim.next_event(), Err(StopReason::Horizon));
+        assert_eq!(sim.now(), SimTime(100));
+    }
+
+    #[test]
+    fn max_events_is_reported() {
+        let mut sim: Sim<u32> = Sim::new(
+            1,
+            Strategy::Fifo,
+            Limits {
+                max_events: 3,
+                ..Limits::default()
+            },
+        );
+        for i in 0..10 {
+            let _ = sim.after(Dur(i), 0);
+        }
+        let mut n = 0;
+        while sim.next_event().is_ok() {
+            n += 1;
+        }
+        assert_eq!(n, 3);
+        assert_eq!(sim.next_event(), Err(StopReason::MaxEvents));
+    }
+}

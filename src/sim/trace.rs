@@ -1,0 +1,179 @@
+//! The trace: every transition of a run, folded into a running hash and optionally kept
+//! as compact human-readable records (for `--trace` JSON Lines and determinism diffs).
+
+use super::time::SimTime;
+use std::fmt::Display;
+use std::hash::{Hash, Hasher};
+
+/// A stable, fast 64-bit hasher (word-at-a-time multiply-xorshift). Not `std`'s
+/// `DefaultHasher`, whose output is allowed to change between Rust releases.
+#[derive(Clone, Debug)]
+pub struct StableHasher {
+    h: u64,
+}
+
+impl Default for StableHasher {
+    fn default() -> Self {
+        StableHasher {
+            h: 0x243f_6a88_85a3_08d3,
+        }
+    }
+}
+
+impl StableHasher {
+    #[inline]
+    fn word(&mut self, w: u64) {
+        self.h = (self.h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.h ^= self.h >> 29;
+    }
+}
+
+impl Hasher for StableHasher {
+    fn finish(&self) -> u64 {
+        super::rng::mix64(self.h)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 56));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.word(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.word(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.word(i);
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.word(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.word(i as u64);
+    }
+    fn write_isize(&mut self, i: isize) {
+        self.word(i as u64);
+    }
+}
+
+/// One kept trace record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub index: u64,
+    pub at: SimTime,
+    pub text: String,
+    /// Running hash after this record.
+    pub hash: u64,
+}
+
+/// The trace of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    hasher: StableHasher,
+    count: u64,
+    keep: bool,
+    records: Vec<Record>,
+}
+
+impl Trace {
+    /// A trace that only hashes (`keep = false`) or also keeps readable records.
+    pub fn new(keep: bool) -> Self {
+        Trace {
+            keep,
+            ..Default::default()
+        }
+    }
+
+    /// Append one transition.
+    #[inline]
+    pub fn emit<T: Hash + Display>(&mut self, at: SimTime, rec: &T) {
+        self.hasher.write_u64(at.0);
+        rec.hash(&mut self.hasher);
+        self.count += 1;
+        if self.keep {
+            self.records.push(Record {
+                index: self.count - 1,
+                at,
+                text: rec.to_string(),
+                hash: self.hasher.finish(),
+            });
+        }
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hasher.finish()
+    }
+
+    /// Hex form of the hash used in output and replay comparisons.
+    pub fn hash_hex(&self) -> String {
+        format!("{:016x}", self.hash())
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    pub fn keeps_records(&self) -> bool {
+        self.keep
+    }
+}
+
+/// The first record at which two kept traces differ (index into both), if any.
+pub fn first_difference(a: &[Record], b: &[Record]) -> Option<usize> {
+    let n = a.len().min(b.len());
+    (0..n)
+        .find(|&i| a[i].at != b[i].at || a[i].text != b[i].text)
+        .or(if a.len() != b.len() { Some(n) } else { None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_depends_on_content_order_and_time() {
+        let mut a = Trace::new(false);
+        a.emit(SimTime(1), &"x");
+        a.emit(SimTime(2), &"y");
+        let mut b = Trace::new(false);
+        b.emit(SimTime(1), &"y");
+        b.emit(SimTime(2), &"x");
+        let mut c = Trace::new(true);
+        c.emit(SimTime(1), &"x");
+        c.emit(SimTime(3), &"y");
+        assert_ne!(a.hash(), b.hash());
+        assert_ne!(a.hash(), c.hash());
+        assert_eq!(c.records().len(), 2);
+        assert_eq!(c.records()[1].hash, c.hash());
+    }
+
+    #[test]
+    fn first_difference_finds_divergence() {
+        let mut a = Trace::new(true);
+        let mut b = Trace::new(true);
+        for (t, s) in [(1, "a"), (2, "b"), (3, "c")] {
+            a.emit(SimTime(t), &s);
+        }
+        for (t, s) in [(1, "a"), (2, "B"), (3, "c")] {
+            b.emit(SimTime(t), &s);
+        }
+        assert_eq!(first_difference(a.records(), b.records()), Some(1));
+        assert_eq!(first_difference(a.records(), a.records()), None);
+    }
+}
