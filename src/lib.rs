@@ -1,1 +1,3 @@
+pub mod model;
+pub mod scenario;
 pub mod sim;

@@ -1,0 +1,297 @@
+//! Shared domain data, no behaviour: pod identity, the Pod-manifest subset podsim models,
+//! phases, container behaviour and latency distributions. `kubelet/` and `world/` both
+//! import from here and never from each other's internals.
+
+use crate::sim::Dur;
+use std::fmt;
+
+/// A pod UID. Assigned by the simulated API server (or the static-pod source) in creation
+/// order, so UIDs are deterministic and sort in creation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodUid(pub u32);
+
+impl fmt::Display for PodUid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "uid-{:04}", self.0)
+    }
+}
+
+/// A runtime container ID, unique for the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContainerId(pub u32);
+
+impl fmt::Display for ContainerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "c{}", self.0)
+    }
+}
+
+/// A runtime sandbox ID, unique for the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SandboxId(pub u32);
+
+impl fmt::Display for SandboxId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "s{}", self.0)
+    }
+}
+
+/// `v1.PodPhase`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum PodPhase {
+    #[default]
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+impl PodPhase {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+}
+
+impl fmt::Display for PodPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `v1.RestartPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum RestartPolicy {
+    #[default]
+    Always,
+    OnFailure,
+    Never,
+}
+
+impl RestartPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestartPolicy::Always => "Always",
+            RestartPolicy::OnFailure => "OnFailure",
+            RestartPolicy::Never => "Never",
+        }
+    }
+}
+
+/// What a probe does (only its kind matters to the simulator; outcomes come from
+/// `behaviour.probes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeHandler {
+    Exec,
+    HttpGet,
+    TcpSocket,
+    Grpc,
+}
+
+/// `v1.Probe` with API defaults applied.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Probe {
+    pub handler: ProbeHandler,
+    pub initial_delay_seconds: u32,
+    pub period_seconds: u32,
+    pub timeout_seconds: u32,
+    pub success_threshold: u32,
+    pub failure_threshold: u32,
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe {
+            handler: ProbeHandler::Exec,
+            initial_delay_seconds: 0,
+            period_seconds: 10,
+            timeout_seconds: 1,
+            success_threshold: 1,
+            failure_threshold: 3,
+            termination_grace_period_seconds: None,
+        }
+    }
+}
+
+/// Resource amounts: CPU in millicores, memory in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Resources {
+    pub cpu_milli: u64,
+    pub memory_bytes: u64,
+}
+
+/// `v1.Container`, the subset podsim models.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContainerSpec {
+    pub name: String,
+    pub image: String,
+    pub liveness_probe: Option<Probe>,
+    pub readiness_probe: Option<Probe>,
+    pub startup_probe: Option<Probe>,
+    /// Whether `lifecycle.preStop` is set (its duration comes from `behaviour`).
+    pub has_pre_stop: bool,
+    pub requests: Resources,
+    pub limits: Resources,
+}
+
+/// A Pod manifest, the subset podsim models (metadata + spec).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PodSpec {
+    pub name: String,
+    pub namespace: String,
+    /// `spec.terminationGracePeriodSeconds` (API default 30).
+    pub termination_grace_period_seconds: Option<i64>,
+    pub restart_policy: RestartPolicy,
+    pub priority: i32,
+    pub priority_class_name: Option<String>,
+    pub host_network: bool,
+    pub init_containers: Vec<ContainerSpec>,
+    pub containers: Vec<ContainerSpec>,
+}
+
+impl PodSpec {
+    /// `name_namespace`, the kubelet's pod full name.
+    pub fn full_name(&self) -> String {
+        format!("{}_{}", self.name, self.namespace)
+    }
+}
+
+/// When a container's process exits on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunFor {
+    Forever,
+    For(Dur),
+}
+
+/// What the process does on SIGTERM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OnSigterm {
+    /// Exits `after` the signal with `exit_code`.
+    ExitAfter { after: Dur, exit_code: i32 },
+    /// Keeps running until SIGKILL (exit code 137).
+    Ignore,
+}
+
+/// A probe outcome model from `behaviour.probes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeOutcome {
+    /// Always succeeds (`{succeed: true}`) or always fails (`{succeed: false}`).
+    Always(bool),
+    /// Fails from this time after the container started.
+    FailFrom(Dur),
+    /// Fails in [from, to) after the container started.
+    FailBetween(Dur, Dur),
+    /// Each probe fails with this probability (parts per million).
+    FailureRatio(u32),
+}
+
+/// `behaviour.<container>`: what a container's process does. Not part of a Pod manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Behaviour {
+    pub run_for: RunFor,
+    pub exit_code: i32,
+    pub on_sigterm: OnSigterm,
+    pub pre_stop_duration: Dur,
+    pub memory_usage_bytes: u64,
+    pub liveness: ProbeOutcome,
+    pub readiness: ProbeOutcome,
+    pub startup: ProbeOutcome,
+    /// Image pull fails (ErrImagePull) with this probability (parts per million).
+    pub image_pull_failure_ppm: u32,
+}
+
+impl Default for Behaviour {
+    fn default() -> Self {
+        Behaviour {
+            run_for: RunFor::Forever,
+            exit_code: 0,
+            on_sigterm: OnSigterm::ExitAfter {
+                after: Dur::ZERO,
+                exit_code: 143,
+            },
+            pre_stop_duration: Dur::ZERO,
+            memory_usage_bytes: 0,
+            liveness: ProbeOutcome::Always(true),
+            readiness: ProbeOutcome::Always(true),
+            startup: ProbeOutcome::Always(true),
+            image_pull_failure_ppm: 0,
+        }
+    }
+}
+
+/// A latency distribution. Sampling lives in `world::dist`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dist {
+    Fixed(Dur),
+    Uniform { min: Dur, max: Dur },
+    Exponential { mean: Dur },
+    LogNormal { median: Dur, p99: Dur },
+}
+
+/// CRI calls that have latencies and can be given faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CriCall {
+    RunPodSandbox,
+    PullImage,
+    CreateContainer,
+    StartContainer,
+    StopContainer,
+    StopPodSandbox,
+    PodStatus,
+}
+
+impl CriCall {
+    pub const ALL: [CriCall; 7] = [
+        CriCall::RunPodSandbox,
+        CriCall::PullImage,
+        CriCall::CreateContainer,
+        CriCall::StartContainer,
+        CriCall::StopContainer,
+        CriCall::StopPodSandbox,
+        CriCall::PodStatus,
+    ];
+    /// The camelCase name used in scenario files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CriCall::RunPodSandbox => "runPodSandbox",
+            CriCall::PullImage => "pullImage",
+            CriCall::CreateContainer => "createContainer",
+            CriCall::StartContainer => "startContainer",
+            CriCall::StopContainer => "stopContainer",
+            CriCall::StopPodSandbox => "stopPodSandbox",
+            CriCall::PodStatus => "podStatus",
+        }
+    }
+}
+
+/// gRPC-style error codes a faulty CRI call returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CriError {
+    DeadlineExceeded,
+    Unavailable,
+    Unknown,
+    Internal,
+    ResourceExhausted,
+}
+
+impl CriError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CriError::DeadlineExceeded => "DeadlineExceeded",
+            CriError::Unavailable => "Unavailable",
+            CriError::Unknown => "Unknown",
+            CriError::Internal => "Internal",
+            CriError::ResourceExhausted => "ResourceExhausted",
+        }
+    }
+}
