@@ -295,3 +295,8 @@ impl CriError {
         }
     }
 }
+
+pub mod status;
+pub use status::*;
+pub mod transition;
+pub use transition::Transition;

@@ -1,0 +1,95 @@
+//! `flowcontrol.Backoff` as the kubelet uses it for crash loops and image pulls
+//! (client-go `util/flowcontrol/backoff.go`, v1.31; no jitter, entries expire after
+//! twice the maximum).
+
+use crate::sim::{Dur, SimTime};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    initial: Dur,
+    max: Dur,
+    entries: BTreeMap<String, (Dur, SimTime)>,
+}
+
+impl Backoff {
+    pub fn new(initial: Dur, max: Dur) -> Self {
+        Backoff {
+            initial,
+            max,
+            entries: BTreeMap::new(),
+        }
+    }
+
+    fn has_expired(&self, event_time: SimTime, last_update: SimTime) -> bool {
+        event_time.since(last_update) > self.max.mul(2)
+    }
+
+    /// `Next(id, eventTime)`.
+    pub fn next(&mut self, id: &str, event_time: SimTime, now: SimTime) {
+        let fresh = match self.entries.get(id) {
+            None => true,
+            Some((_, last)) => self.has_expired(event_time, *last),
+        };
+        let backoff = if fresh {
+            self.initial
+        } else {
+            let b = self.entries[id].0;
+            Dur(b.0.saturating_mul(2).min(self.max.0))
+        };
+        self.entries.insert(id.to_string(), (backoff, now));
+    }
+
+    /// `IsInBackOffSince(id, eventTime)`: `now - eventTime < backoff`.
+    pub fn is_in_back_off_since(&self, id: &str, event_time: SimTime, now: SimTime) -> bool {
+        match self.entries.get(id) {
+            None => false,
+            Some((b, last)) => !self.has_expired(event_time, *last) && now.since(event_time) < *b,
+        }
+    }
+
+    /// `IsInBackOffSinceUpdate(id, eventTime)`: `eventTime - lastUpdate < backoff`.
+    pub fn is_in_back_off_since_update(&self, id: &str, event_time: SimTime) -> bool {
+        match self.entries.get(id) {
+            None => false,
+            Some((b, last)) => !self.has_expired(event_time, *last) && event_time.since(*last) < *b,
+        }
+    }
+
+    /// `Get(id)`.
+    pub fn get(&self, id: &str) -> Dur {
+        self.entries.get(id).map_or(Dur::ZERO, |e| e.0)
+    }
+
+    /// `GC()`: drop entries idle for more than twice the maximum.
+    pub fn gc(&mut self, now: SimTime) {
+        let max2 = self.max.mul(2);
+        self.entries.retain(|_, (_, last)| now.since(*last) <= max2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crash_loop_delays_are_0_10_20_40_capped_at_300() {
+        let mut b = Backoff::new(Dur::secs(10), Dur::secs(300));
+        let t = |s| SimTime(s * 1_000_000_000);
+        // First crash: no entry, start at once.
+        assert!(!b.is_in_back_off_since("k", t(5), t(5)));
+        b.next("k", t(5), t(5));
+        // Second crash at 10 s: in back-off for 10 s.
+        assert!(b.is_in_back_off_since("k", t(10), t(19)));
+        assert!(!b.is_in_back_off_since("k", t(10), t(20)));
+        b.next("k", t(10), t(20));
+        assert_eq!(b.get("k"), Dur::secs(20));
+        for _ in 0..10 {
+            b.next("k", t(21), t(21));
+        }
+        assert_eq!(b.get("k"), Dur::secs(300));
+        // An exit long after the last restart resets the back-off.
+        b.next("k", t(21 + 601), t(21 + 601));
+        assert_eq!(b.get("k"), Dur::secs(10));
+    }
+}

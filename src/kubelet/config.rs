@@ -1,0 +1,109 @@
+//! Pod config and the pod manager: the kubelet's copy of the pods the API server assigned
+//! to this node, fed by the watch, and the `Handle*` functions the sync loop calls.
+//!
+//! Follows `pkg/kubelet/config/config.go` (how API watch changes become ADD, UPDATE,
+//! DELETE, REMOVE and RECONCILE operations), `pkg/kubelet/pod/pod_manager.go`, and the
+//! `HandlePodAdditions` / `HandlePodUpdates` / `HandlePodRemoves` / `HandlePodReconcile` /
+//! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is not modelled
+//! yet: every pod is admitted. The file and HTTP sources are not modelled yet.
+
+use super::pod_workers::{UpdatePodOptions, UpdateType};
+use super::Kubelet;
+use crate::model::{ApiPod, PodUid, Transition};
+use crate::world::apiserver::{WatchEvent, WatchKind};
+use crate::world::Ctx;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The pod manager.
+#[derive(Clone, Debug, Default)]
+pub struct PodManager {
+    pub pods: BTreeMap<PodUid, Arc<ApiPod>>,
+    /// All config sources have reported at least once.
+    pub sources_ready: bool,
+}
+
+impl Kubelet {
+    /// A watch event reaches the config source: classify it like the API source's merge.
+    pub(super) fn on_watch(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
+        let uid = ev.pod.uid;
+        match ev.kind {
+            WatchKind::Added => {
+                ctx.emit(Transition::ConfigOp { uid, op: "ADD" });
+                self.handle_pod_additions(ctx, ev.pod);
+            }
+            WatchKind::Modified => {
+                let Some(old) = self.config.pods.get(&uid) else {
+                    // A change of an object we never saw added is an addition.
+                    ctx.emit(Transition::ConfigOp { uid, op: "ADD" });
+                    self.handle_pod_additions(ctx, ev.pod);
+                    return;
+                };
+                let differ = old.spec != ev.pod.spec
+                    || old.deletion_timestamp != ev.pod.deletion_timestamp
+                    || old.deletion_grace_period_seconds != ev.pod.deletion_grace_period_seconds;
+                if differ {
+                    let op = if ev.pod.deletion_timestamp.is_some() {
+                        "DELETE"
+                    } else {
+                        "UPDATE"
+                    };
+                    ctx.emit(Transition::ConfigOp { uid, op });
+                    self.handle_pod_updates(ctx, ev.pod);
+                } else if old.status != ev.pod.status {
+                    self.handle_pod_reconcile(ev.pod);
+                }
+            }
+            WatchKind::Deleted => {
+                // REMOVE carries the last locally known copy of the pod.
+                let Some(local) = self.config.pods.get(&uid).cloned() else {
+                    return;
+                };
+                ctx.emit(Transition::ConfigOp { uid, op: "REMOVE" });
+                self.handle_pod_removes(ctx, local);
+            }
+        }
+    }
+
+    /// The API source delivered its initial list.
+    pub(super) fn on_source_ready(&mut self) {
+        self.config.sources_ready = true;
+    }
+
+    /// `HandlePodAdditions`.
+    fn handle_pod_additions(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        self.config.pods.insert(pod.uid, pod.clone());
+        // Admission would run here for pods not terminating and not terminal.
+        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod));
+    }
+
+    /// `HandlePodUpdates` (also graceful deletion).
+    fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        self.config.pods.insert(pod.uid, pod.clone());
+        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Update, pod));
+    }
+
+    /// `HandlePodReconcile`: a status-only change.
+    fn handle_pod_reconcile(&mut self, pod: Arc<ApiPod>) {
+        self.config.pods.insert(pod.uid, pod);
+    }
+
+    /// `HandlePodRemoves` and `deletePod`.
+    fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        self.config.pods.remove(&pod.uid);
+        if !self.config.sources_ready {
+            // Housekeeping will handle it once all sources are ready.
+            return;
+        }
+        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod));
+    }
+
+    /// `HandlePodSyncs`.
+    pub(super) fn handle_pod_syncs(&mut self, ctx: &mut Ctx, uids: &[PodUid]) {
+        for uid in uids {
+            if let Some(pod) = self.config.pods.get(uid).cloned() {
+                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Sync, pod));
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Housekeeping: `HandlePodCleanups`, run every 2 s from the sync loop once all config
+//! sources are ready.
+//!
+//! Follows `pkg/kubelet/kubelet_pods.go` `HandlePodCleanups` (v1.31): `SyncKnownPods`,
+//! probe and status cleanup, restart of desired pods the workers forgot, the kill of
+//! terminal deleted pods never seen by workers (PR 118497), and the kill of orphaned
+//! runtime pods with grace 1. Pod directories, cgroups, mirror pods and user namespaces
+//! are not modelled yet.
+
+use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
+use super::Kubelet;
+use crate::model::Transition;
+use crate::world::Ctx;
+use std::sync::Arc;
+
+impl Kubelet {
+    /// `HandlePodCleanups`.
+    pub(super) fn handle_pod_cleanups(&mut self, ctx: &mut Ctx) {
+        ctx.emit(Transition::Housekeeping);
+        let all_pods = self.config.pods.clone();
+        let working = self.sync_known_pods(ctx, &all_pods);
+        // Force-refresh the runtime cache: a fresh list of running pods.
+        let running = ctx.list_running_pods();
+        self.status_remove_orphans(&all_pods);
+        // filterOutInactivePods + restart of desired pods unknown to the workers.
+        for (uid, pod) in &all_pods {
+            if self.pw.is_pod_known_terminated(*uid) {
+                continue;
+            }
+            let terminal = pod.status.phase.is_terminal()
+                || self
+                    .status
+                    .statuses
+                    .get(uid)
+                    .is_some_and(|v| v.status.phase.is_terminal());
+            if terminal && !self.pw.is_pod_termination_requested(*uid) {
+                continue;
+            }
+            if !working.contains_key(uid) {
+                ctx.emit(Transition::Note {
+                    uid: *uid,
+                    what: "housekeeping restarts a desired pod unknown to the workers",
+                });
+                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod.clone()));
+            }
+        }
+        // Terminal pods with a deletion timestamp that no worker knows and nothing runs.
+        for (uid, pod) in &all_pods {
+            if working.contains_key(uid) || self.pw.records.contains_key(uid) {
+                continue;
+            }
+            if pod.deletion_timestamp.is_some()
+                && pod.status.phase.is_terminal()
+                && !running.iter().any(|r| r.uid == *uid)
+            {
+                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
+            }
+        }
+        // Orphaned runtime pods: kill with grace 1.
+        for rp in running {
+            match working.get(&rp.uid) {
+                Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating) => continue,
+                _ => {}
+            }
+            let uid = rp.uid;
+            ctx.emit(Transition::Note {
+                uid,
+                what: "housekeeping kills an orphaned runtime pod",
+            });
+            self.update_pod(
+                ctx,
+                UpdatePodOptions {
+                    update_type: UpdateType::Kill,
+                    pod: None,
+                    mirror: None,
+                    running_pod: Some(Arc::new(rp)),
+                    kill: Some(KillPodOptions {
+                        grace_override: Some(1),
+                        ..Default::default()
+                    }),
+                },
+            );
+        }
+        self.crash_backoff.gc(ctx.now());
+    }
+}

@@ -1,0 +1,215 @@
+//! The generic PLEG and the pod status cache.
+//!
+//! Port of `pkg/kubelet/pleg/generic.go` (relist logic of v1.25, unchanged in substance
+//! through v1.31 apart from Evented-PLEG coordination, which is not modelled) and
+//! `pkg/kubelet/container/cache.go` (`Get`, `GetNewerThan`, `Set`, `UpdateTime`).
+//!
+//! Where it deliberately differs: one relist is a single CRI round trip (list plus the
+//! inspections of pods that changed) whose latency is one `podStatus` draw; the runtime
+//! tells the relist which pods changed instead of the PLEG diffing every pod (the result
+//! is the same, it only saves work); the PLEG event channel never overflows.
+
+use super::{KEv, Kubelet};
+use crate::model::{ContainerId, PodUid, RtPodStatus, RtState, Transition};
+use crate::sim::{Dur, SimTime};
+use crate::world::runtime::{CriReq, CriResult};
+use crate::world::{Caller, Ctx};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// A PLEG event type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PlegEventType {
+    ContainerStarted,
+    ContainerDied,
+    ContainerRemoved,
+    ContainerChanged,
+}
+
+#[derive(Clone, Debug)]
+struct CacheEntry {
+    status: Arc<RtPodStatus>,
+    modified: SimTime,
+}
+
+/// The PLEG with its pod cache.
+#[derive(Clone, Debug)]
+pub struct Pleg {
+    pub relist_period: Dur,
+    /// The previous relist's view of each pod's containers.
+    old: BTreeMap<PodUid, BTreeMap<ContainerId, RtState>>,
+    reinspect: BTreeSet<PodUid>,
+    relist_started: Option<SimTime>,
+    cache: BTreeMap<PodUid, CacheEntry>,
+    /// The cache's global timestamp (`None` until the first relist completes).
+    global: Option<SimTime>,
+    /// Workers blocked in `GetNewerThan`: uid -> the time they need a status newer than.
+    waiters: BTreeMap<PodUid, Option<SimTime>>,
+    pub relists: u64,
+    empty: Arc<RtPodStatus>,
+}
+
+impl Pleg {
+    pub fn new(relist_period: Dur) -> Self {
+        Pleg {
+            relist_period,
+            old: BTreeMap::new(),
+            reinspect: BTreeSet::new(),
+            relist_started: None,
+            cache: BTreeMap::new(),
+            global: None,
+            waiters: BTreeMap::new(),
+            relists: 0,
+            empty: Arc::new(RtPodStatus::default()),
+        }
+    }
+
+    /// `cache.Get`: the cached status, or an empty one on a miss.
+    pub fn cache_get(&self, uid: PodUid) -> Arc<RtPodStatus> {
+        self.cache
+            .get(&uid)
+            .map(|e| e.status.clone())
+            .unwrap_or_else(|| self.empty.clone())
+    }
+
+    /// Whether `GetNewerThan(uid, min)` would return now.
+    pub fn cache_is_newer(&self, uid: PodUid, min: Option<SimTime>) -> bool {
+        let after = |t: SimTime| min.is_none_or(|m| t > m);
+        self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
+    }
+
+    pub fn add_waiter(&mut self, uid: PodUid, min: Option<SimTime>) {
+        self.waiters.insert(uid, min);
+    }
+
+    /// Forget everything about a pod (the record of a pod whose runtime state is gone).
+    pub fn cache_delete(&mut self, uid: PodUid) {
+        self.cache.remove(&uid);
+    }
+}
+
+fn container_states(s: &RtPodStatus) -> BTreeMap<ContainerId, RtState> {
+    s.containers.iter().map(|c| (c.id, c.state)).collect()
+}
+
+/// `generateEvents` for one container.
+fn events_for(old: Option<RtState>, new: Option<RtState>) -> &'static [PlegEventType] {
+    use PlegEventType::*;
+    if old == new {
+        return &[];
+    }
+    match new {
+        Some(RtState::Running) => &[ContainerStarted],
+        Some(RtState::Exited) => &[ContainerDied],
+        Some(RtState::Unknown) | Some(RtState::Created) => &[ContainerChanged],
+        None => match old {
+            Some(RtState::Exited) => &[ContainerRemoved],
+            _ => &[ContainerDied, ContainerRemoved],
+        },
+    }
+}
+
+impl Kubelet {
+    /// The relist timer fired: list the runtime.
+    pub(super) fn pleg_relist(&mut self, ctx: &mut Ctx) {
+        if self.pleg.relist_started.is_some() {
+            return;
+        }
+        self.pleg.relist_started = Some(ctx.now());
+        let reinspect: Vec<PodUid> = self.pleg.reinspect.iter().copied().collect();
+        ctx.cri(Caller::Pleg, CriReq::Relist { reinspect });
+    }
+
+    /// The relist's CRI round trip returned.
+    pub(super) fn pleg_on_relist(&mut self, ctx: &mut Ctx, result: CriResult) {
+        let Some(start) = self.pleg.relist_started.take() else {
+            return;
+        };
+        self.pleg.relists += 1;
+        let mut changed_pods = 0u32;
+        let mut to_notify: Vec<PodUid> = Vec::new();
+        if let CriResult::Relist(items) = result {
+            for (uid, r) in items {
+                match r {
+                    Err(_) => {
+                        // Inspection failed: keep the old record so the same events come again.
+                        self.pleg.reinspect.insert(uid);
+                    }
+                    Ok(status) => {
+                        self.pleg.reinspect.remove(&uid);
+                        let new = container_states(&status);
+                        let old = self.pleg.old.remove(&uid).unwrap_or_default();
+                        let mut sync_worthy = false;
+                        let ids: BTreeSet<ContainerId> = old.keys().chain(new.keys()).copied().collect();
+                        for id in ids {
+                            for e in events_for(old.get(&id).copied(), new.get(&id).copied()) {
+                                if !matches!(e, PlegEventType::ContainerRemoved | PlegEventType::ContainerChanged) {
+                                    sync_worthy = true;
+                                }
+                            }
+                        }
+                        self.pleg.old.insert(uid, new);
+                        self.pleg.cache.insert(uid, CacheEntry { status, modified: start });
+                        changed_pods += 1;
+                        if sync_worthy {
+                            to_notify.push(uid);
+                        }
+                    }
+                }
+            }
+        }
+        self.pleg.global = Some(start);
+        ctx.emit(Transition::Relist { changed: changed_pods });
+        // Release workers blocked in GetNewerThan.
+        let ready: Vec<PodUid> = self
+            .pleg
+            .waiters
+            .iter()
+            .filter(|(uid, min)| self.pleg.cache_is_newer(**uid, **min))
+            .map(|(uid, _)| *uid)
+            .collect();
+        for uid in ready {
+            self.pleg.waiters.remove(&uid);
+            let _ = ctx.after(Dur::ZERO, KEv::WorkerCacheReady(uid));
+        }
+        for uid in to_notify {
+            let _ = ctx.after(Dur::ZERO, KEv::PlegEvent(uid));
+        }
+        let period = self.pleg.relist_period;
+        let _ = ctx.after(period, KEv::PlegRelist);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_follow_generic_pleg_table() {
+        use PlegEventType::*;
+        assert_eq!(events_for(None, Some(RtState::Running)), &[ContainerStarted]);
+        assert_eq!(events_for(Some(RtState::Running), Some(RtState::Exited)), &[ContainerDied]);
+        assert_eq!(events_for(Some(RtState::Exited), None), &[ContainerRemoved]);
+        assert_eq!(events_for(Some(RtState::Running), None), &[ContainerDied, ContainerRemoved]);
+        assert_eq!(events_for(None, Some(RtState::Created)), &[ContainerChanged]);
+        assert!(events_for(Some(RtState::Running), Some(RtState::Running)).is_empty());
+    }
+
+    #[test]
+    fn get_newer_than_uses_entry_or_global_timestamp() {
+        let mut p = Pleg::new(Dur::secs(1));
+        assert!(!p.cache_is_newer(PodUid(1), None));
+        p.global = Some(SimTime(0));
+        assert!(p.cache_is_newer(PodUid(1), None));
+        assert!(!p.cache_is_newer(PodUid(1), Some(SimTime(0))));
+        p.cache.insert(
+            PodUid(1),
+            CacheEntry {
+                status: Arc::new(RtPodStatus::default()),
+                modified: SimTime(5),
+            },
+        );
+        assert!(p.cache_is_newer(PodUid(1), Some(SimTime(4))));
+        assert!(!p.cache_is_newer(PodUid(1), Some(SimTime(5))));
+    }
+}

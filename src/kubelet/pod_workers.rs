@@ -1,0 +1,828 @@
+//! Pod workers: the per-UID state machine that owns each pod's lifecycle.
+//!
+//! Port of `pkg/kubelet/pod_workers.go`, following the v1.31 layout (the >= v1.27 design
+//! with `PodWorkerSync` from `SyncKnownPods`, context cancellation of in-flight syncs and
+//! the first-sight handling of pods whose API phase is already terminal, issue 105523).
+//! The `podSyncStatus` record keeps upstream's timestamps and flags; the predicates are
+//! derived from them exactly as upstream derives them.
+//!
+//! Where it deliberately differs:
+//! * Goroutines and channels become events: `UpdatePod` schedules a `WorkerWake` event (the
+//!   non-blocking send on the signal channel), the per-UID loop runs one step per event, and
+//!   each sync function is a multi-step operation (`sync.rs`). Context cancellation is a
+//!   flag checked at step boundaries.
+//! * `CompletedCh` is a numbered channel; closing it records the number.
+//! * Go's random map iteration in `SyncKnownPods` becomes UID order.
+//! * Static-pod start gating (`allowStaticPodStart`) is not modelled yet: static pods are
+//!   rejected by scenario validation.
+
+use super::{KEv, Kubelet};
+use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
+use crate::sim::{Dur, SimTime, Stream};
+use crate::world::Ctx;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// `kubetypes.SyncPodType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UpdateType {
+    Create,
+    Update,
+    Sync,
+    Kill,
+}
+
+impl UpdateType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UpdateType::Create => "create",
+            UpdateType::Update => "update",
+            UpdateType::Sync => "sync",
+            UpdateType::Kill => "kill",
+        }
+    }
+}
+
+/// A `PodStatusFunc`: how a killer wants the final API status to look.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StatusFn {
+    /// Set phase, reason and message (what eviction and node shutdown do).
+    SetTerminal {
+        phase: PodPhase,
+        reason: String,
+        message: String,
+    },
+}
+
+/// `KillPodOptions`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KillPodOptions {
+    /// `CompletedCh`, as a channel number.
+    pub completed: Option<u64>,
+    pub evict: bool,
+    pub status_fn: Option<StatusFn>,
+    /// `PodTerminationGracePeriodSecondsOverride`.
+    pub grace_override: Option<i64>,
+}
+
+/// `UpdatePodOptions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UpdatePodOptions {
+    pub update_type: UpdateType,
+    pub pod: Option<Arc<ApiPod>>,
+    pub mirror: Option<Arc<ApiPod>>,
+    pub running_pod: Option<Arc<RunningPod>>,
+    pub kill: Option<KillPodOptions>,
+}
+
+impl UpdatePodOptions {
+    pub fn new(update_type: UpdateType, pod: Arc<ApiPod>) -> Self {
+        UpdatePodOptions {
+            update_type,
+            pod: Some(pod),
+            mirror: None,
+            running_pod: None,
+            kill: None,
+        }
+    }
+    pub fn is_runtime_only(&self) -> bool {
+        self.pod.is_none() && self.running_pod.is_some()
+    }
+}
+
+/// `PodWorkerState` (called `PodWorkType` since 1.23).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WorkType {
+    Sync,
+    Terminating,
+    Terminated,
+}
+
+impl WorkType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkType::Sync => "sync",
+            WorkType::Terminating => "terminating",
+            WorkType::Terminated => "terminated",
+        }
+    }
+}
+
+/// One unit of work taken from the pending slot.
+#[derive(Clone, Debug)]
+pub struct Work {
+    pub work_type: WorkType,
+    pub options: UpdatePodOptions,
+}
+
+/// `PodWorkerSync`, what `SyncKnownPods` reports per known UID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PodWorkerSync {
+    pub state: WorkType,
+    pub orphan: bool,
+    pub has_config: bool,
+    pub is_static: bool,
+}
+
+/// `podSyncStatus`: everything the pod worker keeps about one UID.
+#[derive(Clone, Debug)]
+pub struct PodSyncStatus {
+    pub fullname: String,
+    pub working: bool,
+    pub pending_update: Option<UpdatePodOptions>,
+    pub active_update: Option<UpdatePodOptions>,
+    pub synced_at: SimTime,
+    pub started_at: Option<SimTime>,
+    pub terminating_at: Option<SimTime>,
+    pub terminated_at: Option<SimTime>,
+    /// 0 = unset; only ever decreases once set.
+    pub grace_period: i64,
+    pub notify_post_terminating: Vec<u64>,
+    pub status_post_terminating: Vec<StatusFn>,
+    pub started_terminating: bool,
+    pub deleted: bool,
+    pub evicted: bool,
+    pub finished: bool,
+    pub restart_requested: bool,
+    pub observed_runtime: bool,
+    // ---- the goroutine, as simulator state ----
+    /// The signal channel exists (a worker "goroutine" runs for this UID).
+    pub has_worker: bool,
+    /// A wake-up is scheduled (the 1-buffered signal channel is full).
+    pub signalled: bool,
+    /// The context of the current sync was cancelled.
+    pub cancelled: bool,
+    /// End time of the previous sync (`lastSyncTime`); `None` is Go's zero time.
+    pub last_sync_time: Option<SimTime>,
+    /// The in-flight operation, if the worker is inside a sync.
+    pub op: Option<u64>,
+}
+
+impl PodSyncStatus {
+    fn new(fullname: String, now: SimTime) -> Self {
+        PodSyncStatus {
+            fullname,
+            working: false,
+            pending_update: None,
+            active_update: None,
+            synced_at: now,
+            started_at: None,
+            terminating_at: None,
+            terminated_at: None,
+            grace_period: 0,
+            notify_post_terminating: Vec::new(),
+            status_post_terminating: Vec::new(),
+            started_terminating: false,
+            deleted: false,
+            evicted: false,
+            finished: false,
+            restart_requested: false,
+            observed_runtime: false,
+            has_worker: false,
+            signalled: false,
+            cancelled: false,
+            last_sync_time: None,
+            op: None,
+        }
+    }
+    pub fn is_termination_requested(&self) -> bool {
+        self.terminating_at.is_some()
+    }
+    pub fn is_termination_started(&self) -> bool {
+        self.started_terminating
+    }
+    pub fn is_terminated(&self) -> bool {
+        self.terminated_at.is_some()
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+    pub fn is_started(&self) -> bool {
+        self.started_at.is_some()
+    }
+    pub fn is_evicted(&self) -> bool {
+        self.evicted
+    }
+    pub fn is_deleted(&self) -> bool {
+        self.deleted
+    }
+    pub fn work_type(&self) -> WorkType {
+        if self.is_terminated() {
+            WorkType::Terminated
+        } else if self.is_termination_requested() {
+            WorkType::Terminating
+        } else {
+            WorkType::Sync
+        }
+    }
+    /// `mergeLastUpdate`: fold an accepted update into `activeUpdate`.
+    fn merge_last_update(&mut self, other: &UpdatePodOptions) {
+        let Some(active) = &mut self.active_update else {
+            self.active_update = Some(other.clone());
+            return;
+        };
+        // A runtime-only update does not replace a real pod already known.
+        if !(other.is_runtime_only() && active.pod.is_some()) {
+            active.pod.clone_from(&other.pod);
+        }
+        active.running_pod.clone_from(&other.running_pod);
+        if other.mirror.is_some() {
+            active.mirror.clone_from(&other.mirror);
+        }
+        if let Some(k) = &other.kill {
+            active.kill = Some(KillPodOptions {
+                completed: None,
+                evict: k.evict,
+                status_fn: None,
+                grace_override: k.grace_override,
+            });
+        }
+        active.update_type = other.update_type;
+    }
+}
+
+/// The pod workers' shared state (upstream's `podWorkers` struct).
+#[derive(Clone, Debug)]
+pub struct PodWorkers {
+    pub records: BTreeMap<PodUid, PodSyncStatus>,
+    /// False until the first `SyncKnownPods`.
+    pub pods_synced: bool,
+    /// The kubelet's work queue: UID -> when it is due for a resync.
+    pub work_queue: BTreeMap<PodUid, SimTime>,
+    /// `CompletedCh` numbers closed so far, in order.
+    pub closed_channels: Vec<u64>,
+    pub resync_interval: Dur,
+    pub back_off_period: Dur,
+    next_op: u64,
+    rng: Stream,
+}
+
+/// `backOffOnTransientErrorPeriod`.
+pub const BACKOFF_ON_TRANSIENT_ERROR: Dur = Dur::secs(1);
+/// The jitter factor of resyncs and back-offs.
+const JITTER: f64 = 0.5;
+/// The message SyncPod returns while the pod network is not ready.
+pub const NETWORK_NOT_READY: &str = "network is not ready";
+
+impl PodWorkers {
+    pub fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
+        PodWorkers {
+            records: BTreeMap::new(),
+            pods_synced: false,
+            work_queue: BTreeMap::new(),
+            closed_channels: Vec::new(),
+            resync_interval,
+            back_off_period,
+            next_op: 1,
+            rng: Stream::new(seed, "kubelet/podworkers"),
+        }
+    }
+
+    /// `wait.Jitter(d, 0.5)`: uniform in [d, 1.5 d).
+    pub fn jitter(&mut self, d: Dur) -> Dur {
+        let extra = (d.0 as f64 * JITTER) as u64;
+        if extra == 0 {
+            return d;
+        }
+        Dur(d.0 + self.rng.below(extra))
+    }
+
+    pub fn new_op(&mut self) -> u64 {
+        let id = self.next_op;
+        self.next_op += 1;
+        id
+    }
+
+    // ---- query methods (section 1.6 of kubelet-model.md) ----
+
+    pub fn is_pod_known_terminated(&self, uid: PodUid) -> bool {
+        self.records.get(&uid).is_some_and(|s| s.is_terminated())
+    }
+
+    pub fn could_have_running_containers(&self, uid: PodUid) -> bool {
+        match self.records.get(&uid) {
+            Some(s) => !s.is_terminated(),
+            None => !self.pods_synced,
+        }
+    }
+
+    pub fn should_pod_be_finished(&self, uid: PodUid) -> bool {
+        match self.records.get(&uid) {
+            Some(s) => s.is_finished(),
+            None => self.pods_synced,
+        }
+    }
+
+    pub fn is_pod_termination_requested(&self, uid: PodUid) -> bool {
+        self.records.get(&uid).is_some_and(|s| s.is_termination_requested())
+    }
+
+    pub fn should_pod_containers_be_terminating(&self, uid: PodUid) -> bool {
+        match self.records.get(&uid) {
+            Some(s) => s.is_termination_started(),
+            None => self.pods_synced,
+        }
+    }
+
+    pub fn should_pod_runtime_be_removed(&self, uid: PodUid) -> bool {
+        match self.records.get(&uid) {
+            Some(s) => s.is_terminated(),
+            None => self.pods_synced,
+        }
+    }
+
+    pub fn should_pod_content_be_removed(&self, uid: PodUid) -> bool {
+        match self.records.get(&uid) {
+            Some(s) => s.is_evicted() || (s.is_deleted() && s.is_terminated()),
+            None => self.pods_synced,
+        }
+    }
+
+    /// `calculateEffectiveGracePeriod`: returns (grace, shortened).
+    pub fn effective_grace(prev: i64, pod: Option<&ApiPod>, kill: Option<&KillPodOptions>) -> (i64, bool) {
+        let mut g = prev;
+        let mut overridden = false;
+        if let Some(d) = pod.and_then(|p| p.deletion_grace_period_seconds) {
+            if g == 0 || d < g {
+                g = d;
+                overridden = true;
+            }
+        }
+        if let Some(o) = kill.and_then(|k| k.grace_override) {
+            if g == 0 || o < g {
+                g = o;
+                overridden = true;
+            }
+        }
+        if !overridden && g == 0 {
+            if let Some(t) = pod.and_then(|p| p.spec.termination_grace_period_seconds) {
+                g = t;
+            }
+        }
+        if g < 1 {
+            g = 1;
+        }
+        (g, prev != 0 && prev != g)
+    }
+}
+
+fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
+    if let Some(p) = &o.pod {
+        return (p.uid, p.spec.full_name());
+    }
+    let rp = o.running_pod.as_ref().expect("update without pod or running pod");
+    (rp.uid, format!("{}_{}", rp.name, rp.namespace))
+}
+
+impl Kubelet {
+    /// `UpdatePod`: hand an update to the pod's worker (section 1.3).
+    pub fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
+        let now = ctx.now();
+        // 1. Identify the pod.
+        let is_runtime_pod = options.is_runtime_only();
+        if options.pod.is_none() && options.running_pod.is_none() {
+            return;
+        }
+        if is_runtime_pod && options.update_type != UpdateType::Kill {
+            return; // runtime pods can only be killed
+        }
+        if options.pod.is_some() {
+            options.running_pod = None;
+        }
+        let (uid, fullname) = full_name(&options);
+        ctx.emit(Transition::UpdatePod {
+            uid,
+            ty: options.update_type.as_str(),
+            runtime_only: is_runtime_pod,
+        });
+
+        // 2. First sight.
+        let first_time = !self.pw.records.contains_key(&uid);
+        if first_time {
+            let mut st = PodSyncStatus::new(fullname, now);
+            if let Some(pod) = &options.pod {
+                if pod.status.phase.is_terminal() {
+                    let cached = self.pleg.cache_get(uid);
+                    if !cached.has_running_container() && !cached.has_ready_sandbox() {
+                        st.terminating_at = Some(now);
+                        st.terminated_at = Some(now);
+                        st.started_terminating = true;
+                        ctx.emit(Transition::Worker {
+                            uid,
+                            what: "first sight of a terminal pod: recorded as terminated",
+                        });
+                    }
+                }
+            }
+            self.pw.records.insert(uid, st);
+            ctx.emit(Transition::Worker { uid, what: "record" });
+        }
+        let st = self.pw.records.get_mut(&uid).expect("inserted");
+
+        // 3. Runtime-only substitution: prefer a real pod we already know.
+        let mut decision_pod: Option<Arc<ApiPod>> = options.pod.clone();
+        if is_runtime_pod {
+            st.observed_runtime = true;
+            let known = st
+                .pending_update
+                .as_ref()
+                .and_then(|u| u.pod.clone())
+                .or_else(|| st.active_update.as_ref().and_then(|u| u.pod.clone()));
+            if let Some(p) = known {
+                options.pod = Some(p.clone());
+                options.running_pod = None;
+                decision_pod = Some(p);
+            }
+        }
+        let still_runtime_only = options.is_runtime_only();
+
+        // 4. A create for a UID that is terminating: remember that a restart was asked for.
+        if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create {
+            st.restart_requested = true;
+            ctx.emit(Transition::Worker {
+                uid,
+                what: "restart requested while terminating",
+            });
+            return;
+        }
+        // 5. Finished pods ignore updates.
+        if st.is_finished() {
+            return;
+        }
+        // 6. Transition to terminating.
+        let mut became_terminating = false;
+        if !st.is_termination_requested() {
+            if still_runtime_only {
+                st.deleted = true;
+                st.terminating_at = Some(now);
+                became_terminating = true;
+            } else if decision_pod.as_ref().is_some_and(|p| p.deletion_timestamp.is_some()) {
+                st.deleted = true;
+                st.terminating_at = Some(now);
+                became_terminating = true;
+            } else if decision_pod.as_ref().is_some_and(|p| p.status.phase.is_terminal()) {
+                st.terminating_at = Some(now);
+                became_terminating = true;
+            } else if options.update_type == UpdateType::Kill {
+                st.evicted = options.kill.as_ref().is_some_and(|k| k.evict);
+                st.terminating_at = Some(now);
+                became_terminating = true;
+            }
+            if became_terminating {
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "termination requested",
+                });
+            }
+        }
+        // 7. Kill options by state.
+        let mut was_grace_shortened = false;
+        if st.is_terminated() {
+            if still_runtime_only {
+                return; // a stale housekeeping view must not restart termination
+            }
+            if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {
+                self.pw.closed_channels.push(ch);
+            }
+            options.kill = None;
+        } else if st.is_termination_requested() {
+            let kill = options.kill.get_or_insert_with(KillPodOptions::default);
+            if let Some(ch) = kill.completed {
+                st.notify_post_terminating.push(ch);
+            }
+            if let Some(f) = &kill.status_fn {
+                st.status_post_terminating.push(f.clone());
+            }
+            let (g, shortened) = PodWorkers::effective_grace(st.grace_period, decision_pod.as_deref(), Some(kill));
+            st.grace_period = g;
+            kill.grace_override = Some(g);
+            was_grace_shortened = shortened;
+        } else if let Some(k) = options.kill.take() {
+            if let Some(ch) = k.completed {
+                self.pw.closed_channels.push(ch);
+            }
+        }
+        // 8. Start a worker if none runs.
+        if !st.has_worker {
+            st.has_worker = true;
+        }
+        // 9. Coalesce into the single pending slot and signal.
+        st.pending_update = Some(options);
+        st.working = true;
+        let need_signal = !st.signalled && st.op.is_none();
+        if need_signal {
+            st.signalled = true;
+        }
+        // 10. Cancel in-flight work.
+        if (became_terminating || was_grace_shortened) && st.op.is_some() {
+            st.cancelled = true;
+        }
+        if need_signal {
+            let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+        }
+    }
+
+    /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
+    pub(super) fn worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
+        let now = ctx.now();
+        let Some(st) = self.pw.records.get_mut(&uid) else {
+            return; // record gone: no work
+        };
+        st.signalled = false;
+        if st.op.is_some() || !st.has_worker {
+            return;
+        }
+        let Some(options) = st.pending_update.take() else {
+            st.working = false;
+            return;
+        };
+        let work_type = st.work_type();
+        st.cancelled = false;
+        let work = Work {
+            work_type,
+            options: options.clone(),
+        };
+        if st.is_started() {
+            st.merge_last_update(&options);
+        } else if options.is_runtime_only() && work_type == WorkType::Terminating {
+            st.merge_last_update(&options);
+        } else if options.pod.is_none() {
+            st.merge_last_update(&options);
+            self.cleanup_unstarted_pod(ctx, uid);
+            return;
+        } else {
+            // allowPodStart: non-static pods may always start (static pods are not built yet).
+            st.started_at = Some(now);
+            st.merge_last_update(&options);
+            ctx.emit(Transition::Worker { uid, what: "started" });
+        }
+        let op = self.pw.new_op();
+        let st = self.pw.records.get_mut(&uid).expect("present");
+        st.op = Some(op);
+        if work.options.is_runtime_only() {
+            self.run_work(ctx, uid, op, work);
+            return;
+        }
+        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status.
+        let min = st.last_sync_time;
+        if self.pleg.cache_is_newer(uid, min) {
+            self.run_work(ctx, uid, op, work);
+        } else {
+            self.pleg.add_waiter(uid, min);
+            self.waiting_work.insert(uid, (op, work));
+        }
+    }
+
+    /// The PLEG released a worker blocked in `GetNewerThan`.
+    pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
+        if let Some((op, work)) = self.waiting_work.remove(&uid) {
+            if self.pw.records.get(&uid).and_then(|s| s.op) == Some(op) {
+                self.run_work(ctx, uid, op, work);
+            }
+        }
+    }
+
+    /// `cleanupUnstartedPod`: a pod that can never start.
+    fn cleanup_unstarted_pod(&mut self, ctx: &mut Ctx, uid: PodUid) {
+        let now = ctx.now();
+        if let Some(st) = self.pw.records.get_mut(&uid) {
+            st.has_worker = false;
+            st.finished = true;
+            st.working = false;
+            st.terminated_at = Some(now);
+            ctx.emit(Transition::Worker {
+                uid,
+                what: "finished (never started)",
+            });
+        }
+    }
+
+    /// `acknowledgeTerminating`: returns the last registered status function.
+    pub(super) fn acknowledge_terminating(&mut self, ctx: &mut Ctx, uid: PodUid) -> Option<StatusFn> {
+        let st = self.pw.records.get_mut(&uid)?;
+        if !st.started_terminating && st.is_termination_requested() {
+            st.started_terminating = true;
+            ctx.emit(Transition::Worker {
+                uid,
+                what: "termination acknowledged",
+            });
+        }
+        st.status_post_terminating.last().cloned()
+    }
+
+    /// A sync operation ended: outcome handling and `completeWork` (section 1.5).
+    pub(super) fn finish_work(&mut self, ctx: &mut Ctx, uid: PodUid, work: &Work, result: Result<bool, String>) {
+        let now = ctx.now();
+        let Some(st) = self.pw.records.get_mut(&uid) else {
+            return;
+        };
+        st.op = None;
+        st.last_sync_time = Some(now);
+        let runtime_only = work.options.is_runtime_only();
+        let mut phase_transition = false;
+        match (&result, work.work_type) {
+            (Err(_), _) => {}
+            (Ok(_), WorkType::Terminated) => {
+                // completeTerminated
+                st.has_worker = false;
+                st.finished = true;
+                st.working = false;
+                ctx.emit(Transition::Worker { uid, what: "finished" });
+                return;
+            }
+            (Ok(_), WorkType::Terminating) if runtime_only => {
+                // completeTerminatingRuntimePod
+                st.terminated_at = Some(now);
+                st.finished = true;
+                self.pw.records.remove(&uid);
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "runtime pod terminated: record removed",
+                });
+                return;
+            }
+            (Ok(_), WorkType::Terminating) => {
+                // completeTerminating
+                st.terminated_at = Some(now);
+                let chans = std::mem::take(&mut st.notify_post_terminating);
+                st.status_post_terminating.clear();
+                self.pw.closed_channels.extend(chans);
+                ctx.emit(Transition::Worker { uid, what: "terminated" });
+                self.requeue_last_pod_update(uid);
+                phase_transition = true;
+            }
+            (Ok(true), WorkType::Sync) => {
+                // completeSync
+                if st.terminating_at.is_none() {
+                    st.terminating_at = Some(now);
+                }
+                st.started_terminating = true;
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "pod is terminal: terminating",
+                });
+                self.requeue_last_pod_update(uid);
+                phase_transition = true;
+            }
+            (Ok(false), WorkType::Sync) => {}
+        }
+        self.complete_work(ctx, uid, phase_transition, result.err());
+    }
+
+    /// `requeueLastPodUpdate`.
+    fn requeue_last_pod_update(&mut self, uid: PodUid) {
+        let Some(st) = self.pw.records.get_mut(&uid) else {
+            return;
+        };
+        if st.pending_update.is_some() {
+            return;
+        }
+        if let Some(active) = st.active_update.clone() {
+            st.pending_update = Some(active);
+            st.working = true;
+        }
+    }
+
+    /// `completeWork`: schedule the next resync and pick up pending work.
+    fn complete_work(&mut self, ctx: &mut Ctx, uid: PodUid, phase_transition: bool, err: Option<String>) {
+        let now = ctx.now();
+        let delay = if phase_transition {
+            Dur::ZERO
+        } else {
+            match &err {
+                None => self.pw.jitter(self.pw.resync_interval),
+                Some(e) if e.contains(NETWORK_NOT_READY) => self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR),
+                Some(_) => self.pw.jitter(self.pw.back_off_period),
+            }
+        };
+        self.pw.work_queue.insert(uid, now + delay);
+        let Some(st) = self.pw.records.get_mut(&uid) else {
+            return;
+        };
+        if st.pending_update.is_some() {
+            if !st.signalled {
+                st.signalled = true;
+                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+            }
+        } else {
+            st.working = false;
+        }
+    }
+
+    /// `SyncKnownPods` (called by housekeeping): forget finished orphans, drive orphaned
+    /// started pods into termination, and report every remaining UID.
+    pub fn sync_known_pods(&mut self, ctx: &mut Ctx, desired: &BTreeMap<PodUid, Arc<ApiPod>>) -> BTreeMap<PodUid, PodWorkerSync> {
+        let now = ctx.now();
+        self.pw.pods_synced = true;
+        let mut out = BTreeMap::new();
+        let uids: Vec<PodUid> = self.pw.records.keys().copied().collect();
+        for uid in uids {
+            let orphan = !desired.contains_key(&uid);
+            let st = self.pw.records.get_mut(&uid).expect("listed");
+            if st.restart_requested || orphan {
+                // removeTerminatedWorker
+                if st.finished {
+                    self.pw.records.remove(&uid);
+                    self.pw.work_queue.remove(&uid);
+                    ctx.emit(Transition::Worker { uid, what: "forgotten" });
+                    continue;
+                }
+                if orphan {
+                    st.deleted = true;
+                    if !st.is_started() && !st.observed_runtime {
+                        let had_worker = st.has_worker;
+                        self.pw.records.remove(&uid);
+                        let _ = had_worker;
+                        ctx.emit(Transition::Worker {
+                            uid,
+                            what: "orphan never started: record dropped",
+                        });
+                        continue;
+                    }
+                    if !st.is_termination_requested() {
+                        st.terminating_at = Some(now);
+                        let pod = st.active_update.as_ref().and_then(|u| u.pod.clone());
+                        st.grace_period = match pod {
+                            Some(p) => PodWorkers::effective_grace(st.grace_period, Some(&p), None).0,
+                            None => 1,
+                        };
+                        ctx.emit(Transition::Worker {
+                            uid,
+                            what: "orphan: termination requested",
+                        });
+                    }
+                    self.requeue_last_pod_update(uid);
+                    let st = self.pw.records.get_mut(&uid).expect("present");
+                    if st.pending_update.is_some() && !st.signalled && st.op.is_none() && st.has_worker {
+                        st.signalled = true;
+                        let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+                    }
+                }
+            }
+            let st = &self.pw.records[&uid];
+            let cfg = st
+                .active_update
+                .as_ref()
+                .and_then(|u| u.pod.as_ref())
+                .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
+            out.insert(
+                uid,
+                PodWorkerSync {
+                    state: st.work_type(),
+                    orphan,
+                    has_config: cfg.is_some(),
+                    is_static: false,
+                },
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PodSpec, RestartPolicy};
+
+    fn pod(tgps: Option<i64>, deletion: Option<i64>) -> ApiPod {
+        ApiPod {
+            uid: PodUid(1),
+            spec: Arc::new(PodSpec {
+                name: "p".into(),
+                namespace: "default".into(),
+                termination_grace_period_seconds: tgps,
+                restart_policy: RestartPolicy::Always,
+                priority: 0,
+                priority_class_name: None,
+                host_network: false,
+                init_containers: vec![],
+                containers: vec![],
+            }),
+            decl: 0,
+            created_at: SimTime::ZERO,
+            deletion_timestamp: deletion.map(|_| SimTime::ZERO),
+            deletion_grace_period_seconds: deletion,
+            status: Default::default(),
+            resource_version: 1,
+        }
+    }
+
+    fn kill(o: i64) -> KillPodOptions {
+        KillPodOptions {
+            grace_override: Some(o),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn effective_grace_only_decreases_and_never_below_one() {
+        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), None), (30, false));
+        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), Some(10))), None), (10, false));
+        assert_eq!(PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(20))), None), (10, false));
+        assert_eq!(PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(5))), None), (5, true));
+        // An explicit 0 becomes the floor of 1 (the overridden flag keeps TGPS out).
+        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), Some(&kill(0))), (1, false));
+        assert_eq!(PodWorkers::effective_grace(30, Some(&pod(Some(30), None)), Some(&kill(0))), (1, true));
+        assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
+    }
+}

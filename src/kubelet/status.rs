@@ -1,0 +1,550 @@
+//! The status manager and pod phase computation.
+//!
+//! Ports `pkg/kubelet/status/status_manager.go` (v1.31: `SetPodStatus`, `TerminatePod`,
+//! `updateStatusInternal`, `syncBatch`, `syncPod`, `needsUpdate`, `needsReconcile`,
+//! `canBeDeleted`, `mergePodStatus`) and, from `pkg/kubelet/kubelet_pods.go` (v1.31),
+//! `getPhase`, `generateAPIPodStatus` and `convertToAPIContainerStatuses`.
+//!
+//! Where it deliberately differs: conditions are reduced to a single `ready` flag; the
+//! status thread handles one pod at a time (as upstream), with each API round trip
+//! taking the scenario's `statusWriteDelay`; mirror pods are not modelled yet.
+
+use super::{KEv, Kubelet};
+use crate::model::{
+    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy, RtPodStatus,
+    RtState, Transition,
+};
+use crate::sim::Dur;
+use crate::world::Ctx;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct Versioned {
+    pub status: ApiPodStatus,
+    pub version: u64,
+    pub pod_is_finished: bool,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// The status manager's state.
+#[derive(Clone, Debug, Default)]
+pub struct StatusManager {
+    pub statuses: BTreeMap<PodUid, Versioned>,
+    pub api_versions: BTreeMap<PodUid, u64>,
+    queue: VecDeque<PodUid>,
+    queued: BTreeSet<PodUid>,
+    in_flight: Option<PodUid>,
+    signalled: bool,
+    pub period: Dur,
+}
+
+impl StatusManager {
+    pub fn new(period: Dur) -> Self {
+        StatusManager {
+            period,
+            ..Default::default()
+        }
+    }
+}
+
+/// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
+pub fn should_container_be_restarted(name: &str, pod: &ApiPod, status: &RtPodStatus) -> bool {
+    if pod.deletion_timestamp.is_some() {
+        return false;
+    }
+    let Some(c) = status.find(name) else {
+        return true;
+    };
+    match c.state {
+        RtState::Running => false,
+        RtState::Unknown | RtState::Created => true,
+        RtState::Exited => match pod.spec.restart_policy {
+            RestartPolicy::Never => false,
+            RestartPolicy::OnFailure => c.exit_code != 0,
+            RestartPolicy::Always => true,
+        },
+    }
+}
+
+fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
+    match c.state {
+        RtState::Running => ApiContainerState::Running {
+            started_at: c.started_at.unwrap_or(c.created_at),
+        },
+        RtState::Exited => ApiContainerState::Terminated {
+            exit_code: c.exit_code,
+            reason: c.reason,
+            started_at: c.started_at,
+            finished_at: c.finished_at,
+        },
+        RtState::Created | RtState::Unknown => ApiContainerState::Waiting { reason: "" },
+    }
+}
+
+/// `getPhase` for regular containers (init containers are not modelled yet).
+pub fn get_phase(pod: &ApiPod, statuses: &[ApiContainerStatus], pod_is_terminal: bool) -> PodPhase {
+    let (mut running, mut waiting, mut stopped, mut succeeded, mut unknown) = (0, 0, 0, 0, 0);
+    for c in &pod.spec.containers {
+        match statuses.iter().find(|s| s.name == c.name) {
+            None => unknown += 1,
+            Some(s) => match &s.state {
+                ApiContainerState::Running { .. } => running += 1,
+                ApiContainerState::Terminated { exit_code, .. } => {
+                    stopped += 1;
+                    if *exit_code == 0 {
+                        succeeded += 1;
+                    }
+                }
+                ApiContainerState::Waiting { .. } => {
+                    if matches!(s.last_state, Some(ApiContainerState::Terminated { .. })) {
+                        stopped += 1;
+                    } else {
+                        waiting += 1;
+                    }
+                }
+            },
+        }
+    }
+    if waiting > 0 {
+        return PodPhase::Pending;
+    }
+    if running > 0 && unknown == 0 {
+        return PodPhase::Running;
+    }
+    if running == 0 && stopped > 0 && unknown == 0 {
+        if pod_is_terminal {
+            return if stopped == succeeded {
+                PodPhase::Succeeded
+            } else {
+                PodPhase::Failed
+            };
+        }
+        return match pod.spec.restart_policy {
+            RestartPolicy::Always => PodPhase::Running,
+            _ if stopped == succeeded => PodPhase::Succeeded,
+            RestartPolicy::Never => PodPhase::Failed,
+            RestartPolicy::OnFailure => PodPhase::Running,
+        };
+    }
+    PodPhase::Pending
+}
+
+/// `mergePodStatus`: hold back a terminal phase while containers could still run.
+pub fn merge_pod_status(old: &ApiPodStatus, new: &ApiPodStatus, could_have_running: bool) -> ApiPodStatus {
+    let mut out = new.clone();
+    if !old.phase.is_terminal() && new.phase.is_terminal() && could_have_running {
+        out.phase = old.phase;
+        out.reason.clone_from(&old.reason);
+        out.message.clone_from(&old.message);
+    }
+    if out.phase.is_terminal() {
+        out.ready = false;
+        for c in &mut out.containers {
+            c.ready = false;
+        }
+    }
+    out
+}
+
+impl Kubelet {
+    /// `generateAPIPodStatus(pod, podStatus, podIsTerminal)`.
+    pub fn generate_api_pod_status(&self, pod: &ApiPod, rt: &RtPodStatus, pod_is_terminal: bool) -> ApiPodStatus {
+        let old = self
+            .status
+            .statuses
+            .get(&pod.uid)
+            .map(|v| &v.status)
+            .unwrap_or(&pod.status);
+        // convertToAPIContainerStatuses
+        let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(pod.spec.containers.len());
+        for c in &pod.spec.containers {
+            let mut s = ApiContainerStatus {
+                name: c.name.clone(),
+                state: ApiContainerState::Waiting {
+                    reason: "ContainerCreating",
+                },
+                last_state: None,
+                restart_count: 0,
+                ready: false,
+                container_id: None,
+            };
+            if let Some(o) = old.containers.iter().find(|o| o.name == c.name) {
+                if o.state.is_terminated() {
+                    s = o.clone();
+                } else {
+                    s.restart_count = o.restart_count;
+                    s.last_state.clone_from(&o.last_state);
+                }
+            }
+            // Gone from the runtime while it was running: it terminated, code unknown.
+            if rt.find(&c.name).is_none() {
+                if let Some(o) = old.containers.iter().find(|o| o.name == c.name) {
+                    if o.state.is_running() && s.last_state.is_none() && !s.state.is_terminated() {
+                        s.last_state = Some(ApiContainerState::Terminated {
+                            exit_code: 137,
+                            reason: "ContainerStatusUnknown",
+                            started_at: None,
+                            finished_at: None,
+                        });
+                        if pod.deletion_timestamp.is_none() {
+                            s.restart_count += 1;
+                        }
+                    }
+                }
+            }
+            let mut seen = 0;
+            for rc in rt.containers.iter().filter(|r| r.name == c.name) {
+                if seen == 0 {
+                    s.state = rt_to_api(rc);
+                    s.restart_count = rc.restart_count;
+                    s.container_id = Some(rc.id);
+                    s.last_state = None;
+                } else if seen == 1 {
+                    s.last_state = Some(rt_to_api(rc));
+                } else {
+                    break;
+                }
+                seen += 1;
+            }
+            if should_container_be_restarted(&c.name, pod, rt) {
+                if let Some(reason) = self.reason_cache.get(&(pod.uid, c.name.clone())) {
+                    if s.state.is_terminated() {
+                        s.last_state = Some(s.state.clone());
+                    }
+                    s.state = ApiContainerState::Waiting { reason };
+                }
+            }
+            // No readiness probes yet: a running container is ready.
+            s.ready = s.state.is_running();
+            statuses.push(s);
+        }
+        let mut phase = get_phase(pod, &statuses, pod_is_terminal);
+        if !phase.is_terminal() {
+            if old.phase.is_terminal() {
+                phase = old.phase;
+            } else if pod.status.phase.is_terminal() {
+                phase = pod.status.phase;
+            }
+        }
+        let (mut reason, mut message) = (None, None);
+        if phase == old.phase {
+            reason = old.reason.clone().or_else(|| pod.status.reason.clone());
+            message = old.message.clone().or_else(|| pod.status.message.clone());
+        }
+        if pod.status.phase.is_terminal() && phase != pod.status.phase {
+            phase = pod.status.phase;
+        }
+        let ready = phase == PodPhase::Running && statuses.iter().all(|s| s.ready);
+        let start_time = old.start_time.or(Some(pod.created_at.max(pod.created_at)));
+        ApiPodStatus {
+            phase,
+            reason,
+            message,
+            ready,
+            start_time,
+            containers: statuses,
+        }
+    }
+
+    /// `SetPodStatus`.
+    pub fn set_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod, status: ApiPodStatus) {
+        let force = pod.deletion_timestamp.is_some();
+        self.update_status_internal(ctx, pod, status, force, false);
+    }
+
+    /// `TerminatePod`: the final status, with `podIsFinished`.
+    pub fn terminate_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
+        let mut status = self
+            .status
+            .statuses
+            .get(&pod.uid)
+            .map(|v| v.status.clone())
+            .unwrap_or_else(|| pod.status.clone());
+        for c in &mut status.containers {
+            if !c.state.is_terminated() {
+                c.state = ApiContainerState::Terminated {
+                    exit_code: 137,
+                    reason: "ContainerStatusUnknown",
+                    started_at: None,
+                    finished_at: None,
+                };
+            }
+        }
+        if !status.phase.is_terminal() {
+            status.phase = PodPhase::Failed;
+        }
+        self.update_status_internal(ctx, pod, status, true, true);
+    }
+
+    /// `updateStatusInternal`.
+    fn update_status_internal(&mut self, ctx: &mut Ctx, pod: &ApiPod, mut status: ApiPodStatus, force: bool, finished: bool) {
+        let uid = pod.uid;
+        let old = self.status.statuses.get(&uid);
+        let old_status = old.map(|v| &v.status).unwrap_or(&pod.status);
+        // Terminated containers may not become non-terminated, unless the policy restarts them.
+        for o in &old_status.containers {
+            if let ApiContainerState::Terminated { exit_code, .. } = o.state {
+                if let Some(n) = status.containers.iter().find(|n| n.name == o.name) {
+                    if !n.state.is_terminated() {
+                        let allowed = match pod.spec.restart_policy {
+                            RestartPolicy::Always => true,
+                            RestartPolicy::OnFailure => exit_code != 0,
+                            RestartPolicy::Never => false,
+                        };
+                        if !allowed {
+                            ctx.emit(Transition::Note {
+                                uid,
+                                what: "status update rejected: terminated container would restart",
+                            });
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        if status.start_time.is_none() || old_status.start_time.is_some() {
+            status.start_time = old_status.start_time.or(status.start_time);
+        }
+        let pod_is_finished = finished || old.is_some_and(|v| v.pod_is_finished);
+        if let Some(v) = old {
+            if !force && v.status == status && v.pod_is_finished == pod_is_finished {
+                return;
+            }
+        }
+        let phase_changed = old.is_none_or(|v| v.status.phase != status.phase);
+        let version = old.map_or(1, |v| v.version + 1);
+        if phase_changed {
+            ctx.emit(Transition::LocalStatus { uid, phase: status.phase });
+        }
+        self.status.statuses.insert(
+            uid,
+            Versioned {
+                status,
+                version,
+                pod_is_finished,
+                namespace: pod.spec.namespace.clone(),
+                name: pod.spec.name.clone(),
+            },
+        );
+        if !self.status.signalled {
+            self.status.signalled = true;
+            let _ = ctx.after(Dur::ZERO, KEv::StatusSignal);
+        }
+    }
+
+    /// `needsUpdate`.
+    fn status_needs_update(&self, uid: PodUid, v: &Versioned) -> bool {
+        match self.status.api_versions.get(&uid) {
+            None => return true,
+            Some(latest) if *latest < v.version => return true,
+            _ => {}
+        }
+        match self.config.pods.get(&uid) {
+            Some(pod) => can_be_deleted(pod, v.pod_is_finished),
+            None => false,
+        }
+    }
+
+    /// `syncBatch(all)`: queue every pod that needs a write.
+    pub(super) fn status_sync_batch(&mut self, ctx: &mut Ctx, all: bool) {
+        if !all {
+            self.status.signalled = false;
+        }
+        let mut todo = Vec::new();
+        for (uid, v) in &self.status.statuses {
+            if self.status_needs_update(*uid, v) {
+                todo.push(*uid);
+            } else if all {
+                let reconcile = self.config.pods.get(uid).is_some_and(|p| p.status != v.status);
+                if reconcile {
+                    todo.push(*uid);
+                }
+            }
+        }
+        for uid in todo {
+            if all {
+                // needsReconcile forgets the API version so the write happens.
+                if self.status.api_versions.get(&uid) == self.status.statuses.get(&uid).map(|v| &v.version) {
+                    if let Some(p) = self.config.pods.get(&uid) {
+                        if !can_be_deleted(p, self.status.statuses[&uid].pod_is_finished) {
+                            self.status.api_versions.remove(&uid);
+                        }
+                    }
+                }
+            }
+            if self.status.queued.insert(uid) {
+                self.status.queue.push_back(uid);
+            }
+        }
+        self.status_next(ctx);
+    }
+
+    fn status_next(&mut self, ctx: &mut Ctx) {
+        if self.status.in_flight.is_some() {
+            return;
+        }
+        if let Some(uid) = self.status.queue.pop_front() {
+            self.status.queued.remove(&uid);
+            self.status.in_flight = Some(uid);
+            ctx.api_status_sync(uid);
+        }
+    }
+
+    /// `syncPod` step 1-3: the GET answered. Returns the status to PATCH, if any.
+    pub fn status_on_api_get(&mut self, ctx: &mut Ctx, uid: PodUid, api: Option<&ApiPod>) -> Option<ApiPodStatus> {
+        let Some(api) = api else {
+            self.status_done(ctx);
+            return None;
+        };
+        if api.uid != uid {
+            // Deleted and recreated: drop our status.
+            self.status.statuses.remove(&uid);
+            self.status_done(ctx);
+            return None;
+        }
+        let Some(v) = self.status.statuses.get(&uid) else {
+            self.status_done(ctx);
+            return None;
+        };
+        let could = self.pw.could_have_running_containers(uid);
+        Some(merge_pod_status(&api.status, &v.status, could))
+    }
+
+    /// `syncPod` step 4-5: the PATCH answered with the object after the patch. Returns
+    /// whether the kubelet now deletes the object.
+    pub fn status_on_api_patched(&mut self, ctx: &mut Ctx, uid: PodUid, after: Option<&ApiPod>) -> bool {
+        let Some(v) = self.status.statuses.get(&uid) else {
+            self.status_done(ctx);
+            return false;
+        };
+        let version = v.version;
+        let finished = v.pod_is_finished;
+        self.status.api_versions.insert(uid, version);
+        if let Some(pod) = after {
+            if can_be_deleted(pod, finished) {
+                ctx.api_delete(uid);
+                return true;
+            }
+        }
+        self.status_done(ctx);
+        false
+    }
+
+    /// The DELETE answered: drop the cached status.
+    pub fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
+        self.status.statuses.remove(&uid);
+        self.status_done(ctx);
+    }
+
+    fn status_done(&mut self, ctx: &mut Ctx) {
+        self.status.in_flight = None;
+        self.status_next(ctx);
+    }
+
+    /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
+    pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
+        self.status.statuses.retain(|uid, _| keep.contains_key(uid));
+        self.status.api_versions.retain(|uid, _| keep.contains_key(uid));
+    }
+}
+
+/// `canBeDeleted` (v1.27+).
+pub fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
+    pod.deletion_timestamp.is_some() && pod.status.phase.is_terminal() && pod_is_finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodSpec, Resources};
+    use crate::sim::SimTime;
+
+    fn pod(policy: RestartPolicy, n: usize) -> ApiPod {
+        let c = |i: usize| ContainerSpec {
+            name: format!("c{i}"),
+            image: "img".into(),
+            liveness_probe: None,
+            readiness_probe: None,
+            startup_probe: None,
+            has_pre_stop: false,
+            requests: Resources::default(),
+            limits: Resources::default(),
+        };
+        ApiPod {
+            uid: PodUid(1),
+            spec: Arc::new(PodSpec {
+                name: "p".into(),
+                namespace: "default".into(),
+                termination_grace_period_seconds: Some(30),
+                restart_policy: policy,
+                priority: 0,
+                priority_class_name: None,
+                host_network: false,
+                init_containers: vec![],
+                containers: (0..n).map(c).collect(),
+            }),
+            decl: 0,
+            created_at: SimTime::ZERO,
+            deletion_timestamp: None,
+            deletion_grace_period_seconds: None,
+            status: Default::default(),
+            resource_version: 1,
+        }
+    }
+
+    fn st(name: &str, state: ApiContainerState) -> ApiContainerStatus {
+        ApiContainerStatus {
+            name: name.into(),
+            state,
+            last_state: None,
+            restart_count: 0,
+            ready: false,
+            container_id: None,
+        }
+    }
+
+    fn term(code: i32) -> ApiContainerState {
+        ApiContainerState::Terminated {
+            exit_code: code,
+            reason: "",
+            started_at: None,
+            finished_at: None,
+        }
+    }
+
+    #[test]
+    fn get_phase_follows_upstream_order() {
+        let running = ApiContainerState::Running { started_at: SimTime(1) };
+        let p = pod(RestartPolicy::Always, 2);
+        assert_eq!(get_phase(&p, &[st("c0", running.clone()), st("c1", running.clone())], false), PodPhase::Running);
+        assert_eq!(get_phase(&p, &[st("c0", running.clone())], false), PodPhase::Pending);
+        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], false), PodPhase::Running);
+        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], true), PodPhase::Failed);
+        let p = pod(RestartPolicy::Never, 2);
+        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(0))], false), PodPhase::Succeeded);
+        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(2))], false), PodPhase::Failed);
+        let p = pod(RestartPolicy::OnFailure, 1);
+        assert_eq!(get_phase(&p, &[st("c0", term(2))], false), PodPhase::Running);
+        assert_eq!(get_phase(&p, &[st("c0", term(0))], false), PodPhase::Succeeded);
+        let waiting = ApiContainerState::Waiting { reason: "ContainerCreating" };
+        assert_eq!(get_phase(&p, &[st("c0", waiting)], false), PodPhase::Pending);
+    }
+
+    #[test]
+    fn merge_holds_back_terminal_phase_while_containers_could_run() {
+        let old = ApiPodStatus {
+            phase: PodPhase::Running,
+            ..Default::default()
+        };
+        let new = ApiPodStatus {
+            phase: PodPhase::Failed,
+            reason: Some("Evicted".into()),
+            ..Default::default()
+        };
+        assert_eq!(merge_pod_status(&old, &new, true).phase, PodPhase::Running);
+        let m = merge_pod_status(&old, &new, false);
+        assert_eq!((m.phase, m.reason.as_deref()), (PodPhase::Failed, Some("Evicted")));
+    }
+}

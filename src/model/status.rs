@@ -1,0 +1,147 @@
+//! Status data shared by the runtime, the kubelet and the API server: the runtime's view of
+//! a pod (`kubecontainer.PodStatus`) and the API's `v1.PodStatus` subset.
+
+use super::{ContainerId, PodPhase, PodUid, SandboxId};
+use crate::sim::SimTime;
+use std::sync::Arc;
+
+/// `kubecontainer.State`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RtState {
+    Created,
+    Running,
+    Exited,
+    Unknown,
+}
+
+/// `kubecontainer.Status` of one runtime container.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RtContainer {
+    pub id: ContainerId,
+    pub name: String,
+    pub state: RtState,
+    pub exit_code: i32,
+    pub reason: &'static str,
+    pub created_at: SimTime,
+    pub started_at: Option<SimTime>,
+    pub finished_at: Option<SimTime>,
+    /// The attempt number from the container's labels (restart count).
+    pub restart_count: u32,
+}
+
+/// `runtimeapi.PodSandboxStatus` subset.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RtSandbox {
+    pub id: SandboxId,
+    pub ready: bool,
+    pub attempt: u32,
+    pub created_at: SimTime,
+}
+
+/// `kubecontainer.PodStatus`: what `GetPodStatus` returns. Sandboxes and containers are
+/// ordered newest first, as the runtime manager sorts them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RtPodStatus {
+    pub uid: Option<PodUid>,
+    pub name: String,
+    pub namespace: String,
+    pub sandboxes: Vec<RtSandbox>,
+    pub containers: Vec<RtContainer>,
+}
+
+impl RtPodStatus {
+    /// The newest container with this name.
+    pub fn find(&self, name: &str) -> Option<&RtContainer> {
+        self.containers.iter().find(|c| c.name == name)
+    }
+    pub fn running(&self) -> impl Iterator<Item = &RtContainer> {
+        self.containers
+            .iter()
+            .filter(|c| c.state == RtState::Running)
+    }
+    pub fn has_running_container(&self) -> bool {
+        self.running().next().is_some()
+    }
+    pub fn has_ready_sandbox(&self) -> bool {
+        self.sandboxes.iter().any(|s| s.ready)
+    }
+}
+
+/// A pod as listed by the runtime (`kubecontainer.Pod`): enough to kill it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunningPod {
+    pub uid: PodUid,
+    pub name: String,
+    pub namespace: String,
+    /// Running containers: (id, name).
+    pub containers: Vec<(ContainerId, String)>,
+    pub sandboxes: Vec<SandboxId>,
+}
+
+/// `v1.ContainerState`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ApiContainerState {
+    Waiting {
+        reason: &'static str,
+    },
+    Running {
+        started_at: SimTime,
+    },
+    Terminated {
+        exit_code: i32,
+        reason: &'static str,
+        started_at: Option<SimTime>,
+        finished_at: Option<SimTime>,
+    },
+}
+
+impl ApiContainerState {
+    pub fn is_terminated(&self) -> bool {
+        matches!(self, ApiContainerState::Terminated { .. })
+    }
+    pub fn is_running(&self) -> bool {
+        matches!(self, ApiContainerState::Running { .. })
+    }
+}
+
+/// `v1.ContainerStatus` subset.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ApiContainerStatus {
+    pub name: String,
+    pub state: ApiContainerState,
+    pub last_state: Option<ApiContainerState>,
+    pub restart_count: u32,
+    pub ready: bool,
+    pub container_id: Option<ContainerId>,
+}
+
+/// `v1.PodStatus` subset.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ApiPodStatus {
+    pub phase: PodPhase,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub ready: bool,
+    pub start_time: Option<SimTime>,
+    pub containers: Vec<ApiContainerStatus>,
+}
+
+/// A Pod object as the API server stores it and as the kubelet receives it over the watch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ApiPod {
+    pub uid: PodUid,
+    pub spec: Arc<super::PodSpec>,
+    /// Index of the scenario pod declaration this object came from.
+    pub decl: usize,
+    pub created_at: SimTime,
+    pub deletion_timestamp: Option<SimTime>,
+    pub deletion_grace_period_seconds: Option<i64>,
+    pub status: ApiPodStatus,
+    pub resource_version: u64,
+}
+
+impl ApiPod {
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}

@@ -1,0 +1,398 @@
+//! One run: a scenario and a seed in, a [`RunOutput`] out. A run is a pure function of
+//! (scenario, seed, podsim version): single-threaded, virtual time, every random choice
+//! from a named stream.
+
+use crate::kubelet::{Kubelet, UPSTREAM_RELEASE};
+use crate::model::{PodPhase, PodUid, Transition};
+use crate::scenario::{Action, Scenario};
+use crate::sim::trace::Record;
+use crate::sim::{Sim, SimTime, StopReason, Trace};
+use crate::world::apiserver::ApiServer;
+use crate::world::runtime::Runtime;
+use crate::world::{Ctx, Event};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep readable trace records (for `--trace` and determinism diffs).
+    pub keep_trace: bool,
+    /// The replay line printed with every failure.
+    pub replay: String,
+}
+
+/// A finding: kubelet misbehaviour or a run limit, as data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub invariant: String,
+    pub pod: String,
+    pub at_ns: u64,
+    pub message: String,
+    pub replay: String,
+}
+
+/// Per container of a pod object, from ground truth.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerSummary {
+    pub name: String,
+    pub starts: u32,
+    pub restarts: u32,
+    pub last_exit_code: Option<i32>,
+    pub running_at_end: bool,
+    /// Containers SIGKILLed when their stop grace ran out.
+    pub killed_at_grace_expiry: u32,
+}
+
+/// One pod object (one UID).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSummary {
+    pub name: String,
+    pub uid: String,
+    pub final_phase: String,
+    pub last_phase: String,
+    pub reason: Option<String>,
+    pub created_at_ns: u64,
+    pub deletion_requested_at_ns: Option<u64>,
+    /// When the last container of the pod stopped after deletion was requested.
+    pub containers_stopped_at_ns: Option<u64>,
+    pub removed_from_api_at_ns: Option<u64>,
+    pub removed_by: Option<String>,
+    /// (time, phase) of every phase the API server held.
+    pub phases: Vec<(u64, String)>,
+    pub containers: Vec<ContainerSummary>,
+}
+
+/// Run-level metrics.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metrics {
+    pub pods: u32,
+    pub container_starts: u32,
+    pub restarts: u32,
+    pub kills_at_grace_expiry: u64,
+    pub containers_running_at_end: u32,
+    pub pleg_relists: u64,
+    /// Deletion requested -> all containers stopped, per deleted pod (ns).
+    pub time_to_terminated_ns: Vec<u64>,
+    /// Deletion requested -> object removed from the API, per deleted pod (ns).
+    pub time_to_removed_ns: Vec<u64>,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutput {
+    pub podsim: String,
+    pub scenario: String,
+    pub scenario_hash: String,
+    pub seed: u64,
+    pub profile: String,
+    pub upstream_release: String,
+    pub behaviours: BTreeMap<String, bool>,
+    pub trace_hash: String,
+    pub events: u64,
+    pub simulated_ns: u64,
+    pub stop_reason: String,
+    pub findings: Vec<Finding>,
+    pub pods: Vec<PodSummary>,
+    pub metrics: Metrics,
+    pub replay: String,
+    #[serde(skip)]
+    pub trace: Vec<Record>,
+}
+
+/// The whole simulated world of one run: plain data, `Clone`.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub sim: Sim<Event>,
+    pub trace: Trace,
+    pub runtime: Runtime,
+    pub api: ApiServer,
+    pub kubelet: Kubelet,
+    pub scenario: Arc<Scenario>,
+}
+
+impl World {
+    pub fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
+        let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
+        let mut trace = Trace::new(keep_trace);
+        let mut runtime = Runtime::new(seed, sc.runtime.latencies.clone(), sc.runtime.faults.clone());
+        let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
+        let mut kubelet = Kubelet::new(&sc, seed);
+        for (i, p) in sc.pods.iter().enumerate() {
+            let _ = sim.at(SimTime(p.create_at.0), Event::CreatePod(i));
+        }
+        for (i, a) in sc.timeline.iter().enumerate() {
+            let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
+        }
+        api.initial_sync(&mut sim);
+        {
+            let mut ctx = Ctx::new(&mut sim, &mut trace, &mut runtime, &mut api);
+            kubelet.start(&mut ctx);
+        }
+        World {
+            sim,
+            trace,
+            runtime,
+            api,
+            kubelet,
+            scenario: sc,
+        }
+    }
+
+    fn uid_of(&self, pod: &str) -> Option<PodUid> {
+        let decl = self.scenario.pods.iter().find(|p| p.spec.name == pod)?;
+        self.api.uid_by_name(&decl.spec.namespace, pod)
+    }
+
+    /// Handle one event.
+    pub fn step(&mut self, ev: Event) {
+        let World {
+            sim,
+            trace,
+            runtime,
+            api,
+            kubelet,
+            scenario,
+        } = self;
+        match ev {
+            Event::CreatePod(i) => {
+                let decl = &scenario.pods[i];
+                let uid = api.create(sim, trace, Arc::new(decl.spec.clone()), i);
+                runtime.register_workload(uid, Arc::new(decl.behaviour.clone()));
+            }
+            Event::Timeline(i) => {
+                let action = scenario.timeline[i].action.clone();
+                self.timeline(action);
+            }
+            Event::Runtime(rt) => {
+                let replies = runtime.on_event(sim, trace, rt);
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                for (caller, req, result) in replies {
+                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                }
+            }
+            Event::CriComplete { caller, req, fault } => {
+                if let Some(result) = runtime.complete(sim, trace, caller, req.clone(), fault) {
+                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                }
+            }
+            Event::CriReply { caller, req, result } => {
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                kubelet.on_cri_reply(&mut ctx, caller, req, result);
+            }
+            Event::Watch(w) => {
+                trace.emit(
+                    sim.now(),
+                    &Transition::WatchDelivered {
+                        uid: w.pod.uid,
+                        kind: match w.kind {
+                            crate::world::apiserver::WatchKind::Added => "ADDED",
+                            crate::world::apiserver::WatchKind::Modified => "MODIFIED",
+                            crate::world::apiserver::WatchKind::Deleted => "DELETED",
+                        },
+                    },
+                );
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                kubelet.on_watch_event(&mut ctx, w);
+            }
+            Event::WatchSynced => kubelet.on_watch_synced(),
+            Event::ApiStatusSync { uid } => {
+                // GET by namespace/name, as the status manager does.
+                let current = kubelet
+                    .status
+                    .statuses
+                    .get(&uid)
+                    .and_then(|v| api.uid_by_name(&v.namespace, &v.name))
+                    .and_then(|u| api.get(u))
+                    .cloned();
+                let patch = {
+                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                    kubelet.status_on_get(&mut ctx, uid, current.as_ref())
+                };
+                if let Some(status) = patch {
+                    let after = api.patch_status(sim, trace, uid, status).cloned();
+                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                    kubelet.status_on_api_patched(&mut ctx, uid, after.as_ref());
+                }
+            }
+            Event::ApiDelete { uid } => {
+                api.kubelet_delete(sim, trace, uid);
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                kubelet.status_on_api_deleted(&mut ctx, uid);
+            }
+            Event::Kubelet(k) => {
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                kubelet.handle(&mut ctx, k);
+            }
+        }
+    }
+
+    fn timeline(&mut self, action: Action) {
+        match action {
+            Action::DeletePod {
+                pod,
+                grace_period_seconds,
+            } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    self.api.delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
+                }
+            }
+            Action::ForceDeletePod { pod } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    self.api.force_delete(&mut self.sim, &mut self.trace, uid);
+                }
+            }
+            Action::ContainerExit {
+                pod,
+                container,
+                exit_code,
+            } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    let replies =
+                        self.runtime
+                            .container_exit(&mut self.sim, &mut self.trace, uid, &container, exit_code);
+                    let mut ctx = Ctx::new(&mut self.sim, &mut self.trace, &mut self.runtime, &mut self.api);
+                    for (caller, req, result) in replies {
+                        self.kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                    }
+                }
+            }
+            other @ (Action::NodeShutdown
+            | Action::MemoryPressure { .. }
+            | Action::KubeletRestart { .. }
+            | Action::UpdateStaticPod { .. }
+            | Action::RemoveStaticPod { .. }
+            | Action::RecreatePod { .. }) => {
+                panic!("scenario validation let through an action podsim does not model yet: {other:?}")
+            }
+        }
+    }
+
+    /// Run to the end: queue empty, horizon, or a limit.
+    pub fn run_to_end(&mut self) -> StopReason {
+        loop {
+            match self.sim.next_event() {
+                Ok(ev) => self.step(ev),
+                Err(reason) => return reason,
+            }
+        }
+    }
+}
+
+/// Run `sc` with `opts`.
+pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
+    let mut world = World::new(sc.clone(), opts.seed, opts.keep_trace);
+    let stop = world.run_to_end();
+    summarize(&world, stop, opts)
+}
+
+fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
+    let sc = &w.scenario;
+    let mut pods = Vec::new();
+    let mut metrics = Metrics {
+        kills_at_grace_expiry: w.runtime.sigkills,
+        pleg_relists: w.kubelet.pleg.relists,
+        ..Default::default()
+    };
+    for (uid, h) in &w.api.history {
+        let decl = &sc.pods[h.decl];
+        let facts = w.runtime.facts(*uid);
+        let mut containers = Vec::new();
+        for c in &decl.spec.containers {
+            let inst: Vec<_> = facts.iter().filter(|f| f.name == c.name).collect();
+            let starts = inst.iter().filter(|f| f.started).count() as u32;
+            let s = ContainerSummary {
+                name: c.name.clone(),
+                starts,
+                restarts: starts.saturating_sub(1),
+                last_exit_code: inst.iter().rev().find_map(|f| f.exit_code),
+                running_at_end: inst.iter().any(|f| f.running),
+                killed_at_grace_expiry: inst.iter().filter(|f| f.killed).count() as u32,
+            };
+            metrics.container_starts += s.starts;
+            metrics.restarts += s.restarts;
+            if s.running_at_end {
+                metrics.containers_running_at_end += 1;
+            }
+            containers.push(s);
+        }
+        let stopped_at = if facts.iter().any(|f| f.running) {
+            None
+        } else {
+            h.deletion_requested_at.map(|d| {
+                facts
+                    .iter()
+                    .filter_map(|f| f.finished_at)
+                    .max()
+                    .unwrap_or(d)
+                    .max(d)
+            })
+        };
+        if let (Some(d), Some(s)) = (h.deletion_requested_at, stopped_at) {
+            metrics.time_to_terminated_ns.push(s.since(d).0);
+        }
+        if let (Some(d), Some(r)) = (h.deletion_requested_at, h.removed_at) {
+            metrics.time_to_removed_ns.push(r.since(d).0);
+        }
+        let last_phase = h.phases.last().map_or(PodPhase::Pending, |p| p.1);
+        pods.push(PodSummary {
+            name: h.name.clone(),
+            uid: uid.to_string(),
+            final_phase: if h.removed_at.is_some() {
+                "Deleted".into()
+            } else {
+                last_phase.as_str().into()
+            },
+            last_phase: last_phase.as_str().into(),
+            reason: h.reason.clone(),
+            created_at_ns: h.created_at.0,
+            deletion_requested_at_ns: h.deletion_requested_at.map(|t| t.0),
+            containers_stopped_at_ns: stopped_at.map(|t| t.0),
+            removed_from_api_at_ns: h.removed_at.map(|t| t.0),
+            removed_by: h.removed_by.map(str::to_string),
+            phases: h.phases.iter().map(|(t, p)| (t.0, p.as_str().to_string())).collect(),
+            containers,
+        });
+    }
+    metrics.pods = pods.len() as u32;
+    let mut findings = Vec::new();
+    if stop.is_limit() {
+        findings.push(Finding {
+            invariant: "run-limit-reached".into(),
+            pod: String::new(),
+            at_ns: w.sim.now().0,
+            message: format!(
+                "the run stopped at the {} limit after {} events",
+                stop.as_str(),
+                w.sim.events()
+            ),
+            replay: opts.replay.clone(),
+        });
+    }
+    RunOutput {
+        podsim: env!("CARGO_PKG_VERSION").into(),
+        scenario: sc.name.clone(),
+        scenario_hash: sc.hash.clone(),
+        seed: opts.seed,
+        profile: sc.kubelet.profile.clone(),
+        upstream_release: UPSTREAM_RELEASE.into(),
+        behaviours: sc.kubelet.behaviours.clone(),
+        trace_hash: w.trace.hash_hex(),
+        events: w.sim.events(),
+        simulated_ns: w.sim.now().0,
+        stop_reason: stop.as_str().into(),
+        findings,
+        pods,
+        metrics,
+        replay: opts.replay.clone(),
+        trace: w.trace.records().to_vec(),
+    }
+}

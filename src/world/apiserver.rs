@@ -1,0 +1,265 @@
+//! The simulated API server, reduced to what the kubelet's pod lifecycle touches: pod
+//! objects with UIDs, graceful deletion (deletion timestamp and grace period, which a later
+//! delete may only shorten), force deletion, the kubelet's status writes and final delete
+//! (with a UID precondition), and one ordered watch stream to the kubelet with modelled
+//! delay.
+//!
+//! Follows `pkg/registry/core/pod/strategy.go` (`CheckGracefulDelete`) and the generic
+//! registry's graceful-deletion rules as of v1.30: a pod that is already terminal, or a
+//! delete with grace 0, is removed at once.
+
+use super::dist::sample;
+use super::Event;
+use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
+use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What a watch event says happened to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WatchKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One event on the kubelet's pod watch, with the object as it was then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchEvent {
+    pub kind: WatchKind,
+    pub pod: Arc<ApiPod>,
+}
+
+/// The history of one object, for the run summary (ground truth, never read by the
+/// kubelet).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectHistory {
+    pub uid: Option<PodUid>,
+    pub name: String,
+    pub decl: usize,
+    pub created_at: SimTime,
+    pub last_phase: PodPhase,
+    pub reason: Option<String>,
+    pub deletion_requested_at: Option<SimTime>,
+    pub removed_at: Option<SimTime>,
+    pub removed_by: Option<&'static str>,
+    /// (time, phase) for each phase change written to the API.
+    pub phases: Vec<(SimTime, PodPhase)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApiServer {
+    pods: BTreeMap<PodUid, ApiPod>,
+    by_name: BTreeMap<(String, String), PodUid>,
+    watch_delay: Dist,
+    write_delay: Dist,
+    watch_rng: Stream,
+    write_rng: Stream,
+    last_delivery: SimTime,
+    next_uid: u32,
+    next_rv: u64,
+    pub history: BTreeMap<PodUid, ObjectHistory>,
+}
+
+impl ApiServer {
+    pub fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
+        ApiServer {
+            pods: BTreeMap::new(),
+            by_name: BTreeMap::new(),
+            watch_delay,
+            write_delay,
+            watch_rng: Stream::new(seed, "api/watch"),
+            write_rng: Stream::new(seed, "api/write"),
+            last_delivery: SimTime::ZERO,
+            next_uid: 1,
+            next_rv: 1,
+            history: BTreeMap::new(),
+        }
+    }
+
+    /// Latency of one kubelet request (status patch or delete).
+    pub fn write_latency(&mut self) -> Dur {
+        sample(&self.write_delay, &mut self.write_rng)
+    }
+
+    /// Deliver a watch event: the stream is ordered, so an event never overtakes an
+    /// earlier one.
+    fn notify(&mut self, sim: &mut Sim<Event>, kind: WatchKind, pod: &ApiPod) {
+        let d = sample(&self.watch_delay, &mut self.watch_rng);
+        let at = (sim.now() + d).max(self.last_delivery);
+        self.last_delivery = at;
+        let _ = sim.at(
+            at,
+            Event::Watch(WatchEvent {
+                kind,
+                pod: Arc::new(pod.clone()),
+            }),
+        );
+    }
+
+    /// The initial list of the watch (empty at start): marks the source as seen.
+    pub fn initial_sync(&mut self, sim: &mut Sim<Event>) {
+        let d = sample(&self.watch_delay, &mut self.watch_rng);
+        self.last_delivery = sim.now() + d;
+        let _ = sim.at(self.last_delivery, Event::WatchSynced);
+    }
+
+    /// Create a pod object (bound to this node).
+    pub fn create(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, spec: Arc<PodSpec>, decl: usize) -> PodUid {
+        let uid = PodUid(self.next_uid);
+        self.next_uid += 1;
+        let rv = self.bump();
+        let pod = ApiPod {
+            uid,
+            spec: spec.clone(),
+            decl,
+            created_at: sim.now(),
+            deletion_timestamp: None,
+            deletion_grace_period_seconds: None,
+            status: ApiPodStatus::default(),
+            resource_version: rv,
+        };
+        trace.emit(sim.now(), &Transition::ApiCreated { uid, name: spec.name.clone() });
+        self.by_name.insert((spec.namespace.clone(), spec.name.clone()), uid);
+        self.history.insert(
+            uid,
+            ObjectHistory {
+                uid: Some(uid),
+                name: spec.name.clone(),
+                decl,
+                created_at: sim.now(),
+                phases: vec![(sim.now(), PodPhase::Pending)],
+                ..Default::default()
+            },
+        );
+        self.notify(sim, WatchKind::Added, &pod);
+        self.pods.insert(uid, pod);
+        uid
+    }
+
+    fn bump(&mut self) -> u64 {
+        let v = self.next_rv;
+        self.next_rv += 1;
+        v
+    }
+
+    pub fn get(&self, uid: PodUid) -> Option<&ApiPod> {
+        self.pods.get(&uid)
+    }
+
+    /// The current object with this name, if any.
+    pub fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
+        self.by_name.get(&(namespace.to_string(), name.to_string())).copied()
+    }
+
+    /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
+    pub fn delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, grace: Option<i64>) {
+        let now = sim.now();
+        let Some(pod) = self.pods.get(&uid) else {
+            return;
+        };
+        let g = grace
+            .or(pod.spec.termination_grace_period_seconds)
+            .unwrap_or(30)
+            .max(0);
+        // CheckGracefulDelete: terminal pods are deleted immediately.
+        let g = if pod.status.phase.is_terminal() { 0 } else { g };
+        if g == 0 {
+            trace.emit(now, &Transition::ApiDeleteRequested { uid, grace: 0 });
+            self.remove(sim, trace, uid, "user delete (grace 0)");
+            return;
+        }
+        let pod = self.pods.get_mut(&uid).expect("checked");
+        let shorter = pod.deletion_grace_period_seconds.is_none_or(|old| g < old);
+        if !shorter {
+            return;
+        }
+        pod.deletion_grace_period_seconds = Some(g);
+        let ts = now + Dur::secs(g as u64);
+        pod.deletion_timestamp = Some(pod.deletion_timestamp.map_or(ts, |old| old.min(ts)));
+        trace.emit(now, &Transition::ApiDeleteRequested { uid, grace: g });
+        if let Some(h) = self.history.get_mut(&uid) {
+            h.deletion_requested_at.get_or_insert(now);
+        }
+        let rv = self.bump();
+        let pod = self.pods.get_mut(&uid).expect("checked");
+        pod.resource_version = rv;
+        let snapshot = pod.clone();
+        self.notify(sim, WatchKind::Modified, &snapshot);
+    }
+
+    /// `kubectl delete --force --grace-period=0`: the object is gone at once.
+    pub fn force_delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) {
+        if self.pods.contains_key(&uid) {
+            trace.emit(sim.now(), &Transition::ApiForceDeleted { uid });
+            if let Some(h) = self.history.get_mut(&uid) {
+                h.deletion_requested_at.get_or_insert(sim.now());
+            }
+            self.remove(sim, trace, uid, "force delete");
+        }
+    }
+
+    fn remove(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: &'static str) {
+        if let Some(pod) = self.pods.remove(&uid) {
+            let key = (pod.spec.namespace.clone(), pod.spec.name.clone());
+            if self.by_name.get(&key) == Some(&uid) {
+                self.by_name.remove(&key);
+            }
+            trace.emit(sim.now(), &Transition::ApiRemoved { uid, by });
+            if let Some(h) = self.history.get_mut(&uid) {
+                h.removed_at = Some(sim.now());
+                h.removed_by = Some(by);
+                h.deletion_requested_at.get_or_insert(sim.now());
+            }
+            self.notify(sim, WatchKind::Deleted, &pod);
+        }
+    }
+
+    /// The kubelet's status PATCH. Returns the object after the patch (None: NotFound).
+    pub fn patch_status(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, status: ApiPodStatus) -> Option<&ApiPod> {
+        let now = sim.now();
+        let rv = self.next_rv;
+        let pod = self.pods.get_mut(&uid)?;
+        if pod.status == status {
+            return self.pods.get(&uid);
+        }
+        let phase_changed = pod.status.phase != status.phase;
+        pod.status = status;
+        pod.resource_version = rv;
+        self.next_rv += 1;
+        if phase_changed {
+            trace.emit(
+                now,
+                &Transition::ApiStatus {
+                    uid,
+                    phase: pod.status.phase,
+                    reason: pod.status.reason.clone(),
+                },
+            );
+            if let Some(h) = self.history.get_mut(&uid) {
+                h.phases.push((now, pod.status.phase));
+            }
+        }
+        if let Some(h) = self.history.get_mut(&uid) {
+            h.last_phase = pod.status.phase;
+            h.reason.clone_from(&pod.status.reason);
+        }
+        let snapshot = pod.clone();
+        self.notify(sim, WatchKind::Modified, &snapshot);
+        self.pods.get(&uid)
+    }
+
+    /// The kubelet's final DELETE with grace 0 and a UID precondition.
+    pub fn kubelet_delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) -> bool {
+        if self.pods.contains_key(&uid) {
+            self.remove(sim, trace, uid, "kubelet");
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn objects(&self) -> impl Iterator<Item = &ApiPod> {
+        self.pods.values()
+    }
+}

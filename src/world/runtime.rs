@@ -1,0 +1,680 @@
+//! The simulated container runtime behind a CRI-shaped interface: sandboxes, image pulls,
+//! container create/start/stop, pod status and relist, each with its latency distribution
+//! and injectable faults. Container processes behave as the scenario's `behaviour` says.
+//!
+//! Follows the CRI `RuntimeService`/`ImageService` contract (cri-api v1, as described in
+//! kubelet-model.md section 9). Deliberate simplifications: a call's effect happens when
+//! the call completes (after its latency), except `StopContainer`, which signals the
+//! process when the request arrives and returns when the process has exited; exited
+//! containers are never garbage-collected during a run; a faulty call fails without effect.
+
+use super::dist::sample;
+use super::{Caller, Event};
+use crate::model::{
+    Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, RtContainer, RtPodStatus,
+    RtSandbox, RtState, RunFor, RunningPod, SandboxId, Transition,
+};
+use crate::scenario::Fault;
+use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// A CRI request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CriReq {
+    RunPodSandbox { uid: PodUid, name: String, namespace: String, attempt: u32 },
+    /// `PullImage` (after the image manager's presence check).
+    PullImage { uid: PodUid, image: String, always: bool },
+    CreateContainer { uid: PodUid, sandbox: SandboxId, name: String, attempt: u32 },
+    StartContainer { uid: PodUid, id: ContainerId },
+    /// Stop with a SIGTERM-to-SIGKILL timeout in seconds.
+    StopContainer { uid: PodUid, id: ContainerId, timeout_s: i64 },
+    /// Run the container's preStop hook (ExecSync) and wait for it.
+    ExecPreStop { uid: PodUid, id: ContainerId },
+    StopPodSandbox { uid: PodUid, id: SandboxId },
+    /// `GetPodStatus` for one pod.
+    PodStatus { uid: PodUid },
+    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`.
+    Relist { reinspect: Vec<PodUid> },
+}
+
+impl CriReq {
+    pub fn call(&self) -> CriCall {
+        match self {
+            CriReq::RunPodSandbox { .. } => CriCall::RunPodSandbox,
+            CriReq::PullImage { .. } => CriCall::PullImage,
+            CriReq::CreateContainer { .. } => CriCall::CreateContainer,
+            CriReq::StartContainer { .. } => CriCall::StartContainer,
+            CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
+            CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
+            CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
+        }
+    }
+    fn name(&self) -> &'static str {
+        match self {
+            CriReq::RunPodSandbox { .. } => "RunPodSandbox",
+            CriReq::PullImage { .. } => "PullImage",
+            CriReq::CreateContainer { .. } => "CreateContainer",
+            CriReq::StartContainer { .. } => "StartContainer",
+            CriReq::StopContainer { .. } => "StopContainer",
+            CriReq::ExecPreStop { .. } => "ExecPreStop",
+            CriReq::StopPodSandbox { .. } => "StopPodSandbox",
+            CriReq::PodStatus { .. } => "PodStatus",
+            CriReq::Relist { .. } => "Relist",
+        }
+    }
+    fn uid_target(&self) -> (PodUid, u32) {
+        match self {
+            CriReq::RunPodSandbox { uid, attempt, .. } => (*uid, *attempt),
+            CriReq::PullImage { uid, .. } => (*uid, 0),
+            CriReq::CreateContainer { uid, attempt, .. } => (*uid, *attempt),
+            CriReq::StartContainer { uid, id } => (*uid, id.0),
+            CriReq::StopContainer { uid, id, .. } => (*uid, id.0),
+            CriReq::ExecPreStop { uid, id } => (*uid, id.0),
+            CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
+            CriReq::PodStatus { uid } => (*uid, 0),
+            CriReq::Relist { .. } => (PodUid(0), 0),
+        }
+    }
+    fn traced(&self) -> bool {
+        !matches!(self, CriReq::Relist { .. } | CriReq::PodStatus { .. })
+    }
+}
+
+/// The result of a CRI call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CriResult {
+    Ok,
+    Err(CriError),
+    /// The call failed for a reason of the runtime's state (not an injected fault).
+    Failed(&'static str),
+    SandboxCreated(SandboxId),
+    ContainerCreated(ContainerId),
+    PodStatus(Arc<RtPodStatus>),
+    /// Per inspected pod: its status, or the error of its inspection.
+    Relist(Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)>),
+}
+
+impl CriResult {
+    pub fn error(&self) -> Option<&'static str> {
+        match self {
+            CriResult::Err(e) => Some(e.as_str()),
+            CriResult::Failed(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Container {
+    uid: PodUid,
+    sandbox: SandboxId,
+    name: String,
+    attempt: u32,
+    state: RtState,
+    exit_code: i32,
+    reason: &'static str,
+    created_at: SimTime,
+    started_at: Option<SimTime>,
+    finished_at: Option<SimTime>,
+    behaviour: Behaviour,
+    /// Bumped whenever scheduled process events become stale.
+    gen: u32,
+    sigterm_at: Option<SimTime>,
+    /// Callers of `StopContainer` waiting for the exit.
+    stop_waiters: Vec<(Caller, CriReq)>,
+}
+
+#[derive(Clone, Debug)]
+struct Sandbox {
+    uid: PodUid,
+    ready: bool,
+    attempt: u32,
+    created_at: SimTime,
+}
+
+#[derive(Clone, Debug, Default)]
+struct RtPod {
+    name: String,
+    namespace: String,
+    sandboxes: Vec<SandboxId>,
+    containers: Vec<ContainerId>,
+}
+
+/// What one container instance did, for the run summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainerFacts {
+    pub name: String,
+    pub started: bool,
+    pub running: bool,
+    pub exit_code: Option<i32>,
+    pub killed: bool,
+    pub started_at: Option<SimTime>,
+    pub finished_at: Option<SimTime>,
+    pub sigterm_at: Option<SimTime>,
+}
+
+/// Ground truth of the node's containers.
+#[derive(Clone, Debug)]
+pub struct Runtime {
+    latencies: BTreeMap<CriCall, Dist>,
+    faults: Vec<Fault>,
+    lat_rng: Stream,
+    fault_rng: Stream,
+    sandboxes: BTreeMap<SandboxId, Sandbox>,
+    containers: BTreeMap<ContainerId, Container>,
+    pods: BTreeMap<PodUid, RtPod>,
+    images: BTreeSet<String>,
+    workloads: BTreeMap<PodUid, Arc<BTreeMap<String, Behaviour>>>,
+    /// Pods whose state changed since the last relist (what a generic relist would find
+    /// by diffing; keeping the set avoids re-reading unchanged pods).
+    changed: BTreeSet<PodUid>,
+    next_container: u32,
+    next_sandbox: u32,
+    /// Containers killed by SIGKILL at the end of their grace period.
+    pub sigkills: u64,
+}
+
+/// Events the runtime schedules for itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RtEvent {
+    /// The process exits on its own (run time over, or SIGTERM handled).
+    ProcExit { id: ContainerId, gen: u32, code: i32, reason: &'static str },
+    /// The stop timeout expired: SIGKILL.
+    Sigkill { id: ContainerId, gen: u32 },
+}
+
+impl Runtime {
+    pub fn new(seed: u64, latencies: BTreeMap<CriCall, Dist>, faults: Vec<Fault>) -> Self {
+        Runtime {
+            latencies,
+            faults,
+            lat_rng: Stream::new(seed, "runtime/latency"),
+            fault_rng: Stream::new(seed, "runtime/faults"),
+            sandboxes: BTreeMap::new(),
+            containers: BTreeMap::new(),
+            pods: BTreeMap::new(),
+            images: BTreeSet::new(),
+            workloads: BTreeMap::new(),
+            changed: BTreeSet::new(),
+            next_container: 1,
+            next_sandbox: 1,
+            sigkills: 0,
+        }
+    }
+
+    /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).
+    pub fn register_workload(&mut self, uid: PodUid, b: Arc<BTreeMap<String, Behaviour>>) {
+        self.workloads.insert(uid, b);
+    }
+
+    fn latency(&mut self, call: CriCall) -> Dur {
+        match self.latencies.get(&call) {
+            Some(d) => sample(d, &mut self.lat_rng),
+            None => Dur::ZERO,
+        }
+    }
+
+    fn fault(&mut self, call: CriCall) -> Option<CriError> {
+        let mut hit = None;
+        for i in 0..self.faults.len() {
+            if self.faults[i].call == call {
+                let ppm = self.faults[i].probability_ppm;
+                if self.fault_rng.chance_ppm(ppm) && hit.is_none() {
+                    hit = Some(self.faults[i].error);
+                }
+            }
+        }
+        hit
+    }
+
+    /// Issue a CRI call; its completion arrives as `Event::CriComplete`.
+    pub fn issue(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, caller: Caller, req: CriReq) {
+        let (uid, target) = req.uid_target();
+        if req.traced() {
+            trace.emit(
+                sim.now(),
+                &Transition::CriBegin {
+                    uid,
+                    call: req.name(),
+                    target,
+                },
+            );
+        }
+        let (delay, fault) = match &req {
+            CriReq::ExecPreStop { id, .. } => {
+                let d = self
+                    .containers
+                    .get(id)
+                    .map(|c| c.behaviour.pre_stop_duration)
+                    .unwrap_or(Dur::ZERO);
+                (d, None)
+            }
+            CriReq::Relist { .. } => (self.latency(CriCall::PodStatus), None),
+            // The image manager's presence check: a present image needs no pull.
+            CriReq::PullImage { image, always: false, .. } if self.images.contains(image) => (Dur::ZERO, None),
+            other => {
+                let call = other.call();
+                (self.latency(call), self.fault(call))
+            }
+        };
+        let _ = sim.after(delay, Event::CriComplete { caller, req, fault });
+    }
+
+    /// A call completes: apply its effect. `None` means the reply comes later (a stop
+    /// waits for the process to exit).
+    pub fn complete(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        caller: Caller,
+        req: CriReq,
+        fault: Option<CriError>,
+    ) -> Option<CriResult> {
+        let now = sim.now();
+        let result = if let Some(e) = fault {
+            CriResult::Err(e)
+        } else {
+            match &req {
+                CriReq::RunPodSandbox {
+                    uid,
+                    name,
+                    namespace,
+                    attempt,
+                } => {
+                    let id = SandboxId(self.next_sandbox);
+                    self.next_sandbox += 1;
+                    self.sandboxes.insert(
+                        id,
+                        Sandbox {
+                            uid: *uid,
+                            ready: true,
+                            attempt: *attempt,
+                            created_at: now,
+                        },
+                    );
+                    let pod = self.pods.entry(*uid).or_default();
+                    pod.name.clone_from(name);
+                    pod.namespace.clone_from(namespace);
+                    pod.sandboxes.push(id);
+                    self.changed.insert(*uid);
+                    trace.emit(now, &Transition::SandboxReady { uid: *uid, id });
+                    CriResult::SandboxCreated(id)
+                }
+                CriReq::PullImage { uid, image, always } => {
+                    let ppm = self.image_failure_ppm(*uid, image);
+                    if !*always && self.images.contains(image) {
+                        CriResult::Ok
+                    } else if self.fault_rng.chance_ppm(ppm) {
+                        CriResult::Failed("ErrImagePull")
+                    } else {
+                        self.images.insert(image.clone());
+                        CriResult::Ok
+                    }
+                }
+                CriReq::CreateContainer {
+                    uid,
+                    sandbox,
+                    name,
+                    attempt,
+                } => match self.sandboxes.get(sandbox) {
+                    Some(sb) if sb.ready => {
+                        let id = ContainerId(self.next_container);
+                        self.next_container += 1;
+                        let behaviour = self
+                            .workloads
+                            .get(uid)
+                            .and_then(|w| w.get(name))
+                            .cloned()
+                            .unwrap_or_default();
+                        self.containers.insert(
+                            id,
+                            Container {
+                                uid: *uid,
+                                sandbox: *sandbox,
+                                name: name.clone(),
+                                attempt: *attempt,
+                                state: RtState::Created,
+                                exit_code: 0,
+                                reason: "",
+                                created_at: now,
+                                started_at: None,
+                                finished_at: None,
+                                behaviour,
+                                gen: 0,
+                                sigterm_at: None,
+                                stop_waiters: Vec::new(),
+                            },
+                        );
+                        self.pods.entry(*uid).or_default().containers.push(id);
+                        self.changed.insert(*uid);
+                        CriResult::ContainerCreated(id)
+                    }
+                    _ => CriResult::Failed("sandbox not ready"),
+                },
+                CriReq::StartContainer { uid, id } => {
+                    let ok = matches!(self.containers.get(id), Some(c) if c.state == RtState::Created
+                        && self.sandboxes.get(&c.sandbox).is_some_and(|s| s.ready));
+                    if ok {
+                        let c = self.containers.get_mut(id).expect("checked");
+                        c.state = RtState::Running;
+                        c.started_at = Some(now);
+                        let name = c.name.clone();
+                        if let RunFor::For(d) = c.behaviour.run_for {
+                            let (gen, code) = (c.gen, c.behaviour.exit_code);
+                            let reason = if code == 0 { "Completed" } else { "Error" };
+                            let _ = sim.after(
+                                d,
+                                Event::Runtime(RtEvent::ProcExit {
+                                    id: *id,
+                                    gen,
+                                    code,
+                                    reason,
+                                }),
+                            );
+                        }
+                        self.changed.insert(*uid);
+                        trace.emit(now, &Transition::ContainerRunning { uid: *uid, id: *id, name });
+                        CriResult::Ok
+                    } else {
+                        CriResult::Failed("container not in created state")
+                    }
+                }
+                CriReq::StopContainer { uid, id, timeout_s } => {
+                    let Some(c) = self.containers.get_mut(id) else {
+                        // NotFound counts as success for the kubelet.
+                        return Some(self.finish(sim, trace, &req, CriResult::Ok));
+                    };
+                    if c.state != RtState::Running {
+                        if c.state == RtState::Created {
+                            c.state = RtState::Exited;
+                            c.finished_at = Some(now);
+                            self.changed.insert(*uid);
+                        }
+                        return Some(self.finish(sim, trace, &req, CriResult::Ok));
+                    }
+                    c.stop_waiters.push((caller, req.clone()));
+                    if c.sigterm_at.is_none() {
+                        c.sigterm_at = Some(now);
+                        trace.emit(
+                            now,
+                            &Transition::Signal {
+                                uid: *uid,
+                                id: *id,
+                                signal: "SIGTERM",
+                            },
+                        );
+                        c.gen += 1;
+                        let gen = c.gen;
+                        let timeout = Dur::secs((*timeout_s).max(0) as u64);
+                        match c.behaviour.on_sigterm {
+                            OnSigterm::ExitAfter { after, exit_code } if after < timeout => {
+                                let reason = if exit_code == 0 { "Completed" } else { "Error" };
+                                let _ = sim.after(
+                                    after,
+                                    Event::Runtime(RtEvent::ProcExit {
+                                        id: *id,
+                                        gen,
+                                        code: exit_code,
+                                        reason,
+                                    }),
+                                );
+                            }
+                            _ => {
+                                let _ = sim.after(timeout, Event::Runtime(RtEvent::Sigkill { id: *id, gen }));
+                            }
+                        }
+                    }
+                    return None;
+                }
+                CriReq::ExecPreStop { .. } => CriResult::Ok,
+                CriReq::StopPodSandbox { uid, id } => {
+                    let victims: Vec<ContainerId> = self
+                        .pods
+                        .get(uid)
+                        .map(|p| p.containers.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|c| {
+                            self.containers
+                                .get(c)
+                                .is_some_and(|c| c.sandbox == *id && c.state == RtState::Running)
+                        })
+                        .collect();
+                    for cid in victims {
+                        self.exit(sim, trace, cid, 137, "Error");
+                    }
+                    if let Some(sb) = self.sandboxes.get_mut(id) {
+                        if sb.ready {
+                            sb.ready = false;
+                            self.changed.insert(*uid);
+                            trace.emit(now, &Transition::SandboxStopped { uid: *uid, id: *id });
+                        }
+                    }
+                    CriResult::Ok
+                }
+                CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
+                CriReq::Relist { reinspect } => {
+                    let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
+                    set.extend(reinspect.iter().copied());
+                    let mut out = Vec::with_capacity(set.len());
+                    for uid in set {
+                        match self.fault(CriCall::PodStatus) {
+                            Some(e) => out.push((uid, Err(e))),
+                            None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
+                        }
+                    }
+                    CriResult::Relist(out)
+                }
+            }
+        };
+        Some(self.finish(sim, trace, &req, result))
+    }
+
+    fn finish(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, req: &CriReq, r: CriResult) -> CriResult {
+        if req.traced() {
+            let (uid, target) = req.uid_target();
+            trace.emit(
+                sim.now(),
+                &Transition::CriEnd {
+                    uid,
+                    call: req.name(),
+                    target,
+                    error: r.error(),
+                },
+            );
+        }
+        r
+    }
+
+    fn image_failure_ppm(&self, uid: PodUid, image: &str) -> u32 {
+        let _ = image;
+        self.workloads
+            .get(&uid)
+            .map(|w| w.values().map(|b| b.image_pull_failure_ppm).max().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    /// Handle one of the runtime's own events. Returns stop calls that are now answered.
+    pub fn on_event(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, ev: RtEvent) -> Vec<(Caller, CriReq, CriResult)> {
+        match ev {
+            RtEvent::ProcExit { id, gen, code, reason } => {
+                if self.containers.get(&id).is_some_and(|c| c.gen == gen && c.state == RtState::Running) {
+                    return self.exit(sim, trace, id, code, reason);
+                }
+            }
+            RtEvent::Sigkill { id, gen } => {
+                if self.containers.get(&id).is_some_and(|c| c.gen == gen && c.state == RtState::Running) {
+                    let uid = self.containers[&id].uid;
+                    trace.emit(sim.now(), &Transition::Signal { uid, id, signal: "SIGKILL" });
+                    self.sigkills += 1;
+                    return self.exit(sim, trace, id, 137, "Error");
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The process of container `id` ends now with `code`.
+    fn exit(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, id: ContainerId, code: i32, reason: &'static str) -> Vec<(Caller, CriReq, CriResult)> {
+        let now = sim.now();
+        let Some(c) = self.containers.get_mut(&id) else {
+            return Vec::new();
+        };
+        c.state = RtState::Exited;
+        c.exit_code = code;
+        c.reason = reason;
+        c.finished_at = Some(now);
+        c.gen += 1;
+        let uid = c.uid;
+        let waiters = std::mem::take(&mut c.stop_waiters);
+        self.changed.insert(uid);
+        trace.emit(now, &Transition::ContainerExited { uid, id, code, reason });
+        let mut out = Vec::new();
+        for (caller, req) in waiters {
+            let r = self.finish(sim, trace, &req, CriResult::Ok);
+            out.push((caller, req, r));
+        }
+        out
+    }
+
+    /// Timeline `containerExit`: the newest running container of that name exits.
+    pub fn container_exit(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, name: &str, code: i32) -> Vec<(Caller, CriReq, CriResult)> {
+        let id = self.pods.get(&uid).and_then(|p| {
+            p.containers
+                .iter()
+                .rev()
+                .find(|c| self.containers.get(c).is_some_and(|c| c.name == name && c.state == RtState::Running))
+                .copied()
+        });
+        match id {
+            Some(id) => {
+                let reason = if code == 0 { "Completed" } else if code == 137 { "OOMKilled" } else { "Error" };
+                self.exit(sim, trace, id, code, reason)
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// `GetPodStatus`: sandboxes and containers newest first.
+    pub fn pod_status(&self, uid: PodUid) -> RtPodStatus {
+        let Some(p) = self.pods.get(&uid) else {
+            return RtPodStatus {
+                uid: Some(uid),
+                ..Default::default()
+            };
+        };
+        RtPodStatus {
+            uid: Some(uid),
+            name: p.name.clone(),
+            namespace: p.namespace.clone(),
+            sandboxes: p
+                .sandboxes
+                .iter()
+                .rev()
+                .filter_map(|id| {
+                    self.sandboxes.get(id).map(|s| RtSandbox {
+                        id: *id,
+                        ready: s.ready,
+                        attempt: s.attempt,
+                        created_at: s.created_at,
+                    })
+                })
+                .collect(),
+            containers: p
+                .containers
+                .iter()
+                .rev()
+                .filter_map(|id| {
+                    self.containers.get(id).map(|c| RtContainer {
+                        id: *id,
+                        name: c.name.clone(),
+                        state: c.state,
+                        exit_code: c.exit_code,
+                        reason: c.reason,
+                        created_at: c.created_at,
+                        started_at: c.started_at,
+                        finished_at: c.finished_at,
+                        restart_count: c.attempt,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// `GetPods(all=false)`: pods with a running container or a ready sandbox.
+    pub fn running_pods(&self) -> Vec<RunningPod> {
+        let mut out = Vec::new();
+        for (uid, p) in &self.pods {
+            let containers: Vec<(ContainerId, String)> = p
+                .containers
+                .iter()
+                .filter_map(|id| {
+                    let c = self.containers.get(id)?;
+                    (c.state == RtState::Running).then(|| (*id, c.name.clone()))
+                })
+                .collect();
+            let sandboxes: Vec<SandboxId> = p
+                .sandboxes
+                .iter()
+                .filter(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
+                .copied()
+                .collect();
+            if !containers.is_empty() || !sandboxes.is_empty() {
+                out.push(RunningPod {
+                    uid: *uid,
+                    name: p.name.clone(),
+                    namespace: p.namespace.clone(),
+                    containers,
+                    sandboxes,
+                });
+            }
+        }
+        out
+    }
+
+    /// Ground truth for the summary: every container instance of a pod, oldest first.
+    pub fn facts(&self, uid: PodUid) -> Vec<ContainerFacts> {
+        self.pods
+            .get(&uid)
+            .map(|p| {
+                p.containers
+                    .iter()
+                    .filter_map(|id| self.containers.get(id))
+                    .map(|c| ContainerFacts {
+                        name: c.name.clone(),
+                        started: c.started_at.is_some(),
+                        running: c.state == RtState::Running,
+                        exit_code: (c.state == RtState::Exited && c.started_at.is_some()).then_some(c.exit_code),
+                        killed: c.exit_code == 137 && c.sigterm_at.is_some(),
+                        started_at: c.started_at,
+                        finished_at: c.finished_at,
+                        sigterm_at: c.sigterm_at,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Ground truth: does this pod have a running container?
+    pub fn has_running(&self, uid: PodUid) -> bool {
+        self.pods.get(&uid).is_some_and(|p| {
+            p.containers
+                .iter()
+                .any(|id| self.containers.get(id).is_some_and(|c| c.state == RtState::Running))
+        })
+    }
+
+    /// The sandbox a container belongs to (for tests).
+    pub fn sandbox_of(&self, id: ContainerId) -> Option<SandboxId> {
+        self.containers.get(&id).map(|c| c.sandbox)
+    }
+
+    pub fn container_uid(&self, id: ContainerId) -> Option<PodUid> {
+        self.containers.get(&id).map(|c| c.uid)
+    }
+
+    pub fn sandbox_uid(&self, id: SandboxId) -> Option<PodUid> {
+        self.sandboxes.get(&id).map(|s| s.uid)
+    }
+}
