@@ -1,5 +1,40 @@
+//! # podsim
+//!
+//! podsim replays kubelet pod lifecycles on virtual time. A *scenario* (YAML) describes a
+//! node, its pods (real Pod manifest fields), how their containers behave, the container
+//! runtime's latencies and faults, the kubelet's configuration and behaviour profile, and a
+//! timeline of outside actions. A *run* is a pure function of (scenario, seed, podsim
+//! version): one seeded, single-threaded event loop drives a port of the kubelet's
+//! pod-lifecycle logic against a simulated container runtime and API server, and yields a
+//! per-pod lifecycle summary, findings, metrics and a trace hash.
+//!
+//! ## Code map (in reading order)
+//!
+//! * [`sim`]: the simulation core (time, event queue, scheduler, RNG streams, limits,
+//!   trace). **Invariant:** it knows nothing about pods.
+//! * [`model`]: shared domain data with no behaviour (pod spec subset, phases, runtime and
+//!   API statuses, trace transitions).
+//! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation into a
+//!   typed [`scenario::Scenario`] with every default applied.
+//! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
+//!   API server with its watch. **Invariant:** the kubelet acts on the world only through
+//!   [`world::Ctx`], which exposes calls and timers but no ground truth.
+//! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, housekeeping).
+//!   **Invariant:** each file names the upstream file and release it follows.
+//! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
+//! * [`report`], [`cli`]: output and the command line.
+//!
+//! ## Determinism
+//!
+//! Virtual time is integer nanoseconds; every random choice comes from a named ChaCha8
+//! stream derived from (seed, stream name); nothing iterates a hash map; nothing reads the
+//! wall clock (`clippy.toml` bans both). Same (scenario, seed, version) gives the same
+//! trace hash on any thread count.
+
+pub mod cli;
 pub mod kubelet;
 pub mod model;
+pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sim;

@@ -22,7 +22,7 @@ impl Backoff {
     }
 
     fn has_expired(&self, event_time: SimTime, last_update: SimTime) -> bool {
-        event_time.since(last_update) > self.max.mul(2)
+        event_time.since(last_update) > self.max.times(2)
     }
 
     /// `Next(id, eventTime)`.
@@ -63,7 +63,7 @@ impl Backoff {
 
     /// `GC()`: drop entries idle for more than twice the maximum.
     pub fn gc(&mut self, now: SimTime) {
-        let max2 = self.max.mul(2);
+        let max2 = self.max.times(2);
         self.entries.retain(|_, (_, last)| now.since(*last) <= max2);
     }
 }
@@ -75,7 +75,7 @@ mod tests {
     #[test]
     fn crash_loop_delays_are_0_10_20_40_capped_at_300() {
         let mut b = Backoff::new(Dur::secs(10), Dur::secs(300));
-        let t = |s| SimTime(s * 1_000_000_000);
+        let t = |s: u64| SimTime(s * 1_000_000_000);
         // First crash: no entry, start at once.
         assert!(!b.is_in_back_off_since("k", t(5), t(5)));
         b.next("k", t(5), t(5));

@@ -11,8 +11,8 @@
 //! * [`pleg`]: the generic PLEG and the pod status cache.
 //! * [`status`]: the status manager and phase computation.
 //! * [`config`]: config source classification and the pod manager.
-//! * [`housekeeping`]: `HandlePodCleanups`.
-//! * [`backoff`]: `flowcontrol.Backoff`.
+//! * [`housekeeping`]: the `HandlePodCleanups` port.
+//! * [`backoff`]: the `flowcontrol.Backoff` port.
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
 //! `syncLoopIteration` is a separate event, so when several are ready at the same instant

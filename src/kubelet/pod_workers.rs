@@ -452,11 +452,8 @@ impl Kubelet {
         // 6. Transition to terminating.
         let mut became_terminating = false;
         if !st.is_termination_requested() {
-            if still_runtime_only {
-                st.deleted = true;
-                st.terminating_at = Some(now);
-                became_terminating = true;
-            } else if decision_pod.as_ref().is_some_and(|p| p.deletion_timestamp.is_some()) {
+            // A runtime-only update, or a deletion timestamp: the pod was deleted.
+            if still_runtime_only || decision_pod.as_ref().is_some_and(|p| p.deletion_timestamp.is_some()) {
                 st.deleted = true;
                 st.terminating_at = Some(now);
                 became_terminating = true;
@@ -542,9 +539,8 @@ impl Kubelet {
             work_type,
             options: options.clone(),
         };
-        if st.is_started() {
-            st.merge_last_update(&options);
-        } else if options.is_runtime_only() && work_type == WorkType::Terminating {
+        // Started pods, and runtime pods going straight to termination, proceed.
+        if st.is_started() || (options.is_runtime_only() && work_type == WorkType::Terminating) {
             st.merge_last_update(&options);
         } else if options.pod.is_none() {
             st.merge_last_update(&options);

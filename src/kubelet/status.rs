@@ -194,8 +194,7 @@ impl Kubelet {
                     }
                 }
             }
-            let mut seen = 0;
-            for rc in rt.containers.iter().filter(|r| r.name == c.name) {
+            for (seen, rc) in rt.containers.iter().filter(|r| r.name == c.name).enumerate() {
                 if seen == 0 {
                     s.state = rt_to_api(rc);
                     s.restart_count = rc.restart_count;
@@ -206,7 +205,6 @@ impl Kubelet {
                 } else {
                     break;
                 }
-                seen += 1;
             }
             if should_container_be_restarted(&c.name, pod, rt) {
                 if let Some(reason) = self.reason_cache.get(&(pod.uid, c.name.clone())) {

@@ -82,7 +82,7 @@ struct KillState {
 enum StartStage {
     Pull,
     Create,
-    Start(ContainerId),
+    Start,
 }
 
 /// An in-flight sync operation of one pod worker.
@@ -582,7 +582,7 @@ impl Kubelet {
             CriReq::CreateContainer { name, .. } => match result {
                 CriResult::ContainerCreated(id) => {
                     let (idx, _) = op.start.expect("start in progress");
-                    op.start = Some((idx, StartStage::Start(id)));
+                    op.start = Some((idx, StartStage::Start));
                     ctx.cri(Caller::Worker { uid, op: op.id, tag }, CriReq::StartContainer { uid, id });
                     self.ops.insert(uid, op);
                 }

@@ -51,14 +51,14 @@ pub enum Strategy {
 /// A scheduler chosen at run time, kept as plain data so the world stays `Clone`.
 #[derive(Clone, Debug)]
 pub enum AnyScheduler {
-    Random(RandomOrder),
+    Random(Box<RandomOrder>),
     Fifo(Fifo),
 }
 
 impl AnyScheduler {
     pub fn new(strategy: Strategy, seed: u64) -> Self {
         match strategy {
-            Strategy::Random => AnyScheduler::Random(RandomOrder::new(seed)),
+            Strategy::Random => AnyScheduler::Random(Box::new(RandomOrder::new(seed))),
             Strategy::Fifo => AnyScheduler::Fifo(Fifo),
         }
     }

@@ -31,7 +31,7 @@ impl Dur {
     pub fn saturating_sub(self, o: Dur) -> Dur {
         Dur(self.0.saturating_sub(o.0))
     }
-    pub fn mul(self, k: u64) -> Dur {
+    pub fn times(self, k: u64) -> Dur {
         Dur(self.0.saturating_mul(k))
     }
 }

@@ -50,8 +50,8 @@ pub fn upper_hint(d: &Dist) -> Dur {
     match *d {
         Dist::Fixed(v) => v,
         Dist::Uniform { max, .. } => max,
-        Dist::Exponential { mean } => mean.mul(5),
-        Dist::LogNormal { p99, .. } => p99.mul(2),
+        Dist::Exponential { mean } => mean.times(5),
+        Dist::LogNormal { p99, .. } => p99.times(2),
     }
 }
 

@@ -1,0 +1,134 @@
+//! Human-readable output of a run and the check of a scenario's `expect`.
+
+use crate::run::{PodSummary, RunOutput};
+use crate::scenario::Scenario;
+use crate::sim::Dur;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Seconds with millisecond precision: readable, and exact in `--json`.
+fn secs(ns: u64) -> String {
+    let ms = (ns + 500_000) / 1_000_000;
+    Dur::millis(ms).to_string()
+}
+
+/// `None` when the run meets the scenario's `expect` (or it has none), else why not.
+pub fn expect_failure(sc: &Scenario, out: &RunOutput) -> Option<String> {
+    let expect = sc.expect.as_ref()?;
+    let want: BTreeSet<&str> = expect.findings.iter().map(String::as_str).collect();
+    let got: BTreeSet<&str> = out.findings.iter().map(|f| f.invariant.as_str()).collect();
+    if want == got {
+        return None;
+    }
+    let missing: Vec<&str> = want.difference(&got).copied().collect();
+    let extra: Vec<&str> = got.difference(&want).copied().collect();
+    let mut m = String::new();
+    if !missing.is_empty() {
+        let _ = write!(m, "expected findings not reported: {}", missing.join(", "));
+    }
+    if !extra.is_empty() {
+        if !m.is_empty() {
+            m.push_str("; ");
+        }
+        let _ = write!(m, "unexpected findings: {}", extra.join(", "));
+    }
+    Some(m)
+}
+
+fn pod_block(s: &mut String, p: &PodSummary) {
+    let head = if p.final_phase == "Deleted" {
+        format!("Deleted (last phase {})", p.last_phase)
+    } else {
+        p.final_phase.clone()
+    };
+    let reason = p.reason.as_deref().map(|r| format!(", reason {r}")).unwrap_or_default();
+    let _ = writeln!(s, "pod {}  {}  {head}{reason}", p.name, p.uid);
+    let phases: Vec<String> = p.phases.iter().map(|(t, ph)| format!("{ph} {}", secs(*t))).collect();
+    let _ = writeln!(s, "  phases:    {}", phases.join(" -> "));
+    if let Some(d) = p.deletion_requested_at_ns {
+        let mut line = format!("  deletion:  requested {}", secs(d));
+        match p.containers_stopped_at_ns {
+            Some(t) => {
+                let _ = write!(line, ", containers stopped {} (+{})", secs(t), secs(t.saturating_sub(d)));
+            }
+            None => line.push_str(", containers still running at the end"),
+        }
+        match (p.removed_from_api_at_ns, &p.removed_by) {
+            (Some(t), Some(by)) => {
+                let _ = write!(line, ", removed from API {} by {by} (+{})", secs(t), secs(t.saturating_sub(d)));
+            }
+            _ => line.push_str(", still in the API at the end"),
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    for c in &p.containers {
+        let mut line = format!(
+            "  {}: {} start{}",
+            c.name,
+            c.starts,
+            if c.starts == 1 { "" } else { "s" }
+        );
+        if c.restarts > 0 {
+            let _ = write!(line, " ({} restarts)", c.restarts);
+        }
+        if let Some(code) = c.last_exit_code {
+            let _ = write!(line, ", last exit code {code}");
+        }
+        if c.killed_at_grace_expiry > 0 {
+            let _ = write!(line, ", SIGKILLed at grace expiry x{}", c.killed_at_grace_expiry);
+        }
+        if c.running_at_end {
+            line.push_str(", running at the end");
+        }
+        let _ = writeln!(s, "{line}");
+    }
+}
+
+/// The text summary `podsim run` prints.
+pub fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "podsim {}  scenario {} ({})  seed {}  profile {} (kubelet {})",
+        out.podsim, out.scenario, out.scenario_hash, out.seed, out.profile, out.upstream_release
+    );
+    if !sc.description.is_empty() {
+        let _ = writeln!(s, "{}", sc.description.trim());
+    }
+    let _ = writeln!(
+        s,
+        "{} events over {} simulated, stopped: {}; trace hash {}\n",
+        out.events,
+        secs(out.simulated_ns),
+        out.stop_reason,
+        out.trace_hash
+    );
+    for p in &out.pods {
+        pod_block(&mut s, p);
+        s.push('\n');
+    }
+    let m = &out.metrics;
+    let _ = writeln!(
+        s,
+        "totals: {} pods, {} container starts, {} restarts, {} SIGKILLs at grace expiry, {} containers running at the end",
+        m.pods, m.container_starts, m.restarts, m.kills_at_grace_expiry, m.containers_running_at_end
+    );
+    if out.findings.is_empty() {
+        let _ = writeln!(s, "findings: none");
+    } else {
+        let _ = writeln!(s, "findings: {}", out.findings.len());
+        for f in &out.findings {
+            let _ = writeln!(
+                s,
+                "  [{}] {} at {}: {}\n    replay: {}",
+                f.invariant,
+                if f.pod.is_empty() { "-" } else { &f.pod },
+                secs(f.at_ns),
+                f.message,
+                f.replay
+            );
+        }
+    }
+    let _ = writeln!(s, "replay: {}", out.replay);
+    s
+}
