@@ -79,7 +79,10 @@ fn parse_sets(sets: &[String], profile: &Option<String>) -> Result<Vec<(String, 
 
 /// The line that replays a run exactly.
 pub fn replay_line(path: &Path, seed: u64, sets: &[String], profile: &Option<String>) -> String {
-    let mut s = format!("podsim run {} --seed {seed}", shell_quote(&path.display().to_string()));
+    let mut s = format!(
+        "podsim run {} --seed {seed}",
+        shell_quote(&path.display().to_string())
+    );
     if let Some(p) = profile {
         s.push_str(&format!(" --profile {}", shell_quote(p)));
     }
@@ -91,8 +94,7 @@ pub fn replay_line(path: &Path, seed: u64, sets: &[String], profile: &Option<Str
 
 fn shell_quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+".contains(c))
     {
         s.to_string()
@@ -158,9 +160,15 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             );
             if let Some(i) = first_difference(&out.trace, &second.trace) {
                 let show = |r: Option<&crate::sim::trace::Record>| {
-                    r.map_or("<end of trace>".to_string(), |r| format!("#{} {} {}", r.index, r.at, r.text))
+                    r.map_or("<end of trace>".to_string(), |r| {
+                        format!("#{} {} {}", r.index, r.at, r.text)
+                    })
                 };
-                eprintln!("first differing record:\n  run 1: {}\n  run 2: {}", show(out.trace.get(i)), show(second.trace.get(i)));
+                eprintln!(
+                    "first differing record:\n  run 1: {}\n  run 2: {}",
+                    show(out.trace.get(i)),
+                    show(second.trace.get(i))
+                );
             }
             eprintln!("replay: {replay}");
             return ExitCode::from(1);
@@ -194,7 +202,8 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         eprintln!("expect not met: {msg}\nreplay: {replay}");
     }
     if !out.findings.is_empty() || expect_failure.is_some() {
-        if !out.findings.is_empty() && sc.expect.as_ref().is_some_and(|_| expect_failure.is_none()) {
+        if !out.findings.is_empty() && sc.expect.as_ref().is_some_and(|_| expect_failure.is_none())
+        {
             // Findings that the scenario expects: a clean result.
             return ExitCode::SUCCESS;
         }
@@ -209,7 +218,9 @@ fn run_reporting_panics(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         prev(info);
-        eprintln!("podsim panicked: this is a bug in podsim, not in the kubelet.\nreplay: {replay}");
+        eprintln!(
+            "podsim panicked: this is a bug in podsim, not in the kubelet.\nreplay: {replay}"
+        );
     }));
     let out = run(sc, opts);
     let _ = std::panic::take_hook();
@@ -239,7 +250,10 @@ fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
 
 /// `dir/.name.tmp-<pid>` next to `path`.
 pub fn tmp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 

@@ -41,21 +41,39 @@ fn pod_block(s: &mut String, p: &PodSummary) {
     } else {
         p.final_phase.clone()
     };
-    let reason = p.reason.as_deref().map(|r| format!(", reason {r}")).unwrap_or_default();
+    let reason = p
+        .reason
+        .as_deref()
+        .map(|r| format!(", reason {r}"))
+        .unwrap_or_default();
     let _ = writeln!(s, "pod {}  {}  {head}{reason}", p.name, p.uid);
-    let phases: Vec<String> = p.phases.iter().map(|(t, ph)| format!("{ph} {}", secs(*t))).collect();
+    let phases: Vec<String> = p
+        .phases
+        .iter()
+        .map(|(t, ph)| format!("{ph} {}", secs(*t)))
+        .collect();
     let _ = writeln!(s, "  phases:    {}", phases.join(" -> "));
     if let Some(d) = p.deletion_requested_at_ns {
         let mut line = format!("  deletion:  requested {}", secs(d));
         match p.containers_stopped_at_ns {
             Some(t) => {
-                let _ = write!(line, ", containers stopped {} (+{})", secs(t), secs(t.saturating_sub(d)));
+                let _ = write!(
+                    line,
+                    ", containers stopped {} (+{})",
+                    secs(t),
+                    secs(t.saturating_sub(d))
+                );
             }
             None => line.push_str(", containers still running at the end"),
         }
         match (p.removed_from_api_at_ns, &p.removed_by) {
             (Some(t), Some(by)) => {
-                let _ = write!(line, ", removed from API {} by {by} (+{})", secs(t), secs(t.saturating_sub(d)));
+                let _ = write!(
+                    line,
+                    ", removed from API {} by {by} (+{})",
+                    secs(t),
+                    secs(t.saturating_sub(d))
+                );
             }
             _ => line.push_str(", still in the API at the end"),
         }
@@ -75,7 +93,11 @@ fn pod_block(s: &mut String, p: &PodSummary) {
             let _ = write!(line, ", last exit code {code}");
         }
         if c.killed_at_grace_expiry > 0 {
-            let _ = write!(line, ", SIGKILLed at grace expiry x{}", c.killed_at_grace_expiry);
+            let _ = write!(
+                line,
+                ", SIGKILLed at grace expiry x{}",
+                c.killed_at_grace_expiry
+            );
         }
         if c.running_at_end {
             line.push_str(", running at the end");

@@ -122,7 +122,11 @@ impl World {
     pub fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let mut trace = Trace::new(keep_trace);
-        let mut runtime = Runtime::new(seed, sc.runtime.latencies.clone(), sc.runtime.faults.clone());
+        let mut runtime = Runtime::new(
+            seed,
+            sc.runtime.latencies.clone(),
+            sc.runtime.faults.clone(),
+        );
         let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
         let mut kubelet = Kubelet::new(&sc, seed);
         for (i, p) in sc.pods.iter().enumerate() {
@@ -184,7 +188,11 @@ impl World {
                     kubelet.on_cri_reply(&mut ctx, caller, req, result);
                 }
             }
-            Event::CriReply { caller, req, result } => {
+            Event::CriReply {
+                caller,
+                req,
+                result,
+            } => {
                 let mut ctx = Ctx::new(sim, trace, runtime, api);
                 kubelet.on_cri_reply(&mut ctx, caller, req, result);
             }
@@ -242,7 +250,8 @@ impl World {
                 grace_period_seconds,
             } => {
                 if let Some(uid) = self.uid_of(&pod) {
-                    self.api.delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
+                    self.api
+                        .delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
                 }
             }
             Action::ForceDeletePod { pod } => {
@@ -256,10 +265,19 @@ impl World {
                 exit_code,
             } => {
                 if let Some(uid) = self.uid_of(&pod) {
-                    let replies =
-                        self.runtime
-                            .container_exit(&mut self.sim, &mut self.trace, uid, &container, exit_code);
-                    let mut ctx = Ctx::new(&mut self.sim, &mut self.trace, &mut self.runtime, &mut self.api);
+                    let replies = self.runtime.container_exit(
+                        &mut self.sim,
+                        &mut self.trace,
+                        uid,
+                        &container,
+                        exit_code,
+                    );
+                    let mut ctx = Ctx::new(
+                        &mut self.sim,
+                        &mut self.trace,
+                        &mut self.runtime,
+                        &mut self.api,
+                    );
                     for (caller, req, result) in replies {
                         self.kubelet.on_cri_reply(&mut ctx, caller, req, result);
                     }
@@ -272,6 +290,31 @@ impl World {
             | Action::RemoveStaticPod { .. }
             | Action::RecreatePod { .. }) => {
                 panic!("scenario validation let through an action podsim does not model yet: {other:?}")
+            }
+        }
+    }
+
+    /// Act as the kubelet from outside the event loop (tests drive the pod workers this way).
+    pub fn kubelet_do<R>(&mut self, f: impl FnOnce(&mut Kubelet, &mut Ctx) -> R) -> R {
+        let mut ctx = Ctx::new(
+            &mut self.sim,
+            &mut self.trace,
+            &mut self.runtime,
+            &mut self.api,
+        );
+        f(&mut self.kubelet, &mut ctx)
+    }
+
+    /// Process events up to and including simulated time `until`.
+    pub fn run_until(&mut self, until: SimTime) -> Option<StopReason> {
+        loop {
+            match self.sim.queue.peek_time() {
+                Some(t) if t <= until => {}
+                _ => return None,
+            }
+            match self.sim.next_event() {
+                Ok(ev) => self.step(ev),
+                Err(reason) => return Some(reason),
             }
         }
     }
@@ -358,7 +401,11 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
             containers_stopped_at_ns: stopped_at.map(|t| t.0),
             removed_from_api_at_ns: h.removed_at.map(|t| t.0),
             removed_by: h.removed_by.map(str::to_string),
-            phases: h.phases.iter().map(|(t, p)| (t.0, p.as_str().to_string())).collect(),
+            phases: h
+                .phases
+                .iter()
+                .map(|(t, p)| (t.0, p.as_str().to_string()))
+                .collect(),
             containers,
         });
     }

@@ -140,16 +140,27 @@ impl Kubelet {
                         let new = container_states(&status);
                         let old = self.pleg.old.remove(&uid).unwrap_or_default();
                         let mut sync_worthy = false;
-                        let ids: BTreeSet<ContainerId> = old.keys().chain(new.keys()).copied().collect();
+                        let ids: BTreeSet<ContainerId> =
+                            old.keys().chain(new.keys()).copied().collect();
                         for id in ids {
                             for e in events_for(old.get(&id).copied(), new.get(&id).copied()) {
-                                if !matches!(e, PlegEventType::ContainerRemoved | PlegEventType::ContainerChanged) {
+                                if !matches!(
+                                    e,
+                                    PlegEventType::ContainerRemoved
+                                        | PlegEventType::ContainerChanged
+                                ) {
                                     sync_worthy = true;
                                 }
                             }
                         }
                         self.pleg.old.insert(uid, new);
-                        self.pleg.cache.insert(uid, CacheEntry { status, modified: start });
+                        self.pleg.cache.insert(
+                            uid,
+                            CacheEntry {
+                                status,
+                                modified: start,
+                            },
+                        );
                         changed_pods += 1;
                         if sync_worthy {
                             to_notify.push(uid);
@@ -159,7 +170,9 @@ impl Kubelet {
             }
         }
         self.pleg.global = Some(start);
-        ctx.emit(Transition::Relist { changed: changed_pods });
+        ctx.emit(Transition::Relist {
+            changed: changed_pods,
+        });
         // Release workers blocked in GetNewerThan.
         let ready: Vec<PodUid> = self
             .pleg
@@ -187,11 +200,23 @@ mod tests {
     #[test]
     fn events_follow_generic_pleg_table() {
         use PlegEventType::*;
-        assert_eq!(events_for(None, Some(RtState::Running)), &[ContainerStarted]);
-        assert_eq!(events_for(Some(RtState::Running), Some(RtState::Exited)), &[ContainerDied]);
+        assert_eq!(
+            events_for(None, Some(RtState::Running)),
+            &[ContainerStarted]
+        );
+        assert_eq!(
+            events_for(Some(RtState::Running), Some(RtState::Exited)),
+            &[ContainerDied]
+        );
         assert_eq!(events_for(Some(RtState::Exited), None), &[ContainerRemoved]);
-        assert_eq!(events_for(Some(RtState::Running), None), &[ContainerDied, ContainerRemoved]);
-        assert_eq!(events_for(None, Some(RtState::Created)), &[ContainerChanged]);
+        assert_eq!(
+            events_for(Some(RtState::Running), None),
+            &[ContainerDied, ContainerRemoved]
+        );
+        assert_eq!(
+            events_for(None, Some(RtState::Created)),
+            &[ContainerChanged]
+        );
         assert!(events_for(Some(RtState::Running), Some(RtState::Running)).is_empty());
     }
 

@@ -159,7 +159,7 @@ pub struct PodSyncStatus {
 }
 
 impl PodSyncStatus {
-    fn new(fullname: String, now: SimTime) -> Self {
+    pub fn new(fullname: String, now: SimTime) -> Self {
         PodSyncStatus {
             fullname,
             working: false,
@@ -314,7 +314,9 @@ impl PodWorkers {
     }
 
     pub fn is_pod_termination_requested(&self, uid: PodUid) -> bool {
-        self.records.get(&uid).is_some_and(|s| s.is_termination_requested())
+        self.records
+            .get(&uid)
+            .is_some_and(|s| s.is_termination_requested())
     }
 
     pub fn should_pod_containers_be_terminating(&self, uid: PodUid) -> bool {
@@ -339,7 +341,11 @@ impl PodWorkers {
     }
 
     /// `calculateEffectiveGracePeriod`: returns (grace, shortened).
-    pub fn effective_grace(prev: i64, pod: Option<&ApiPod>, kill: Option<&KillPodOptions>) -> (i64, bool) {
+    pub fn effective_grace(
+        prev: i64,
+        pod: Option<&ApiPod>,
+        kill: Option<&KillPodOptions>,
+    ) -> (i64, bool) {
         let mut g = prev;
         let mut overridden = false;
         if let Some(d) = pod.and_then(|p| p.deletion_grace_period_seconds) {
@@ -370,7 +376,10 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
     if let Some(p) = &o.pod {
         return (p.uid, p.spec.full_name());
     }
-    let rp = o.running_pod.as_ref().expect("update without pod or running pod");
+    let rp = o
+        .running_pod
+        .as_ref()
+        .expect("update without pod or running pod");
     (rp.uid, format!("{}_{}", rp.name, rp.namespace))
 }
 
@@ -415,7 +424,10 @@ impl Kubelet {
                 }
             }
             self.pw.records.insert(uid, st);
-            ctx.emit(Transition::Worker { uid, what: "record" });
+            ctx.emit(Transition::Worker {
+                uid,
+                what: "record",
+            });
         }
         let st = self.pw.records.get_mut(&uid).expect("inserted");
 
@@ -437,7 +449,8 @@ impl Kubelet {
         let still_runtime_only = options.is_runtime_only();
 
         // 4. A create for a UID that is terminating: remember that a restart was asked for.
-        if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create {
+        if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create
+        {
             st.restart_requested = true;
             ctx.emit(Transition::Worker {
                 uid,
@@ -453,11 +466,18 @@ impl Kubelet {
         let mut became_terminating = false;
         if !st.is_termination_requested() {
             // A runtime-only update, or a deletion timestamp: the pod was deleted.
-            if still_runtime_only || decision_pod.as_ref().is_some_and(|p| p.deletion_timestamp.is_some()) {
+            if still_runtime_only
+                || decision_pod
+                    .as_ref()
+                    .is_some_and(|p| p.deletion_timestamp.is_some())
+            {
                 st.deleted = true;
                 st.terminating_at = Some(now);
                 became_terminating = true;
-            } else if decision_pod.as_ref().is_some_and(|p| p.status.phase.is_terminal()) {
+            } else if decision_pod
+                .as_ref()
+                .is_some_and(|p| p.status.phase.is_terminal())
+            {
                 st.terminating_at = Some(now);
                 became_terminating = true;
             } else if options.update_type == UpdateType::Kill {
@@ -490,7 +510,8 @@ impl Kubelet {
             if let Some(f) = &kill.status_fn {
                 st.status_post_terminating.push(f.clone());
             }
-            let (g, shortened) = PodWorkers::effective_grace(st.grace_period, decision_pod.as_deref(), Some(kill));
+            let (g, shortened) =
+                PodWorkers::effective_grace(st.grace_period, decision_pod.as_deref(), Some(kill));
             st.grace_period = g;
             kill.grace_override = Some(g);
             was_grace_shortened = shortened;
@@ -550,7 +571,10 @@ impl Kubelet {
             // allowPodStart: non-static pods may always start (static pods are not built yet).
             st.started_at = Some(now);
             st.merge_last_update(&options);
-            ctx.emit(Transition::Worker { uid, what: "started" });
+            ctx.emit(Transition::Worker {
+                uid,
+                what: "started",
+            });
         }
         let op = self.pw.new_op();
         let st = self.pw.records.get_mut(&uid).expect("present");
@@ -594,7 +618,11 @@ impl Kubelet {
     }
 
     /// `acknowledgeTerminating`: returns the last registered status function.
-    pub(super) fn acknowledge_terminating(&mut self, ctx: &mut Ctx, uid: PodUid) -> Option<StatusFn> {
+    pub(super) fn acknowledge_terminating(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+    ) -> Option<StatusFn> {
         let st = self.pw.records.get_mut(&uid)?;
         if !st.started_terminating && st.is_termination_requested() {
             st.started_terminating = true;
@@ -607,7 +635,13 @@ impl Kubelet {
     }
 
     /// A sync operation ended: outcome handling and `completeWork` (section 1.5).
-    pub(super) fn finish_work(&mut self, ctx: &mut Ctx, uid: PodUid, work: &Work, result: Result<bool, String>) {
+    pub(super) fn finish_work(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        work: &Work,
+        result: Result<bool, String>,
+    ) {
         let now = ctx.now();
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return;
@@ -623,7 +657,10 @@ impl Kubelet {
                 st.has_worker = false;
                 st.finished = true;
                 st.working = false;
-                ctx.emit(Transition::Worker { uid, what: "finished" });
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "finished",
+                });
                 return;
             }
             (Ok(_), WorkType::Terminating) if runtime_only => {
@@ -643,7 +680,10 @@ impl Kubelet {
                 let chans = std::mem::take(&mut st.notify_post_terminating);
                 st.status_post_terminating.clear();
                 self.pw.closed_channels.extend(chans);
-                ctx.emit(Transition::Worker { uid, what: "terminated" });
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "terminated",
+                });
                 self.requeue_last_pod_update(uid);
                 phase_transition = true;
             }
@@ -680,14 +720,22 @@ impl Kubelet {
     }
 
     /// `completeWork`: schedule the next resync and pick up pending work.
-    fn complete_work(&mut self, ctx: &mut Ctx, uid: PodUid, phase_transition: bool, err: Option<String>) {
+    fn complete_work(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        phase_transition: bool,
+        err: Option<String>,
+    ) {
         let now = ctx.now();
         let delay = if phase_transition {
             Dur::ZERO
         } else {
             match &err {
                 None => self.pw.jitter(self.pw.resync_interval),
-                Some(e) if e.contains(NETWORK_NOT_READY) => self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR),
+                Some(e) if e.contains(NETWORK_NOT_READY) => {
+                    self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR)
+                }
                 Some(_) => self.pw.jitter(self.pw.back_off_period),
             }
         };
@@ -707,7 +755,11 @@ impl Kubelet {
 
     /// `SyncKnownPods` (called by housekeeping): forget finished orphans, drive orphaned
     /// started pods into termination, and report every remaining UID.
-    pub fn sync_known_pods(&mut self, ctx: &mut Ctx, desired: &BTreeMap<PodUid, Arc<ApiPod>>) -> BTreeMap<PodUid, PodWorkerSync> {
+    pub fn sync_known_pods(
+        &mut self,
+        ctx: &mut Ctx,
+        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+    ) -> BTreeMap<PodUid, PodWorkerSync> {
         let now = ctx.now();
         self.pw.pods_synced = true;
         let mut out = BTreeMap::new();
@@ -720,7 +772,10 @@ impl Kubelet {
                 if st.finished {
                     self.pw.records.remove(&uid);
                     self.pw.work_queue.remove(&uid);
-                    ctx.emit(Transition::Worker { uid, what: "forgotten" });
+                    ctx.emit(Transition::Worker {
+                        uid,
+                        what: "forgotten",
+                    });
                     continue;
                 }
                 if orphan {
@@ -739,7 +794,9 @@ impl Kubelet {
                         st.terminating_at = Some(now);
                         let pod = st.active_update.as_ref().and_then(|u| u.pod.clone());
                         st.grace_period = match pod {
-                            Some(p) => PodWorkers::effective_grace(st.grace_period, Some(&p), None).0,
+                            Some(p) => {
+                                PodWorkers::effective_grace(st.grace_period, Some(&p), None).0
+                            }
                             None => 1,
                         };
                         ctx.emit(Transition::Worker {
@@ -749,7 +806,11 @@ impl Kubelet {
                     }
                     self.requeue_last_pod_update(uid);
                     let st = self.pw.records.get_mut(&uid).expect("present");
-                    if st.pending_update.is_some() && !st.signalled && st.op.is_none() && st.has_worker {
+                    if st.pending_update.is_some()
+                        && !st.signalled
+                        && st.op.is_none()
+                        && st.has_worker
+                    {
                         st.signalled = true;
                         let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
                     }
@@ -812,13 +873,31 @@ mod tests {
 
     #[test]
     fn effective_grace_only_decreases_and_never_below_one() {
-        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), None), (30, false));
-        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), Some(10))), None), (10, false));
-        assert_eq!(PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(20))), None), (10, false));
-        assert_eq!(PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(5))), None), (5, true));
+        assert_eq!(
+            PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), None),
+            (30, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace(0, Some(&pod(Some(30), Some(10))), None),
+            (10, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(20))), None),
+            (10, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace(10, Some(&pod(Some(30), Some(5))), None),
+            (5, true)
+        );
         // An explicit 0 becomes the floor of 1 (the overridden flag keeps TGPS out).
-        assert_eq!(PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), Some(&kill(0))), (1, false));
-        assert_eq!(PodWorkers::effective_grace(30, Some(&pod(Some(30), None)), Some(&kill(0))), (1, true));
+        assert_eq!(
+            PodWorkers::effective_grace(0, Some(&pod(Some(30), None)), Some(&kill(0))),
+            (1, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace(30, Some(&pod(Some(30), None)), Some(&kill(0))),
+            (1, true)
+        );
         assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
     }
 }

@@ -11,8 +11,8 @@
 
 use super::{KEv, Kubelet};
 use crate::model::{
-    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy, RtPodStatus,
-    RtState, Transition,
+    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
+    RtPodStatus, RtState, Transition,
 };
 use crate::sim::Dur;
 use crate::world::Ctx;
@@ -132,7 +132,11 @@ pub fn get_phase(pod: &ApiPod, statuses: &[ApiContainerStatus], pod_is_terminal:
 }
 
 /// `mergePodStatus`: hold back a terminal phase while containers could still run.
-pub fn merge_pod_status(old: &ApiPodStatus, new: &ApiPodStatus, could_have_running: bool) -> ApiPodStatus {
+pub fn merge_pod_status(
+    old: &ApiPodStatus,
+    new: &ApiPodStatus,
+    could_have_running: bool,
+) -> ApiPodStatus {
     let mut out = new.clone();
     if !old.phase.is_terminal() && new.phase.is_terminal() && could_have_running {
         out.phase = old.phase;
@@ -150,7 +154,12 @@ pub fn merge_pod_status(old: &ApiPodStatus, new: &ApiPodStatus, could_have_runni
 
 impl Kubelet {
     /// `generateAPIPodStatus(pod, podStatus, podIsTerminal)`.
-    pub fn generate_api_pod_status(&self, pod: &ApiPod, rt: &RtPodStatus, pod_is_terminal: bool) -> ApiPodStatus {
+    pub fn generate_api_pod_status(
+        &self,
+        pod: &ApiPod,
+        rt: &RtPodStatus,
+        pod_is_terminal: bool,
+    ) -> ApiPodStatus {
         let old = self
             .status
             .statuses
@@ -194,7 +203,12 @@ impl Kubelet {
                     }
                 }
             }
-            for (seen, rc) in rt.containers.iter().filter(|r| r.name == c.name).enumerate() {
+            for (seen, rc) in rt
+                .containers
+                .iter()
+                .filter(|r| r.name == c.name)
+                .enumerate()
+            {
                 if seen == 0 {
                     s.state = rt_to_api(rc);
                     s.restart_count = rc.restart_count;
@@ -277,7 +291,14 @@ impl Kubelet {
     }
 
     /// `updateStatusInternal`.
-    fn update_status_internal(&mut self, ctx: &mut Ctx, pod: &ApiPod, mut status: ApiPodStatus, force: bool, finished: bool) {
+    fn update_status_internal(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &ApiPod,
+        mut status: ApiPodStatus,
+        force: bool,
+        finished: bool,
+    ) {
         let uid = pod.uid;
         let old = self.status.statuses.get(&uid);
         let old_status = old.map(|v| &v.status).unwrap_or(&pod.status);
@@ -314,7 +335,10 @@ impl Kubelet {
         let phase_changed = old.is_none_or(|v| v.status.phase != status.phase);
         let version = old.map_or(1, |v| v.version + 1);
         if phase_changed {
-            ctx.emit(Transition::LocalStatus { uid, phase: status.phase });
+            ctx.emit(Transition::LocalStatus {
+                uid,
+                phase: status.phase,
+            });
         }
         self.status.statuses.insert(
             uid,
@@ -355,7 +379,11 @@ impl Kubelet {
             if self.status_needs_update(*uid, v) {
                 todo.push(*uid);
             } else if all {
-                let reconcile = self.config.pods.get(uid).is_some_and(|p| p.status != v.status);
+                let reconcile = self
+                    .config
+                    .pods
+                    .get(uid)
+                    .is_some_and(|p| p.status != v.status);
                 if reconcile {
                     todo.push(*uid);
                 }
@@ -364,7 +392,9 @@ impl Kubelet {
         for uid in todo {
             if all {
                 // needsReconcile forgets the API version so the write happens.
-                if self.status.api_versions.get(&uid) == self.status.statuses.get(&uid).map(|v| &v.version) {
+                if self.status.api_versions.get(&uid)
+                    == self.status.statuses.get(&uid).map(|v| &v.version)
+                {
                     if let Some(p) = self.config.pods.get(&uid) {
                         if !can_be_deleted(p, self.status.statuses[&uid].pod_is_finished) {
                             self.status.api_versions.remove(&uid);
@@ -391,7 +421,12 @@ impl Kubelet {
     }
 
     /// `syncPod` step 1-3: the GET answered. Returns the status to PATCH, if any.
-    pub fn status_on_api_get(&mut self, ctx: &mut Ctx, uid: PodUid, api: Option<&ApiPod>) -> Option<ApiPodStatus> {
+    pub fn status_on_api_get(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        api: Option<&ApiPod>,
+    ) -> Option<ApiPodStatus> {
         let Some(api) = api else {
             self.status_done(ctx);
             return None;
@@ -412,7 +447,12 @@ impl Kubelet {
 
     /// `syncPod` step 4-5: the PATCH answered with the object after the patch. Returns
     /// whether the kubelet now deletes the object.
-    pub fn status_on_api_patched(&mut self, ctx: &mut Ctx, uid: PodUid, after: Option<&ApiPod>) -> bool {
+    pub fn status_on_api_patched(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        after: Option<&ApiPod>,
+    ) -> bool {
         let Some(v) = self.status.statuses.get(&uid) else {
             self.status_done(ctx);
             return false;
@@ -444,7 +484,9 @@ impl Kubelet {
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
         self.status.statuses.retain(|uid, _| keep.contains_key(uid));
-        self.status.api_versions.retain(|uid, _| keep.contains_key(uid));
+        self.status
+            .api_versions
+            .retain(|uid, _| keep.contains_key(uid));
     }
 }
 
@@ -514,20 +556,55 @@ mod tests {
 
     #[test]
     fn get_phase_follows_upstream_order() {
-        let running = ApiContainerState::Running { started_at: SimTime(1) };
+        let running = ApiContainerState::Running {
+            started_at: SimTime(1),
+        };
         let p = pod(RestartPolicy::Always, 2);
-        assert_eq!(get_phase(&p, &[st("c0", running.clone()), st("c1", running.clone())], false), PodPhase::Running);
-        assert_eq!(get_phase(&p, &[st("c0", running.clone())], false), PodPhase::Pending);
-        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], false), PodPhase::Running);
-        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], true), PodPhase::Failed);
+        assert_eq!(
+            get_phase(
+                &p,
+                &[st("c0", running.clone()), st("c1", running.clone())],
+                false
+            ),
+            PodPhase::Running
+        );
+        assert_eq!(
+            get_phase(&p, &[st("c0", running.clone())], false),
+            PodPhase::Pending
+        );
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], false),
+            PodPhase::Running
+        );
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], true),
+            PodPhase::Failed
+        );
         let p = pod(RestartPolicy::Never, 2);
-        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(0))], false), PodPhase::Succeeded);
-        assert_eq!(get_phase(&p, &[st("c0", term(0)), st("c1", term(2))], false), PodPhase::Failed);
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(0))], false),
+            PodPhase::Succeeded
+        );
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(2))], false),
+            PodPhase::Failed
+        );
         let p = pod(RestartPolicy::OnFailure, 1);
-        assert_eq!(get_phase(&p, &[st("c0", term(2))], false), PodPhase::Running);
-        assert_eq!(get_phase(&p, &[st("c0", term(0))], false), PodPhase::Succeeded);
-        let waiting = ApiContainerState::Waiting { reason: "ContainerCreating" };
-        assert_eq!(get_phase(&p, &[st("c0", waiting)], false), PodPhase::Pending);
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(2))], false),
+            PodPhase::Running
+        );
+        assert_eq!(
+            get_phase(&p, &[st("c0", term(0))], false),
+            PodPhase::Succeeded
+        );
+        let waiting = ApiContainerState::Waiting {
+            reason: "ContainerCreating",
+        };
+        assert_eq!(
+            get_phase(&p, &[st("c0", waiting)], false),
+            PodPhase::Pending
+        );
     }
 
     #[test]
@@ -543,6 +620,9 @@ mod tests {
         };
         assert_eq!(merge_pod_status(&old, &new, true).phase, PodPhase::Running);
         let m = merge_pod_status(&old, &new, false);
-        assert_eq!((m.phase, m.reason.as_deref()), (PodPhase::Failed, Some("Evicted")));
+        assert_eq!(
+            (m.phase, m.reason.as_deref()),
+            (PodPhase::Failed, Some("Evicted"))
+        );
     }
 }

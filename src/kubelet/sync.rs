@@ -18,8 +18,8 @@ use super::pod_workers::{StatusFn, Work, WorkType};
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::model::{
-    ApiPod, ApiPodStatus, ContainerId, PodUid, RestartPolicy, RtPodStatus, RtState, RunningPod, SandboxId,
-    Transition,
+    ApiPod, ApiPodStatus, ContainerId, PodUid, RestartPolicy, RtPodStatus, RtState, RunningPod,
+    SandboxId, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
@@ -59,8 +59,12 @@ enum Step {
         sandboxes: Vec<SandboxId>,
         grace_override: Option<i64>,
     },
-    CreateSandbox { attempt: u32 },
-    StartContainer { idx: usize },
+    CreateSandbox {
+        attempt: u32,
+    },
+    StartContainer {
+        idx: usize,
+    },
     /// `SyncTerminatingPod` steps 5-8: a direct `GetPodStatus`, then the terminal status.
     VerifyStopped,
 }
@@ -194,7 +198,11 @@ fn always_pull(image: &str) -> bool {
 
 fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
     match f {
-        StatusFn::SetTerminal { phase, reason, message } => {
+        StatusFn::SetTerminal {
+            phase,
+            reason,
+            message,
+        } => {
             status.phase = *phase;
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
@@ -325,12 +333,20 @@ impl Kubelet {
                     Err(op.errors.join("; "))
                 };
                 match op.kind {
-                    SyncKind::SyncPod | SyncKind::TerminatingRuntime => self.end_op(ctx, uid, op, result),
-                    SyncKind::Terminating | SyncKind::Terminated => self.end_op(ctx, uid, op, result),
+                    SyncKind::SyncPod | SyncKind::TerminatingRuntime => {
+                        self.end_op(ctx, uid, op, result)
+                    }
+                    SyncKind::Terminating | SyncKind::Terminated => {
+                        self.end_op(ctx, uid, op, result)
+                    }
                 }
                 return;
             };
-            let caller = |tag: u32| Caller::Worker { uid, op: op.id, tag };
+            let caller = |tag: u32| Caller::Worker {
+                uid,
+                op: op.id,
+                tag,
+            };
             match step {
                 Step::KillPod {
                     containers,
@@ -361,11 +377,7 @@ impl Kubelet {
                             ctx.cri(caller(id.0), CriReq::ExecPreStop { uid, id });
                             let _ = ctx.after(
                                 Dur::secs(g as u64),
-                                KEv::PreStopTimeout {
-                                    uid,
-                                    op: op.id,
-                                    id,
-                                },
+                                KEv::PreStopTimeout { uid, op: op.id, id },
                             );
                         } else {
                             ks.pending.insert(id, KillStage::Stopping);
@@ -407,9 +419,16 @@ impl Kubelet {
                     }
                     let c = &op.pod.spec.containers[idx];
                     let key = format!("{}_{}", uid, c.image);
-                    if self.image_backoff.is_in_back_off_since_update(&key, ctx.now()) {
-                        self.reason_cache.insert((uid, c.name.clone()), "ImagePullBackOff");
-                        op.errors.push(format!("ImagePullBackOff: back-off pulling image {:?}", c.image));
+                    if self
+                        .image_backoff
+                        .is_in_back_off_since_update(&key, ctx.now())
+                    {
+                        self.reason_cache
+                            .insert((uid, c.name.clone()), "ImagePullBackOff");
+                        op.errors.push(format!(
+                            "ImagePullBackOff: back-off pulling image {:?}",
+                            c.image
+                        ));
                         continue;
                     }
                     op.start = Some((idx, StartStage::Pull));
@@ -442,7 +461,9 @@ impl Kubelet {
         if let Some(d) = pod.deletion_grace_period_seconds {
             return d;
         }
-        pod.spec.termination_grace_period_seconds.unwrap_or(MIN_CONTAINER_GRACE)
+        pod.spec
+            .termination_grace_period_seconds
+            .unwrap_or(MIN_CONTAINER_GRACE)
     }
 
     /// `doBackOff`: is the container in crash-loop back-off? Returns the error if so.
@@ -455,9 +476,13 @@ impl Kubelet {
             .iter()
             .find(|s| s.name == c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
-        let key = format!("{}_{}_{}_{}", op.pod.spec.name, op.pod.spec.namespace, uid, c.name);
+        let key = format!(
+            "{}_{}_{}_{}",
+            op.pod.spec.name, op.pod.spec.namespace, uid, c.name
+        );
         if self.crash_backoff.is_in_back_off_since(&key, ts, ctx.now()) {
-            self.reason_cache.insert((uid, c.name.clone()), "CrashLoopBackOff");
+            self.reason_cache
+                .insert((uid, c.name.clone()), "CrashLoopBackOff");
             ctx.emit(Transition::Note {
                 uid,
                 what: "CrashLoopBackOff",
@@ -488,7 +513,10 @@ impl Kubelet {
         }
         let ks = op.kill.take().expect("kill in progress");
         if !ks.errors.is_empty() {
-            let e = format!("failed to \"KillPodSandbox\" or \"KillContainer\": {}", ks.errors.join("; "));
+            let e = format!(
+                "failed to \"KillPodSandbox\" or \"KillContainer\": {}",
+                ks.errors.join("; ")
+            );
             match op.kind {
                 SyncKind::SyncPod => op.fatal = Some(e),
                 SyncKind::Terminating | SyncKind::TerminatingRuntime | SyncKind::Terminated => {
@@ -500,7 +528,15 @@ impl Kubelet {
     }
 
     /// A CRI reply for a worker's operation.
-    pub(super) fn worker_on_cri(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, tag: u32, req: CriReq, result: CriResult) {
+    pub(super) fn worker_on_cri(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        tag: u32,
+        req: CriReq,
+        result: CriResult,
+    ) {
         let Some(mut op) = self.ops.remove(&uid) else {
             return;
         };
@@ -569,7 +605,11 @@ impl Kubelet {
                 let attempt = op.status.find(&name).map_or(0, |c| c.restart_count + 1);
                 op.start = Some((idx, StartStage::Create));
                 ctx.cri(
-                    Caller::Worker { uid, op: op.id, tag },
+                    Caller::Worker {
+                        uid,
+                        op: op.id,
+                        tag,
+                    },
                     CriReq::CreateContainer {
                         uid,
                         sandbox,
@@ -583,12 +623,23 @@ impl Kubelet {
                 CriResult::ContainerCreated(id) => {
                     let (idx, _) = op.start.expect("start in progress");
                     op.start = Some((idx, StartStage::Start));
-                    ctx.cri(Caller::Worker { uid, op: op.id, tag }, CriReq::StartContainer { uid, id });
+                    ctx.cri(
+                        Caller::Worker {
+                            uid,
+                            op: op.id,
+                            tag,
+                        },
+                        CriReq::StartContainer { uid, id },
+                    );
                     self.ops.insert(uid, op);
                 }
                 other => {
-                    self.reason_cache.insert((uid, name), "CreateContainerError");
-                    op.errors.push(format!("CreateContainerError: {}", other.error().unwrap_or("unknown")));
+                    self.reason_cache
+                        .insert((uid, name), "CreateContainerError");
+                    op.errors.push(format!(
+                        "CreateContainerError: {}",
+                        other.error().unwrap_or("unknown")
+                    ));
                     op.start = None;
                     self.advance(ctx, uid, op);
                 }
@@ -609,8 +660,14 @@ impl Kubelet {
                 op.plan.pop_front();
                 match result {
                     CriResult::PodStatus(stopped) => {
-                        if stopped.containers.iter().any(|c| c.state == RtState::Running) {
-                            op.fatal = Some("detected running containers after a successful KillPod".into());
+                        if stopped
+                            .containers
+                            .iter()
+                            .any(|c| c.state == RtState::Running)
+                        {
+                            op.fatal = Some(
+                                "detected running containers after a successful KillPod".into(),
+                            );
                         } else {
                             let api = self.generate_api_pod_status(&op.pod, &stopped, true);
                             let pod = op.pod.clone();
@@ -618,7 +675,10 @@ impl Kubelet {
                         }
                     }
                     other => {
-                        op.fatal = Some(format!("GetPodStatus: {}", other.error().unwrap_or("unknown")));
+                        op.fatal = Some(format!(
+                            "GetPodStatus: {}",
+                            other.error().unwrap_or("unknown")
+                        ));
                     }
                 }
                 self.advance(ctx, uid, op);
@@ -648,13 +708,23 @@ impl Kubelet {
                 op: op.id,
                 tag: id.0,
             },
-            CriReq::StopContainer { uid, id, timeout_s: g },
+            CriReq::StopContainer {
+                uid,
+                id,
+                timeout_s: g,
+            },
         );
         self.ops.insert(uid, op);
     }
 
     /// A PreStop hook ran out of grace: it is abandoned and the stop goes on.
-    pub(super) fn prestop_timeout(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, id: ContainerId) {
+    pub(super) fn prestop_timeout(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        id: ContainerId,
+    ) {
         let Some(op) = self.ops.remove(&uid) else {
             return;
         };
@@ -795,17 +865,26 @@ mod tests {
     fn compute_pod_actions_restart_policies() {
         let exited1 = status(true, Some((RtState::Exited, 1)));
         let exited0 = status(true, Some((RtState::Exited, 0)));
-        assert_eq!(compute_pod_actions(&pod(RestartPolicy::Always), &exited0).containers_to_start, vec![0]);
-        assert_eq!(compute_pod_actions(&pod(RestartPolicy::OnFailure), &exited1).containers_to_start, vec![0]);
+        assert_eq!(
+            compute_pod_actions(&pod(RestartPolicy::Always), &exited0).containers_to_start,
+            vec![0]
+        );
+        assert_eq!(
+            compute_pod_actions(&pod(RestartPolicy::OnFailure), &exited1).containers_to_start,
+            vec![0]
+        );
         let a = compute_pod_actions(&pod(RestartPolicy::OnFailure), &exited0);
         assert!(a.containers_to_start.is_empty() && a.kill_pod);
         let a = compute_pod_actions(&pod(RestartPolicy::Never), &exited1);
         assert!(a.containers_to_start.is_empty() && a.kill_pod);
         let running = status(true, Some((RtState::Running, 0)));
-        assert_eq!(compute_pod_actions(&pod(RestartPolicy::Never), &running), PodActions {
-            sandbox: Some(SandboxId(1)),
-            ..Default::default()
-        });
+        assert_eq!(
+            compute_pod_actions(&pod(RestartPolicy::Never), &running),
+            PodActions {
+                sandbox: Some(SandboxId(1)),
+                ..Default::default()
+            }
+        );
         // Dead sandbox with RestartPolicy Never and containers that existed: kill only.
         let dead = status(false, Some((RtState::Exited, 0)));
         let a = compute_pod_actions(&pod(RestartPolicy::Never), &dead);

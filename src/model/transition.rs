@@ -8,30 +8,102 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Transition {
     // ---- API server (ground truth) ----
-    ApiCreated { uid: PodUid, name: String },
-    ApiDeleteRequested { uid: PodUid, grace: i64 },
-    ApiForceDeleted { uid: PodUid },
-    ApiStatus { uid: PodUid, phase: PodPhase, reason: Option<String> },
-    ApiRemoved { uid: PodUid, by: &'static str },
-    WatchDelivered { uid: PodUid, kind: &'static str },
+    ApiCreated {
+        uid: PodUid,
+        name: String,
+    },
+    ApiDeleteRequested {
+        uid: PodUid,
+        grace: i64,
+    },
+    ApiForceDeleted {
+        uid: PodUid,
+    },
+    ApiStatus {
+        uid: PodUid,
+        phase: PodPhase,
+        reason: Option<String>,
+    },
+    ApiRemoved {
+        uid: PodUid,
+        by: &'static str,
+    },
+    WatchDelivered {
+        uid: PodUid,
+        kind: &'static str,
+    },
     // ---- runtime (ground truth) ----
-    CriBegin { uid: PodUid, call: &'static str, target: u32 },
-    CriEnd { uid: PodUid, call: &'static str, target: u32, error: Option<&'static str> },
-    SandboxReady { uid: PodUid, id: SandboxId },
-    SandboxStopped { uid: PodUid, id: SandboxId },
-    ContainerRunning { uid: PodUid, id: ContainerId, name: String },
-    Signal { uid: PodUid, id: ContainerId, signal: &'static str },
-    ContainerExited { uid: PodUid, id: ContainerId, code: i32, reason: &'static str },
+    CriBegin {
+        uid: PodUid,
+        call: &'static str,
+        target: u32,
+    },
+    CriEnd {
+        uid: PodUid,
+        call: &'static str,
+        target: u32,
+        error: Option<&'static str>,
+    },
+    SandboxReady {
+        uid: PodUid,
+        id: SandboxId,
+    },
+    SandboxStopped {
+        uid: PodUid,
+        id: SandboxId,
+    },
+    ContainerRunning {
+        uid: PodUid,
+        id: ContainerId,
+        name: String,
+    },
+    Signal {
+        uid: PodUid,
+        id: ContainerId,
+        signal: &'static str,
+    },
+    ContainerExited {
+        uid: PodUid,
+        id: ContainerId,
+        code: i32,
+        reason: &'static str,
+    },
     // ---- kubelet ----
-    ConfigOp { uid: PodUid, op: &'static str },
-    UpdatePod { uid: PodUid, ty: &'static str, runtime_only: bool },
-    Worker { uid: PodUid, what: &'static str },
-    SyncBegin { uid: PodUid, kind: &'static str, grace: Option<i64> },
-    SyncEnd { uid: PodUid, kind: &'static str, error: Option<String> },
-    LocalStatus { uid: PodUid, phase: PodPhase },
-    Relist { changed: u32 },
+    ConfigOp {
+        uid: PodUid,
+        op: &'static str,
+    },
+    UpdatePod {
+        uid: PodUid,
+        ty: &'static str,
+        runtime_only: bool,
+    },
+    Worker {
+        uid: PodUid,
+        what: &'static str,
+    },
+    SyncBegin {
+        uid: PodUid,
+        kind: &'static str,
+        grace: Option<i64>,
+    },
+    SyncEnd {
+        uid: PodUid,
+        kind: &'static str,
+        error: Option<String>,
+    },
+    LocalStatus {
+        uid: PodUid,
+        phase: PodPhase,
+    },
+    Relist {
+        changed: u32,
+    },
     Housekeeping,
-    Note { uid: PodUid, what: &'static str },
+    Note {
+        uid: PodUid,
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for Transition {

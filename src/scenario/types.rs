@@ -133,9 +133,9 @@ pub struct Fault {
 /// `spec.api`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiSpec {
-    /// default {fixed: 0s}
+    /// default {fixed: 10ms}
     pub watch_delay: Dist,
-    /// default {fixed: 0s}
+    /// default {fixed: 10ms}
     pub status_write_delay: Dist,
 }
 
@@ -164,18 +164,37 @@ pub struct TimedAction {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Graceful deletion; `None` uses the pod's terminationGracePeriodSeconds.
-    DeletePod { pod: String, grace_period_seconds: Option<i64> },
+    DeletePod {
+        pod: String,
+        grace_period_seconds: Option<i64>,
+    },
     /// Deletion with grace 0 and force: the object is gone at once.
-    ForceDeletePod { pod: String },
+    ForceDeletePod {
+        pod: String,
+    },
     NodeShutdown,
     /// Node memory.available drops to this many bytes.
-    MemoryPressure { available_bytes: u64 },
-    KubeletRestart { downtime: Dur },
+    MemoryPressure {
+        available_bytes: u64,
+    },
+    KubeletRestart {
+        downtime: Dur,
+    },
     /// The container's process exits on its own with this code.
-    ContainerExit { pod: String, container: String, exit_code: i32 },
-    UpdateStaticPod { pod: String },
-    RemoveStaticPod { pod: String },
-    RecreatePod { pod: String },
+    ContainerExit {
+        pod: String,
+        container: String,
+        exit_code: i32,
+    },
+    UpdateStaticPod {
+        pod: String,
+    },
+    RemoveStaticPod {
+        pod: String,
+    },
+    RecreatePod {
+        pod: String,
+    },
 }
 
 /// `spec.expect`.

@@ -37,7 +37,10 @@ pub enum StopReason {
 
 impl StopReason {
     pub fn is_limit(self) -> bool {
-        matches!(self, StopReason::MaxEvents | StopReason::MaxEventsPerInstant)
+        matches!(
+            self,
+            StopReason::MaxEvents | StopReason::MaxEventsPerInstant
+        )
     }
     pub fn as_str(self) -> &'static str {
         match self {

@@ -62,7 +62,11 @@ impl<E> Sim<E> {
 
     /// Schedule `event` at an absolute time, which must not be in the past.
     pub fn at(&mut self, at: SimTime, event: E) -> TimerKey {
-        assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+        assert!(
+            at >= self.now,
+            "event scheduled in the past: {at} < {}",
+            self.now
+        );
         self.queue.push(at, event)
     }
 

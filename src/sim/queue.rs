@@ -155,7 +155,9 @@ mod tests {
         let _ = q.push(SimTime(5), "d");
         let _ = q.push(SimTime(2), "b");
         let mut s = Fifo;
-        let got: Vec<_> = std::iter::from_fn(|| q.pop(&mut s)).map(|(_, e)| e).collect();
+        let got: Vec<_> = std::iter::from_fn(|| q.pop(&mut s))
+            .map(|(_, e)| e)
+            .collect();
         assert_eq!(got, vec!["a", "b", "c", "d"]);
     }
 
@@ -181,7 +183,9 @@ mod tests {
             let _ = q.push(SimTime(0), 99);
             let _ = q.push(SimTime(2), 100);
             let mut s = RandomOrder::new(seed);
-            let got: Vec<_> = std::iter::from_fn(|| q.pop(&mut s)).map(|(_, e)| e).collect();
+            let got: Vec<_> = std::iter::from_fn(|| q.pop(&mut s))
+                .map(|(_, e)| e)
+                .collect();
             assert_eq!(got[0], 99);
             assert_eq!(got[5], 100);
             seen_orders.insert(got);

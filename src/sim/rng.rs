@@ -2,8 +2,8 @@
 //! (run seed, stable hash of the stream name), using a pinned generator (ChaCha8).
 //! Adding a stream never shifts the numbers another stream produces.
 
-use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// 64-bit FNV-1a: a stable hash for names (never `std::hash`, whose output may change).
 pub fn stable_hash(bytes: &[u8]) -> u64 {
@@ -106,8 +106,16 @@ mod tests {
         assert_eq!(got, GOLDEN_42, "stream outputs changed: {got:?}");
     }
 
-    const GOLDEN_1: [u64; 3] = [14869606917567280489, 16604245932389159000, 3652226139437688188];
-    const GOLDEN_42: [u64; 3] = [14552342336407224987, 13122138672846623906, 12153239092659287316];
+    const GOLDEN_1: [u64; 3] = [
+        14869606917567280489,
+        16604245932389159000,
+        3652226139437688188,
+    ];
+    const GOLDEN_42: [u64; 3] = [
+        14552342336407224987,
+        13122138672846623906,
+        12153239092659287316,
+    ];
 
     #[test]
     fn streams_are_independent_and_seed_dependent() {

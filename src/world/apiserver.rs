@@ -105,7 +105,13 @@ impl ApiServer {
     }
 
     /// Create a pod object (bound to this node).
-    pub fn create(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, spec: Arc<PodSpec>, decl: usize) -> PodUid {
+    pub fn create(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        spec: Arc<PodSpec>,
+        decl: usize,
+    ) -> PodUid {
         let uid = PodUid(self.next_uid);
         self.next_uid += 1;
         let rv = self.bump();
@@ -119,8 +125,15 @@ impl ApiServer {
             status: ApiPodStatus::default(),
             resource_version: rv,
         };
-        trace.emit(sim.now(), &Transition::ApiCreated { uid, name: spec.name.clone() });
-        self.by_name.insert((spec.namespace.clone(), spec.name.clone()), uid);
+        trace.emit(
+            sim.now(),
+            &Transition::ApiCreated {
+                uid,
+                name: spec.name.clone(),
+            },
+        );
+        self.by_name
+            .insert((spec.namespace.clone(), spec.name.clone()), uid);
         self.history.insert(
             uid,
             ObjectHistory {
@@ -149,11 +162,19 @@ impl ApiServer {
 
     /// The current object with this name, if any.
     pub fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
-        self.by_name.get(&(namespace.to_string(), name.to_string())).copied()
+        self.by_name
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied()
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
-    pub fn delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, grace: Option<i64>) {
+    pub fn delete(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        uid: PodUid,
+        grace: Option<i64>,
+    ) {
         let now = sim.now();
         let Some(pod) = self.pods.get(&uid) else {
             return;
@@ -216,7 +237,13 @@ impl ApiServer {
     }
 
     /// The kubelet's status PATCH. Returns the object after the patch (None: NotFound).
-    pub fn patch_status(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, status: ApiPodStatus) -> Option<&ApiPod> {
+    pub fn patch_status(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        uid: PodUid,
+        status: ApiPodStatus,
+    ) -> Option<&ApiPod> {
         let now = sim.now();
         let rv = self.next_rv;
         let pod = self.pods.get_mut(&uid)?;

@@ -80,7 +80,15 @@ mod tests {
         let mut r = Stream::new(2, "t");
         let n = 20_000u64;
         let sum: u64 = (0..n)
-            .map(|_| sample(&Dist::Exponential { mean: Dur::millis(100) }, &mut r).0)
+            .map(|_| {
+                sample(
+                    &Dist::Exponential {
+                        mean: Dur::millis(100),
+                    },
+                    &mut r,
+                )
+                .0
+            })
             .sum();
         let mean = sum / n;
         assert!((90_000_000..110_000_000).contains(&mean), "mean {mean}");

@@ -64,7 +64,12 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(sim: &'a mut Sim<Event>, trace: &'a mut Trace, runtime: &'a mut Runtime, api: &'a mut ApiServer) -> Self {
+    pub(crate) fn new(
+        sim: &'a mut Sim<Event>,
+        trace: &'a mut Trace,
+        runtime: &'a mut Runtime,
+        api: &'a mut ApiServer,
+    ) -> Self {
         Ctx {
             sim,
             trace,

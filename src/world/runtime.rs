@@ -22,20 +22,51 @@ use std::sync::Arc;
 /// A CRI request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum CriReq {
-    RunPodSandbox { uid: PodUid, name: String, namespace: String, attempt: u32 },
+    RunPodSandbox {
+        uid: PodUid,
+        name: String,
+        namespace: String,
+        attempt: u32,
+    },
     /// `PullImage` (after the image manager's presence check).
-    PullImage { uid: PodUid, image: String, always: bool },
-    CreateContainer { uid: PodUid, sandbox: SandboxId, name: String, attempt: u32 },
-    StartContainer { uid: PodUid, id: ContainerId },
+    PullImage {
+        uid: PodUid,
+        image: String,
+        always: bool,
+    },
+    CreateContainer {
+        uid: PodUid,
+        sandbox: SandboxId,
+        name: String,
+        attempt: u32,
+    },
+    StartContainer {
+        uid: PodUid,
+        id: ContainerId,
+    },
     /// Stop with a SIGTERM-to-SIGKILL timeout in seconds.
-    StopContainer { uid: PodUid, id: ContainerId, timeout_s: i64 },
+    StopContainer {
+        uid: PodUid,
+        id: ContainerId,
+        timeout_s: i64,
+    },
     /// Run the container's preStop hook (ExecSync) and wait for it.
-    ExecPreStop { uid: PodUid, id: ContainerId },
-    StopPodSandbox { uid: PodUid, id: SandboxId },
+    ExecPreStop {
+        uid: PodUid,
+        id: ContainerId,
+    },
+    StopPodSandbox {
+        uid: PodUid,
+        id: SandboxId,
+    },
     /// `GetPodStatus` for one pod.
-    PodStatus { uid: PodUid },
+    PodStatus {
+        uid: PodUid,
+    },
     /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`.
-    Relist { reinspect: Vec<PodUid> },
+    Relist {
+        reinspect: Vec<PodUid>,
+    },
 }
 
 impl CriReq {
@@ -179,7 +210,12 @@ pub struct Runtime {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RtEvent {
     /// The process exits on its own (run time over, or SIGTERM handled).
-    ProcExit { id: ContainerId, gen: u32, code: i32, reason: &'static str },
+    ProcExit {
+        id: ContainerId,
+        gen: u32,
+        code: i32,
+        reason: &'static str,
+    },
     /// The stop timeout expired: SIGKILL.
     Sigkill { id: ContainerId, gen: u32 },
 }
@@ -252,7 +288,11 @@ impl Runtime {
             }
             CriReq::Relist { .. } => (self.latency(CriCall::PodStatus), None),
             // The image manager's presence check: a present image needs no pull.
-            CriReq::PullImage { image, always: false, .. } if self.images.contains(image) => (Dur::ZERO, None),
+            CriReq::PullImage {
+                image,
+                always: false,
+                ..
+            } if self.images.contains(image) => (Dur::ZERO, None),
             other => {
                 let call = other.call();
                 (self.latency(call), self.fault(call))
@@ -374,7 +414,14 @@ impl Runtime {
                             );
                         }
                         self.changed.insert(*uid);
-                        trace.emit(now, &Transition::ContainerRunning { uid: *uid, id: *id, name });
+                        trace.emit(
+                            now,
+                            &Transition::ContainerRunning {
+                                uid: *uid,
+                                id: *id,
+                                name,
+                            },
+                        );
                         CriResult::Ok
                     } else {
                         CriResult::Failed("container not in created state")
@@ -421,7 +468,10 @@ impl Runtime {
                                 );
                             }
                             _ => {
-                                let _ = sim.after(timeout, Event::Runtime(RtEvent::Sigkill { id: *id, gen }));
+                                let _ = sim.after(
+                                    timeout,
+                                    Event::Runtime(RtEvent::Sigkill { id: *id, gen }),
+                                );
                             }
                         }
                     }
@@ -471,7 +521,13 @@ impl Runtime {
         Some(self.finish(sim, trace, &req, result))
     }
 
-    fn finish(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, req: &CriReq, r: CriResult) -> CriResult {
+    fn finish(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        req: &CriReq,
+        r: CriResult,
+    ) -> CriResult {
         if req.traced() {
             let (uid, target) = req.uid_target();
             trace.emit(
@@ -491,22 +547,52 @@ impl Runtime {
         let _ = image;
         self.workloads
             .get(&uid)
-            .map(|w| w.values().map(|b| b.image_pull_failure_ppm).max().unwrap_or(0))
+            .map(|w| {
+                w.values()
+                    .map(|b| b.image_pull_failure_ppm)
+                    .max()
+                    .unwrap_or(0)
+            })
             .unwrap_or(0)
     }
 
     /// Handle one of the runtime's own events. Returns stop calls that are now answered.
-    pub fn on_event(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, ev: RtEvent) -> Vec<(Caller, CriReq, CriResult)> {
+    pub fn on_event(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        ev: RtEvent,
+    ) -> Vec<(Caller, CriReq, CriResult)> {
         match ev {
-            RtEvent::ProcExit { id, gen, code, reason } => {
-                if self.containers.get(&id).is_some_and(|c| c.gen == gen && c.state == RtState::Running) {
+            RtEvent::ProcExit {
+                id,
+                gen,
+                code,
+                reason,
+            } => {
+                if self
+                    .containers
+                    .get(&id)
+                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
+                {
                     return self.exit(sim, trace, id, code, reason);
                 }
             }
             RtEvent::Sigkill { id, gen } => {
-                if self.containers.get(&id).is_some_and(|c| c.gen == gen && c.state == RtState::Running) {
+                if self
+                    .containers
+                    .get(&id)
+                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
+                {
                     let uid = self.containers[&id].uid;
-                    trace.emit(sim.now(), &Transition::Signal { uid, id, signal: "SIGKILL" });
+                    trace.emit(
+                        sim.now(),
+                        &Transition::Signal {
+                            uid,
+                            id,
+                            signal: "SIGKILL",
+                        },
+                    );
                     self.sigkills += 1;
                     return self.exit(sim, trace, id, 137, "Error");
                 }
@@ -516,7 +602,14 @@ impl Runtime {
     }
 
     /// The process of container `id` ends now with `code`.
-    fn exit(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, id: ContainerId, code: i32, reason: &'static str) -> Vec<(Caller, CriReq, CriResult)> {
+    fn exit(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        id: ContainerId,
+        code: i32,
+        reason: &'static str,
+    ) -> Vec<(Caller, CriReq, CriResult)> {
         let now = sim.now();
         let Some(c) = self.containers.get_mut(&id) else {
             return Vec::new();
@@ -529,7 +622,15 @@ impl Runtime {
         let uid = c.uid;
         let waiters = std::mem::take(&mut c.stop_waiters);
         self.changed.insert(uid);
-        trace.emit(now, &Transition::ContainerExited { uid, id, code, reason });
+        trace.emit(
+            now,
+            &Transition::ContainerExited {
+                uid,
+                id,
+                code,
+                reason,
+            },
+        );
         let mut out = Vec::new();
         for (caller, req) in waiters {
             let r = self.finish(sim, trace, &req, CriResult::Ok);
@@ -539,17 +640,34 @@ impl Runtime {
     }
 
     /// Timeline `containerExit`: the newest running container of that name exits.
-    pub fn container_exit(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, name: &str, code: i32) -> Vec<(Caller, CriReq, CriResult)> {
+    pub fn container_exit(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        uid: PodUid,
+        name: &str,
+        code: i32,
+    ) -> Vec<(Caller, CriReq, CriResult)> {
         let id = self.pods.get(&uid).and_then(|p| {
             p.containers
                 .iter()
                 .rev()
-                .find(|c| self.containers.get(c).is_some_and(|c| c.name == name && c.state == RtState::Running))
+                .find(|c| {
+                    self.containers
+                        .get(c)
+                        .is_some_and(|c| c.name == name && c.state == RtState::Running)
+                })
                 .copied()
         });
         match id {
             Some(id) => {
-                let reason = if code == 0 { "Completed" } else if code == 137 { "OOMKilled" } else { "Error" };
+                let reason = if code == 0 {
+                    "Completed"
+                } else if code == 137 {
+                    "OOMKilled"
+                } else {
+                    "Error"
+                };
                 self.exit(sim, trace, id, code, reason)
             }
             None => Vec::new(),
@@ -645,7 +763,8 @@ impl Runtime {
                         name: c.name.clone(),
                         started: c.started_at.is_some(),
                         running: c.state == RtState::Running,
-                        exit_code: (c.state == RtState::Exited && c.started_at.is_some()).then_some(c.exit_code),
+                        exit_code: (c.state == RtState::Exited && c.started_at.is_some())
+                            .then_some(c.exit_code),
                         killed: c.exit_code == 137 && c.sigterm_at.is_some(),
                         started_at: c.started_at,
                         finished_at: c.finished_at,
@@ -659,9 +778,11 @@ impl Runtime {
     /// Ground truth: does this pod have a running container?
     pub fn has_running(&self, uid: PodUid) -> bool {
         self.pods.get(&uid).is_some_and(|p| {
-            p.containers
-                .iter()
-                .any(|id| self.containers.get(id).is_some_and(|c| c.state == RtState::Running))
+            p.containers.iter().any(|id| {
+                self.containers
+                    .get(id)
+                    .is_some_and(|c| c.state == RtState::Running)
+            })
         })
     }
 

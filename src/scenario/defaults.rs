@@ -1,0 +1,114 @@
+//! Every default a scenario or sweep file gets when a field is absent, in one place (the
+//! README's reference section lists the same values).
+//!
+//! | field | default |
+//! |---|---|
+//! | `spec.horizon` | `10m` |
+//! | `spec.seed` | `1` |
+//! | `spec.scheduler` | `random` (or `fifo`) |
+//! | `spec.limits.maxEvents` | `200000000` |
+//! | `spec.limits.maxEventsPerInstant` | `5000000` |
+//! | `spec.kubelet.profile` | `current` |
+//! | `spec.kubelet.behaviours` | `{}` |
+//! | `spec.kubelet.config.syncFrequency` | `1m` |
+//! | `spec.kubelet.config.shutdownGracePeriod` | `0s` |
+//! | `spec.kubelet.config.shutdownGracePeriodCriticalPods` | `0s` |
+//! | `spec.kubelet.config.shutdownGracePeriodByPodPriority` | `[]` |
+//! | `spec.kubelet.config.evictionHard` | `{memory.available: 100Mi}` |
+//! | `spec.kubelet.config.evictionSoft` / `evictionSoftGracePeriod` | `{}` |
+//! | `spec.kubelet.config.evictionMaxPodGracePeriod` | `0` |
+//! | `spec.kubelet.config.evictionPressureTransitionPeriod` | `5m` |
+//! | `spec.kubelet.timing.plegRelistPeriod` | `1s` |
+//! | `spec.kubelet.timing.housekeepingPeriod` | `2s` |
+//! | `spec.kubelet.timing.statusSyncPeriod` | `10s` |
+//! | `spec.kubelet.timing.evictionMonitoringPeriod` | `10s` |
+//! | `spec.kubelet.timing.syncLoopTick` | `1s` |
+//! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
+//! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}` |
+//! | `spec.runtime.faults` | `[]`; in an entry, `error` defaults to `Unknown` |
+//! | `spec.api.watchDelay` / `statusWriteDelay` | `{fixed: 10ms}` each |
+//! | `spec.pods[].replicas` | absent: one pod, no name suffix |
+//! | `spec.pods[].static` | `false` |
+//! | `spec.pods[].createAt` | `0s` |
+//! | `spec.pods[].template.metadata.namespace` | `default` |
+//! | `spec.pods[].template.spec.terminationGracePeriodSeconds` | `30` |
+//! | `spec.pods[].template.spec.restartPolicy` | `Always` |
+//! | `spec.pods[].template.spec.priority` | `0` |
+//! | `spec.pods[].template.spec.containers[].image` | `""` |
+//! | probes | `initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3` |
+//! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0` |
+//! | `onSigterm: {exitAfter, exitCode}` | `exitAfter: 0s`, `exitCode: 0` |
+//! | timeline `deletePod.gracePeriodSeconds` | the pod's `terminationGracePeriodSeconds` |
+//! | timeline `containerExit.exitCode` | `0` |
+//! | timeline `kubeletRestart.downtime` | `0s` |
+//! | `spec.expect` | absent: no expectation |
+//! | sweep `spec.seeds` | `100` |
+//! | sweep `spec.profiles` | `[]`: the scenario's own profile |
+
+use super::types::{KubeletConfig, Threshold, Timing};
+use crate::model::{CriCall, Dist};
+use crate::sim::{Dur, Strategy};
+use std::collections::BTreeMap;
+
+pub const HORIZON: Dur = Dur::secs(600);
+pub const SEED: u64 = 1;
+pub const SCHEDULER: Strategy = Strategy::Random;
+pub const MAX_EVENTS: u64 = 200_000_000;
+pub const MAX_EVENTS_PER_INSTANT: u64 = 5_000_000;
+/// The default kubelet profile.
+pub const PROFILE: &str = "current";
+/// Every valid profile name (only `current` is built so far; see `not_built_yet`).
+pub const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
+pub const NODE_CPU_MILLI: u64 = 8_000;
+pub const NODE_MEMORY_BYTES: u64 = 16 << 30;
+pub const NODE_PODS: u64 = 110;
+pub const WATCH_DELAY: Dist = Dist::Fixed(Dur::millis(10));
+pub const STATUS_WRITE_DELAY: Dist = Dist::Fixed(Dur::millis(10));
+pub const NAMESPACE: &str = "default";
+pub const TERMINATION_GRACE_PERIOD_SECONDS: i64 = 30;
+/// Default `memory.available` hard eviction threshold (100Mi).
+pub const EVICTION_HARD_MEMORY_AVAILABLE: u64 = 100 << 20;
+/// Default replicates per sweep point.
+pub const SWEEP_SEEDS: u64 = 100;
+
+/// Default latency of a CRI call.
+pub const fn latency(call: CriCall) -> Dist {
+    Dist::Fixed(match call {
+        CriCall::RunPodSandbox => Dur::millis(100),
+        CriCall::PullImage => Dur::secs(1),
+        CriCall::CreateContainer => Dur::millis(20),
+        CriCall::StartContainer => Dur::millis(20),
+        CriCall::StopContainer => Dur::millis(10),
+        CriCall::StopPodSandbox => Dur::millis(50),
+        CriCall::PodStatus => Dur::millis(5),
+    })
+}
+
+/// Upstream KubeletConfiguration defaults for the fields podsim reads.
+pub fn kubelet_config() -> KubeletConfig {
+    KubeletConfig {
+        sync_frequency: Dur::secs(60),
+        shutdown_grace_period: Dur::ZERO,
+        shutdown_grace_period_critical_pods: Dur::ZERO,
+        shutdown_grace_period_by_pod_priority: Vec::new(),
+        eviction_hard: BTreeMap::from([(
+            "memory.available".to_owned(),
+            Threshold::Bytes(EVICTION_HARD_MEMORY_AVAILABLE),
+        )]),
+        eviction_soft: BTreeMap::new(),
+        eviction_soft_grace_period: BTreeMap::new(),
+        eviction_max_pod_grace_period: 0,
+        eviction_pressure_transition_period: Dur::secs(300),
+    }
+}
+
+/// Default internal kubelet periods.
+pub fn timing() -> Timing {
+    Timing {
+        pleg_relist_period: Dur::secs(1),
+        housekeeping_period: Dur::secs(2),
+        status_sync_period: Dur::secs(10),
+        eviction_monitoring_period: Dur::secs(10),
+        sync_loop_tick: Dur::secs(1),
+    }
+}
