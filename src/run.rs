@@ -46,6 +46,12 @@ pub struct ContainerSummary {
     pub running_at_end: bool,
     /// Containers SIGKILLed when their stop grace ran out.
     pub killed_at_grace_expiry: u32,
+    /// When each instance of the container started running.
+    pub started_at_ns: Vec<u64>,
+    /// When each instance exited (in start order; absent while running).
+    pub finished_at_ns: Vec<u64>,
+    /// When the newest instance was sent SIGTERM, if it was.
+    pub sigterm_at_ns: Option<u64>,
 }
 
 /// One pod object (one UID).
@@ -359,6 +365,16 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
                 last_exit_code: inst.iter().rev().find_map(|f| f.exit_code),
                 running_at_end: inst.iter().any(|f| f.running),
                 killed_at_grace_expiry: inst.iter().filter(|f| f.killed).count() as u32,
+                started_at_ns: inst
+                    .iter()
+                    .filter_map(|f| f.started_at.map(|t| t.0))
+                    .collect(),
+                finished_at_ns: inst
+                    .iter()
+                    .filter(|f| f.started)
+                    .filter_map(|f| f.finished_at.map(|t| t.0))
+                    .collect(),
+                sigterm_at_ns: inst.last().and_then(|f| f.sigterm_at.map(|t| t.0)),
             };
             metrics.container_starts += s.starts;
             metrics.restarts += s.restarts;

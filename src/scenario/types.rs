@@ -128,6 +128,10 @@ pub struct Fault {
     /// Probability in parts per million.
     pub probability_ppm: u32,
     pub error: CriError,
+    /// `from` (README addition, default 0s): the fault is active from this simulated time.
+    pub from: Dur,
+    /// `until` (README addition, default never): the fault is inactive from this time on.
+    pub until: Option<Dur>,
 }
 
 /// `spec.api`.

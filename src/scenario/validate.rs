@@ -1198,7 +1198,7 @@ fn runtime(cx: &mut Cx, n: Option<&Node>) -> RuntimeSpec {
             cx,
             item,
             &ip,
-            &["call", "probability", "error"],
+            &["call", "probability", "error", "from", "until"],
             Unknown::Error,
         ) else {
             continue;
@@ -1212,11 +1212,29 @@ fn runtime(cx: &mut Cx, n: Option<&Node>) -> RuntimeSpec {
             None => Some(CriError::Unknown),
             e => one_of(cx, e, &io.at("error"), &names).map(|i| CRI_ERRORS[i].1),
         };
-        if let (Some(call), Some(probability_ppm), Some(error)) = (call, prob, error) {
+        let from = match io.get("from") {
+            None => Some(Dur::ZERO),
+            f => dur(cx, f, &io.at("from")),
+        };
+        let until = match io.get("until") {
+            None => Some(None),
+            u => dur(cx, u, &io.at("until")).map(Some),
+        };
+        if let (Some(Some(u)), Some(f)) = (until, from) {
+            if u < f {
+                let loc = io.get("until").map_or(io.loc, |n| n.loc);
+                cx.err(loc, &io.at("until"), "`until` must not be before `from`");
+            }
+        }
+        if let (Some(call), Some(probability_ppm), Some(error), Some(from), Some(until)) =
+            (call, prob, error, from, until)
+        {
             r.faults.push(Fault {
                 call,
                 probability_ppm,
                 error,
+                from,
+                until,
             });
         }
     }

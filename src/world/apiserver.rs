@@ -86,7 +86,9 @@ impl ApiServer {
     /// earlier one.
     fn notify(&mut self, sim: &mut Sim<Event>, kind: WatchKind, pod: &ApiPod) {
         let d = sample(&self.watch_delay, &mut self.watch_rng);
-        let at = (sim.now() + d).max(self.last_delivery);
+        // Strictly after the previous delivery, so that same-instant scheduling choices can
+        // never reorder the stream.
+        let at = (sim.now() + d).max(self.last_delivery + Dur(1));
         self.last_delivery = at;
         let _ = sim.at(
             at,
@@ -187,7 +189,7 @@ impl ApiServer {
         let g = if pod.status.phase.is_terminal() { 0 } else { g };
         if g == 0 {
             trace.emit(now, &Transition::ApiDeleteRequested { uid, grace: 0 });
-            self.remove(sim, trace, uid, "user delete (grace 0)");
+            self.delete_now(sim, trace, uid, "user delete (grace 0)");
             return;
         }
         let pod = self.pods.get_mut(&uid).expect("checked");
@@ -216,8 +218,32 @@ impl ApiServer {
             if let Some(h) = self.history.get_mut(&uid) {
                 h.deletion_requested_at.get_or_insert(sim.now());
             }
-            self.remove(sim, trace, uid, "force delete");
+            self.delete_now(sim, trace, uid, "force delete");
         }
+    }
+
+    /// A delete with grace 0: the registry first updates the object (deletion timestamp
+    /// now, grace 0), then removes it in the same request, so watchers see MODIFIED then
+    /// DELETED.
+    fn delete_now(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        uid: PodUid,
+        by: &'static str,
+    ) {
+        let rv = self.bump();
+        if let Some(pod) = self.pods.get_mut(&uid) {
+            pod.deletion_timestamp = Some(
+                pod.deletion_timestamp
+                    .map_or(sim.now(), |t| t.min(sim.now())),
+            );
+            pod.deletion_grace_period_seconds = Some(0);
+            pod.resource_version = rv;
+            let snapshot = pod.clone();
+            self.notify(sim, WatchKind::Modified, &snapshot);
+        }
+        self.remove(sim, trace, uid, by);
     }
 
     fn remove(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: &'static str) {

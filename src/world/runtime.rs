@@ -251,10 +251,12 @@ impl Runtime {
         }
     }
 
-    fn fault(&mut self, call: CriCall) -> Option<CriError> {
+    fn fault(&mut self, call: CriCall, now: SimTime) -> Option<CriError> {
         let mut hit = None;
         for i in 0..self.faults.len() {
-            if self.faults[i].call == call {
+            let f = &self.faults[i];
+            let active = now.0 >= f.from.0 && f.until.is_none_or(|u| now.0 < u.0);
+            if f.call == call && active {
                 let ppm = self.faults[i].probability_ppm;
                 if self.fault_rng.chance_ppm(ppm) && hit.is_none() {
                     hit = Some(self.faults[i].error);
@@ -295,7 +297,7 @@ impl Runtime {
             } if self.images.contains(image) => (Dur::ZERO, None),
             other => {
                 let call = other.call();
-                (self.latency(call), self.fault(call))
+                (self.latency(call), self.fault(call, sim.now()))
             }
         };
         let _ = sim.after(delay, Event::CriComplete { caller, req, fault });
@@ -509,7 +511,7 @@ impl Runtime {
                     set.extend(reinspect.iter().copied());
                     let mut out = Vec::with_capacity(set.len());
                     for uid in set {
-                        match self.fault(CriCall::PodStatus) {
+                        match self.fault(CriCall::PodStatus, now) {
                             Some(e) => out.push((uid, Err(e))),
                             None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
                         }
