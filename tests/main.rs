@@ -1,5 +1,8 @@
 //! podsim's integration tests: one binary, one module per area.
 
+mod cli;
+mod conformance;
+mod determinism;
 mod lifecycle;
 mod scenario_errors;
 mod swarm;

@@ -10,7 +10,7 @@
 //! is the same, it only saves work); the PLEG event channel never overflows.
 
 use super::{KEv, Kubelet};
-use crate::model::{ContainerId, PodUid, RtPodStatus, RtState, Transition};
+use crate::model::{ContainerId, CriError, PodUid, RtPodStatus, RtState, Transition};
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
@@ -28,7 +28,9 @@ pub enum PlegEventType {
 
 #[derive(Clone, Debug)]
 struct CacheEntry {
-    status: Arc<RtPodStatus>,
+    /// The inspected status, or the error of a failed inspection (upstream stores both
+    /// with the entry's timestamp; a reader gets the error).
+    status: Result<Arc<RtPodStatus>, CriError>,
     modified: SimTime,
 }
 
@@ -64,12 +66,13 @@ impl Pleg {
         }
     }
 
-    /// `cache.Get`: the cached status, or an empty one on a miss.
-    pub fn cache_get(&self, uid: PodUid) -> Arc<RtPodStatus> {
-        self.cache
-            .get(&uid)
-            .map(|e| e.status.clone())
-            .unwrap_or_else(|| self.empty.clone())
+    /// `cache.Get`: the cached status (an empty one on a miss), or the error of the last
+    /// failed inspection.
+    pub fn cache_get(&self, uid: PodUid) -> Result<Arc<RtPodStatus>, CriError> {
+        match self.cache.get(&uid) {
+            Some(e) => e.status.clone(),
+            None => Ok(self.empty.clone()),
+        }
     }
 
     /// Whether `GetNewerThan(uid, min)` would return now.
@@ -131,9 +134,18 @@ impl Kubelet {
         if let CriResult::Relist(items) = result {
             for (uid, r) in items {
                 match r {
-                    Err(_) => {
-                        // Inspection failed: keep the old record so the same events come again.
+                    Err(e) => {
+                        // Inspection failed: the cache holds the error; the old record is
+                        // kept so the same events come again at the next relist.
                         self.pleg.reinspect.insert(uid);
+                        self.pleg.cache.insert(
+                            uid,
+                            CacheEntry {
+                                status: Err(e),
+                                modified: start,
+                            },
+                        );
+                        changed_pods += 1;
                     }
                     Ok(status) => {
                         self.pleg.reinspect.remove(&uid);
@@ -157,7 +169,7 @@ impl Kubelet {
                         self.pleg.cache.insert(
                             uid,
                             CacheEntry {
-                                status,
+                                status: Ok(status),
                                 modified: start,
                             },
                         );
@@ -230,7 +242,7 @@ mod tests {
         p.cache.insert(
             PodUid(1),
             CacheEntry {
-                status: Arc::new(RtPodStatus::default()),
+                status: Ok(Arc::new(RtPodStatus::default())),
                 modified: SimTime(5),
             },
         );

@@ -411,8 +411,11 @@ impl Kubelet {
             let mut st = PodSyncStatus::new(fullname, now);
             if let Some(pod) = &options.pod {
                 if pod.status.phase.is_terminal() {
-                    let cached = self.pleg.cache_get(uid);
-                    if !cached.has_running_container() && !cached.has_ready_sandbox() {
+                    let idle = self
+                        .pleg
+                        .cache_get(uid)
+                        .is_ok_and(|c| !c.has_running_container() && !c.has_ready_sandbox());
+                    if idle {
                         st.terminating_at = Some(now);
                         st.terminated_at = Some(now);
                         st.started_terminating = true;
@@ -446,7 +449,8 @@ impl Kubelet {
                 decision_pod = Some(p);
             }
         }
-        let still_runtime_only = options.is_runtime_only();
+        // Upstream keeps deciding on `isRuntimePod` (the update as it arrived) below, even
+        // when a known pod replaced the running pod in the options.
 
         // 4. A create for a UID that is terminating: remember that a restart was asked for.
         if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create
@@ -466,7 +470,7 @@ impl Kubelet {
         let mut became_terminating = false;
         if !st.is_termination_requested() {
             // A runtime-only update, or a deletion timestamp: the pod was deleted.
-            if still_runtime_only
+            if is_runtime_pod
                 || decision_pod
                     .as_ref()
                     .is_some_and(|p| p.deletion_timestamp.is_some())
@@ -495,7 +499,7 @@ impl Kubelet {
         // 7. Kill options by state.
         let mut was_grace_shortened = false;
         if st.is_terminated() {
-            if still_runtime_only {
+            if is_runtime_pod {
                 return; // a stale housekeeping view must not restart termination
             }
             if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {

@@ -226,7 +226,24 @@ impl Kubelet {
             (None, Some(rp)) => Arc::new(synthetic_pod(rp)),
             (None, None) => unreachable!("work without pod"),
         };
-        let status = self.pleg.cache_get(uid);
+        let status = if runtime_only {
+            Arc::new(RtPodStatus::default())
+        } else {
+            match self.pleg.cache_get(uid) {
+                Ok(s) => s,
+                Err(e) => {
+                    // GetNewerThan returned the inspection error: no sync runs, the worker
+                    // backs off (event FailedSync).
+                    ctx.emit(Transition::Note {
+                        uid,
+                        what: "FailedSync: error determining status",
+                    });
+                    let err = format!("error determining status: {}", e.as_str());
+                    self.finish_work(ctx, uid, &work, Err(err));
+                    return;
+                }
+            }
+        };
         ctx.emit(Transition::SyncBegin {
             uid,
             kind: kind.as_str(),
