@@ -1121,7 +1121,8 @@ fn test_kill_pod_now_func() {
 #[test]
 fn test_calculate_effective_grace_period() {
     // (desc, spec TGPS, pod DGPS, kill override, expected)
-    let cases: [(&str, Option<i64>, Option<i64>, Option<i64>, i64); 5] = [
+    type Case = (&'static str, Option<i64>, Option<i64>, Option<i64>, i64);
+    let cases: [Case; 5] = [
         (
             "use termination grace period from the spec when no overrides",
             Some(30),

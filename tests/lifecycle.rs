@@ -207,7 +207,7 @@ fn restart_policies_give_phases_and_crash_loop_back_off() {
             // Then the back-off doubles from 10s and is capped at 300s; the pod worker
             // re-checks every 10-15s, so a restart lands at most ~16s after expiry.
             for (k, g) in gaps.iter().enumerate().skip(1) {
-                let backoff = (10 * S << (k - 1)).min(300 * S);
+                let backoff = ((10 * S) << (k - 1)).min(300 * S);
                 assert!(
                     *g >= backoff && *g <= backoff + 16 * S,
                     "{name} seed {seed}: gap {k} = {g} for back-off {backoff}: {gaps:?}"
