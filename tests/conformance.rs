@@ -15,6 +15,7 @@
 //! | `test_update_pod_deletion_timestamp_terminates_with_deletion_grace` | `TestUpdatePod` "a running pod is terminated when an update contains a deletionTimestamp" |
 //! | `test_update_pod_eviction_terminates_with_spec_grace` | `TestUpdatePod` "a running pod is terminated when an eviction is requested" |
 //! | `test_update_pod_terminal_pod_with_cached_status_goes_straight_to_terminated` | `TestUpdatePod` "a pod that is terminal and has never started advances to finished if the runtime has a cached terminal state" |
+//! | `test_update_pod_terminal_pod_with_running_containers_is_terminated` | `TestUpdatePod` "a pod that is terminal and has never started must be terminated if the runtime does not have a cached terminal state" |
 //! | `test_update_pod_orphaned_runtime_pod_is_terminated_and_removed` | `TestUpdatePod` "an orphaned running pod we have not seen is marked terminating and advances to finished and then is removed" |
 //! | `test_update_pod_orphaned_runtime_pod_non_kill_update_is_ignored` | `TestUpdatePod` "an orphaned running pod with a non-kill update type does nothing" |
 //! | `test_update_pod_parallel_newest_update_wins` | `TestUpdatePodParallel` |
@@ -28,6 +29,7 @@
 //! | `test_calculate_effective_grace_period` | `Test_calculateEffectiveGracePeriod` |
 //! | `test_runtime_kill_of_known_pod_marks_deleted` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
 //! | `test_runtime_kill_of_known_terminated_pod_is_ignored` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
+//! | `test_grace_shortening_does_not_interrupt_in_flight_termination` | `UpdatePod`'s cancellation vs `SyncTerminatingPod`'s background context (no upstream test case) |
 //!
 //! Not mirrored: `TestStaticPodExclusion` and `Test_allowPodStart` (static pods are not
 //! modelled yet), `TestCompleteWork_*` (v1.35 back-off errors; the port follows v1.31) and
@@ -536,6 +538,71 @@ fn test_update_pod_terminal_pod_with_cached_status_goes_straight_to_terminated()
     assert_eq!(active_kill(s), None);
     assert_eq!(syncs(&w, uid(1001)), v(&["SyncTerminatedPod"]));
     assert!(w.kubelet.pw.is_pod_known_terminated(uid(1001)));
+}
+
+/// Mirrors upstream `TestUpdatePod`, case "a pod that is terminal and has never started must
+/// be terminated if the runtime does not have a cached terminal state". Upstream's fake cache
+/// answers NotFound; here the cache holds a running container (a kubelet restart: the workers
+/// forgot the pod, the runtime still runs it, the API already says Succeeded).
+#[test]
+fn test_update_pod_terminal_pod_with_running_containers_is_terminated() {
+    let mut w = world();
+    update(
+        &mut w,
+        opts(UpdateType::Create, p(1001).name("done-pod").build()),
+    );
+    assert!(w
+        .kubelet
+        .pleg
+        .cache_get(uid(1001))
+        .is_ok_and(|c| c.has_running_container()));
+    // The workers forget the pod; the runtime and the PLEG cache do not.
+    w.kubelet.pw.records.remove(&uid(1001));
+    let done = p(1001)
+        .name("done-pod")
+        .phase(PodPhase::Succeeded)
+        .version(2)
+        .build();
+    send(&mut w, opts(UpdateType::Create, done.clone()));
+
+    // Before the worker runs: terminating, not terminated.
+    let s = st(&w, uid(1001));
+    assert_eq!(
+        flags(s),
+        Flags {
+            terminating: true,
+            grace: 30,
+            working: true,
+            ..NONE
+        }
+    );
+    assert_eq!(s.terminating_at, Some(s.synced_at));
+
+    drain(&mut w);
+    let s = st(&w, uid(1001));
+    assert_eq!(
+        flags(s),
+        Flags {
+            started: true,
+            terminating: true,
+            terminated: true,
+            grace: 30,
+            started_terminating: true,
+            finished: true,
+            ..NONE
+        }
+    );
+    assert_timestamps_ordered(s);
+    assert_eq!(active_pod(s), &done);
+    assert_eq!(active_kill(s), Some((Some(30), false)));
+    let got = syncs(&w, uid(1001));
+    assert_eq!(
+        got[1..],
+        v(&["SyncTerminatingPod grace=30", "SyncTerminatedPod"])[..],
+        "{got:?}"
+    );
+    assert!(w.kubelet.pw.is_pod_known_terminated(uid(1001)));
+    assert!(!w.runtime.running_pods().iter().any(|r| r.uid == uid(1001)));
 }
 
 /// Mirrors upstream `TestUpdatePod`, case "an orphaned running pod we have not seen is marked
@@ -1185,7 +1252,6 @@ fn test_calculate_effective_grace_period() {
 /// Upstream `UpdatePod` keeps `isRuntimePod` true after substituting the known pod for a
 /// runtime-only kill, so the `case isRuntimePod:` branch marks the pod deleted (an orphan).
 #[test]
-#[ignore = "port bug: update_pod uses still_runtime_only, so a runtime kill of a known pod is not marked deleted"]
 fn test_runtime_kill_of_known_pod_marks_deleted() {
     let mut w = world();
     let pod = p(1001).build();
@@ -1213,7 +1279,6 @@ fn test_runtime_kill_of_known_pod_marks_deleted() {
 /// Upstream `UpdatePod` ignores a runtime-only kill of a terminated (not yet finished) pod
 /// even when it knows the pod's spec (`case status.IsTerminated(): if isRuntimePod {return}`).
 #[test]
-#[ignore = "port bug: update_pod uses still_runtime_only, so a runtime kill of a known terminated pod is queued"]
 fn test_runtime_kill_of_known_terminated_pod_is_ignored() {
     let mut w = world();
     let pod = p(1001).build();
@@ -1235,4 +1300,66 @@ fn test_runtime_kill_of_known_terminated_pod_is_ignored() {
         "the runtime kill must be ignored"
     );
     assert!(!s.working);
+}
+
+/// Upstream `UpdatePod` cancels the context of the in-flight sync when an update shortens
+/// the grace period, but in v1.31 `SyncTerminatingPod` ignores that context (it runs on a
+/// background context, upstream TODO 113606) and the runtime's `StopContainer` keeps its
+/// old timeout. So the shorter grace is recorded in the pod worker but does not interrupt
+/// the kill in flight: the container is SIGKILLed when the first grace (30 s) runs out and
+/// no second `SyncTerminatingPod` runs (kubelet-model.md sections 2.3 and 3.5).
+#[test]
+fn test_grace_shortening_does_not_interrupt_in_flight_termination() {
+    let yaml = "\
+apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata:
+  name: conformance-shorten
+spec:
+  horizon: 2h
+  pods:
+    - template:
+        metadata: {name: stubborn}
+        spec:
+          terminationGracePeriodSeconds: 30
+          containers:
+            - {name: app, image: img:1}
+      behaviour:
+        app: {onSigterm: ignore}
+  timeline:
+    - {at: 5s, deletePod: {pod: stubborn}}
+    - {at: 8s, deletePod: {pod: stubborn, gracePeriodSeconds: 2}}
+";
+    let mut w = world_from(yaml);
+    let u = w.api.uid_by_name("default", "stubborn").expect("created");
+    w.run_until(SimTime(Dur::secs(60).0));
+    let begins: Vec<(SimTime, String)> = w
+        .trace
+        .records()
+        .iter()
+        .filter_map(|r| {
+            let rest = r.text.strip_prefix(&format!("sync {u} "))?;
+            let (kind, tail) = rest.split_once(" begin")?;
+            Some((r.at, format!("{kind}{tail}")))
+        })
+        .collect();
+    let at = |what: &str| {
+        begins
+            .iter()
+            .find(|(_, s)| s == what)
+            .map(|(t, _)| *t)
+            .unwrap_or_else(|| panic!("no {what} in {begins:?}"))
+    };
+    let long = at("SyncTerminatingPod grace=30");
+    assert!(long < SimTime(Dur::secs(6).0), "{begins:?}");
+    assert!(
+        !begins
+            .iter()
+            .any(|(_, s)| s == "SyncTerminatingPod grace=2"),
+        "the in-flight kill was interrupted: {begins:?}"
+    );
+    // The shorter grace is recorded (only-shrinking) for any later attempt.
+    assert_eq!(w.kubelet.pw.records[&u].grace_period, 2);
+    let done = at("SyncTerminatedPod");
+    assert!(done > long + Dur::secs(30), "{begins:?}");
 }

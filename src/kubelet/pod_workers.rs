@@ -9,8 +9,12 @@
 //! Where it deliberately differs:
 //! * Goroutines and channels become events: `UpdatePod` schedules a `WorkerWake` event (the
 //!   non-blocking send on the signal channel), the per-UID loop runs one step per event, and
-//!   each sync function is a multi-step operation (`sync.rs`). Context cancellation is a
-//!   flag checked at step boundaries.
+//!   each sync function is a multi-step operation (`sync.rs`).
+//! * Context cancellation is recorded (`cancelled`) but changes nothing, as in v1.31: the
+//!   only wait in `SyncPod` that honours the context is the volume mount wait, which is not
+//!   modelled yet; the runtime part of `SyncPod` runs on a context without cancel; and
+//!   `SyncTerminatingPod` ignores its context (upstream TODO 113606), so a shorter grace
+//!   does not interrupt a kill in flight.
 //! * `CompletedCh` is a numbered channel; closing it records the number.
 //! * Go's random map iteration in `SyncKnownPods` becomes UID order.
 //! * Static-pod start gating (`allowStaticPodStart`) is not modelled yet: static pods are
@@ -218,7 +222,17 @@ impl PodSyncStatus {
     /// `mergeLastUpdate`: fold an accepted update into `activeUpdate`.
     fn merge_last_update(&mut self, other: &UpdatePodOptions) {
         let Some(active) = &mut self.active_update else {
-            self.active_update = Some(other.clone());
+            // The active update never records an update type (upstream leaves it zero,
+            // `SyncPodSync`), so a requeued update is a sync.
+            let mut first = other.clone();
+            first.update_type = UpdateType::Sync;
+            first.kill = other.kill.as_ref().map(|k| KillPodOptions {
+                completed: None,
+                evict: k.evict,
+                status_fn: None,
+                grace_override: k.grace_override,
+            });
+            self.active_update = Some(first);
             return;
         };
         // A runtime-only update does not replace a real pod already known.
@@ -237,7 +251,6 @@ impl PodSyncStatus {
                 grace_override: k.grace_override,
             });
         }
-        active.update_type = other.update_type;
     }
 }
 
