@@ -17,10 +17,12 @@ impl Kubelet {
     /// `HandlePodCleanups`.
     pub(super) fn handle_pod_cleanups(&mut self, ctx: &mut Ctx) {
         ctx.emit(Transition::Housekeeping);
-        let all_pods = self.config.pods.clone();
+        // Borrow the pod manager's map for the duration (nothing below changes it).
+        let all_pods = std::mem::take(&mut self.config.pods);
         let working = self.sync_known_pods(ctx, &all_pods);
         // Force-refresh the runtime cache: a fresh list of running pods.
-        let running = ctx.list_running_pods();
+        let running_list = ctx.list_running_pod_uids();
+        let running_uids: std::collections::BTreeSet<_> = running_list.iter().copied().collect();
         self.status_remove_orphans(&all_pods);
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         for (uid, pod) in &all_pods {
@@ -51,17 +53,19 @@ impl Kubelet {
             }
             if pod.deletion_timestamp.is_some()
                 && pod.status.phase.is_terminal()
-                && !running.iter().any(|r| r.uid == *uid)
+                && !running_uids.contains(uid)
             {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
         }
         // Orphaned runtime pods: kill with grace 1.
-        for rp in running {
-            match working.get(&rp.uid) {
-                Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating) => continue,
-                _ => {}
-            }
+        let orphans: Vec<_> = running_list
+            .into_iter()
+            .filter(|uid| {
+                !matches!(working.get(uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
+            })
+            .collect();
+        for rp in ctx.list_running_pods_of(&orphans) {
             let uid = rp.uid;
             ctx.emit(Transition::Note {
                 uid,
@@ -82,5 +86,6 @@ impl Kubelet {
             );
         }
         self.crash_backoff.gc(ctx.now());
+        self.config.pods = all_pods;
     }
 }

@@ -133,18 +133,10 @@ impl Kubelet {
             KEv::WorkerCacheReady(uid) => self.worker_cache_ready(ctx, uid),
             KEv::SyncTick => {
                 // getPodsToSync: pods in config whose work-queue entry is due.
-                let now = ctx.now();
                 let due: Vec<PodUid> = self
                     .pw
                     .work_queue
-                    .iter()
-                    .filter(|(_, t)| **t <= now)
-                    .map(|(u, _)| *u)
-                    .collect();
-                for u in &due {
-                    self.pw.work_queue.remove(u);
-                }
-                let due: Vec<PodUid> = due
+                    .get_work(ctx.now())
                     .into_iter()
                     .filter(|u| self.config.pods.contains_key(u))
                     .collect();

@@ -260,14 +260,59 @@ pub struct PodWorkers {
     pub records: BTreeMap<PodUid, PodSyncStatus>,
     /// False until the first `SyncKnownPods`.
     pub pods_synced: bool,
-    /// The kubelet's work queue: UID -> when it is due for a resync.
-    pub work_queue: BTreeMap<PodUid, SimTime>,
+    /// The kubelet's work queue: when each UID is due for a resync.
+    pub work_queue: WorkQueue,
     /// `CompletedCh` numbers closed so far, in order.
     pub closed_channels: Vec<u64>,
     pub resync_interval: Dur,
     pub back_off_period: Dur,
     next_op: u64,
     rng: Stream,
+}
+
+/// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
+/// takes every UID that is due. Indexed by due time so a tick costs only the due items.
+#[derive(Clone, Debug, Default)]
+pub struct WorkQueue {
+    due: BTreeMap<PodUid, SimTime>,
+    by_time: std::collections::BTreeSet<(SimTime, PodUid)>,
+}
+
+impl WorkQueue {
+    /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
+    pub fn enqueue(&mut self, uid: PodUid, at: SimTime) {
+        if let Some(old) = self.due.insert(uid, at) {
+            self.by_time.remove(&(old, uid));
+        }
+        self.by_time.insert((at, uid));
+    }
+    pub fn remove(&mut self, uid: PodUid) {
+        if let Some(old) = self.due.remove(&uid) {
+            self.by_time.remove(&(old, uid));
+        }
+    }
+    /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
+    pub fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
+        let mut out = Vec::new();
+        while let Some(&(t, uid)) = self.by_time.first() {
+            if t > now {
+                break;
+            }
+            self.by_time.pop_first();
+            self.due.remove(&uid);
+            out.push(uid);
+        }
+        out
+    }
+    pub fn get(&self, uid: PodUid) -> Option<SimTime> {
+        self.due.get(&uid).copied()
+    }
+    pub fn len(&self) -> usize {
+        self.due.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.due.is_empty()
+    }
 }
 
 /// `backOffOnTransientErrorPeriod`.
@@ -282,7 +327,7 @@ impl PodWorkers {
         PodWorkers {
             records: BTreeMap::new(),
             pods_synced: false,
-            work_queue: BTreeMap::new(),
+            work_queue: WorkQueue::default(),
             closed_channels: Vec::new(),
             resync_interval,
             back_off_period,
@@ -756,7 +801,7 @@ impl Kubelet {
                 Some(_) => self.pw.jitter(self.pw.back_off_period),
             }
         };
-        self.pw.work_queue.insert(uid, now + delay);
+        self.pw.work_queue.enqueue(uid, now + delay);
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return;
         };
@@ -788,7 +833,7 @@ impl Kubelet {
                 // removeTerminatedWorker
                 if st.finished {
                     self.pw.records.remove(&uid);
-                    self.pw.work_queue.remove(&uid);
+                    self.pw.work_queue.remove(uid);
                     ctx.emit(Transition::Worker {
                         uid,
                         what: "forgotten",

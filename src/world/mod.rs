@@ -106,6 +106,16 @@ impl<'a> Ctx<'a> {
         self.runtime.running_pods()
     }
 
+    /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
+    pub fn list_running_pod_uids(&self) -> Vec<PodUid> {
+        self.runtime.running_pod_uids()
+    }
+
+    /// [`Ctx::list_running_pods`] restricted to `uids`.
+    pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
+        self.runtime.running_pods_of(uids)
+    }
+
     /// The status manager sends GET + PATCH for `uid`; the API's answer comes back through
     /// `Kubelet::status_on_api`.
     pub fn api_status_sync(&mut self, uid: PodUid) {

@@ -722,10 +722,36 @@ impl Runtime {
         }
     }
 
+    /// The UIDs `GetPods(all=false)` would list.
+    pub fn running_pod_uids(&self) -> Vec<PodUid> {
+        self.pods
+            .iter()
+            .filter(|(_, p)| {
+                p.containers.iter().any(|id| {
+                    self.containers
+                        .get(id)
+                        .is_some_and(|c| c.state == RtState::Running)
+                }) || p
+                    .sandboxes
+                    .iter()
+                    .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
+            })
+            .map(|(uid, _)| *uid)
+            .collect()
+    }
+
     /// `GetPods(all=false)`: pods with a running container or a ready sandbox.
     pub fn running_pods(&self) -> Vec<RunningPod> {
+        self.running_pods_of(&self.running_pod_uids())
+    }
+
+    /// `GetPods(all=false)` restricted to `uids`.
+    pub fn running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         let mut out = Vec::new();
-        for (uid, p) in &self.pods {
+        for uid in uids {
+            let Some(p) = self.pods.get(uid) else {
+                continue;
+            };
             let containers: Vec<(ContainerId, String)> = p
                 .containers
                 .iter()
