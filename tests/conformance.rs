@@ -40,10 +40,7 @@
 use podsim::kubelet::pod_workers::{
     KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, UpdatePodOptions, UpdateType,
 };
-use podsim::model::{
-    ApiPod, ApiPodStatus, ContainerSpec, PodPhase, PodSpec, PodUid, Resources, RestartPolicy,
-    RunningPod,
-};
+use podsim::model::{ApiPod, ContainerSpec, PodPhase, PodSpec, PodUid, RestartPolicy, RunningPod};
 use podsim::run::World;
 use podsim::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
@@ -124,38 +121,14 @@ impl P {
         self
     }
     fn build(self) -> Arc<ApiPod> {
-        Arc::new(ApiPod {
-            uid: PodUid(self.uid),
-            spec: Arc::new(PodSpec {
-                name: self.name.into(),
-                namespace: self.namespace.into(),
-                termination_grace_period_seconds: Some(30),
-                restart_policy: self.restart,
-                priority: 0,
-                priority_class_name: None,
-                host_network: false,
-                init_containers: vec![],
-                containers: vec![ContainerSpec {
-                    name: "app".into(),
-                    image: "img:1".into(),
-                    liveness_probe: None,
-                    readiness_probe: None,
-                    startup_probe: None,
-                    has_pre_stop: false,
-                    requests: Resources::default(),
-                    limits: Resources::default(),
-                }],
-            }),
-            decl: 0,
-            created_at: SimTime::ZERO,
-            deletion_timestamp: self.deletion_grace.map(|_| SimTime(Dur::secs(1).0)),
-            deletion_grace_period_seconds: self.deletion_grace,
-            status: ApiPodStatus {
-                phase: self.phase,
-                ..Default::default()
-            },
-            resource_version: self.version,
-        })
+        let c = vec![ContainerSpec::named("app", "img:1")];
+        let spec = PodSpec::new(self.name, self.namespace, self.restart, c);
+        let mut pod = ApiPod::new(PodUid(self.uid), spec);
+        pod.deletion_timestamp = self.deletion_grace.map(|_| SimTime(Dur::secs(1).0));
+        pod.deletion_grace_period_seconds = self.deletion_grace;
+        pod.status.phase = self.phase;
+        pod.resource_version = self.version;
+        Arc::new(pod)
     }
 }
 

@@ -904,26 +904,12 @@ mod tests {
     use crate::model::{PodSpec, RestartPolicy};
 
     fn pod(tgps: Option<i64>, deletion: Option<i64>) -> ApiPod {
-        ApiPod {
-            uid: PodUid(1),
-            spec: Arc::new(PodSpec {
-                name: "p".into(),
-                namespace: "default".into(),
-                termination_grace_period_seconds: tgps,
-                restart_policy: RestartPolicy::Always,
-                priority: 0,
-                priority_class_name: None,
-                host_network: false,
-                init_containers: vec![],
-                containers: vec![],
-            }),
-            decl: 0,
-            created_at: SimTime::ZERO,
-            deletion_timestamp: deletion.map(|_| SimTime::ZERO),
-            deletion_grace_period_seconds: deletion,
-            status: Default::default(),
-            resource_version: 1,
-        }
+        let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, vec![]);
+        spec.termination_grace_period_seconds = tgps;
+        let mut pod = ApiPod::new(PodUid(1), spec);
+        pod.deletion_timestamp = deletion.map(|_| SimTime::ZERO);
+        pod.deletion_grace_period_seconds = deletion;
+        pod
     }
 
     fn kill(o: i64) -> KillPodOptions {

@@ -498,40 +498,14 @@ pub fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, PodSpec, Resources};
+    use crate::model::{ContainerSpec, PodSpec};
     use crate::sim::SimTime;
 
     fn pod(policy: RestartPolicy, n: usize) -> ApiPod {
-        let c = |i: usize| ContainerSpec {
-            name: format!("c{i}"),
-            image: "img".into(),
-            liveness_probe: None,
-            readiness_probe: None,
-            startup_probe: None,
-            has_pre_stop: false,
-            requests: Resources::default(),
-            limits: Resources::default(),
-        };
-        ApiPod {
-            uid: PodUid(1),
-            spec: Arc::new(PodSpec {
-                name: "p".into(),
-                namespace: "default".into(),
-                termination_grace_period_seconds: Some(30),
-                restart_policy: policy,
-                priority: 0,
-                priority_class_name: None,
-                host_network: false,
-                init_containers: vec![],
-                containers: (0..n).map(c).collect(),
-            }),
-            decl: 0,
-            created_at: SimTime::ZERO,
-            deletion_timestamp: None,
-            deletion_grace_period_seconds: None,
-            status: Default::default(),
-            resource_version: 1,
-        }
+        let c = (0..n)
+            .map(|i| ContainerSpec::named(&format!("c{i}"), "img"))
+            .collect();
+        ApiPod::new(PodUid(1), PodSpec::new("p", "default", policy, c))
     }
 
     fn st(name: &str, state: ApiContainerState) -> ApiContainerStatus {

@@ -771,77 +771,28 @@ impl Kubelet {
 /// The pod object `SyncTerminatingRuntimePod` hands to the runtime: identity and container
 /// names only (no grace period, no hooks).
 fn synthetic_pod(rp: &RunningPod) -> ApiPod {
-    use crate::model::{ContainerSpec, PodSpec, Resources};
-    ApiPod {
-        uid: rp.uid,
-        spec: Arc::new(PodSpec {
-            name: rp.name.clone(),
-            namespace: rp.namespace.clone(),
-            termination_grace_period_seconds: None,
-            restart_policy: RestartPolicy::Always,
-            priority: 0,
-            priority_class_name: None,
-            host_network: false,
-            init_containers: vec![],
-            containers: rp
-                .containers
-                .iter()
-                .map(|(_, n)| ContainerSpec {
-                    name: n.clone(),
-                    image: String::new(),
-                    liveness_probe: None,
-                    readiness_probe: None,
-                    startup_probe: None,
-                    has_pre_stop: false,
-                    requests: Resources::default(),
-                    limits: Resources::default(),
-                })
-                .collect(),
-        }),
-        decl: usize::MAX,
-        created_at: SimTime::ZERO,
-        deletion_timestamp: None,
-        deletion_grace_period_seconds: None,
-        status: ApiPodStatus::default(),
-        resource_version: 0,
-    }
+    use crate::model::{ContainerSpec, PodSpec};
+    let containers = rp
+        .containers
+        .iter()
+        .map(|(_, n)| ContainerSpec::named(n, ""))
+        .collect();
+    let mut spec = PodSpec::new(&rp.name, &rp.namespace, RestartPolicy::Always, containers);
+    spec.termination_grace_period_seconds = None;
+    let mut pod = ApiPod::new(rp.uid, spec);
+    pod.decl = usize::MAX;
+    pod.resource_version = 0;
+    pod
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, PodSpec, Resources, RtContainer, RtSandbox};
+    use crate::model::{ContainerSpec, PodSpec, RtContainer, RtSandbox};
 
     fn pod(policy: RestartPolicy) -> ApiPod {
-        ApiPod {
-            uid: PodUid(1),
-            spec: Arc::new(PodSpec {
-                name: "p".into(),
-                namespace: "default".into(),
-                termination_grace_period_seconds: Some(30),
-                restart_policy: policy,
-                priority: 0,
-                priority_class_name: None,
-                host_network: false,
-                init_containers: vec![],
-                containers: vec![ContainerSpec {
-                    name: "app".into(),
-                    image: "img:1".into(),
-                    liveness_probe: None,
-                    readiness_probe: None,
-                    startup_probe: None,
-                    has_pre_stop: false,
-                    requests: Resources::default(),
-                    limits: Resources::default(),
-                }],
-            }),
-            decl: 0,
-            created_at: SimTime::ZERO,
-            deletion_timestamp: None,
-            deletion_grace_period_seconds: None,
-            status: Default::default(),
-            resource_version: 1,
-        }
+        let c = vec![ContainerSpec::named("app", "img:1")];
+        ApiPod::new(PodUid(1), PodSpec::new("p", "default", policy, c))
     }
 
     fn status(ready: bool, state: Option<(RtState, i32)>) -> RtPodStatus {

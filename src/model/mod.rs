@@ -300,3 +300,41 @@ pub mod status;
 pub use status::*;
 pub mod transition;
 pub use transition::Transition;
+
+impl ContainerSpec {
+    /// A container with a name and an image and nothing else set.
+    pub fn named(name: &str, image: &str) -> Self {
+        ContainerSpec {
+            name: name.to_string(),
+            image: image.to_string(),
+            liveness_probe: None,
+            readiness_probe: None,
+            startup_probe: None,
+            has_pre_stop: false,
+            requests: Resources::default(),
+            limits: Resources::default(),
+        }
+    }
+}
+
+impl PodSpec {
+    /// A pod spec with API defaults: grace 30 s, priority 0, no init containers.
+    pub fn new(
+        name: &str,
+        namespace: &str,
+        restart_policy: RestartPolicy,
+        containers: Vec<ContainerSpec>,
+    ) -> Self {
+        PodSpec {
+            name: name.to_string(),
+            namespace: namespace.to_string(),
+            termination_grace_period_seconds: Some(30),
+            restart_policy,
+            priority: 0,
+            priority_class_name: None,
+            host_network: false,
+            init_containers: Vec::new(),
+            containers,
+        }
+    }
+}

@@ -145,3 +145,19 @@ impl ApiPod {
         &self.spec.name
     }
 }
+
+impl ApiPod {
+    /// A freshly created object for `spec` (no deletion, empty status).
+    pub fn new(uid: PodUid, spec: super::PodSpec) -> Self {
+        ApiPod {
+            uid,
+            spec: Arc::new(spec),
+            decl: 0,
+            created_at: SimTime::ZERO,
+            deletion_timestamp: None,
+            deletion_grace_period_seconds: None,
+            status: ApiPodStatus::default(),
+            resource_version: 1,
+        }
+    }
+}
