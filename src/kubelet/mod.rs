@@ -47,6 +47,8 @@ pub const UPSTREAM_RELEASE: &str = "v1.31";
 
 /// `backOffPeriod`: the pod-worker error back-off and the initial crash-loop back-off.
 pub const BACKOFF_PERIOD: Dur = Dur::secs(10);
+/// `minDeadContainerInPod`: dead containers the deletor keeps per container name.
+pub const MIN_DEAD_CONTAINERS_IN_POD: usize = 1;
 /// `MaxContainerBackOff`.
 pub const MAX_CONTAINER_BACKOFF: Dur = Dur::secs(300);
 
@@ -63,8 +65,13 @@ pub enum KEv {
     HousekeepingTick,
     /// The PLEG relist timer.
     PlegRelist,
-    /// A PLEG event for a pod reaches the sync loop.
-    PlegEvent(PodUid),
+    /// PLEG events for a pod reach the sync loop: whether any is sync-worthy, and the
+    /// containers that died.
+    PlegEvent {
+        uid: PodUid,
+        sync: bool,
+        died: Vec<ContainerId>,
+    },
     /// The status manager's change signal.
     StatusSignal,
     /// The status manager's periodic full sync.
@@ -150,13 +157,51 @@ impl Kubelet {
                 let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
             }
             KEv::PlegRelist => self.pleg_relist(ctx),
-            KEv::PlegEvent(uid) => self.handle_pod_syncs(ctx, &[uid]),
+            KEv::PlegEvent { uid, sync, died } => {
+                if sync {
+                    self.handle_pod_syncs(ctx, &[uid]);
+                }
+                for id in died {
+                    self.clean_up_containers_in_pod(ctx, uid, id);
+                }
+            }
             KEv::StatusSignal => self.status_sync_batch(ctx, false),
             KEv::StatusTick => {
                 self.status_sync_batch(ctx, true);
                 let _ = ctx.after(self.status.period, KEv::StatusTick);
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
+        }
+    }
+
+    /// `cleanUpContainersInPod` and the container deletor (`pod_container_deletor.go`,
+    /// v1.31): after a container died, remove the exited containers of the same name
+    /// except the newest one (all of them once the pod's content may be removed).
+    fn clean_up_containers_in_pod(&mut self, ctx: &mut Ctx, uid: PodUid, died: ContainerId) {
+        let Ok(status) = self.pleg.cache_get(uid) else {
+            return;
+        };
+        let keep = if self.pw.should_pod_content_be_removed(uid) {
+            0
+        } else {
+            MIN_DEAD_CONTAINERS_IN_POD
+        };
+        let Some(name) = status
+            .containers
+            .iter()
+            .find(|c| c.id == died)
+            .map(|c| c.name.clone())
+        else {
+            return;
+        };
+        let candidates: Vec<ContainerId> = status
+            .containers
+            .iter()
+            .filter(|c| c.name == name && c.state == crate::model::RtState::Exited)
+            .map(|c| c.id)
+            .collect();
+        for id in candidates.into_iter().skip(keep) {
+            ctx.cri(Caller::Deletor, CriReq::RemoveContainer { uid, id });
         }
     }
 
@@ -174,6 +219,7 @@ impl Kubelet {
     pub fn on_cri_reply(&mut self, ctx: &mut Ctx, caller: Caller, req: CriReq, result: CriResult) {
         match caller {
             Caller::Pleg => self.pleg_on_relist(ctx, result),
+            Caller::Deletor => {}
             Caller::Worker { uid, op, tag } => self.worker_on_cri(ctx, uid, op, tag, req, result),
         }
     }

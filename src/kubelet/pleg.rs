@@ -130,7 +130,7 @@ impl Kubelet {
         };
         self.pleg.relists += 1;
         let mut changed_pods = 0u32;
-        let mut to_notify: Vec<PodUid> = Vec::new();
+        let mut to_notify: Vec<(PodUid, bool, Vec<ContainerId>)> = Vec::new();
         if let CriResult::Relist(items) = result {
             for (uid, r) in items {
                 match r {
@@ -152,6 +152,7 @@ impl Kubelet {
                         let new = container_states(&status);
                         let old = self.pleg.old.remove(&uid).unwrap_or_default();
                         let mut sync_worthy = false;
+                        let mut died = Vec::new();
                         let ids: BTreeSet<ContainerId> =
                             old.keys().chain(new.keys()).copied().collect();
                         for id in ids {
@@ -162,6 +163,9 @@ impl Kubelet {
                                         | PlegEventType::ContainerChanged
                                 ) {
                                     sync_worthy = true;
+                                }
+                                if *e == PlegEventType::ContainerDied {
+                                    died.push(id);
                                 }
                             }
                         }
@@ -174,8 +178,8 @@ impl Kubelet {
                             },
                         );
                         changed_pods += 1;
-                        if sync_worthy {
-                            to_notify.push(uid);
+                        if sync_worthy || !died.is_empty() {
+                            to_notify.push((uid, sync_worthy, died));
                         }
                     }
                 }
@@ -197,8 +201,8 @@ impl Kubelet {
             self.pleg.waiters.remove(&uid);
             let _ = ctx.after(Dur::ZERO, KEv::WorkerCacheReady(uid));
         }
-        for uid in to_notify {
-            let _ = ctx.after(Dur::ZERO, KEv::PlegEvent(uid));
+        for (uid, sync, died) in to_notify {
+            let _ = ctx.after(Dur::ZERO, KEv::PlegEvent { uid, sync, died });
         }
         let period = self.pleg.relist_period;
         let _ = ctx.after(period, KEv::PlegRelist);

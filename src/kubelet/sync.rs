@@ -700,7 +700,7 @@ impl Kubelet {
                 }
                 self.advance(ctx, uid, op);
             }
-            CriReq::Relist { .. } => {
+            CriReq::Relist { .. } | CriReq::RemoveContainer { .. } => {
                 self.ops.insert(uid, op);
             }
         }

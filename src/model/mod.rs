@@ -248,10 +248,11 @@ pub enum CriCall {
     StopContainer,
     StopPodSandbox,
     PodStatus,
+    RemoveContainer,
 }
 
 impl CriCall {
-    pub const ALL: [CriCall; 7] = [
+    pub const ALL: [CriCall; 8] = [
         CriCall::RunPodSandbox,
         CriCall::PullImage,
         CriCall::CreateContainer,
@@ -259,6 +260,7 @@ impl CriCall {
         CriCall::StopContainer,
         CriCall::StopPodSandbox,
         CriCall::PodStatus,
+        CriCall::RemoveContainer,
     ];
     /// The camelCase name used in scenario files.
     pub fn as_str(self) -> &'static str {
@@ -270,6 +272,7 @@ impl CriCall {
             CriCall::StopContainer => "stopContainer",
             CriCall::StopPodSandbox => "stopPodSandbox",
             CriCall::PodStatus => "podStatus",
+            CriCall::RemoveContainer => "removeContainer",
         }
     }
 }

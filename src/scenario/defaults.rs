@@ -81,6 +81,7 @@ pub const fn latency(call: CriCall) -> Dist {
         CriCall::StopContainer => Dur::millis(10),
         CriCall::StopPodSandbox => Dur::millis(50),
         CriCall::PodStatus => Dur::millis(5),
+        CriCall::RemoveContainer => Dur::millis(10),
     })
 }
 

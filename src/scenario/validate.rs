@@ -2167,7 +2167,7 @@ mod tests {
         assert_eq!(s.node.cpu_milli, 8000);
         assert_eq!(s.node.memory_bytes, 16 << 30);
         assert_eq!(s.node.pods, 110);
-        assert_eq!(s.runtime.latencies.len(), 7);
+        assert_eq!(s.runtime.latencies.len(), CriCall::ALL.len());
         assert_eq!(
             s.runtime.latencies[&CriCall::PullImage],
             Dist::Fixed(Dur::secs(1))

@@ -20,6 +20,8 @@ pub enum Caller {
     Worker { uid: PodUid, op: u64, tag: u32 },
     /// The PLEG's relist.
     Pleg,
+    /// The container deletor (removal of dead containers).
+    Deletor,
 }
 
 /// Every event of a run.

@@ -6,7 +6,7 @@
 //! kubelet-model.md section 9). Deliberate simplifications: a call's effect happens when
 //! the call completes (after its latency), except `StopContainer`, which signals the
 //! process when the request arrives and returns when the process has exited; exited
-//! containers are never garbage-collected during a run; a faulty call fails without effect.
+//! removed containers disappear from `GetPodStatus` but are kept for the run summary; a faulty call fails without effect.
 
 use super::dist::sample;
 use super::{Caller, Event};
@@ -59,6 +59,11 @@ pub enum CriReq {
         uid: PodUid,
         id: SandboxId,
     },
+    /// Remove a container (force-removing it if it still runs).
+    RemoveContainer {
+        uid: PodUid,
+        id: ContainerId,
+    },
     /// `GetPodStatus` for one pod.
     PodStatus {
         uid: PodUid,
@@ -78,6 +83,7 @@ impl CriReq {
             CriReq::StartContainer { .. } => CriCall::StartContainer,
             CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
             CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
+            CriReq::RemoveContainer { .. } => CriCall::RemoveContainer,
             CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
         }
     }
@@ -90,6 +96,7 @@ impl CriReq {
             CriReq::StopContainer { .. } => "StopContainer",
             CriReq::ExecPreStop { .. } => "ExecPreStop",
             CriReq::StopPodSandbox { .. } => "StopPodSandbox",
+            CriReq::RemoveContainer { .. } => "RemoveContainer",
             CriReq::PodStatus { .. } => "PodStatus",
             CriReq::Relist { .. } => "Relist",
         }
@@ -103,6 +110,7 @@ impl CriReq {
             CriReq::StopContainer { uid, id, .. } => (*uid, id.0),
             CriReq::ExecPreStop { uid, id } => (*uid, id.0),
             CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
+            CriReq::RemoveContainer { uid, id } => (*uid, id.0),
             CriReq::PodStatus { uid } => (*uid, 0),
             CriReq::Relist { .. } => (PodUid(0), 0),
         }
@@ -152,6 +160,8 @@ struct Container {
     /// Bumped whenever scheduled process events become stale.
     gen: u32,
     sigterm_at: Option<SimTime>,
+    /// Removed from the runtime (kept here only for the run summary).
+    removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
     stop_waiters: Vec<(Caller, CriReq)>,
 }
@@ -385,6 +395,7 @@ impl Runtime {
                                 behaviour,
                                 gen: 0,
                                 sigterm_at: None,
+                                removed: false,
                                 stop_waiters: Vec::new(),
                             },
                         );
@@ -501,6 +512,24 @@ impl Runtime {
                             sb.ready = false;
                             self.changed.insert(*uid);
                             trace.emit(now, &Transition::SandboxStopped { uid: *uid, id: *id });
+                        }
+                    }
+                    CriResult::Ok
+                }
+                CriReq::RemoveContainer { uid, id } => {
+                    let running = self
+                        .containers
+                        .get(id)
+                        .is_some_and(|c| c.state == RtState::Running && !c.removed);
+                    if running {
+                        // Replies to stop callers are not expected here: the kubelet only
+                        // removes exited containers.
+                        let _ = self.exit(sim, trace, *id, 137, "Error");
+                    }
+                    if let Some(c) = self.containers.get_mut(id) {
+                        if !c.removed {
+                            c.removed = true;
+                            self.changed.insert(*uid);
                         }
                     }
                     CriResult::Ok
@@ -706,17 +735,20 @@ impl Runtime {
                 .iter()
                 .rev()
                 .filter_map(|id| {
-                    self.containers.get(id).map(|c| RtContainer {
-                        id: *id,
-                        name: c.name.clone(),
-                        state: c.state,
-                        exit_code: c.exit_code,
-                        reason: c.reason,
-                        created_at: c.created_at,
-                        started_at: c.started_at,
-                        finished_at: c.finished_at,
-                        restart_count: c.attempt,
-                    })
+                    self.containers
+                        .get(id)
+                        .filter(|c| !c.removed)
+                        .map(|c| RtContainer {
+                            id: *id,
+                            name: c.name.clone(),
+                            state: c.state,
+                            exit_code: c.exit_code,
+                            reason: c.reason,
+                            created_at: c.created_at,
+                            started_at: c.started_at,
+                            finished_at: c.finished_at,
+                            restart_count: c.attempt,
+                        })
                 })
                 .collect(),
         }
