@@ -71,6 +71,12 @@ pub struct PodSummary {
     pub removed_by: Option<String>,
     /// (time, phase) of every phase the API server held.
     pub phases: Vec<(u64, String)>,
+    /// Teardown on the node (ground truth): volumes unmounted, pod cgroup removed, pod
+    /// directory removed, and containers killed because the cgroup went while they ran.
+    pub volumes_unmounted_at_ns: Option<u64>,
+    pub pod_cgroup_removed_at_ns: Option<u64>,
+    pub pod_dir_removed_at_ns: Option<u64>,
+    pub killed_by_cgroup_removal: u32,
     pub containers: Vec<ContainerSummary>,
 }
 
@@ -189,8 +195,13 @@ impl World {
                 }
             }
             Event::CriComplete { caller, req, fault } => {
-                if let Some(result) = runtime.complete(sim, trace, caller, req.clone(), fault) {
-                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                let result = runtime.complete(sim, trace, caller, req.clone(), fault);
+                let deferred = std::mem::take(&mut runtime.deferred);
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                if let Some(result) = result {
+                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                }
+                for (caller, req, result) in deferred {
                     kubelet.on_cri_reply(&mut ctx, caller, req, result);
                 }
             }
@@ -354,6 +365,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     for (uid, h) in &w.api.history {
         let decl = &sc.pods[h.decl];
         let facts = w.runtime.facts(*uid);
+        let host = w.runtime.host.get(uid);
         let mut containers = Vec::new();
         for c in &decl.spec.containers {
             let inst: Vec<_> = facts.iter().filter(|f| f.name == c.name).collect();
@@ -422,6 +434,10 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
                 .iter()
                 .map(|(t, p)| (t.0, p.as_str().to_string()))
                 .collect(),
+            volumes_unmounted_at_ns: host.and_then(|h| h.unmounted_at.map(|t| t.0)),
+            pod_cgroup_removed_at_ns: host.and_then(|h| h.cgroup_removed_at.map(|t| t.0)),
+            pod_dir_removed_at_ns: host.and_then(|h| h.pod_dir_removed_at.map(|t| t.0)),
+            killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
             containers,
         });
     }

@@ -116,6 +116,17 @@ fn graceful_delete_sigterm_sigkill_and_removal_order() {
                 "{name} seed {seed}: {p}"
             );
             assert_eq!(p["removedBy"], "kubelet");
+            // Teardown in upstream's order, each step observable: volumes unmounted after the
+            // containers stopped, then the pod cgroup, then (TerminatePod) the API object;
+            // the pod directory goes at a later housekeeping, once the pod left the config.
+            let unmounted = ns(&p["volumesUnmountedAtNs"]);
+            let cgroup = ns(&p["podCgroupRemovedAtNs"]);
+            let dir = ns(&p["podDirRemovedAtNs"]);
+            assert!(
+                stopped < unmounted && unmounted < cgroup && cgroup < removed && removed < dir,
+                "{name} seed {seed}: {p}"
+            );
+            assert_eq!(p["killedByCgroupRemoval"], 0);
         }
         let c = |name: &str| pod(&v, name)["containers"][0].clone();
         // SIGTERM within a watch delay + one sync of the deletion (10s).

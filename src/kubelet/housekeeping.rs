@@ -58,6 +58,22 @@ impl Kubelet {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
         }
+        // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
+        // running, whose volumes are gone.
+        for (uid, mounted) in ctx.list_pod_dirs() {
+            let possibly_running = matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
+            if all_pods.contains_key(&uid)
+                || possibly_running
+                || running_uids.contains(&uid)
+                || mounted
+            {
+                continue;
+            }
+            ctx.cri(
+                crate::world::Caller::Deletor,
+                crate::world::runtime::CriReq::RemovePodDir { uid },
+            );
+        }
         // Orphaned runtime pods: kill with grace 1.
         let orphans: Vec<_> = running_list
             .into_iter()

@@ -95,6 +95,8 @@ pub struct Kubelet {
     pub image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
     pub reason_cache: BTreeMap<(PodUid, String), &'static str>,
+    /// The volume manager's actual state: pods whose volumes are mounted.
+    pub mounted: std::collections::BTreeSet<PodUid>,
     /// In-flight sync operations by UID.
     pub ops: BTreeMap<PodUid, sync::Op>,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
@@ -118,6 +120,7 @@ impl Kubelet {
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
+            mounted: Default::default(),
             waiting_work: BTreeMap::new(),
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,

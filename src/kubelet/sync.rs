@@ -67,6 +67,14 @@ enum Step {
     },
     /// `SyncTerminatingPod` steps 5-8: a direct `GetPodStatus`, then the terminal status.
     VerifyStopped,
+    /// `WaitForAttachAndMount` (with the pod data dirs and cgroup).
+    MountVolumes,
+    /// `SyncTerminatedPod`: the volume manager unmounts the pod's volumes.
+    UnmountVolumes,
+    /// `SyncTerminatedPod`: destroy the pod cgroup.
+    RemovePodCgroup,
+    /// `SyncTerminatedPod`: unregister secrets and configmaps, `TerminatePod`, done.
+    FinishTerminated,
 }
 
 #[derive(Clone, Debug)]
@@ -277,6 +285,9 @@ impl Kubelet {
                 }
                 let actions = compute_pod_actions(&op.pod, &op.status);
                 op.sandbox = actions.sandbox;
+                if !self.mounted.contains(&uid) {
+                    op.plan.push_back(Step::MountVolumes);
+                }
                 if actions.kill_pod {
                     let (containers, sandboxes) = running_pod_from(&op.status);
                     op.plan.push_back(Step::KillPod {
@@ -321,16 +332,11 @@ impl Kubelet {
             SyncKind::Terminated => {
                 let api = self.generate_api_pod_status(&op.pod, &op.status, true);
                 self.set_pod_status(ctx, &op.pod, api);
-                // Volumes unmount, secrets/configmaps unregister and the pod cgroup goes:
-                // instantaneous until teardown is modelled step by step.
-                ctx.emit(Transition::Note {
-                    uid,
-                    what: "volumes unmounted, cgroup destroyed",
-                });
-                let pod = op.pod.clone();
-                self.terminate_pod_status(ctx, &pod);
-                self.end_op(ctx, uid, op, Ok(false));
-                return;
+                if self.mounted.contains(&uid) {
+                    op.plan.push_back(Step::UnmountVolumes);
+                }
+                op.plan.push_back(Step::RemovePodCgroup);
+                op.plan.push_back(Step::FinishTerminated);
             }
         }
         self.advance(ctx, uid, op);
@@ -464,6 +470,32 @@ impl Kubelet {
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
                     self.ops.insert(uid, op);
+                    return;
+                }
+                Step::MountVolumes => {
+                    ctx.cri(caller(0), CriReq::MountVolumes { uid });
+                    self.ops.insert(uid, op);
+                    return;
+                }
+                Step::UnmountVolumes => {
+                    ctx.cri(caller(0), CriReq::UnmountVolumes { uid });
+                    self.ops.insert(uid, op);
+                    return;
+                }
+                Step::RemovePodCgroup => {
+                    // Secrets and configmaps are unregistered (in memory) before this.
+                    ctx.emit(Transition::Note {
+                        uid,
+                        what: "secrets and configmaps unregistered",
+                    });
+                    ctx.cri(caller(0), CriReq::RemovePodCgroup { uid });
+                    self.ops.insert(uid, op);
+                    return;
+                }
+                Step::FinishTerminated => {
+                    let pod = op.pod.clone();
+                    self.terminate_pod_status(ctx, &pod);
+                    self.end_op(ctx, uid, op, Ok(false));
                     return;
                 }
             }
@@ -700,7 +732,33 @@ impl Kubelet {
                 }
                 self.advance(ctx, uid, op);
             }
-            CriReq::Relist { .. } | CriReq::RemoveContainer { .. } => {
+            CriReq::MountVolumes { .. } => {
+                match result.error() {
+                    None => {
+                        self.mounted.insert(uid);
+                    }
+                    Some(e) => op.fatal = Some(format!("FailedMountVolume: {e}")),
+                }
+                self.advance(ctx, uid, op);
+            }
+            CriReq::UnmountVolumes { .. } => {
+                match result.error() {
+                    None => {
+                        self.mounted.remove(&uid);
+                    }
+                    Some(e) => op.fatal = Some(format!("UnmountVolumes: {e}")),
+                }
+                self.advance(ctx, uid, op);
+            }
+            CriReq::RemovePodCgroup { .. } => {
+                if let Some(e) = result.error() {
+                    op.fatal = Some(format!("failed to delete cgroup paths: {e}"));
+                }
+                self.advance(ctx, uid, op);
+            }
+            CriReq::Relist { .. }
+            | CriReq::RemoveContainer { .. }
+            | CriReq::RemovePodDir { .. } => {
                 self.ops.insert(uid, op);
             }
         }

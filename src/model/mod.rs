@@ -249,10 +249,15 @@ pub enum CriCall {
     StopPodSandbox,
     PodStatus,
     RemoveContainer,
+    /// Host operations of the node (not CRI): volume mounts, the pod cgroup, the pod dir.
+    MountVolumes,
+    UnmountVolumes,
+    RemovePodCgroup,
+    RemovePodDir,
 }
 
 impl CriCall {
-    pub const ALL: [CriCall; 8] = [
+    pub const ALL: [CriCall; 12] = [
         CriCall::RunPodSandbox,
         CriCall::PullImage,
         CriCall::CreateContainer,
@@ -261,6 +266,10 @@ impl CriCall {
         CriCall::StopPodSandbox,
         CriCall::PodStatus,
         CriCall::RemoveContainer,
+        CriCall::MountVolumes,
+        CriCall::UnmountVolumes,
+        CriCall::RemovePodCgroup,
+        CriCall::RemovePodDir,
     ];
     /// The camelCase name used in scenario files.
     pub fn as_str(self) -> &'static str {
@@ -273,6 +282,10 @@ impl CriCall {
             CriCall::StopPodSandbox => "stopPodSandbox",
             CriCall::PodStatus => "podStatus",
             CriCall::RemoveContainer => "removeContainer",
+            CriCall::MountVolumes => "mountVolumes",
+            CriCall::UnmountVolumes => "unmountVolumes",
+            CriCall::RemovePodCgroup => "removePodCgroup",
+            CriCall::RemovePodDir => "removePodDir",
         }
     }
 }

@@ -68,6 +68,11 @@ pub enum Transition {
         code: i32,
         reason: &'static str,
     },
+    /// A host operation took effect (volumes mounted/unmounted, cgroup or pod dir removed).
+    Host {
+        uid: PodUid,
+        what: &'static str,
+    },
     // ---- kubelet ----
     ConfigOp {
         uid: PodUid,
@@ -139,6 +144,7 @@ impl fmt::Display for Transition {
                 code,
                 reason,
             } => write!(f, "rt {uid} {id} exited code={code} {reason}"),
+            Host { uid, what } => write!(f, "host {uid} {what}"),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,

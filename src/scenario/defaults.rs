@@ -24,7 +24,7 @@
 //! | `spec.kubelet.timing.evictionMonitoringPeriod` | `10s` |
 //! | `spec.kubelet.timing.syncLoopTick` | `1s` |
 //! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
-//! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}` |
+//! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}`, mountVolumes `{fixed: 20ms}`, unmountVolumes `{fixed: 20ms}`, removePodCgroup `{fixed: 5ms}`, removePodDir `{fixed: 5ms}` |
 //! | `spec.runtime.faults` | `[]`; in an entry, `error` defaults to `Unknown` |
 //! | `spec.api.watchDelay` / `statusWriteDelay` | `{fixed: 10ms}` each |
 //! | `spec.pods[].replicas` | absent: one pod, no name suffix |
@@ -82,6 +82,10 @@ pub const fn latency(call: CriCall) -> Dist {
         CriCall::StopPodSandbox => Dur::millis(50),
         CriCall::PodStatus => Dur::millis(5),
         CriCall::RemoveContainer => Dur::millis(10),
+        CriCall::MountVolumes => Dur::millis(20),
+        CriCall::UnmountVolumes => Dur::millis(20),
+        CriCall::RemovePodCgroup => Dur::millis(5),
+        CriCall::RemovePodDir => Dur::millis(5),
     })
 }
 

@@ -113,6 +113,11 @@ impl<'a> Ctx<'a> {
         self.runtime.running_pod_uids()
     }
 
+    /// A listing of the kubelet's pods directory: (pod UID, volumes still mounted).
+    pub fn list_pod_dirs(&self) -> Vec<(PodUid, bool)> {
+        self.runtime.pod_dirs()
+    }
+
     /// [`Ctx::list_running_pods`] restricted to `uids`.
     pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         self.runtime.running_pods_of(uids)

@@ -64,6 +64,22 @@ pub enum CriReq {
         uid: PodUid,
         id: ContainerId,
     },
+    /// Host: create the pod's data dirs and cgroup and mount its volumes.
+    MountVolumes {
+        uid: PodUid,
+    },
+    /// Host: unmount the pod's volumes.
+    UnmountVolumes {
+        uid: PodUid,
+    },
+    /// Host: destroy the pod cgroup (killing any process still in it).
+    RemovePodCgroup {
+        uid: PodUid,
+    },
+    /// Host: remove the pod directory (refused while volumes are mounted).
+    RemovePodDir {
+        uid: PodUid,
+    },
     /// `GetPodStatus` for one pod.
     PodStatus {
         uid: PodUid,
@@ -84,6 +100,10 @@ impl CriReq {
             CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
             CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriCall::RemoveContainer,
+            CriReq::MountVolumes { .. } => CriCall::MountVolumes,
+            CriReq::UnmountVolumes { .. } => CriCall::UnmountVolumes,
+            CriReq::RemovePodCgroup { .. } => CriCall::RemovePodCgroup,
+            CriReq::RemovePodDir { .. } => CriCall::RemovePodDir,
             CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
         }
     }
@@ -97,6 +117,10 @@ impl CriReq {
             CriReq::ExecPreStop { .. } => "ExecPreStop",
             CriReq::StopPodSandbox { .. } => "StopPodSandbox",
             CriReq::RemoveContainer { .. } => "RemoveContainer",
+            CriReq::MountVolumes { .. } => "MountVolumes",
+            CriReq::UnmountVolumes { .. } => "UnmountVolumes",
+            CriReq::RemovePodCgroup { .. } => "RemovePodCgroup",
+            CriReq::RemovePodDir { .. } => "RemovePodDir",
             CriReq::PodStatus { .. } => "PodStatus",
             CriReq::Relist { .. } => "Relist",
         }
@@ -111,6 +135,10 @@ impl CriReq {
             CriReq::ExecPreStop { uid, id } => (*uid, id.0),
             CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
             CriReq::RemoveContainer { uid, id } => (*uid, id.0),
+            CriReq::MountVolumes { uid }
+            | CriReq::UnmountVolumes { uid }
+            | CriReq::RemovePodCgroup { uid }
+            | CriReq::RemovePodDir { uid } => (*uid, 0),
             CriReq::PodStatus { uid } => (*uid, 0),
             CriReq::Relist { .. } => (PodUid(0), 0),
         }
@@ -182,6 +210,21 @@ struct RtPod {
     containers: Vec<ContainerId>,
 }
 
+/// The node's host state of one pod: volumes, pod cgroup, pod directory, and when each
+/// went away (ground truth).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostState {
+    pub volumes_mounted: bool,
+    pub cgroup: bool,
+    pub pod_dir: bool,
+    pub mounted_at: Option<SimTime>,
+    pub unmounted_at: Option<SimTime>,
+    pub cgroup_removed_at: Option<SimTime>,
+    pub pod_dir_removed_at: Option<SimTime>,
+    /// Containers that were still running when the pod cgroup was destroyed.
+    pub killed_by_cgroup_removal: u32,
+}
+
 /// What one container instance did, for the run summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContainerFacts {
@@ -207,6 +250,8 @@ pub struct Runtime {
     pods: BTreeMap<PodUid, RtPod>,
     images: BTreeSet<String>,
     workloads: BTreeMap<PodUid, Arc<BTreeMap<String, Behaviour>>>,
+    /// Host state per pod (volumes, cgroup, pod dir).
+    pub host: BTreeMap<PodUid, HostState>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
     changed: BTreeSet<PodUid>,
@@ -214,6 +259,8 @@ pub struct Runtime {
     next_sandbox: u32,
     /// Containers killed by SIGKILL at the end of their grace period.
     pub sigkills: u64,
+    /// Stop replies released by a host operation; the world delivers them after it.
+    pub deferred: Vec<(Caller, CriReq, CriResult)>,
 }
 
 /// Events the runtime schedules for itself.
@@ -242,10 +289,12 @@ impl Runtime {
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
             workloads: BTreeMap::new(),
+            host: BTreeMap::new(),
             changed: BTreeSet::new(),
             next_container: 1,
             next_sandbox: 1,
             sigkills: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -534,6 +583,92 @@ impl Runtime {
                     }
                     CriResult::Ok
                 }
+                CriReq::MountVolumes { uid } => {
+                    let h = self.host.entry(*uid).or_default();
+                    if !h.volumes_mounted {
+                        h.volumes_mounted = true;
+                        h.cgroup = true;
+                        h.pod_dir = true;
+                        h.mounted_at = Some(now);
+                        trace.emit(
+                            now,
+                            &Transition::Host {
+                                uid: *uid,
+                                what: "volumes mounted",
+                            },
+                        );
+                    }
+                    CriResult::Ok
+                }
+                CriReq::UnmountVolumes { uid } => {
+                    if let Some(h) = self.host.get_mut(uid) {
+                        if h.volumes_mounted {
+                            h.volumes_mounted = false;
+                            h.unmounted_at = Some(now);
+                            trace.emit(
+                                now,
+                                &Transition::Host {
+                                    uid: *uid,
+                                    what: "volumes unmounted",
+                                },
+                            );
+                        }
+                    }
+                    CriResult::Ok
+                }
+                CriReq::RemovePodCgroup { uid } => {
+                    // Destroying the cgroup kills whatever still runs in it.
+                    let victims: Vec<ContainerId> = self
+                        .pods
+                        .get(uid)
+                        .map(|p| p.containers.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|c| {
+                            self.containers
+                                .get(c)
+                                .is_some_and(|c| c.state == RtState::Running)
+                        })
+                        .collect();
+                    let n = victims.len() as u32;
+                    for cid in victims {
+                        let replies = self.exit(sim, trace, cid, 137, "Error");
+                        self.deferred.extend(replies);
+                    }
+                    if let Some(h) = self.host.get_mut(uid) {
+                        h.killed_by_cgroup_removal += n;
+                        if h.cgroup {
+                            h.cgroup = false;
+                            h.cgroup_removed_at = Some(now);
+                            trace.emit(
+                                now,
+                                &Transition::Host {
+                                    uid: *uid,
+                                    what: "pod cgroup removed",
+                                },
+                            );
+                        }
+                    }
+                    CriResult::Ok
+                }
+                CriReq::RemovePodDir { uid } => match self.host.get_mut(uid) {
+                    Some(h) if h.volumes_mounted => CriResult::Failed("volumes still mounted"),
+                    Some(h) => {
+                        if h.pod_dir {
+                            h.pod_dir = false;
+                            h.pod_dir_removed_at = Some(now);
+                            trace.emit(
+                                now,
+                                &Transition::Host {
+                                    uid: *uid,
+                                    what: "pod dir removed",
+                                },
+                            );
+                        }
+                        CriResult::Ok
+                    }
+                    None => CriResult::Ok,
+                },
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
                 CriReq::Relist { reinspect } => {
                     let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
@@ -844,6 +979,16 @@ impl Runtime {
                     .is_some_and(|c| c.state == RtState::Running)
             })
         })
+    }
+
+    /// Pod directories present on the node (what a listing of the pods dir shows) and
+    /// whether their volumes are still mounted.
+    pub fn pod_dirs(&self) -> Vec<(PodUid, bool)> {
+        self.host
+            .iter()
+            .filter(|(_, h)| h.pod_dir)
+            .map(|(uid, h)| (*uid, h.volumes_mounted))
+            .collect()
     }
 
     /// The sandbox a container belongs to (for tests).
