@@ -9,7 +9,7 @@ use crate::sim::trace::Record;
 use crate::sim::{Sim, SimTime, StopReason, Trace};
 use crate::world::apiserver::ApiServer;
 use crate::world::runtime::Runtime;
-use crate::world::{Ctx, Event};
+use crate::world::{Ctx, Event, FileSource};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -60,6 +60,9 @@ pub struct ContainerSummary {
 pub struct PodSummary {
     pub name: String,
     pub uid: String,
+    /// A static pod (its phases are those its mirror pods held in the API; `removedBy` says
+    /// how its manifest went).
+    pub is_static: bool,
     pub final_phase: String,
     pub last_phase: String,
     pub reason: Option<String>,
@@ -128,6 +131,8 @@ pub struct World {
     pub api: ApiServer,
     pub kubelet: Kubelet,
     pub scenario: Arc<Scenario>,
+    /// The node's static-pod manifests.
+    pub files: FileSource,
 }
 
 impl World {
@@ -148,6 +153,7 @@ impl World {
             let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
         }
         api.initial_sync(&mut sim);
+        let _ = sim.at(SimTime::ZERO, Event::FileSynced);
         {
             let mut ctx = Ctx::new(&mut sim, &mut trace, &mut runtime, &mut api);
             kubelet.start(&mut ctx);
@@ -159,16 +165,49 @@ impl World {
             api,
             kubelet,
             scenario: sc,
+            files: FileSource::default(),
         }
     }
 
     fn uid_of(&self, pod: &str) -> Option<PodUid> {
         let decl = self.scenario.pods.iter().find(|p| p.spec.name == pod)?;
+        if decl.static_pod {
+            return self.files.get(pod).map(|p| p.uid);
+        }
         self.api.uid_by_name(&decl.spec.namespace, pod)
+    }
+
+    /// A static pod's manifest (re)appears with a fresh UID.
+    fn add_static(&mut self, decl: usize) -> PodUid {
+        let d = &self.scenario.pods[decl];
+        let uid = self.api.allocate_uid();
+        let now = self.sim.now();
+        self.api.record_static(uid, &d.spec.name, decl, now);
+        self.runtime
+            .register_workload(uid, Arc::new(d.behaviour.clone()));
+        let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
+        pod.decl = decl;
+        pod.created_at = now;
+        pod.static_pod = true;
+        self.trace.emit(
+            now,
+            &Transition::ApiCreated {
+                uid,
+                name: format!("{} (static manifest)", d.spec.name),
+            },
+        );
+        self.files.add(&mut self.sim, Arc::new(pod));
+        uid
     }
 
     /// Handle one event.
     pub fn step(&mut self, ev: Event) {
+        if let Event::CreatePod(i) = ev {
+            if self.scenario.pods[i].static_pod {
+                self.add_static(i);
+                return;
+            }
+        }
         let World {
             sim,
             trace,
@@ -176,6 +215,7 @@ impl World {
             api,
             kubelet,
             scenario,
+            files: _,
         } = self;
         match ev {
             Event::CreatePod(i) => {
@@ -243,7 +283,9 @@ impl World {
                     kubelet.status_on_get(&mut ctx, uid, current.as_ref())
                 };
                 if let Some(status) = patch {
-                    let after = api.patch_status(sim, trace, uid, status).cloned();
+                    // The object found by name: the pod itself, or a static pod's mirror.
+                    let target = current.as_ref().map_or(uid, |p| p.uid);
+                    let after = api.patch_status(sim, trace, target, status).cloned();
                     let mut ctx = Ctx::new(sim, trace, runtime, api);
                     kubelet.status_on_api_patched(&mut ctx, uid, after.as_ref());
                 }
@@ -257,6 +299,26 @@ impl World {
                 let mut ctx = Ctx::new(sim, trace, runtime, api);
                 kubelet.handle(&mut ctx, k);
             }
+            Event::File(w) => {
+                trace.emit(
+                    sim.now(),
+                    &Transition::WatchDelivered {
+                        uid: w.pod.uid,
+                        kind: match w.kind {
+                            crate::world::apiserver::WatchKind::Added => "FILE ADDED",
+                            crate::world::apiserver::WatchKind::Modified => "FILE MODIFIED",
+                            crate::world::apiserver::WatchKind::Deleted => "FILE REMOVED",
+                        },
+                    },
+                );
+                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                kubelet.on_file_event(&mut ctx, w);
+            }
+            Event::FileSynced => kubelet.on_file_synced(),
+            Event::ApiCreateMirror { pod } => {
+                api.create_mirror(sim, trace, &pod);
+            }
+            Event::ApiDeleteMirror { uid } => api.delete_mirror(sim, trace, uid),
         }
     }
 
@@ -300,12 +362,45 @@ impl World {
                     }
                 }
             }
+            Action::UpdateStaticPod { pod } => {
+                // The manifest is edited: the old pod is removed and a new UID appears
+                // with the same full name (the file source's REMOVE, then ADD).
+                let now = self.sim.now();
+                if let Some(old) = self.files.remove(&mut self.sim, &pod) {
+                    self.api
+                        .record_static_removed(old.uid, now, "manifest updated");
+                    self.add_static(old.decl);
+                }
+            }
+            Action::RemoveStaticPod { pod } => {
+                let now = self.sim.now();
+                if let Some(old) = self.files.remove(&mut self.sim, &pod) {
+                    self.api
+                        .record_static_removed(old.uid, now, "manifest removed");
+                }
+            }
+            Action::RecreatePod { pod } => {
+                // As a StatefulSet controller does: the old object goes (grace 0, if it is
+                // still there) and a new one with the same name and a new UID is created.
+                if let Some(uid) = self.uid_of(&pod) {
+                    let decl = self.api.get(uid).map(|p| p.decl);
+                    self.api.force_delete(&mut self.sim, &mut self.trace, uid);
+                    if let Some(i) = decl {
+                        let d = &self.scenario.pods[i];
+                        let new = self.api.create(
+                            &mut self.sim,
+                            &mut self.trace,
+                            Arc::new(d.spec.clone()),
+                            i,
+                        );
+                        self.runtime
+                            .register_workload(new, Arc::new(d.behaviour.clone()));
+                    }
+                }
+            }
             other @ (Action::NodeShutdown
             | Action::MemoryPressure { .. }
-            | Action::KubeletRestart { .. }
-            | Action::UpdateStaticPod { .. }
-            | Action::RemoveStaticPod { .. }
-            | Action::RecreatePod { .. }) => {
+            | Action::KubeletRestart { .. }) => {
                 panic!("scenario validation let through an action podsim does not model yet: {other:?}")
             }
         }
@@ -417,6 +512,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         pods.push(PodSummary {
             name: h.name.clone(),
             uid: uid.to_string(),
+            is_static: h.is_static,
             final_phase: if h.removed_at.is_some() {
                 "Deleted".into()
             } else {

@@ -5,7 +5,8 @@
 //! DELETE, REMOVE and RECONCILE operations), `pkg/kubelet/pod/pod_manager.go`, and the
 //! `HandlePodAdditions` / `HandlePodUpdates` / `HandlePodRemoves` / `HandlePodReconcile` /
 //! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is not modelled
-//! yet: every pod is admitted. The file and HTTP sources are not modelled yet.
+//! yet: every pod is admitted. The static-pod file source is modelled (changes arrive at once, as with
+//! inotify); the HTTP source is not.
 
 use super::pod_workers::{UpdatePodOptions, UpdateType};
 use super::Kubelet;
@@ -19,14 +20,41 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct PodManager {
     pub pods: BTreeMap<PodUid, Arc<ApiPod>>,
-    /// All config sources have reported at least once.
+    /// All config sources (the API watch and the static-pod file source) have reported
+    /// at least once.
     pub sources_ready: bool,
+    api_seen: bool,
+    file_seen: bool,
+    /// Mirror pods by full name.
+    pub mirrors: BTreeMap<String, Arc<ApiPod>>,
+}
+
+impl PodManager {
+    /// The mirror pod of a static pod, if the API holds one with its full name.
+    pub fn mirror_for(&self, pod: &ApiPod) -> Option<Arc<ApiPod>> {
+        if !pod.static_pod {
+            return None;
+        }
+        self.mirrors.get(&pod.full_name()).cloned()
+    }
+
+    /// The static pod in config with this full name, if any.
+    pub fn static_by_full_name(&self, full_name: &str) -> Option<Arc<ApiPod>> {
+        self.pods
+            .values()
+            .find(|p| p.static_pod && p.full_name() == full_name)
+            .cloned()
+    }
 }
 
 impl Kubelet {
     /// A watch event reaches the config source: classify it like the API source's merge.
     pub(super) fn on_watch(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
         let uid = ev.pod.uid;
+        if ev.pod.mirror_of.is_some() {
+            self.handle_mirror_pod(ctx, ev);
+            return;
+        }
         match ev.kind {
             WatchKind::Added => {
                 ctx.emit(Transition::ConfigOp { uid, op: "ADD" });
@@ -67,20 +95,84 @@ impl Kubelet {
 
     /// The API source delivered its initial list.
     pub(super) fn on_source_ready(&mut self) {
-        self.config.sources_ready = true;
+        self.config.api_seen = true;
+        self.config.sources_ready = self.config.api_seen && self.config.file_seen;
+    }
+
+    /// The file source delivered its initial listing.
+    pub fn on_file_synced(&mut self) {
+        self.config.file_seen = true;
+        self.config.sources_ready = self.config.api_seen && self.config.file_seen;
+    }
+
+    /// A static-pod manifest appeared or went away (file source, SET semantics).
+    pub fn on_file_event(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
+        let uid = ev.pod.uid;
+        match ev.kind {
+            WatchKind::Added | WatchKind::Modified => {
+                ctx.emit(Transition::ConfigOp {
+                    uid,
+                    op: "ADD (file)",
+                });
+                self.handle_pod_additions(ctx, ev.pod);
+            }
+            WatchKind::Deleted => {
+                let Some(local) = self.config.pods.get(&uid).cloned() else {
+                    return;
+                };
+                ctx.emit(Transition::ConfigOp {
+                    uid,
+                    op: "REMOVE (file)",
+                });
+                self.handle_pod_removes(ctx, local);
+            }
+        }
+    }
+
+    /// `handleMirrorPod`: a mirror pod changed in the API; resync its static pod.
+    fn handle_mirror_pod(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
+        let full = ev.pod.full_name();
+        match ev.kind {
+            WatchKind::Added | WatchKind::Modified => {
+                self.config.mirrors.insert(full.clone(), ev.pod.clone());
+            }
+            WatchKind::Deleted => {
+                if self
+                    .config
+                    .mirrors
+                    .get(&full)
+                    .is_some_and(|m| m.uid == ev.pod.uid)
+                {
+                    self.config.mirrors.remove(&full);
+                }
+            }
+        }
+        if let Some(pod) = self.config.static_by_full_name(&full) {
+            let opts = self.update_options(UpdateType::Update, pod);
+            self.update_pod(ctx, opts);
+        }
+    }
+
+    /// Options for an update of `pod`, with its mirror pod if it is static.
+    pub(super) fn update_options(&self, ty: UpdateType, pod: Arc<ApiPod>) -> UpdatePodOptions {
+        let mut o = UpdatePodOptions::new(ty, pod.clone());
+        o.mirror = self.config.mirror_for(&pod);
+        o
     }
 
     /// `HandlePodAdditions`.
     fn handle_pod_additions(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.insert(pod.uid, pod.clone());
         // Admission would run here for pods not terminating and not terminal.
-        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod));
+        let opts = self.update_options(UpdateType::Create, pod);
+        self.update_pod(ctx, opts);
     }
 
     /// `HandlePodUpdates` (also graceful deletion).
     fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.insert(pod.uid, pod.clone());
-        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Update, pod));
+        let opts = self.update_options(UpdateType::Update, pod);
+        self.update_pod(ctx, opts);
     }
 
     /// `HandlePodReconcile`: a status-only change.
@@ -95,14 +187,16 @@ impl Kubelet {
             // Housekeeping will handle it once all sources are ready.
             return;
         }
-        self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod));
+        let opts = self.update_options(UpdateType::Kill, pod);
+        self.update_pod(ctx, opts);
     }
 
     /// `HandlePodSyncs`.
     pub(super) fn handle_pod_syncs(&mut self, ctx: &mut Ctx, uids: &[PodUid]) {
         for uid in uids {
             if let Some(pod) = self.config.pods.get(uid).cloned() {
-                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Sync, pod));
+                let opts = self.update_options(UpdateType::Sync, pod);
+                self.update_pod(ctx, opts);
             }
         }
     }

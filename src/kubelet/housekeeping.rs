@@ -58,6 +58,26 @@ impl Kubelet {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
         }
+        // Orphaned mirror pods: delete them, unless their static pod is still terminating.
+        let orphaned_mirrors: Vec<(String, crate::model::PodUid)> = self
+            .config
+            .mirrors
+            .iter()
+            .filter(|(full, _)| {
+                !all_pods
+                    .values()
+                    .any(|p| p.static_pod && &p.full_name() == *full)
+            })
+            .map(|(full, m)| (full.clone(), m.uid))
+            .collect();
+        for (full, uid) in orphaned_mirrors {
+            if !self
+                .pw
+                .is_pod_for_mirror_pod_terminating_by_full_name(&full)
+            {
+                ctx.api_delete_mirror(uid);
+            }
+        }
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
         // running, whose volumes are gone.
         for (uid, mounted) in ctx.list_pod_dirs() {

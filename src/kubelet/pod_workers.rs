@@ -17,8 +17,8 @@
 //!   does not interrupt a kill in flight.
 //! * `CompletedCh` is a numbered channel; closing it records the number.
 //! * Go's random map iteration in `SyncKnownPods` becomes UID order.
-//! * Static-pod start gating (`allowStaticPodStart`) is not modelled yet: static pods are
-//!   rejected by scenario validation.
+//! * Static pods: the full-name start gate (`allowStaticPodStart`) keeps one started UID
+//!   per full name and a FIFO of waiting UIDs, as upstream.
 
 use super::{KEv, Kubelet};
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
@@ -266,6 +266,10 @@ pub struct PodWorkers {
     pub closed_channels: Vec<u64>,
     pub resync_interval: Dur,
     pub back_off_period: Dur,
+    /// `startedStaticPodsByFullname`: the one started UID per static-pod full name.
+    pub started_static_by_fullname: BTreeMap<String, PodUid>,
+    /// `waitingToStartStaticPodsByFullname`: UIDs waiting for the full name, in order.
+    pub waiting_static_by_fullname: BTreeMap<String, Vec<PodUid>>,
     next_op: u64,
     rng: Stream,
 }
@@ -331,6 +335,8 @@ impl PodWorkers {
             closed_channels: Vec::new(),
             resync_interval,
             back_off_period,
+            started_static_by_fullname: BTreeMap::new(),
+            waiting_static_by_fullname: BTreeMap::new(),
             next_op: 1,
             rng: Stream::new(seed, "kubelet/podworkers"),
         }
@@ -349,6 +355,63 @@ impl PodWorkers {
         let id = self.next_op;
         self.next_op += 1;
         id
+    }
+
+    /// `allowStaticPodStart`: the UID may start iff no other UID holds the full name and
+    /// it is the first live UID in the waiting queue (entries whose termination was
+    /// requested, or that are gone, are skipped and pruned).
+    pub fn allow_static_pod_start(&mut self, fullname: &str, uid: PodUid) -> bool {
+        if let Some(started) = self.started_static_by_fullname.get(fullname) {
+            return *started == uid;
+        }
+        let waiting = self
+            .waiting_static_by_fullname
+            .remove(fullname)
+            .unwrap_or_default();
+        let mut rest: &[PodUid] = &waiting;
+        for (i, w) in waiting.iter().enumerate() {
+            let live = self
+                .records
+                .get(w)
+                .is_some_and(|s| !s.is_termination_requested() && !s.is_terminated());
+            if !live {
+                continue;
+            }
+            if *w != uid {
+                self.waiting_static_by_fullname
+                    .insert(fullname.to_string(), waiting[i..].to_vec());
+                return false;
+            }
+            rest = &waiting[i + 1..];
+            break;
+        }
+        if !rest.is_empty() {
+            self.waiting_static_by_fullname
+                .insert(fullname.to_string(), rest.to_vec());
+        }
+        self.started_static_by_fullname
+            .insert(fullname.to_string(), uid);
+        true
+    }
+
+    /// Release the full name a static pod held, if it held it.
+    pub fn release_static(&mut self, uid: PodUid) {
+        let Some(full) = self.records.get(&uid).map(|s| s.fullname.clone()) else {
+            return;
+        };
+        if self.started_static_by_fullname.get(&full) == Some(&uid) {
+            self.started_static_by_fullname.remove(&full);
+        }
+    }
+
+    /// `IsPodForMirrorPodTerminatingByFullName`.
+    pub fn is_pod_for_mirror_pod_terminating_by_full_name(&self, fullname: &str) -> bool {
+        let Some(uid) = self.started_static_by_fullname.get(fullname) else {
+            return false;
+        };
+        self.records
+            .get(uid)
+            .is_some_and(|s| s.is_termination_requested() && !s.is_terminated())
     }
 
     // ---- query methods (section 1.6 of kubelet-model.md) ----
@@ -582,10 +645,19 @@ impl Kubelet {
                 self.pw.closed_channels.push(ch);
             }
         }
-        // 8. Start a worker if none runs.
+        // 8. Start a worker if none runs; a static pod joins the queue for its full name.
         if !st.has_worker {
             st.has_worker = true;
+            if options.pod.as_ref().is_some_and(|p| p.static_pod) {
+                let full = st.fullname.clone();
+                self.pw
+                    .waiting_static_by_fullname
+                    .entry(full)
+                    .or_default()
+                    .push(uid);
+            }
         }
+        let st = self.pw.records.get_mut(&uid).expect("present");
         // 9. Coalesce into the single pending slot and signal.
         st.pending_update = Some(options);
         st.working = true;
@@ -630,7 +702,30 @@ impl Kubelet {
             self.cleanup_unstarted_pod(ctx, uid);
             return;
         } else {
-            // allowPodStart: non-static pods may always start (static pods are not built yet).
+            // allowPodStart: non-static pods may always start; a static pod whose
+            // termination was requested never can; another only when it holds its full name.
+            let is_static = options.pod.as_ref().is_some_and(|p| p.static_pod);
+            if is_static {
+                if st.is_termination_requested() {
+                    st.merge_last_update(&options);
+                    self.cleanup_unstarted_pod(ctx, uid);
+                    return;
+                }
+                let full = st.fullname.clone();
+                if !self.pw.allow_static_pod_start(&full, uid) {
+                    let st = self.pw.records.get_mut(&uid).expect("present");
+                    st.pending_update = Some(options);
+                    st.working = false;
+                    let delay = self.pw.jitter(self.pw.back_off_period);
+                    self.pw.work_queue.enqueue(uid, now + delay);
+                    ctx.emit(Transition::Worker {
+                        uid,
+                        what: "static pod cannot start yet: another pod holds its full name",
+                    });
+                    return;
+                }
+            }
+            let st = self.pw.records.get_mut(&uid).expect("present");
             st.started_at = Some(now);
             st.merge_last_update(&options);
             ctx.emit(Transition::Worker {
@@ -667,6 +762,7 @@ impl Kubelet {
     /// `cleanupUnstartedPod`: a pod that can never start.
     fn cleanup_unstarted_pod(&mut self, ctx: &mut Ctx, uid: PodUid) {
         let now = ctx.now();
+        self.pw.release_static(uid);
         if let Some(st) = self.pw.records.get_mut(&uid) {
             st.has_worker = false;
             st.finished = true;
@@ -719,6 +815,7 @@ impl Kubelet {
                 st.has_worker = false;
                 st.finished = true;
                 st.working = false;
+                self.pw.release_static(uid);
                 ctx.emit(Transition::Worker {
                     uid,
                     what: "finished",
@@ -729,6 +826,7 @@ impl Kubelet {
                 // completeTerminatingRuntimePod
                 st.terminated_at = Some(now);
                 st.finished = true;
+                self.pw.release_static(uid);
                 self.pw.records.remove(&uid);
                 ctx.emit(Transition::Worker {
                     uid,
@@ -832,6 +930,7 @@ impl Kubelet {
             if st.restart_requested || orphan {
                 // removeTerminatedWorker
                 if st.finished {
+                    self.pw.release_static(uid);
                     self.pw.records.remove(&uid);
                     self.pw.work_queue.remove(uid);
                     ctx.emit(Transition::Worker {
@@ -843,9 +942,8 @@ impl Kubelet {
                 if orphan {
                     st.deleted = true;
                     if !st.is_started() && !st.observed_runtime {
-                        let had_worker = st.has_worker;
+                        self.pw.release_static(uid);
                         self.pw.records.remove(&uid);
-                        let _ = had_worker;
                         ctx.emit(Transition::Worker {
                             uid,
                             what: "orphan never started: record dropped",
@@ -890,7 +988,7 @@ impl Kubelet {
                     state: st.work_type(),
                     orphan,
                     has_config: cfg.is_some(),
-                    is_static: false,
+                    is_static: cfg.is_some_and(|p| p.static_pod),
                 },
             );
         }
@@ -947,5 +1045,41 @@ mod tests {
             (1, true)
         );
         assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
+    }
+
+    /// Mirrors upstream `Test_allowPodStart` (the static-pod cases).
+    #[test]
+    fn test_allow_pod_start_static_full_name_gate() {
+        let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
+        let full = "etcd_kube-system";
+        let rec = |pw: &mut PodWorkers, u: u32| {
+            pw.records
+                .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+        };
+        for u in [1, 2, 3] {
+            rec(&mut pw, u);
+        }
+        pw.waiting_static_by_fullname
+            .insert(full.into(), vec![PodUid(1), PodUid(2), PodUid(3)]);
+        // Not at the head of the queue: cannot start.
+        assert!(!pw.allow_static_pod_start(full, PodUid(2)));
+        // The head starts and holds the name; nobody else may start.
+        assert!(pw.allow_static_pod_start(full, PodUid(1)));
+        assert!(
+            pw.allow_static_pod_start(full, PodUid(1)),
+            "the started UID may go on"
+        );
+        assert!(!pw.allow_static_pod_start(full, PodUid(2)));
+        // Releasing the name lets the next live UID start; a terminating one is skipped.
+        pw.release_static(PodUid(1));
+        pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
+        assert!(pw.allow_static_pod_start(full, PodUid(3)));
+        assert_eq!(pw.started_static_by_fullname.get(full), Some(&PodUid(3)));
+        assert!(!pw.waiting_static_by_fullname.contains_key(full));
+        // A UID with no record (gone) never blocks the queue.
+        pw.release_static(PodUid(3));
+        pw.waiting_static_by_fullname
+            .insert(full.into(), vec![PodUid(9), PodUid(1)]);
+        assert!(pw.allow_static_pod_start(full, PodUid(1)));
     }
 }

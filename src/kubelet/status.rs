@@ -114,7 +114,7 @@ pub fn get_phase(pod: &ApiPod, statuses: &[ApiContainerStatus], pod_is_terminal:
         return PodPhase::Running;
     }
     if running == 0 && stopped > 0 && unknown == 0 {
-        if pod_is_terminal {
+        if pod_is_terminal && !pod.static_pod {
             return if stopped == succeeded {
                 PodPhase::Succeeded
             } else {
@@ -284,7 +284,8 @@ impl Kubelet {
                 };
             }
         }
-        if !status.phase.is_terminal() {
+        // Static pods are not given a terminal phase here (upstream TODO 116484).
+        if !status.phase.is_terminal() && !pod.static_pod {
             status.phase = PodPhase::Failed;
         }
         self.update_status_internal(ctx, pod, status, true, true);
@@ -379,11 +380,15 @@ impl Kubelet {
             if self.status_needs_update(*uid, v) {
                 todo.push(*uid);
             } else if all {
-                let reconcile = self
-                    .config
-                    .pods
-                    .get(uid)
-                    .is_some_and(|p| p.status != v.status);
+                // needsReconcile: compare with the API's copy (a static pod's mirror).
+                let api_copy = self.config.pods.get(uid).and_then(|p| {
+                    if p.static_pod {
+                        self.config.mirror_for(p)
+                    } else {
+                        Some(p.clone())
+                    }
+                });
+                let reconcile = api_copy.is_some_and(|p| p.status != v.status);
                 if reconcile {
                     todo.push(*uid);
                 }
@@ -431,7 +436,8 @@ impl Kubelet {
             self.status_done(ctx);
             return None;
         };
-        if api.uid != uid {
+        // A static pod's status goes to its mirror pod (TranslatePodUID).
+        if api.uid != uid && api.mirror_of != Some(uid) {
             // Deleted and recreated: drop our status.
             self.status.statuses.remove(&uid);
             self.status_done(ctx);
@@ -490,9 +496,12 @@ impl Kubelet {
     }
 }
 
-/// `canBeDeleted` (v1.27+).
+/// `canBeDeleted` (v1.27+): never a mirror pod.
 pub fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
-    pod.deletion_timestamp.is_some() && pod.status.phase.is_terminal() && pod_is_finished
+    pod.deletion_timestamp.is_some()
+        && pod.mirror_of.is_none()
+        && pod.status.phase.is_terminal()
+        && pod_is_finished
 }
 
 #[cfg(test)]

@@ -283,6 +283,20 @@ impl Kubelet {
                     self.end_op(ctx, uid, op, Ok(true));
                     return;
                 }
+                // Static pod: create or repair its mirror pod.
+                if op.pod.static_pod {
+                    let mirror = self.config.mirror_for(&op.pod);
+                    let mut deleted = false;
+                    if let Some(m) = &mirror {
+                        if m.deletion_timestamp.is_some() || m.mirror_of != Some(uid) {
+                            ctx.api_delete_mirror(m.uid);
+                            deleted = true;
+                        }
+                    }
+                    if mirror.is_none() || deleted {
+                        ctx.api_create_mirror(op.pod.clone());
+                    }
+                }
                 let actions = compute_pod_actions(&op.pod, &op.status);
                 op.sandbox = actions.sandbox;
                 if !self.mounted.contains(&uid) {

@@ -138,6 +138,10 @@ pub struct ApiPod {
     pub deletion_grace_period_seconds: Option<i64>,
     pub status: ApiPodStatus,
     pub resource_version: u64,
+    /// A static pod: its config source is the node's manifest directory, not the API.
+    pub static_pod: bool,
+    /// A mirror pod (an API object that reflects the static pod with this UID).
+    pub mirror_of: Option<PodUid>,
 }
 
 impl ApiPod {
@@ -158,6 +162,13 @@ impl ApiPod {
             deletion_grace_period_seconds: None,
             status: ApiPodStatus::default(),
             resource_version: 1,
+            static_pod: false,
+            mirror_of: None,
         }
+    }
+
+    /// `name_namespace`.
+    pub fn full_name(&self) -> String {
+        self.spec.full_name()
     }
 }

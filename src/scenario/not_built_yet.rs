@@ -34,8 +34,6 @@ pub enum Capability {
 }
 
 const GNS: &str = "needs the graceful node shutdown manager, which podsim does not model yet";
-const STATIC: &str =
-    "needs the static-pod file source and mirror pods, which podsim does not model yet";
 const PROBES: &str = "needs the probe manager, which podsim does not model yet";
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
@@ -46,10 +44,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
     (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
-    (Capability::UpdateStaticPodAction, "`updateStaticPod`", STATIC),
-    (Capability::RemoveStaticPodAction, "`removeStaticPod`", STATIC),
-    (Capability::RecreatePodAction, "`recreatePod`", "needs re-creating a pod under the same name with a new UID, which podsim does not model yet"),
-    (Capability::StaticPods, "`static: true`", STATIC),
     (Capability::LivenessProbe, "`livenessProbe`", PROBES),
     (Capability::ReadinessProbe, "`readinessProbe`", PROBES),
     (Capability::StartupProbe, "`startupProbe`", PROBES),

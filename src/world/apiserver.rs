@@ -43,8 +43,11 @@ pub struct ObjectHistory {
     pub deletion_requested_at: Option<SimTime>,
     pub removed_at: Option<SimTime>,
     pub removed_by: Option<&'static str>,
-    /// (time, phase) for each phase change written to the API.
+    /// (time, phase) for each phase change written to the API (for a static pod: to its
+    /// mirror pods).
     pub phases: Vec<(SimTime, PodPhase)>,
+    /// A static pod (known to the API only through mirror pods).
+    pub is_static: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -126,6 +129,8 @@ impl ApiServer {
             deletion_grace_period_seconds: None,
             status: ApiPodStatus::default(),
             resource_version: rv,
+            static_pod: false,
+            mirror_of: None,
         };
         trace.emit(
             sim.now(),
@@ -289,17 +294,98 @@ impl ApiServer {
                     reason: pod.status.reason.clone(),
                 },
             );
-            if let Some(h) = self.history.get_mut(&uid) {
+            if let Some(h) = self.history.get_mut(&pod.mirror_of.unwrap_or(uid)) {
                 h.phases.push((now, pod.status.phase));
             }
         }
-        if let Some(h) = self.history.get_mut(&uid) {
+        // A mirror pod's status is the static pod's.
+        let hist = pod.mirror_of.unwrap_or(uid);
+        if let Some(h) = self.history.get_mut(&hist) {
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
         }
         let snapshot = pod.clone();
         self.notify(sim, WatchKind::Modified, &snapshot);
         self.pods.get(&uid)
+    }
+
+    /// A fresh UID (static pods get theirs from the same sequence, so UIDs stay unique and
+    /// in creation order).
+    pub fn allocate_uid(&mut self) -> PodUid {
+        let uid = PodUid(self.next_uid);
+        self.next_uid += 1;
+        uid
+    }
+
+    /// Start the history of a static pod (its manifest appeared on the node).
+    pub fn record_static(&mut self, uid: PodUid, name: &str, decl: usize, now: SimTime) {
+        self.history.insert(
+            uid,
+            ObjectHistory {
+                uid: Some(uid),
+                name: name.to_string(),
+                decl,
+                created_at: now,
+                phases: vec![(now, PodPhase::Pending)],
+                is_static: true,
+                ..Default::default()
+            },
+        );
+    }
+
+    /// A static pod's manifest was removed (or replaced) on the node.
+    pub fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: &'static str) {
+        if let Some(h) = self.history.get_mut(&uid) {
+            h.deletion_requested_at.get_or_insert(now);
+            h.removed_at.get_or_insert(now);
+            h.removed_by.get_or_insert(by);
+        }
+    }
+
+    /// The kubelet creates a mirror pod for a static pod. `None` if an object with that
+    /// name already exists (AlreadyExists).
+    pub fn create_mirror(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        of: &ApiPod,
+    ) -> Option<PodUid> {
+        let key = (of.spec.namespace.clone(), of.spec.name.clone());
+        if self.by_name.contains_key(&key) {
+            return None;
+        }
+        let uid = self.allocate_uid();
+        let rv = self.bump();
+        let pod = ApiPod {
+            uid,
+            spec: of.spec.clone(),
+            decl: of.decl,
+            created_at: sim.now(),
+            deletion_timestamp: None,
+            deletion_grace_period_seconds: None,
+            status: ApiPodStatus::default(),
+            resource_version: rv,
+            static_pod: false,
+            mirror_of: Some(of.uid),
+        };
+        trace.emit(
+            sim.now(),
+            &Transition::ApiCreated {
+                uid,
+                name: format!("{} (mirror of {})", of.spec.name, of.uid),
+            },
+        );
+        self.by_name.insert(key, uid);
+        self.notify(sim, WatchKind::Added, &pod);
+        self.pods.insert(uid, pod);
+        Some(uid)
+    }
+
+    /// The kubelet deletes a mirror pod (grace 0, UID precondition).
+    pub fn delete_mirror(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) {
+        if self.pods.get(&uid).is_some_and(|p| p.mirror_of.is_some()) {
+            self.delete_now(sim, trace, uid, "kubelet (mirror pod)");
+        }
     }
 
     /// The kubelet's final DELETE with grace 0 and a UID precondition.

@@ -55,6 +55,60 @@ pub enum Event {
     ApiDelete { uid: PodUid },
     /// A kubelet timer or wake-up.
     Kubelet(KEv),
+    /// The static-pod file source reports a manifest change (inotify).
+    File(WatchEvent),
+    /// The file source's initial listing reached the kubelet.
+    FileSynced,
+    /// The kubelet's request to create a mirror pod reaches the API server.
+    ApiCreateMirror {
+        pod: std::sync::Arc<crate::model::ApiPod>,
+    },
+    /// The kubelet's request to delete a mirror pod reaches the API server.
+    ApiDeleteMirror { uid: PodUid },
+}
+
+/// The node's static-pod manifest directory, as the kubelet's file source sees it:
+/// changes are delivered in order and at once (inotify); the periodic re-list, which finds
+/// nothing new when inotify works, is not modelled.
+#[derive(Clone, Debug, Default)]
+pub struct FileSource {
+    manifests: std::collections::BTreeMap<String, std::sync::Arc<crate::model::ApiPod>>,
+    last_delivery: SimTime,
+}
+
+impl FileSource {
+    fn deliver(
+        &mut self,
+        sim: &mut Sim<Event>,
+        kind: apiserver::WatchKind,
+        pod: std::sync::Arc<crate::model::ApiPod>,
+    ) {
+        let at = sim.now().max(self.last_delivery + Dur(1));
+        self.last_delivery = at;
+        let _ = sim.at(at, Event::File(WatchEvent { kind, pod }));
+    }
+
+    /// The manifest with this pod name, if present.
+    pub fn get(&self, name: &str) -> Option<&std::sync::Arc<crate::model::ApiPod>> {
+        self.manifests.get(name)
+    }
+
+    /// A manifest appears.
+    pub fn add(&mut self, sim: &mut Sim<Event>, pod: std::sync::Arc<crate::model::ApiPod>) {
+        self.manifests.insert(pod.spec.name.clone(), pod.clone());
+        self.deliver(sim, apiserver::WatchKind::Added, pod);
+    }
+
+    /// A manifest is removed; returns the pod it described.
+    pub fn remove(
+        &mut self,
+        sim: &mut Sim<Event>,
+        name: &str,
+    ) -> Option<std::sync::Arc<crate::model::ApiPod>> {
+        let old = self.manifests.remove(name)?;
+        self.deliver(sim, apiserver::WatchKind::Deleted, old.clone());
+        Some(old)
+    }
 }
 
 /// The kubelet's handle on the world for one event.
@@ -128,6 +182,18 @@ impl<'a> Ctx<'a> {
     pub fn api_status_sync(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(d, Event::ApiStatusSync { uid });
+    }
+
+    /// Create the mirror pod of a static pod.
+    pub fn api_create_mirror(&mut self, pod: std::sync::Arc<crate::model::ApiPod>) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(d, Event::ApiCreateMirror { pod });
+    }
+
+    /// Delete a mirror pod (UID precondition).
+    pub fn api_delete_mirror(&mut self, uid: PodUid) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(d, Event::ApiDeleteMirror { uid });
     }
 
     /// The status manager's final DELETE (grace 0, UID precondition).
