@@ -280,3 +280,71 @@ fn quickstart_runs_clean() {
     assert_eq!(v["pods"].as_array().unwrap().len(), 4);
     assert_eq!(v["upstreamRelease"], "v1.31");
 }
+
+/// `podsim run FILE --seed N --json --trace T`: the JSON and the trace records (at, text).
+pub fn run_json_trace(file: &str, seed: u64) -> (Value, Vec<(u64, String)>) {
+    let path = std::env::temp_dir().join(format!(
+        "podsim-trace-{}-{seed}-{}.jsonl",
+        file.replace('/', "_"),
+        std::process::id()
+    ));
+    let p = path.display().to_string();
+    let v = run_json(file, seed, &["--trace", &p]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let recs = text
+        .lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).unwrap();
+            (
+                r["atNs"].as_u64().unwrap(),
+                r["rec"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (v, recs)
+}
+
+#[test]
+fn image_pull_failures_back_off_and_termination_during_pull() {
+    for seed in SEEDS {
+        let (v, recs) = run_json_trace("scenarios/lifecycle/image-pull-backoff.yaml", seed);
+        let at = |pat: &str| -> Vec<u64> {
+            recs.iter()
+                .filter(|(_, r)| r.contains(pat))
+                .map(|(t, _)| *t)
+                .collect()
+        };
+        let begins = at("cri uid-0001 PullImage#0 begin");
+        let fails = at("cri uid-0001 PullImage#0 error");
+        assert!(fails.len() >= 3, "seed {seed}: {fails:?}");
+        // Each real pull after a failure waits out the image back-off, which doubles.
+        for (k, f) in fails.iter().enumerate() {
+            let next = begins.iter().find(|b| *b > f).copied().unwrap();
+            let backoff = (10 * S) << k;
+            assert!(
+                next - f >= backoff,
+                "seed {seed}: pull {k}: {begins:?} {fails:?}"
+            );
+            assert!(
+                next - f <= backoff + 16 * S,
+                "seed {seed}: pull {k}: {begins:?} {fails:?}"
+            );
+        }
+        assert!(
+            !at("ImagePullBackOff").is_empty(),
+            "seed {seed}: syncs in back-off skip the pull"
+        );
+        let flaky = pod(&v, "flaky-registry");
+        let started = ns(&flaky["containers"][0]["startedAtNs"][0]);
+        assert!(started > 60 * S, "seed {seed}");
+        assert_eq!(flaky["finalPhase"], "Running");
+        // Deleted during its pull: the pull and the start complete, then the kill.
+        let slow = pod(&v, "slow-pull");
+        let c = &slow["containers"][0];
+        assert_eq!(c["starts"], 1);
+        assert!(ns(&c["startedAtNs"][0]) > ns(&slow["deletionRequestedAtNs"]));
+        assert!(ns(&c["sigtermAtNs"]) >= ns(&c["startedAtNs"][0]));
+        assert_eq!(slow["finalPhase"], "Deleted");
+    }
+}
