@@ -71,6 +71,8 @@ pub struct PodSummary {
     pub removed_by: Option<String>,
     /// (time, phase) of every phase the API server held.
     pub phases: Vec<(u64, String)>,
+    /// (time, ready) of every value of the Ready condition the API server held.
+    pub ready_transitions: Vec<(u64, bool)>,
     pub containers: Vec<ContainerSummary>,
 }
 
@@ -84,6 +86,8 @@ pub struct Metrics {
     pub kills_at_grace_expiry: u64,
     pub containers_running_at_end: u32,
     pub pleg_relists: u64,
+    /// Probes the prober ran (liveness, readiness and startup together).
+    pub probes_run: u64,
     /// Deletion requested -> all containers stopped, per deleted pod (ns).
     pub time_to_terminated_ns: Vec<u64>,
     /// Deletion requested -> object removed from the API, per deleted pod (ns).
@@ -349,6 +353,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     let mut metrics = Metrics {
         kills_at_grace_expiry: w.runtime.sigkills,
         pleg_relists: w.kubelet.pleg.relists,
+        probes_run: w.kubelet.prober.probes_run,
         ..Default::default()
     };
     for (uid, h) in &w.api.history {
@@ -422,6 +427,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
                 .iter()
                 .map(|(t, p)| (t.0, p.as_str().to_string()))
                 .collect(),
+            ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
             containers,
         });
     }

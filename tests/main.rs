@@ -4,5 +4,6 @@ mod cli;
 mod conformance;
 mod determinism;
 mod lifecycle;
+mod probes;
 mod scenario_errors;
 mod swarm;

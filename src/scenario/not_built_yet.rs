@@ -36,7 +36,6 @@ pub enum Capability {
 const GNS: &str = "needs the graceful node shutdown manager, which podsim does not model yet";
 const STATIC: &str =
     "needs the static-pod file source and mirror pods, which podsim does not model yet";
-const PROBES: &str = "needs the probe manager, which podsim does not model yet";
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
 const SOFT: &str = "needs soft eviction thresholds, which podsim does not model yet";
@@ -50,9 +49,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::RemoveStaticPodAction, "`removeStaticPod`", STATIC),
     (Capability::RecreatePodAction, "`recreatePod`", "needs re-creating a pod under the same name with a new UID, which podsim does not model yet"),
     (Capability::StaticPods, "`static: true`", STATIC),
-    (Capability::LivenessProbe, "`livenessProbe`", PROBES),
-    (Capability::ReadinessProbe, "`readinessProbe`", PROBES),
-    (Capability::StartupProbe, "`startupProbe`", PROBES),
     (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
     (Capability::ProfileV1_21, "profile `v1.21`", PROFILE),
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),

@@ -45,6 +45,8 @@ pub struct ObjectHistory {
     pub removed_by: Option<&'static str>,
     /// (time, phase) for each phase change written to the API.
     pub phases: Vec<(SimTime, PodPhase)>,
+    /// (time, ready) for each change of the pod's Ready condition written to the API.
+    pub ready: Vec<(SimTime, bool)>,
 }
 
 #[derive(Clone, Debug)]
@@ -144,6 +146,7 @@ impl ApiServer {
                 decl,
                 created_at: sim.now(),
                 phases: vec![(sim.now(), PodPhase::Pending)],
+                ready: vec![(sim.now(), false)],
                 ..Default::default()
             },
         );
@@ -277,6 +280,7 @@ impl ApiServer {
             return self.pods.get(&uid);
         }
         let phase_changed = pod.status.phase != status.phase;
+        let ready_changed = pod.status.ready != status.ready;
         pod.status = status;
         pod.resource_version = rv;
         self.next_rv += 1;
@@ -294,6 +298,9 @@ impl ApiServer {
             }
         }
         if let Some(h) = self.history.get_mut(&uid) {
+            if ready_changed {
+                h.ready.push((now, pod.status.ready));
+            }
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
         }
