@@ -941,6 +941,34 @@ mod tests {
     }
 
     #[test]
+    fn compute_pod_actions_kills_on_liveness_or_startup_failure() {
+        let running = status(true, Some((RtState::Running, 0)));
+        let mut pm = ProbeManager::new(1);
+        pm.readiness
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        // A readiness failure never kills.
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        assert!(a.containers_to_kill.is_empty() && a.containers_to_start.is_empty());
+        pm.startup
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        assert_eq!(
+            a.containers_to_kill,
+            vec![(ContainerId(1), "app".to_string(), ProbeType::Startup)]
+        );
+        assert_eq!(a.containers_to_start, vec![0]);
+        assert!(!a.kill_pod);
+        // Liveness wins over startup; RestartPolicy Never kills without restarting, and with
+        // nothing kept and nothing to start the whole pod is killed (`KillPod`).
+        pm.liveness
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Never), &running, Some(&pm));
+        assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
+        assert!(a.containers_to_start.is_empty());
+        assert!(a.kill_pod);
+    }
+
+    #[test]
     fn image_pull_policy_from_tag() {
         assert!(always_pull("nginx"));
         assert!(always_pull("registry.example/app:latest"));
