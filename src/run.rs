@@ -80,6 +80,8 @@ pub struct PodSummary {
     pub pod_cgroup_removed_at_ns: Option<u64>,
     pub pod_dir_removed_at_ns: Option<u64>,
     pub killed_by_cgroup_removal: u32,
+    /// (time, ready) of every value of the Ready condition the API server held.
+    pub ready_transitions: Vec<(u64, bool)>,
     pub containers: Vec<ContainerSummary>,
 }
 
@@ -93,6 +95,8 @@ pub struct Metrics {
     pub kills_at_grace_expiry: u64,
     pub containers_running_at_end: u32,
     pub pleg_relists: u64,
+    /// Probes the prober ran (liveness, readiness and startup together).
+    pub probes_run: u64,
     /// Deletion requested -> all containers stopped, per deleted pod (ns).
     pub time_to_terminated_ns: Vec<u64>,
     /// Deletion requested -> object removed from the API, per deleted pod (ns).
@@ -455,6 +459,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     let mut metrics = Metrics {
         kills_at_grace_expiry: w.runtime.sigkills,
         pleg_relists: w.kubelet.pleg.relists,
+        probes_run: w.kubelet.prober.probes_run,
         ..Default::default()
     };
     for (uid, h) in &w.api.history {
@@ -534,6 +539,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
             pod_cgroup_removed_at_ns: host.and_then(|h| h.cgroup_removed_at.map(|t| t.0)),
             pod_dir_removed_at_ns: host.and_then(|h| h.pod_dir_removed_at.map(|t| t.0)),
             killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
+            ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
             containers,
         });
     }

@@ -47,9 +47,17 @@ fn check_determinism_passes() {
 #[test]
 fn check_accepts_every_bundled_scenario() {
     let mut files: Vec<String> = vec!["scenarios/quickstart.yaml".into()];
-    for e in std::fs::read_dir("scenarios/lifecycle").unwrap() {
-        files.push(e.unwrap().path().display().to_string());
+    // Every folder under scenarios/ (lifecycle, probes, ...).
+    for d in std::fs::read_dir("scenarios").unwrap() {
+        let d = d.unwrap().path();
+        if !d.is_dir() {
+            continue;
+        }
+        for e in std::fs::read_dir(&d).unwrap() {
+            files.push(e.unwrap().path().display().to_string());
+        }
     }
+    files.sort();
     podsim().arg("check").args(&files).assert().success();
 }
 

@@ -4,6 +4,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod lifecycle;
+mod probes;
 mod scenario_errors;
 mod static_pods;
 mod swarm;

@@ -20,6 +20,13 @@ impl Kubelet {
         // Borrow the pod manager's map for the duration (nothing below changes it).
         let all_pods = std::mem::take(&mut self.config.pods);
         let working = self.sync_known_pods(ctx, &all_pods);
+        // Stop probing pods that are not running.
+        let possibly_running: std::collections::BTreeSet<_> = working
+            .iter()
+            .filter(|(_, w)| matches!(w.state, WorkType::Sync | WorkType::Terminating))
+            .map(|(uid, _)| *uid)
+            .collect();
+        self.probe_cleanup_pods(ctx, &possibly_running);
         // Force-refresh the runtime cache: a fresh list of running pods.
         let running_list = ctx.list_running_pod_uids();
         let running_uids: std::collections::BTreeSet<_> = running_list.iter().copied().collect();

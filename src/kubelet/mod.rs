@@ -12,6 +12,7 @@
 //! * [`status`]: the status manager and phase computation.
 //! * [`config`]: config source classification and the pod manager.
 //! * [`housekeeping`]: the `HandlePodCleanups` port.
+//! * [`prober`]: the probe manager, probe workers and results managers.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
@@ -26,10 +27,11 @@ pub mod config;
 pub mod housekeeping;
 pub mod pleg;
 pub mod pod_workers;
+pub mod prober;
 pub mod status;
 pub mod sync;
 
-use crate::model::{ApiPod, ContainerId, PodUid};
+use crate::model::{ApiPod, ContainerId, PodUid, ProbeType};
 use crate::scenario::Scenario;
 use crate::sim::Dur;
 use crate::world::apiserver::WatchEvent;
@@ -39,6 +41,7 @@ use backoff::Backoff;
 use config::PodManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
+use prober::{ProbeKey, ProbeManager, ProbeWake};
 use status::StatusManager;
 use std::collections::BTreeMap;
 
@@ -82,6 +85,14 @@ pub enum KEv {
         op: u64,
         id: ContainerId,
     },
+    /// A probe worker wakes up.
+    ProbeWorker {
+        key: ProbeKey,
+        gen: u64,
+        wake: ProbeWake,
+    },
+    /// A results manager's update channel has an update for the sync loop.
+    ProbeUpdates(ProbeType),
 }
 
 /// All in-memory kubelet state.
@@ -91,6 +102,7 @@ pub struct Kubelet {
     pub pw: PodWorkers,
     pub pleg: Pleg,
     pub status: StatusManager,
+    pub prober: ProbeManager,
     pub crash_backoff: Backoff,
     pub image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
@@ -116,6 +128,7 @@ impl Kubelet {
             pw: PodWorkers::new(seed, sc.kubelet.config.sync_frequency, BACKOFF_PERIOD),
             pleg: Pleg::new(t.pleg_relist_period),
             status: StatusManager::new(t.status_sync_period),
+            prober: ProbeManager::new(seed),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
@@ -130,6 +143,7 @@ impl Kubelet {
 
     /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager.
     pub fn start(&mut self, ctx: &mut Ctx) {
+        self.prober.start = ctx.now();
         let _ = ctx.after(Dur::ZERO, KEv::PlegRelist);
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
         let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
@@ -174,6 +188,8 @@ impl Kubelet {
                 let _ = ctx.after(self.status.period, KEv::StatusTick);
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
+            KEv::ProbeWorker { key, gen, wake } => self.probe_worker_wake(ctx, key, gen, wake),
+            KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
         }
     }
 

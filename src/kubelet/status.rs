@@ -5,7 +5,10 @@
 //! `canBeDeleted`, `mergePodStatus`) and, from `pkg/kubelet/kubelet_pods.go` (v1.31),
 //! `getPhase`, `generateAPIPodStatus` and `convertToAPIContainerStatuses`.
 //!
-//! Where it deliberately differs: conditions are reduced to a single `ready` flag; the
+//! Also `SetContainerReadiness` and `SetContainerStartup` (probe results reaching the cache).
+//!
+//! Where it deliberately differs: conditions are reduced to a single `ready` flag (the
+//! Ready condition; readiness gates are not modelled); the
 //! status thread handles one pod at a time (as upstream), with each API round trip
 //! taking the scenario's `statusWriteDelay`; mirror pods are not modelled yet.
 
@@ -153,13 +156,28 @@ pub fn merge_pod_status(
 }
 
 impl Kubelet {
-    /// `generateAPIPodStatus(pod, podStatus, podIsTerminal)`.
+    /// `generateAPIPodStatus(pod, podStatus, podIsTerminal)`, including the prober's
+    /// `UpdatePodStatus` (which may trigger readiness probes at once).
     pub fn generate_api_pod_status(
-        &self,
+        &mut self,
+        ctx: &mut Ctx,
         pod: &ApiPod,
         rt: &RtPodStatus,
         pod_is_terminal: bool,
     ) -> ApiPodStatus {
+        let (status, trigger) = self.generate_api_pod_status_inner(pod, rt, pod_is_terminal);
+        for key in trigger {
+            self.probe_worker_trigger(ctx, &key);
+        }
+        status
+    }
+
+    fn generate_api_pod_status_inner(
+        &self,
+        pod: &ApiPod,
+        rt: &RtPodStatus,
+        pod_is_terminal: bool,
+    ) -> (ApiPodStatus, Vec<crate::kubelet::prober::ProbeKey>) {
         let old = self
             .status
             .statuses
@@ -177,6 +195,7 @@ impl Kubelet {
                 last_state: None,
                 restart_count: 0,
                 ready: false,
+                started: false,
                 container_id: None,
             };
             if let Some(o) = old.containers.iter().find(|o| o.name == c.name) {
@@ -228,10 +247,11 @@ impl Kubelet {
                     s.state = ApiContainerState::Waiting { reason };
                 }
             }
-            // No readiness probes yet: a running container is ready.
-            s.ready = s.state.is_running();
+            s.ready = false;
+            s.started = false;
             statuses.push(s);
         }
+        let trigger = self.probe_update_pod_status(pod.uid, &mut statuses);
         let mut phase = get_phase(pod, &statuses, pod_is_terminal);
         if !phase.is_terminal() {
             if old.phase.is_terminal() {
@@ -248,16 +268,79 @@ impl Kubelet {
         if pod.status.phase.is_terminal() && phase != pod.status.phase {
             phase = pod.status.phase;
         }
-        let ready = phase == PodPhase::Running && statuses.iter().all(|s| s.ready);
+        let ready = pod_is_ready(phase, &statuses);
         let start_time = old.start_time.or(Some(pod.created_at.max(pod.created_at)));
-        ApiPodStatus {
+        let status = ApiPodStatus {
             phase,
             reason,
             message,
             ready,
             start_time,
             containers: statuses,
+        };
+        (status, trigger)
+    }
+
+    /// `SetContainerReadiness`: a readiness result changed; update the cached container
+    /// status and the pod's Ready condition.
+    pub(crate) fn set_container_readiness(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        id: crate::model::ContainerId,
+        ready: bool,
+    ) {
+        let Some(pod) = self.config.pods.get(&uid).cloned() else {
+            return;
+        };
+        let Some(v) = self.status.statuses.get(&uid) else {
+            return;
+        };
+        let Some(i) = v
+            .status
+            .containers
+            .iter()
+            .position(|c| c.container_id == Some(id))
+        else {
+            return;
+        };
+        if v.status.containers[i].ready == ready {
+            return;
         }
+        let mut status = v.status.clone();
+        status.containers[i].ready = ready;
+        status.ready = pod_is_ready(status.phase, &status.containers);
+        self.update_status_internal(ctx, &pod, status, false, false);
+    }
+
+    /// `SetContainerStartup`: a startup result changed.
+    pub(crate) fn set_container_startup(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        id: crate::model::ContainerId,
+        started: bool,
+    ) {
+        let Some(pod) = self.config.pods.get(&uid).cloned() else {
+            return;
+        };
+        let Some(v) = self.status.statuses.get(&uid) else {
+            return;
+        };
+        let Some(i) = v
+            .status
+            .containers
+            .iter()
+            .position(|c| c.container_id == Some(id))
+        else {
+            return;
+        };
+        if v.status.containers[i].started == started {
+            return;
+        }
+        let mut status = v.status.clone();
+        status.containers[i].started = started;
+        self.update_status_internal(ctx, &pod, status, false, false);
     }
 
     /// `SetPodStatus`.
@@ -496,6 +579,12 @@ impl Kubelet {
     }
 }
 
+/// The pod's Ready condition (`GeneratePodReadyCondition` without readiness gates): the
+/// pod runs and every container is ready.
+pub fn pod_is_ready(phase: PodPhase, containers: &[ApiContainerStatus]) -> bool {
+    phase == PodPhase::Running && containers.iter().all(|c| c.ready)
+}
+
 /// `canBeDeleted` (v1.27+): never a mirror pod.
 pub fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
     pod.deletion_timestamp.is_some()
@@ -524,6 +613,7 @@ mod tests {
             last_state: None,
             restart_count: 0,
             ready: false,
+            started: false,
             container_id: None,
         }
     }

@@ -11,15 +11,18 @@
 //! Where it deliberately follows upstream's effective rather than intended behaviour:
 //! a start skipped for crash-loop back-off makes `SyncPod` return an error (upstream issue
 //! 123602: the filter meant to hide back-off errors never matches), so the worker retries
-//! after 10-15 s. Not modelled yet: init and ephemeral containers, spec-hash changes,
-//! probe-driven restarts, volumes (mount/unmount are instantaneous), PostStart hooks.
+//! after 10-15 s. Running containers whose liveness or startup result is `Failure` are
+//! killed one at a time in container order (upstream walks a Go map) and restarted unless
+//! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
+//! changes, volumes (mount/unmount are instantaneous), PostStart hooks.
 
 use super::pod_workers::{StatusFn, Work, WorkType};
+use super::prober::{ProbeManager, ProbeResult};
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::model::{
-    ApiPod, ApiPodStatus, ContainerId, PodUid, RestartPolicy, RtPodStatus, RtState, RunningPod,
-    SandboxId, Transition,
+    ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeType, RestartPolicy, RtPodStatus, RtState,
+    RunningPod, SandboxId, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
@@ -58,6 +61,8 @@ enum Step {
         containers: Vec<(ContainerId, String)>,
         sandboxes: Vec<SandboxId>,
         grace_override: Option<i64>,
+        /// The probe whose failure the kill is for (`reasonLivenessProbe` and so on).
+        reason: Option<ProbeType>,
     },
     CreateSandbox {
         attempt: u32,
@@ -123,6 +128,8 @@ pub struct PodActions {
     pub attempt: u32,
     pub sandbox: Option<SandboxId>,
     pub containers_to_start: Vec<usize>,
+    /// Running containers to kill first: (id, name, the probe that failed).
+    pub containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
 }
 
 /// `podSandboxChanged`: (changed, attempt, sandbox id).
@@ -137,8 +144,17 @@ fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<SandboxId>) {
     (false, newest.attempt, Some(newest.id))
 }
 
-/// `computePodActions` for regular containers.
+/// `computePodActions` for regular containers, without probe results.
 pub fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
+    compute_pod_actions_with_probes(pod, status, None)
+}
+
+/// `computePodActions` for regular containers, reading liveness and startup results.
+pub fn compute_pod_actions_with_probes(
+    pod: &ApiPod,
+    status: &RtPodStatus,
+    probes: Option<&ProbeManager>,
+) -> PodActions {
     let (changed, attempt, sandbox) = pod_sandbox_changed(status);
     let mut a = PodActions {
         kill_pod: changed,
@@ -146,6 +162,7 @@ pub fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
         attempt,
         sandbox,
         containers_to_start: Vec::new(),
+        containers_to_kill: Vec::new(),
     };
     if changed {
         let restart_on_failure = pod.spec.restart_policy != RestartPolicy::Never;
@@ -169,14 +186,30 @@ pub fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
     }
     let mut keep = 0;
     for (i, c) in pod.spec.containers.iter().enumerate() {
-        let s = status.find(&c.name);
-        if s.is_none_or(|s| s.state != RtState::Running) {
-            if should_container_be_restarted(&c.name, pod, status) {
-                a.containers_to_start.push(i);
+        let s = match status.find(&c.name) {
+            Some(s) if s.state == RtState::Running => s,
+            _ => {
+                if should_container_be_restarted(&c.name, pod, status) {
+                    a.containers_to_start.push(i);
+                }
+                continue;
             }
+        };
+        let failed = |kind: ProbeType| {
+            probes.and_then(|p| p.results(kind).get(s.id)) == Some(ProbeResult::Failure)
+        };
+        let reason = if failed(ProbeType::Liveness) {
+            ProbeType::Liveness
+        } else if failed(ProbeType::Startup) {
+            ProbeType::Startup
+        } else {
+            keep += 1;
             continue;
+        };
+        if pod.spec.restart_policy != RestartPolicy::Never {
+            a.containers_to_start.push(i);
         }
-        keep += 1;
+        a.containers_to_kill.push((s.id, c.name.clone(), reason));
     }
     if keep == 0 && a.containers_to_start.is_empty() {
         a.kill_pod = true;
@@ -276,7 +309,7 @@ impl Kubelet {
         };
         match kind {
             SyncKind::SyncPod => {
-                let api = self.generate_api_pod_status(&op.pod, &op.status, false);
+                let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
                 let terminal = api.phase.is_terminal();
                 self.set_pod_status(ctx, &op.pod, api);
                 if terminal {
@@ -297,7 +330,9 @@ impl Kubelet {
                         ctx.api_create_mirror(op.pod.clone());
                     }
                 }
-                let actions = compute_pod_actions(&op.pod, &op.status);
+                self.probe_add_pod(ctx, &op.pod);
+                let actions =
+                    compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
                 op.sandbox = actions.sandbox;
                 if !self.mounted.contains(&uid) {
                     op.plan.push_back(Step::MountVolumes);
@@ -308,7 +343,29 @@ impl Kubelet {
                         containers,
                         sandboxes,
                         grace_override: None,
+                        reason: None,
                     });
+                } else {
+                    for (id, name, reason) in actions.containers_to_kill {
+                        ctx.emit(Transition::Note {
+                            uid,
+                            what: match reason {
+                                ProbeType::Liveness => {
+                                    "container failed liveness probe, will be killed"
+                                }
+                                ProbeType::Startup => {
+                                    "container failed startup probe, will be killed"
+                                }
+                                ProbeType::Readiness => unreachable!("readiness never kills"),
+                            },
+                        });
+                        op.plan.push_back(Step::KillPod {
+                            containers: vec![(id, name)],
+                            sandboxes: Vec::new(),
+                            grace_override: None,
+                            reason: Some(reason),
+                        });
+                    }
                 }
                 if actions.create_sandbox {
                     op.plan.push_back(Step::CreateSandbox {
@@ -320,17 +377,19 @@ impl Kubelet {
                 }
             }
             SyncKind::Terminating => {
-                let mut api = self.generate_api_pod_status(&op.pod, &op.status, false);
+                let mut api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
                 let status_fn = self.acknowledge_terminating(ctx, uid);
                 if let Some(f) = &status_fn {
                     apply_status_fn(&mut api, f);
                 }
                 self.set_pod_status(ctx, &op.pod, api);
+                self.probe_stop_liveness_and_startup(ctx, &op.pod);
                 let (containers, sandboxes) = running_pod_from(&op.status);
                 op.plan.push_back(Step::KillPod {
                     containers,
                     sandboxes,
                     grace_override: grace,
+                    reason: None,
                 });
                 op.plan.push_back(Step::VerifyStopped);
             }
@@ -341,10 +400,11 @@ impl Kubelet {
                     containers: rp.containers.clone(),
                     sandboxes: rp.sandboxes.clone(),
                     grace_override: Some(1),
+                    reason: None,
                 });
             }
             SyncKind::Terminated => {
-                let api = self.generate_api_pod_status(&op.pod, &op.status, true);
+                let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, true);
                 self.set_pod_status(ctx, &op.pod, api);
                 if self.mounted.contains(&uid) {
                     op.plan.push_back(Step::UnmountVolumes);
@@ -389,6 +449,7 @@ impl Kubelet {
                     containers,
                     sandboxes,
                     grace_override,
+                    reason,
                 } => {
                     let mut ks = KillState {
                         pending: BTreeMap::new(),
@@ -396,7 +457,7 @@ impl Kubelet {
                         errors: Vec::new(),
                     };
                     for (id, name) in containers {
-                        let g = self.container_grace(&op.pod, grace_override);
+                        let g = self.container_grace(&op.pod, &name, reason, grace_override);
                         let has_pre_stop = op
                             .pod
                             .spec
@@ -481,6 +542,9 @@ impl Kubelet {
                     return;
                 }
                 Step::VerifyStopped => {
+                    // The kill succeeded: every probe worker of the pod stops.
+                    let pod = op.pod.clone();
+                    self.probe_remove_pod(ctx, &pod);
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
                     self.ops.insert(uid, op);
@@ -516,17 +580,34 @@ impl Kubelet {
         }
     }
 
-    /// `setTerminationGracePeriod` then the override (per container, before PreStop).
-    fn container_grace(&self, pod: &ApiPod, grace_override: Option<i64>) -> i64 {
+    /// `setTerminationGracePeriod` then the override (per container, before PreStop): a
+    /// kill for a failed liveness or startup probe uses the probe's own
+    /// `terminationGracePeriodSeconds` when it is set.
+    fn container_grace(
+        &self,
+        pod: &ApiPod,
+        name: &str,
+        reason: Option<ProbeType>,
+        grace_override: Option<i64>,
+    ) -> i64 {
         if let Some(o) = grace_override {
             return o;
         }
         if let Some(d) = pod.deletion_grace_period_seconds {
             return d;
         }
-        pod.spec
-            .termination_grace_period_seconds
-            .unwrap_or(MIN_CONTAINER_GRACE)
+        let Some(tgps) = pod.spec.termination_grace_period_seconds else {
+            return MIN_CONTAINER_GRACE;
+        };
+        let probe_grace = reason.and_then(|r| {
+            pod.spec
+                .containers
+                .iter()
+                .find(|c| c.name == name)
+                .and_then(|c| c.probe(r))
+                .and_then(|p| p.termination_grace_period_seconds)
+        });
+        probe_grace.unwrap_or(tgps)
     }
 
     /// `doBackOff`: is the container in crash-loop back-off? Returns the error if so.
@@ -732,7 +813,7 @@ impl Kubelet {
                                 "detected running containers after a successful KillPod".into(),
                             );
                         } else {
-                            let api = self.generate_api_pod_status(&op.pod, &stopped, true);
+                            let api = self.generate_api_pod_status(ctx, &op.pod, &stopped, true);
                             let pod = op.pod.clone();
                             self.set_pod_status(ctx, &pod, api);
                         }
@@ -929,6 +1010,34 @@ mod tests {
         let dead = status(false, Some((RtState::Exited, 0)));
         let a = compute_pod_actions(&pod(RestartPolicy::Never), &dead);
         assert!(a.kill_pod && !a.create_sandbox);
+    }
+
+    #[test]
+    fn compute_pod_actions_kills_on_liveness_or_startup_failure() {
+        let running = status(true, Some((RtState::Running, 0)));
+        let mut pm = ProbeManager::new(1);
+        pm.readiness
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        // A readiness failure never kills.
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        assert!(a.containers_to_kill.is_empty() && a.containers_to_start.is_empty());
+        pm.startup
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        assert_eq!(
+            a.containers_to_kill,
+            vec![(ContainerId(1), "app".to_string(), ProbeType::Startup)]
+        );
+        assert_eq!(a.containers_to_start, vec![0]);
+        assert!(!a.kill_pod);
+        // Liveness wins over startup; RestartPolicy Never kills without restarting, and with
+        // nothing kept and nothing to start the whole pod is killed (`KillPod`).
+        pm.liveness
+            .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
+        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Never), &running, Some(&pm));
+        assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
+        assert!(a.containers_to_start.is_empty());
+        assert!(a.kill_pod);
     }
 
     #[test]

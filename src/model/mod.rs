@@ -97,6 +97,24 @@ pub enum ProbeHandler {
     Grpc,
 }
 
+/// The kind of a probe (`probeType` in `pkg/kubelet/prober`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProbeType {
+    Liveness,
+    Readiness,
+    Startup,
+}
+
+impl ProbeType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeType::Liveness => "liveness",
+            ProbeType::Readiness => "readiness",
+            ProbeType::Startup => "startup",
+        }
+    }
+}
+
 /// `v1.Probe` with API defaults applied.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Probe {
@@ -210,6 +228,17 @@ pub struct Behaviour {
     pub image_pull_failure_ppm: u32,
 }
 
+impl Behaviour {
+    /// How the container answers probes of this kind.
+    pub fn probe_outcome(&self, t: ProbeType) -> ProbeOutcome {
+        match t {
+            ProbeType::Liveness => self.liveness,
+            ProbeType::Readiness => self.readiness,
+            ProbeType::Startup => self.startup,
+        }
+    }
+}
+
 impl Default for Behaviour {
     fn default() -> Self {
         Behaviour {
@@ -318,6 +347,15 @@ pub mod transition;
 pub use transition::Transition;
 
 impl ContainerSpec {
+    /// The container's probe of this kind, if it has one.
+    pub fn probe(&self, t: ProbeType) -> Option<&Probe> {
+        match t {
+            ProbeType::Liveness => self.liveness_probe.as_ref(),
+            ProbeType::Readiness => self.readiness_probe.as_ref(),
+            ProbeType::Startup => self.startup_probe.as_ref(),
+        }
+    }
+
     /// A container with a name and an image and nothing else set.
     pub fn named(name: &str, image: &str) -> Self {
         ContainerSpec {

@@ -112,6 +112,8 @@ pub struct ApiContainerStatus {
     pub last_state: Option<ApiContainerState>,
     pub restart_count: u32,
     pub ready: bool,
+    /// `started`: running and past its startup probe (or without one).
+    pub started: bool,
     pub container_id: Option<ContainerId>,
 }
 

@@ -105,6 +105,27 @@ pub enum Transition {
         changed: u32,
     },
     Housekeeping,
+    /// A probe worker started or stopped.
+    ProbeWorker {
+        uid: PodUid,
+        container: String,
+        kind: &'static str,
+        what: &'static str,
+    },
+    /// A probe ran against a container (`success`, `failure` or `error`).
+    Probe {
+        uid: PodUid,
+        container: String,
+        kind: &'static str,
+        result: &'static str,
+    },
+    /// A results manager's cached result for a container changed.
+    ProbeResult {
+        uid: PodUid,
+        id: ContainerId,
+        kind: &'static str,
+        result: &'static str,
+    },
     Note {
         uid: PodUid,
         what: &'static str,
@@ -169,6 +190,24 @@ impl fmt::Display for Transition {
             LocalStatus { uid, phase } => write!(f, "status {uid} local {phase}"),
             Relist { changed } => write!(f, "pleg relist changed={changed}"),
             Housekeeping => write!(f, "housekeeping"),
+            ProbeWorker {
+                uid,
+                container,
+                kind,
+                what,
+            } => write!(f, "prober {uid} {container} {kind} worker {what}"),
+            Probe {
+                uid,
+                container,
+                kind,
+                result,
+            } => write!(f, "probe {uid} {container} {kind} {result}"),
+            ProbeResult {
+                uid,
+                id,
+                kind,
+                result,
+            } => write!(f, "prober {uid} {id} {kind} result {result}"),
             Note { uid, what } => write!(f, "note {uid} {what}"),
         }
     }

@@ -34,7 +34,6 @@ pub enum Capability {
 }
 
 const GNS: &str = "needs the graceful node shutdown manager, which podsim does not model yet";
-const PROBES: &str = "needs the probe manager, which podsim does not model yet";
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
 const SOFT: &str = "needs soft eviction thresholds, which podsim does not model yet";
@@ -44,9 +43,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
     (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
-    (Capability::LivenessProbe, "`livenessProbe`", PROBES),
-    (Capability::ReadinessProbe, "`readinessProbe`", PROBES),
-    (Capability::StartupProbe, "`startupProbe`", PROBES),
     (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
     (Capability::ProfileV1_21, "profile `v1.21`", PROFILE),
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),

@@ -1495,7 +1495,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
     let probe_of = |cx: &mut Cx, key: &str, cap: Capability| {
         let v = o.get(key)?;
         cx.uses(cap, v.loc, &o.at(key));
-        probe(cx, v, &o.at(key))
+        probe(cx, v, &o.at(key), cap == Capability::ReadinessProbe)
     };
     let liveness_probe = probe_of(cx, "livenessProbe", Capability::LivenessProbe);
     let readiness_probe = probe_of(cx, "readinessProbe", Capability::ReadinessProbe);
@@ -1540,7 +1540,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
     })
 }
 
-fn probe(cx: &mut Cx, n: &Node, p: &str) -> Option<Probe> {
+fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
     let handlers = ["exec", "httpGet", "tcpSocket", "grpc"];
     let fields = [
         "exec",
@@ -1577,6 +1577,16 @@ fn probe(cx: &mut Cx, n: &Node, p: &str) -> Option<Probe> {
     let failure_threshold = u(cx, "failureThreshold", 1, d.failure_threshold);
     let k = "terminationGracePeriodSeconds";
     let tgps = int(cx, o.get(k), &o.at(k), 1, i64::MAX.into()).map(|v| v as i64);
+    // API validation of probes.
+    if let Some(v) = o.get("successThreshold") {
+        if !readiness && success_threshold != 1 {
+            let m = "must be 1 for liveness and startup probes";
+            cx.err(v.loc, &o.at("successThreshold"), m);
+        }
+    }
+    if let (Some(v), true) = (o.get(k), readiness) {
+        cx.err(v.loc, &o.at(k), "must not be set for readiness probes");
+    }
     Some(Probe {
         handler: handler?,
         initial_delay_seconds,

@@ -48,6 +48,8 @@ pub struct ObjectHistory {
     pub phases: Vec<(SimTime, PodPhase)>,
     /// A static pod (known to the API only through mirror pods).
     pub is_static: bool,
+    /// (time, ready) for each change of the pod's Ready condition written to the API.
+    pub ready: Vec<(SimTime, bool)>,
 }
 
 #[derive(Clone, Debug)]
@@ -149,6 +151,7 @@ impl ApiServer {
                 decl,
                 created_at: sim.now(),
                 phases: vec![(sim.now(), PodPhase::Pending)],
+                ready: vec![(sim.now(), false)],
                 ..Default::default()
             },
         );
@@ -282,6 +285,7 @@ impl ApiServer {
             return self.pods.get(&uid);
         }
         let phase_changed = pod.status.phase != status.phase;
+        let ready_changed = pod.status.ready != status.ready;
         pod.status = status;
         pod.resource_version = rv;
         self.next_rv += 1;
@@ -301,6 +305,9 @@ impl ApiServer {
         // A mirror pod's status is the static pod's.
         let hist = pod.mirror_of.unwrap_or(uid);
         if let Some(h) = self.history.get_mut(&hist) {
+            if ready_changed {
+                h.ready.push((now, pod.status.ready));
+            }
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
         }

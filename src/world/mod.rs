@@ -8,7 +8,7 @@ pub mod dist;
 pub mod runtime;
 
 use crate::kubelet::KEv;
-use crate::model::{PodUid, RunningPod, Transition};
+use crate::model::{ContainerId, PodUid, ProbeHandler, ProbeType, RunningPod, Transition};
 use crate::sim::{Dur, Sim, SimTime, TimerKey, Trace};
 use apiserver::{ApiServer, WatchEvent};
 use runtime::{CriReq, CriResult, RtEvent, Runtime};
@@ -175,6 +175,18 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::list_running_pods`] restricted to `uids`.
     pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         self.runtime.running_pods_of(uids)
+    }
+
+    /// Run a probe against a container (the prober's exec, HTTP, TCP or gRPC call). Modelled
+    /// as instantaneous: the answer comes from the container's `behaviour.probes`.
+    pub fn exec_probe(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeType,
+        handler: ProbeHandler,
+    ) -> Result<bool, &'static str> {
+        let now = self.sim.now();
+        self.runtime.exec_probe(now, id, kind, handler)
     }
 
     /// The status manager sends GET + PATCH for `uid`; the API's answer comes back through

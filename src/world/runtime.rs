@@ -11,8 +11,9 @@
 use super::dist::sample;
 use super::{Caller, Event};
 use crate::model::{
-    Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, RtContainer, RtPodStatus,
-    RtSandbox, RtState, RunFor, RunningPod, SandboxId, Transition,
+    Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, ProbeHandler, ProbeOutcome,
+    ProbeType, RtContainer, RtPodStatus, RtSandbox, RtState, RunFor, RunningPod, SandboxId,
+    Transition,
 };
 use crate::scenario::Fault;
 use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
@@ -245,6 +246,8 @@ pub struct Runtime {
     faults: Vec<Fault>,
     lat_rng: Stream,
     fault_rng: Stream,
+    /// Draws of `failureRatio` probe outcomes.
+    probe_rng: Stream,
     sandboxes: BTreeMap<SandboxId, Sandbox>,
     containers: BTreeMap<ContainerId, Container>,
     pods: BTreeMap<PodUid, RtPod>,
@@ -284,6 +287,7 @@ impl Runtime {
             faults,
             lat_rng: Stream::new(seed, "runtime/latency"),
             fault_rng: Stream::new(seed, "runtime/faults"),
+            probe_rng: Stream::new(seed, "runtime/probes"),
             sandboxes: BTreeMap::new(),
             containers: BTreeMap::new(),
             pods: BTreeMap::new(),
@@ -720,6 +724,37 @@ impl Runtime {
                     .unwrap_or(0)
             })
             .unwrap_or(0)
+    }
+
+    /// A probe against container `id` (an `ExecSync`, or an HTTP/TCP/gRPC request to the
+    /// container), answered at once from the container's behaviour: `Ok(true)` success,
+    /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
+    /// from the container's start. Against a container that is not running, an exec probe
+    /// errors (the runtime refuses the exec) and a network probe fails (connection refused).
+    pub fn exec_probe(
+        &mut self,
+        now: SimTime,
+        id: ContainerId,
+        kind: ProbeType,
+        handler: ProbeHandler,
+    ) -> Result<bool, &'static str> {
+        let running = self
+            .containers
+            .get(&id)
+            .filter(|c| c.state == RtState::Running && !c.removed);
+        let Some(c) = running else {
+            return match handler {
+                ProbeHandler::Exec => Err("container is not running"),
+                ProbeHandler::HttpGet | ProbeHandler::TcpSocket | ProbeHandler::Grpc => Ok(false),
+            };
+        };
+        let up = now.since(c.started_at.unwrap_or(c.created_at));
+        Ok(match c.behaviour.probe_outcome(kind) {
+            ProbeOutcome::Always(ok) => ok,
+            ProbeOutcome::FailFrom(d) => up < d,
+            ProbeOutcome::FailBetween(from, to) => !(from <= up && up < to),
+            ProbeOutcome::FailureRatio(ppm) => !self.probe_rng.chance_ppm(ppm),
+        })
     }
 
     /// Handle one of the runtime's own events. Returns stop calls that are now answered.

@@ -170,17 +170,32 @@ fn not_built_yet_capability_is_an_error_naming_it() {
         "{}",
         p.message
     );
-    let e = err(&BASE.replace(
+}
+
+#[test]
+fn probes_follow_api_validation() {
+    // Probes are built: a plain one is accepted.
+    ok(&BASE.replace(
         "image: app:1",
         "image: app:1\n              livenessProbe: {exec: {command: [x]}}",
     ));
-    let p = at(&e, "spec.pods[0].template.spec.containers[0].livenessProbe");
-    assert!(
-        p.message
-            .contains("`livenessProbe` needs the probe manager"),
-        "{}",
-        p.message
+    // successThreshold must be 1 for liveness and startup probes; readiness probes take no
+    // terminationGracePeriodSeconds.
+    let e = err(&BASE.replace(
+        "image: app:1",
+        "image: app:1\n              livenessProbe: {exec: {}, successThreshold: 2}\n              readinessProbe: {exec: {}, successThreshold: 2, terminationGracePeriodSeconds: 5}",
+    ));
+    let p = at(
+        &e,
+        "spec.pods[0].template.spec.containers[0].livenessProbe.successThreshold",
     );
+    assert!(p.message.contains("must be 1"), "{}", p.message);
+    let p = at(
+        &e,
+        "spec.pods[0].template.spec.containers[0].readinessProbe.terminationGracePeriodSeconds",
+    );
+    assert!(p.message.contains("must not be set"), "{}", p.message);
+    assert_eq!(e.problems.len(), 2, "{e}");
 }
 
 #[test]
@@ -224,11 +239,6 @@ spec:
         ("spec.runtime.faults[0].probability", 12, 43),
         ("spec.pods[0].template.metadata.namespace", 15, 42),
         ("spec.pods[0].template.spec.restartPolicy", 17, 26),
-        (
-            "spec.pods[0].template.spec.containers[0].livenessProbe",
-            20,
-            30,
-        ),
         (
             "spec.pods[0].template.spec.containers[0].livenessProbe.periodSeconds",
             20,

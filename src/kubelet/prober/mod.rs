@@ -1,0 +1,335 @@
+//! The prober: probe workers per (pod, container, probe kind), their results managers, and
+//! how results reach the sync loop and the pod status.
+//!
+//! Follows upstream v1.31: `pkg/kubelet/prober/prober_manager.go` (this file: `AddPod`,
+//! `StopLivenessAndStartup`, `RemovePod`, `CleanupPods`, `UpdatePodStatus`),
+//! `pkg/kubelet/prober/prober.go` (this file: `probe` with `runProbeWithRetries`),
+//! [`worker`] (`worker.go`), [`results_manager`] (`results/results_manager.go`), and the
+//! three probe cases of `syncLoopIteration` in `pkg/kubelet/kubelet.go` (`handleProbeSync`).
+//!
+//! Where it deliberately differs:
+//! * Each worker goroutine is a small state machine driven by `KEv::ProbeWorker` events
+//!   (first run after the start-up sleep, ticks, manual triggers, stop); the 1-slot stop and
+//!   trigger channels are flags.
+//! * The probe itself is a call into the runtime ([`crate::world::Ctx::exec_probe`]) answered
+//!   at once from the container's `behaviour.probes`, so `timeoutSeconds` never cuts a probe
+//!   short; handler details (command, path, port) are not modelled.
+//! * Go's random map order in `CleanupPods` becomes key order (UID, container, kind); stops
+//!   are asynchronous either way.
+//! * Only regular containers are probed: init containers (and so restartable sidecars) are
+//!   not modelled yet.
+
+pub mod results_manager;
+pub mod worker;
+
+pub use results_manager::{ProbeResult, ResultsManager, Update};
+pub use worker::{ProbeWake, Worker};
+
+use super::{KEv, Kubelet};
+use crate::model::{
+    ApiContainerStatus, ApiPod, ContainerId, PodUid, ProbeHandler, ProbeType, Transition,
+};
+use crate::sim::{Dur, SimTime, Stream};
+use crate::world::Ctx;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// `maxProbeRetries`: a probe that errors is retried this many times in a row.
+pub const MAX_PROBE_RETRIES: u32 = 3;
+
+/// `probeKey`: one worker per pod, container and probe kind.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProbeKey {
+    pub uid: PodUid,
+    pub container: String,
+    pub kind: ProbeType,
+}
+
+/// The probe manager's state.
+#[derive(Clone, Debug)]
+pub struct ProbeManager {
+    pub workers: BTreeMap<ProbeKey, Worker>,
+    pub liveness: ResultsManager,
+    pub readiness: ResultsManager,
+    pub startup: ResultsManager,
+    /// When the manager was created (the kubelet's start): workers created within one probe
+    /// period of it sleep a random part of the period before their first probe.
+    pub start: SimTime,
+    rng: Stream,
+    next_gen: u64,
+    /// Probes run, for the run summary.
+    pub probes_run: u64,
+}
+
+impl ProbeManager {
+    pub fn new(seed: u64) -> Self {
+        ProbeManager {
+            workers: BTreeMap::new(),
+            liveness: ResultsManager::default(),
+            readiness: ResultsManager::default(),
+            startup: ResultsManager::default(),
+            start: SimTime::ZERO,
+            rng: Stream::new(seed, "kubelet/prober"),
+            next_gen: 1,
+            probes_run: 0,
+        }
+    }
+
+    pub fn results(&self, kind: ProbeType) -> &ResultsManager {
+        match kind {
+            ProbeType::Liveness => &self.liveness,
+            ProbeType::Readiness => &self.readiness,
+            ProbeType::Startup => &self.startup,
+        }
+    }
+
+    pub fn results_mut(&mut self, kind: ProbeType) -> &mut ResultsManager {
+        match kind {
+            ProbeType::Liveness => &mut self.liveness,
+            ProbeType::Readiness => &mut self.readiness,
+            ProbeType::Startup => &mut self.startup,
+        }
+    }
+
+    fn has_worker(&self, uid: PodUid, container: &str, kind: ProbeType) -> bool {
+        self.workers.contains_key(&ProbeKey {
+            uid,
+            container: container.to_string(),
+            kind,
+        })
+    }
+}
+
+impl Kubelet {
+    /// `AddPod`: start a worker for every probe that has none. Upstream's quirk is kept: the
+    /// first probe found with a worker already running ends the whole call.
+    pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
+        let now = ctx.now();
+        for c in &pod.spec.containers {
+            for kind in [
+                ProbeType::Startup,
+                ProbeType::Readiness,
+                ProbeType::Liveness,
+            ] {
+                let Some(spec) = c.probe(kind) else {
+                    continue;
+                };
+                let key = ProbeKey {
+                    uid: pod.uid,
+                    container: c.name.clone(),
+                    kind,
+                };
+                if self.prober.workers.contains_key(&key) {
+                    return;
+                }
+                let gen = self.prober.next_gen;
+                self.prober.next_gen += 1;
+                // run(): a worker started within one period of the kubelet's start sleeps a
+                // random part of the period first.
+                let period = Dur::secs(u64::from(spec.period_seconds));
+                let sleep = if period > now.since(self.prober.start) {
+                    Dur(self.prober.rng.below(period.0))
+                } else {
+                    Dur::ZERO
+                };
+                self.prober.workers.insert(
+                    key.clone(),
+                    Worker::new(gen, pod.clone(), spec.clone(), kind),
+                );
+                ctx.emit(Transition::ProbeWorker {
+                    uid: pod.uid,
+                    container: c.name.clone(),
+                    kind: kind.as_str(),
+                    what: "started",
+                });
+                let _ = ctx.after(
+                    sleep,
+                    KEv::ProbeWorker {
+                        key,
+                        gen,
+                        wake: ProbeWake::FirstRun,
+                    },
+                );
+            }
+        }
+    }
+
+    fn probe_stop_kinds(&mut self, ctx: &mut Ctx, pod: &ApiPod, kinds: &[ProbeType]) {
+        for c in &pod.spec.containers {
+            for kind in kinds {
+                let key = ProbeKey {
+                    uid: pod.uid,
+                    container: c.name.clone(),
+                    kind: *kind,
+                };
+                self.probe_worker_stop(ctx, &key);
+            }
+        }
+    }
+
+    /// `StopLivenessAndStartup` (start of `SyncTerminatingPod`).
+    pub(crate) fn probe_stop_liveness_and_startup(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
+        self.probe_stop_kinds(ctx, pod, &[ProbeType::Liveness, ProbeType::Startup]);
+    }
+
+    /// `RemovePod` (after the kill in `SyncTerminatingPod`).
+    pub(crate) fn probe_remove_pod(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
+        self.probe_stop_kinds(
+            ctx,
+            pod,
+            &[
+                ProbeType::Readiness,
+                ProbeType::Liveness,
+                ProbeType::Startup,
+            ],
+        );
+    }
+
+    /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
+    /// the pods whose worker is syncing or terminating).
+    pub(crate) fn probe_cleanup_pods(&mut self, ctx: &mut Ctx, desired: &BTreeSet<PodUid>) {
+        let stop: Vec<ProbeKey> = self
+            .prober
+            .workers
+            .keys()
+            .filter(|k| !desired.contains(&k.uid))
+            .cloned()
+            .collect();
+        for key in stop {
+            self.probe_worker_stop(ctx, &key);
+        }
+    }
+
+    /// `UpdatePodStatus`: set `started` and `ready` of each container status from the cached
+    /// results. Returns the readiness workers to trigger at once (a started container whose
+    /// readiness probe has not succeeded yet).
+    pub(crate) fn probe_update_pod_status(
+        &self,
+        uid: PodUid,
+        statuses: &mut [ApiContainerStatus],
+    ) -> Vec<ProbeKey> {
+        let mut trigger = Vec::new();
+        for c in statuses.iter_mut() {
+            let running = c.state.is_running();
+            let result = |kind: ProbeType| {
+                c.container_id
+                    .and_then(|id| self.prober.results(kind).get(id))
+            };
+            let started = if !running {
+                false
+            } else if let Some(r) = result(ProbeType::Startup) {
+                r == ProbeResult::Success
+            } else {
+                !self.prober.has_worker(uid, &c.name, ProbeType::Startup)
+            };
+            c.started = started;
+            if !started {
+                continue;
+            }
+            c.ready = if !running {
+                false
+            } else if result(ProbeType::Readiness) == Some(ProbeResult::Success) {
+                true
+            } else {
+                let exists = self.prober.has_worker(uid, &c.name, ProbeType::Readiness);
+                if exists {
+                    trigger.push(ProbeKey {
+                        uid,
+                        container: c.name.clone(),
+                        kind: ProbeType::Readiness,
+                    });
+                }
+                !exists
+            };
+        }
+        trigger
+    }
+
+    /// A results manager's `Set`: store, and queue an update for the sync loop on change.
+    pub(crate) fn probe_set_result(
+        &mut self,
+        ctx: &mut Ctx,
+        kind: ProbeType,
+        uid: PodUid,
+        id: ContainerId,
+        result: ProbeResult,
+    ) {
+        let m = self.prober.results_mut(kind);
+        let was_empty = m.updates.is_empty();
+        if !m.set(id, result, uid) {
+            return;
+        }
+        ctx.emit(Transition::ProbeResult {
+            uid,
+            id,
+            kind: kind.as_str(),
+            result: result.as_str(),
+        });
+        if was_empty {
+            let _ = ctx.after(Dur::ZERO, KEv::ProbeUpdates(kind));
+        }
+    }
+
+    /// The sync loop takes one update from a results manager's channel (the three probe
+    /// cases of `syncLoopIteration`, then `handleProbeSync`).
+    pub(crate) fn on_probe_updates(&mut self, ctx: &mut Ctx, kind: ProbeType) {
+        let m = self.prober.results_mut(kind);
+        let Some(u) = m.updates.pop_front() else {
+            return;
+        };
+        if !m.updates.is_empty() {
+            let _ = ctx.after(Dur::ZERO, KEv::ProbeUpdates(kind));
+        }
+        match kind {
+            ProbeType::Liveness => {
+                if u.result != ProbeResult::Failure {
+                    return;
+                }
+            }
+            ProbeType::Readiness => {
+                self.set_container_readiness(ctx, u.uid, u.id, u.result == ProbeResult::Success)
+            }
+            ProbeType::Startup => {
+                self.set_container_startup(ctx, u.uid, u.id, u.result == ProbeResult::Success)
+            }
+        }
+        // handleProbeSync: only pods the pod manager knows.
+        self.handle_pod_syncs(ctx, &[u.uid]);
+    }
+
+    /// `prober.probe` with `runProbeWithRetries`: run the probe, retrying errors; an error
+    /// after the last retry is returned (the worker throws the result away).
+    pub(crate) fn run_probe(
+        &mut self,
+        ctx: &mut Ctx,
+        key: &ProbeKey,
+        id: ContainerId,
+        handler: ProbeHandler,
+    ) -> Result<ProbeResult, &'static str> {
+        let mut out = Err("not run");
+        for _ in 0..MAX_PROBE_RETRIES {
+            out = ctx.exec_probe(id, key.kind, handler);
+            if out.is_ok() {
+                break;
+            }
+        }
+        self.prober.probes_run += 1;
+        ctx.emit(Transition::Probe {
+            uid: key.uid,
+            container: key.container.clone(),
+            kind: key.kind.as_str(),
+            result: match out {
+                Ok(true) => "success",
+                Ok(false) => "failure",
+                Err(_) => "error",
+            },
+        });
+        out.map(|ok| {
+            if ok {
+                ProbeResult::Success
+            } else {
+                ProbeResult::Failure
+            }
+        })
+    }
+}

@@ -1,0 +1,273 @@
+//! One probe worker: the periodic probing of one container for one probe kind.
+//!
+//! Follows `pkg/kubelet/prober/worker.go` (v1.31): `run` (a random start-up sleep only
+//! within one period of the kubelet's start, then a probe per ticker period or manual
+//! trigger until stopped) and `doProbe` step by step: status from the status manager's
+//! cache, exit on a terminal local phase, reset on a new container ID, hold after a
+//! liveness/startup failure until the next container, failure for a non-running container,
+//! the deletion-timestamp shortcut of the pod snapshot, initial delay, startup gating, and
+//! the success/failure thresholds. Where it deliberately differs: the goroutine is a state
+//! machine ([`ProbeWake`] events); a probe takes no time. When a stop and a tick are due at
+//! the same instant, the run's scheduler picks which one the worker's `select` sees first,
+//! as Go's `select` would pick at random.
+
+use super::{ProbeKey, ProbeResult};
+use crate::kubelet::{KEv, Kubelet};
+use crate::model::{
+    ApiContainerState, ApiPod, ContainerId, Probe, ProbeType, RestartPolicy, Transition,
+};
+use crate::sim::Dur;
+use crate::world::Ctx;
+use std::sync::Arc;
+
+/// What woke a worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeWake {
+    /// The start-up sleep is over: the first probe, then the ticker starts.
+    FirstRun,
+    /// The ticker fired.
+    Tick,
+    /// The manual trigger channel (a readiness probe asked for by `UpdatePodStatus`).
+    Trigger,
+    /// The stop channel.
+    Stop,
+}
+
+/// A probe worker (`worker`).
+#[derive(Clone, Debug)]
+pub struct Worker {
+    /// This worker instance (events of an exited worker are ignored).
+    pub gen: u64,
+    /// The pod as given to `AddPod` (never updated).
+    pub pod: Arc<ApiPod>,
+    pub spec: Probe,
+    /// The result published for a new container before it is probed.
+    pub initial: ProbeResult,
+    pub container_id: Option<ContainerId>,
+    pub last_result: ProbeResult,
+    /// How many probes in a row gave `last_result`.
+    pub result_run: u32,
+    /// Waiting for a new container after a liveness or startup failure.
+    pub on_hold: bool,
+    /// Still in the start-up sleep (the stop and trigger channels are only read after it).
+    pub sleeping: bool,
+    /// A value waits in the stop channel.
+    pub stop_pending: bool,
+    /// A value waits in the manual trigger channel.
+    pub trigger_pending: bool,
+}
+
+impl Worker {
+    pub fn new(gen: u64, pod: Arc<ApiPod>, spec: Probe, kind: ProbeType) -> Self {
+        Worker {
+            gen,
+            pod,
+            spec,
+            initial: match kind {
+                ProbeType::Liveness => ProbeResult::Success,
+                ProbeType::Readiness => ProbeResult::Failure,
+                ProbeType::Startup => ProbeResult::Unknown,
+            },
+            container_id: None,
+            // Go's zero value of `results.Result` is Success.
+            last_result: ProbeResult::Success,
+            result_run: 0,
+            on_hold: false,
+            sleeping: true,
+            stop_pending: false,
+            trigger_pending: false,
+        }
+    }
+}
+
+impl Kubelet {
+    /// `stop()`: a non-blocking send on the stop channel.
+    pub(crate) fn probe_worker_stop(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
+        let Some(w) = self.prober.workers.get_mut(key) else {
+            return;
+        };
+        if w.stop_pending {
+            return;
+        }
+        w.stop_pending = true;
+        if !w.sleeping {
+            let gen = w.gen;
+            let _ = ctx.after(
+                Dur::ZERO,
+                KEv::ProbeWorker {
+                    key: key.clone(),
+                    gen,
+                    wake: ProbeWake::Stop,
+                },
+            );
+        }
+    }
+
+    /// A non-blocking send on the manual trigger channel.
+    pub(crate) fn probe_worker_trigger(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
+        let Some(w) = self.prober.workers.get_mut(key) else {
+            return;
+        };
+        if w.trigger_pending {
+            return;
+        }
+        w.trigger_pending = true;
+        if !w.sleeping {
+            let gen = w.gen;
+            let _ = ctx.after(
+                Dur::ZERO,
+                KEv::ProbeWorker {
+                    key: key.clone(),
+                    gen,
+                    wake: ProbeWake::Trigger,
+                },
+            );
+        }
+    }
+
+    /// The worker's loop, one wake-up at a time.
+    pub(crate) fn probe_worker_wake(
+        &mut self,
+        ctx: &mut Ctx,
+        key: ProbeKey,
+        gen: u64,
+        wake: ProbeWake,
+    ) {
+        let Some(w) = self.prober.workers.get_mut(&key) else {
+            return;
+        };
+        if w.gen != gen {
+            return;
+        }
+        let period = Dur::secs(u64::from(w.spec.period_seconds));
+        let tick = KEv::ProbeWorker {
+            key: key.clone(),
+            gen,
+            wake: ProbeWake::Tick,
+        };
+        match wake {
+            ProbeWake::FirstRun => {
+                w.sleeping = false;
+                let _ = ctx.after(period, tick);
+            }
+            ProbeWake::Tick => {
+                let _ = ctx.after(period, tick);
+            }
+            ProbeWake::Trigger => w.trigger_pending = false,
+            ProbeWake::Stop => {
+                self.probe_worker_exit(ctx, &key);
+                return;
+            }
+        }
+        let keep = self.do_probe(ctx, &key);
+        let w = self.prober.workers.get_mut(&key).expect("worker present");
+        // Back in `select`: a waiting stop ends the worker (when a tick was due at the same
+        // instant, the scheduler let the tick go first).
+        if !keep || w.stop_pending {
+            self.probe_worker_exit(ctx, &key);
+            return;
+        }
+        if wake == ProbeWake::FirstRun && w.trigger_pending {
+            let _ = ctx.after(
+                Dur::ZERO,
+                KEv::ProbeWorker {
+                    key,
+                    gen,
+                    wake: ProbeWake::Trigger,
+                },
+            );
+        }
+    }
+
+    /// The worker exits: its result is forgotten and it leaves the manager.
+    fn probe_worker_exit(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
+        let Some(w) = self.prober.workers.remove(key) else {
+            return;
+        };
+        if let Some(id) = w.container_id {
+            self.prober.results_mut(key.kind).remove(id);
+        }
+        ctx.emit(Transition::ProbeWorker {
+            uid: key.uid,
+            container: key.container.clone(),
+            kind: key.kind.as_str(),
+            what: "stopped",
+        });
+    }
+
+    /// `doProbe`: probe once and record the result. Returns whether the worker goes on.
+    fn do_probe(&mut self, ctx: &mut Ctx, key: &ProbeKey) -> bool {
+        let (uid, kind) = (key.uid, key.kind);
+        let Some(v) = self.status.statuses.get(&uid) else {
+            return true; // no status yet, or already gone
+        };
+        if v.status.phase.is_terminal() {
+            return false;
+        }
+        let Some(c) = v.status.containers.iter().find(|c| c.name == key.container) else {
+            return true;
+        };
+        let Some(id) = c.container_id else {
+            return true; // not created yet
+        };
+        let (state, started) = (c.state.clone(), c.started);
+        let w = self.prober.workers.get_mut(key).expect("worker present");
+        if w.container_id != Some(id) {
+            let old = w.container_id.replace(id);
+            w.on_hold = false;
+            let initial = w.initial;
+            if let Some(old) = old {
+                self.prober.results_mut(kind).remove(old);
+            }
+            self.probe_set_result(ctx, kind, uid, id, initial);
+        }
+        let w = &self.prober.workers[key];
+        if w.on_hold {
+            return true;
+        }
+        let ApiContainerState::Running { started_at } = state else {
+            let keep = !state.is_terminated() || w.pod.spec.restart_policy != RestartPolicy::Never;
+            self.probe_set_result(ctx, kind, uid, id, ProbeResult::Failure);
+            return keep;
+        };
+        if w.pod.deletion_timestamp.is_some() && kind != ProbeType::Readiness {
+            // The pod was already being deleted when the worker started: stay quiet.
+            self.probe_set_result(ctx, kind, uid, id, ProbeResult::Success);
+            return false;
+        }
+        if ctx.now().since(started_at).whole_secs() < u64::from(w.spec.initial_delay_seconds) {
+            return true;
+        }
+        // Liveness and readiness wait for the startup probe; the startup worker idles once
+        // the container started (it stays for the next container).
+        if started == (kind == ProbeType::Startup) {
+            return true;
+        }
+        let handler = w.spec.handler;
+        let Ok(result) = self.run_probe(ctx, key, id, handler) else {
+            return true;
+        };
+        let w = self.prober.workers.get_mut(key).expect("worker present");
+        if w.last_result == result {
+            w.result_run += 1;
+        } else {
+            w.last_result = result;
+            w.result_run = 1;
+        }
+        let below = match result {
+            ProbeResult::Failure => w.result_run < w.spec.failure_threshold,
+            ProbeResult::Success => w.result_run < w.spec.success_threshold,
+            ProbeResult::Unknown => false,
+        };
+        if below {
+            return true;
+        }
+        if kind != ProbeType::Readiness && result == ProbeResult::Failure {
+            // The container will be restarted: wait for the next one.
+            w.on_hold = true;
+            w.result_run = 0;
+        }
+        self.probe_set_result(ctx, kind, uid, id, result);
+        true
+    }
+}
