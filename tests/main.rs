@@ -5,4 +5,5 @@ mod conformance;
 mod determinism;
 mod lifecycle;
 mod scenario_errors;
+mod shutdown;
 mod swarm;

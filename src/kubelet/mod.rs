@@ -12,6 +12,7 @@
 //! * [`status`]: the status manager and phase computation.
 //! * [`config`]: config source classification and the pod manager.
 //! * [`housekeeping`]: the `HandlePodCleanups` port.
+//! * [`nodeshutdown`]: the graceful node shutdown manager.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
@@ -24,6 +25,7 @@
 pub mod backoff;
 pub mod config;
 pub mod housekeeping;
+pub mod nodeshutdown;
 pub mod pleg;
 pub mod pod_workers;
 pub mod status;
@@ -37,6 +39,7 @@ use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
 use backoff::Backoff;
 use config::PodManager;
+use nodeshutdown::ShutdownManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
 use status::StatusManager;
@@ -82,6 +85,12 @@ pub enum KEv {
         op: u64,
         id: ContainerId,
     },
+    /// logind's `PrepareForShutdown` signal (D-Bus) reaches the shutdown manager.
+    PrepareForShutdown(bool),
+    /// The shutdown manager's timer for priority group `group` fired.
+    ShutdownGroupDeadline { group: usize },
+    /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
+    KillPodNowReturned { ch: u64, timed_out: bool },
 }
 
 /// All in-memory kubelet state.
@@ -91,6 +100,7 @@ pub struct Kubelet {
     pub pw: PodWorkers,
     pub pleg: Pleg,
     pub status: StatusManager,
+    pub shutdown: ShutdownManager,
     pub crash_backoff: Backoff,
     pub image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
@@ -114,6 +124,7 @@ impl Kubelet {
             pw: PodWorkers::new(seed, sc.kubelet.config.sync_frequency, BACKOFF_PERIOD),
             pleg: Pleg::new(t.pleg_relist_period),
             status: StatusManager::new(t.status_sync_period),
+            shutdown: ShutdownManager::new(&sc.kubelet.config),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
@@ -131,6 +142,7 @@ impl Kubelet {
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
         let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
         let _ = ctx.after(self.status.period, KEv::StatusTick);
+        self.shutdown_start(ctx);
     }
 
     /// One kubelet event.
@@ -171,6 +183,11 @@ impl Kubelet {
                 let _ = ctx.after(self.status.period, KEv::StatusTick);
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
+            KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
+            KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),
+            KEv::KillPodNowReturned { ch, timed_out } => {
+                self.kill_pod_now_returned(ctx, ch, timed_out)
+            }
         }
     }
 

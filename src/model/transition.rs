@@ -68,6 +68,15 @@ pub enum Transition {
         code: i32,
         reason: &'static str,
     },
+    // ---- node (ground truth): systemd-logind and power ----
+    Logind {
+        what: String,
+    },
+    /// The node powered off; `alive` containers were still running.
+    PowerOff {
+        cause: &'static str,
+        alive: u32,
+    },
     // ---- kubelet ----
     ConfigOp {
         uid: PodUid,
@@ -100,6 +109,14 @@ pub enum Transition {
         changed: u32,
     },
     Housekeeping,
+    /// The graceful node shutdown manager.
+    Shutdown {
+        what: String,
+    },
+    /// The kubelet's node Ready condition (internal; node objects are not modelled).
+    NodeReady {
+        ready: bool,
+    },
     Note {
         uid: PodUid,
         what: &'static str,
@@ -139,6 +156,10 @@ impl fmt::Display for Transition {
                 code,
                 reason,
             } => write!(f, "rt {uid} {id} exited code={code} {reason}"),
+            Logind { what } => write!(f, "logind {what}"),
+            PowerOff { cause, alive } => {
+                write!(f, "node power-off ({cause}): {alive} containers still running")
+            }
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,
@@ -163,6 +184,10 @@ impl fmt::Display for Transition {
             LocalStatus { uid, phase } => write!(f, "status {uid} local {phase}"),
             Relist { changed } => write!(f, "pleg relist changed={changed}"),
             Housekeeping => write!(f, "housekeeping"),
+            Shutdown { what } => write!(f, "gns {what}"),
+            NodeReady { ready } => {
+                write!(f, "node {}", if *ready { "Ready" } else { "NotReady" })
+            }
             Note { uid, what } => write!(f, "note {uid} {what}"),
         }
     }

@@ -33,7 +33,6 @@ pub enum Capability {
     EvictionMaxPodGracePeriod,
 }
 
-const GNS: &str = "needs the graceful node shutdown manager, which podsim does not model yet";
 const STATIC: &str =
     "needs the static-pod file source and mirror pods, which podsim does not model yet";
 const PROBES: &str = "needs the probe manager, which podsim does not model yet";
@@ -43,7 +42,6 @@ const SOFT: &str = "needs soft eviction thresholds, which podsim does not model 
 
 /// The table: capability -> (what the user wrote, why it is rejected).
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
-    (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
     (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::UpdateStaticPodAction, "`updateStaticPod`", STATIC),
@@ -58,9 +56,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),
     (Capability::ProfileV1_27, "profile `v1.27`", PROFILE),
     (Capability::KubeletBehaviours, "`behaviours`", "needs behaviour switches, which podsim does not model yet (only the `current` profile's behaviour is built)"),
-    (Capability::ShutdownGracePeriod, "`shutdownGracePeriod` > 0", GNS),
-    (Capability::ShutdownGracePeriodCriticalPods, "`shutdownGracePeriodCriticalPods` > 0", GNS),
-    (Capability::ShutdownGracePeriodByPodPriority, "`shutdownGracePeriodByPodPriority`", GNS),
     (Capability::EvictionSoft, "`evictionSoft`", SOFT),
     (Capability::EvictionSoftGracePeriod, "`evictionSoftGracePeriod`", SOFT),
     (Capability::EvictionMaxPodGracePeriod, "`evictionMaxPodGracePeriod` != 0", SOFT),

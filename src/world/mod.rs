@@ -5,12 +5,14 @@
 
 pub mod apiserver;
 pub mod dist;
+pub mod node;
 pub mod runtime;
 
 use crate::kubelet::KEv;
 use crate::model::{PodUid, RunningPod, Transition};
 use crate::sim::{Dur, Sim, SimTime, TimerKey, Trace};
 use apiserver::{ApiServer, WatchEvent};
+use node::LogindEv;
 use runtime::{CriReq, CriResult, RtEvent, Runtime};
 
 /// Who is waiting for a CRI reply.
@@ -55,6 +57,27 @@ pub enum Event {
     ApiDelete { uid: PodUid },
     /// A kubelet timer or wake-up.
     Kubelet(KEv),
+    /// systemd-logind: a D-Bus call from the kubelet, or its own delay timer.
+    Logind(LogindEv),
+}
+
+impl Event {
+    /// Whether the event happens on the node (kubelet, runtime, logind, and the kubelet's
+    /// side of the API connection). After power-off these are dropped.
+    pub fn on_node(&self) -> bool {
+        match self {
+            Event::CreatePod(_) | Event::Timeline(_) => false,
+            Event::Runtime(_)
+            | Event::CriComplete { .. }
+            | Event::CriReply { .. }
+            | Event::Watch(_)
+            | Event::WatchSynced
+            | Event::ApiStatusSync { .. }
+            | Event::ApiDelete { .. }
+            | Event::Kubelet(_)
+            | Event::Logind(_) => true,
+        }
+    }
 }
 
 /// The kubelet's handle on the world for one event.
@@ -123,6 +146,20 @@ impl<'a> Ctx<'a> {
     pub fn api_status_sync(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(d, Event::ApiStatusSync { uid });
+    }
+
+    /// D-Bus `Inhibit` for a delay lock (the graceful node shutdown manager).
+    pub fn logind_inhibit(&mut self, lock: u64, delay: Dur) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Inhibit { lock, delay }));
+    }
+
+    /// Close a delay lock's file descriptor.
+    pub fn logind_release(&mut self, lock: u64) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Release { lock }));
     }
 
     /// The status manager's final DELETE (grace 0, UID precondition).

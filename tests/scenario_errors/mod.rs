@@ -159,14 +159,14 @@ fn unknown_pod_field_is_a_note_not_an_error() {
 fn not_built_yet_capability_is_an_error_naming_it() {
     let text = BASE.replace(
         "    - {at: 1s, deletePod: {pod: web-0}}",
-        "    - {at: 1s, deletePod: {pod: web-0}}\n    - {at: 2s, nodeShutdown: {}}",
+        "    - {at: 1s, deletePod: {pod: web-0}}\n    - {at: 2s, recreatePod: {pod: web-0}}",
     );
     let e = err(&text);
-    let p = at(&e, "spec.timeline[1].nodeShutdown");
-    assert_eq!(pos(p), (17, 30));
+    let p = at(&e, "spec.timeline[1].recreatePod");
+    assert_eq!(pos(p), (17, 29));
     assert!(
         p.message
-            .contains("`nodeShutdown` needs the graceful node shutdown manager"),
+            .contains("`recreatePod` needs re-creating a pod"),
         "{}",
         p.message
     );
