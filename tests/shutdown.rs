@@ -85,7 +85,9 @@ fn shutdown_kills_low_priority_group_first_and_marks_pods_failed() {
         assert!(first_high_term < shutdown + 10 * S, "seed {seed}");
         // Grace: the group's period (20s), or the pod's own when shorter (agent: 5s).
         assert_eq!(exit("agent") - term("agent"), 5 * S, "seed {seed}");
-        assert!(trace.iter().any(|r| r.contains("SyncTerminatingPod begin grace=20")));
+        assert!(trace
+            .iter()
+            .any(|r| r.contains("SyncTerminatingPod begin grace=20")));
         // Killed pods whose containers failed get Failed/Terminated; the worker exited 0,
         // so the status computed after the kill is Succeeded (v1.31's getPhase for a
         // terminal pod), and the reason goes with the phase change.
@@ -160,10 +162,9 @@ fn shutdown_group_deadline_leaves_kill_in_flight_and_power_off_kills_the_rest() 
         assert_eq!(app["killedByPowerOff"], false);
         assert_eq!(pod(&v, "app")["reason"], "Terminated");
         assert_eq!(m["statusesLostAtPowerOff"], 1);
-        assert!(trace
-            .iter()
-            .any(|r| r == "node power-off (inhibitor lock released): 1 containers still running"
-                || r == "node power-off (inhibit delay expired): 1 containers still running"));
+        assert!(trace.iter().any(|r| r
+            == "node power-off (inhibitor lock released): 1 containers still running"
+            || r == "node power-off (inhibit delay expired): 1 containers still running"));
         // Nothing of the node happens after power-off.
         let off = trace
             .iter()

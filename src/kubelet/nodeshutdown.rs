@@ -281,7 +281,8 @@ impl Kubelet {
                         .statuses
                         .get(uid)
                         .is_some_and(|v| v.status.phase.is_terminal());
-                !(terminal && !self.pw.is_pod_termination_requested(**uid))
+                // Terminal pods are inactive unless being terminated.
+                !terminal || self.pw.is_pod_termination_requested(**uid)
             })
             .map(|(_, p)| p.clone())
             .collect()

@@ -597,7 +597,12 @@ impl Kubelet {
                 return; // a stale housekeeping view must not restart termination
             }
             if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {
-                close_channel(&mut self.pw.closed_channels, &mut self.pw.kill_waiters, ctx, ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.kill_waiters,
+                    ctx,
+                    ch,
+                );
             }
             options.kill = None;
         } else if st.is_termination_requested() {
@@ -615,7 +620,12 @@ impl Kubelet {
             was_grace_shortened = shortened;
         } else if let Some(k) = options.kill.take() {
             if let Some(ch) = k.completed {
-                close_channel(&mut self.pw.closed_channels, &mut self.pw.kill_waiters, ctx, ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.kill_waiters,
+                    ctx,
+                    ch,
+                );
             }
         }
         // 8. Start a worker if none runs.
@@ -835,7 +845,12 @@ impl Kubelet {
                 let chans = std::mem::take(&mut st.notify_post_terminating);
                 st.status_post_terminating.clear();
                 for ch in chans {
-                    close_channel(&mut self.pw.closed_channels, &mut self.pw.kill_waiters, ctx, ch);
+                    close_channel(
+                        &mut self.pw.closed_channels,
+                        &mut self.pw.kill_waiters,
+                        ctx,
+                        ch,
+                    );
                 }
                 ctx.emit(Transition::Worker {
                     uid,

@@ -158,7 +158,10 @@ impl fmt::Display for Transition {
             } => write!(f, "rt {uid} {id} exited code={code} {reason}"),
             Logind { what } => write!(f, "logind {what}"),
             PowerOff { cause, alive } => {
-                write!(f, "node power-off ({cause}): {alive} containers still running")
+                write!(
+                    f,
+                    "node power-off ({cause}): {alive} containers still running"
+                )
             }
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {

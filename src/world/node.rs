@@ -152,7 +152,10 @@ mod tests {
         assert_eq!(l.inhibit_delay_max, Dur::secs(30));
         l.inhibit(SimTime::ZERO, &mut t, 2, Dur::secs(40));
         assert_eq!(l.inhibit_delay_max, Dur::secs(40));
-        assert!(!l.release(SimTime::ZERO, &mut t, 2), "no shutdown requested yet");
+        assert!(
+            !l.release(SimTime::ZERO, &mut t, 2),
+            "no shutdown requested yet"
+        );
         assert_eq!(
             l.request_shutdown(SimTime::ZERO, &mut t),
             ShutdownRequest::Delay(Dur::secs(40))

@@ -165,8 +165,7 @@ fn not_built_yet_capability_is_an_error_naming_it() {
     let p = at(&e, "spec.timeline[1].recreatePod");
     assert_eq!(pos(p), (17, 29));
     assert!(
-        p.message
-            .contains("`recreatePod` needs re-creating a pod"),
+        p.message.contains("`recreatePod` needs re-creating a pod"),
         "{}",
         p.message
     );
