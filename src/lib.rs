@@ -17,7 +17,7 @@
 //! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation into a
 //!   typed [`scenario::Scenario`] with every default applied.
 //! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
-//!   API server with its watch. **Invariant:** the kubelet acts on the world only through
+//!   API server with its watch, systemd-logind and the node's power. **Invariant:** the kubelet acts on the world only through
 //!   [`world::Ctx`], which exposes calls and timers but no ground truth.
 //! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
 //!   housekeeping).

@@ -102,6 +102,9 @@ fn pod_block(s: &mut String, p: &PodSummary) {
         if c.running_at_end {
             line.push_str(", running at the end");
         }
+        if c.killed_by_power_off {
+            line.push_str(", killed by the node's power-off");
+        }
         let _ = writeln!(s, "{line}");
     }
 }
@@ -135,6 +138,20 @@ pub fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
         "totals: {} pods, {} container starts, {} restarts, {} SIGKILLs at grace expiry, {} containers running at the end",
         m.pods, m.container_starts, m.restarts, m.kills_at_grace_expiry, m.containers_running_at_end
     );
+    if let Some(t) = m.node_shutdown_at_ns {
+        let mut line = format!("node: shutdown requested {}", secs(t));
+        if let (Some(off), Some(cause)) = (m.power_off_at_ns, &m.power_off_cause) {
+            let _ = write!(
+                line,
+                ", powered off {} ({cause}, +{}): {} containers still running, {} pod statuses not written",
+                secs(off),
+                secs(off.saturating_sub(t)),
+                m.containers_alive_at_power_off,
+                m.statuses_lost_at_power_off
+            );
+        }
+        let _ = writeln!(s, "{line}");
+    }
     if out.findings.is_empty() {
         let _ = writeln!(s, "findings: none");
     } else {

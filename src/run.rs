@@ -8,6 +8,7 @@ use crate::scenario::{Action, Scenario};
 use crate::sim::trace::Record;
 use crate::sim::{Sim, SimTime, StopReason, Trace};
 use crate::world::apiserver::ApiServer;
+use crate::world::node::{Logind, LogindEv, ShutdownRequest};
 use crate::world::runtime::Runtime;
 use crate::world::{Ctx, Event, FileSource};
 use serde::Serialize;
@@ -52,6 +53,8 @@ pub struct ContainerSummary {
     pub finished_at_ns: Vec<u64>,
     /// When the newest instance was sent SIGTERM, if it was.
     pub sigterm_at_ns: Option<u64>,
+    /// An instance was still running when the node powered off.
+    pub killed_by_power_off: bool,
 }
 
 /// One pod object (one UID).
@@ -101,6 +104,16 @@ pub struct Metrics {
     pub time_to_terminated_ns: Vec<u64>,
     /// Deletion requested -> object removed from the API, per deleted pod (ns).
     pub time_to_removed_ns: Vec<u64>,
+    /// When the node was asked to shut down (timeline `nodeShutdown`).
+    pub node_shutdown_at_ns: Option<u64>,
+    /// When the node powered off, and why (`inhibitor lock released`,
+    /// `inhibit delay expired`, `no inhibitor lock`).
+    pub power_off_at_ns: Option<u64>,
+    pub power_off_cause: Option<String>,
+    /// Containers still running when the node powered off.
+    pub containers_alive_at_power_off: u32,
+    /// Pods whose status-manager phase had not reached the API when the node powered off.
+    pub statuses_lost_at_power_off: u32,
 }
 
 /// Everything a run produces.
@@ -134,9 +147,20 @@ pub struct World {
     pub runtime: Runtime,
     pub api: ApiServer,
     pub kubelet: Kubelet,
+    /// systemd-logind and the node's power state.
+    pub node: Logind,
+    /// Filled in at power-off.
+    pub power_off: PowerOffFacts,
     pub scenario: Arc<Scenario>,
     /// The node's static-pod manifests.
     pub files: FileSource,
+}
+
+/// What the node left behind when it powered off.
+#[derive(Clone, Debug, Default)]
+pub struct PowerOffFacts {
+    pub containers_alive: u32,
+    pub statuses_lost: u32,
 }
 
 impl World {
@@ -150,6 +174,10 @@ impl World {
         );
         let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
         let mut kubelet = Kubelet::new(&sc, seed);
+        // logind's InhibitDelayMaxSec: the kubelet's total shutdown period (section 7.2).
+        let node = Logind::new(crate::kubelet::nodeshutdown::period_requested(
+            &kubelet.shutdown.groups,
+        ));
         for (i, p) in sc.pods.iter().enumerate() {
             let _ = sim.at(SimTime(p.create_at.0), Event::CreatePod(i));
         }
@@ -168,6 +196,8 @@ impl World {
             runtime,
             api,
             kubelet,
+            node,
+            power_off: PowerOffFacts::default(),
             scenario: sc,
             files: FileSource::default(),
         }
@@ -206,6 +236,13 @@ impl World {
 
     /// Handle one event.
     pub fn step(&mut self, ev: Event) {
+        if self.node.powered_off() && ev.on_node() {
+            return; // the node is off: no kubelet, no runtime, no requests in flight
+        }
+        if let Event::Logind(l) = ev {
+            self.logind(l);
+            return;
+        }
         if let Event::CreatePod(i) = ev {
             if self.scenario.pods[i].static_pod {
                 self.add_static(i);
@@ -219,7 +256,7 @@ impl World {
             api,
             kubelet,
             scenario,
-            files: _,
+            ..
         } = self;
         match ev {
             Event::CreatePod(i) => {
@@ -323,7 +360,72 @@ impl World {
                 api.create_mirror(sim, trace, &pod);
             }
             Event::ApiDeleteMirror { uid } => api.delete_mirror(sim, trace, uid),
+            Event::Logind(_) => unreachable!("handled above"),
         }
+    }
+
+    /// logind handles a D-Bus call or its delay timer.
+    fn logind(&mut self, ev: LogindEv) {
+        let now = self.sim.now();
+        match ev {
+            LogindEv::Inhibit { lock, delay } => {
+                self.node.inhibit(now, &mut self.trace, lock, delay);
+            }
+            LogindEv::Release { lock } => {
+                if self.node.release(now, &mut self.trace, lock) {
+                    self.power_off_node("inhibitor lock released");
+                }
+            }
+            LogindEv::DelayExpired => {
+                self.node.delay_timer = None;
+                self.power_off_node("inhibit delay expired");
+            }
+        }
+    }
+
+    /// Timeline `nodeShutdown`: logind is asked to shut the node down.
+    fn node_shutdown(&mut self) {
+        let now = self.sim.now();
+        match self.node.request_shutdown(now, &mut self.trace) {
+            ShutdownRequest::Ignored => {}
+            ShutdownRequest::PowerOffNow => self.power_off_node("no inhibitor lock"),
+            ShutdownRequest::Delay(max) => {
+                let key = self.sim.after(max, Event::Logind(LogindEv::DelayExpired));
+                self.node.delay_timer = Some(key);
+                let _ = self.sim.after(
+                    crate::sim::Dur::ZERO,
+                    Event::Kubelet(crate::kubelet::KEv::PrepareForShutdown(true)),
+                );
+            }
+        }
+    }
+
+    /// The node powers off: every container dies, the kubelet stops, and every node
+    /// event still queued is dropped from now on (`Event::on_node`).
+    fn power_off_node(&mut self, cause: &'static str) {
+        let now = self.sim.now();
+        if let Some(key) = self.node.delay_timer.take() {
+            self.sim.cancel(key);
+        }
+        // Status-manager phases that never reached the API server.
+        let lost = self
+            .kubelet
+            .status
+            .statuses
+            .iter()
+            .filter(|(uid, v)| {
+                self.api
+                    .get(**uid)
+                    .is_some_and(|p| p.status.phase != v.status.phase)
+            })
+            .count() as u32;
+        let alive = self.runtime.power_off(&mut self.sim, &mut self.trace);
+        self.trace.emit(now, &Transition::PowerOff { cause, alive });
+        self.node.mark_powered_off(now, cause);
+        self.power_off = PowerOffFacts {
+            containers_alive: alive,
+            statuses_lost: lost,
+        };
     }
 
     fn timeline(&mut self, action: Action) {
@@ -402,9 +504,8 @@ impl World {
                     }
                 }
             }
-            other @ (Action::NodeShutdown
-            | Action::MemoryPressure { .. }
-            | Action::KubeletRestart { .. }) => {
+            Action::NodeShutdown => self.node_shutdown(),
+            other @ (Action::MemoryPressure { .. } | Action::KubeletRestart { .. }) => {
                 panic!("scenario validation let through an action podsim does not model yet: {other:?}")
             }
         }
@@ -460,6 +561,11 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         kills_at_grace_expiry: w.runtime.sigkills,
         pleg_relists: w.kubelet.pleg.relists,
         probes_run: w.kubelet.prober.probes_run,
+        node_shutdown_at_ns: w.node.shutdown_requested_at.map(|t| t.0),
+        power_off_at_ns: w.node.powered_off_at.map(|t| t.0),
+        power_off_cause: w.node.power_off_cause.map(str::to_string),
+        containers_alive_at_power_off: w.power_off.containers_alive,
+        statuses_lost_at_power_off: w.power_off.statuses_lost,
         ..Default::default()
     };
     for (uid, h) in &w.api.history {
@@ -487,6 +593,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
                     .filter_map(|f| f.finished_at.map(|t| t.0))
                     .collect(),
                 sigterm_at_ns: inst.last().and_then(|f| f.sigterm_at.map(|t| t.0)),
+                killed_by_power_off: inst.iter().any(|f| f.powered_off),
             };
             metrics.container_starts += s.starts;
             metrics.restarts += s.restarts;

@@ -47,17 +47,17 @@ fn check_determinism_passes() {
 #[test]
 fn check_accepts_every_bundled_scenario() {
     let mut files: Vec<String> = vec!["scenarios/quickstart.yaml".into()];
-    // Every folder under scenarios/ (lifecycle, probes, ...).
-    for d in std::fs::read_dir("scenarios").unwrap() {
-        let d = d.unwrap().path();
-        if !d.is_dir() {
-            continue;
-        }
-        for e in std::fs::read_dir(&d).unwrap() {
-            files.push(e.unwrap().path().display().to_string());
+    // Every scenario folder (scenarios/lifecycle, scenarios/shutdown, ...).
+    for dir in std::fs::read_dir("scenarios").unwrap() {
+        let dir = dir.unwrap().path();
+        if dir.is_dir() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                files.push(e.unwrap().path().display().to_string());
+            }
         }
     }
     files.sort();
+    assert!(files.iter().any(|f| f.contains("shutdown/")), "{files:?}");
     podsim().arg("check").args(&files).assert().success();
 }
 

@@ -26,6 +26,7 @@
 //! | `test_sync_known_pods` | `TestSyncKnownPods` |
 //! | `test_remove_terminated_worker` | `Test_removeTerminatedWorker` (the non-static cases) |
 //! | `test_kill_pod_now_func` | `TestKillPodNowFunc` |
+//! | `test_kill_pod_now_wait_ends_on_close_or_timeout` | `killPodNow`'s wait (no upstream test case) |
 //! | `test_calculate_effective_grace_period` | `Test_calculateEffectiveGracePeriod` |
 //! | `test_runtime_kill_of_known_pod_marks_deleted` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
 //! | `test_runtime_kill_of_known_terminated_pod_is_ignored` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
@@ -1155,6 +1156,51 @@ fn test_kill_pod_now_func() {
     assert_eq!(cached.phase, PodPhase::Failed);
     assert_eq!(cached.reason.as_deref(), Some("reason"));
     assert_eq!(cached.message.as_deref(), Some("message"));
+}
+
+/// `killPodNow`'s caller stops waiting when the channel closes (the timeout timer is
+/// cancelled), or, for a pod the workers already finished (the channel is never closed),
+/// after `max(10 s, 1.5 g)` with an `ExceededGracePeriod` event.
+#[test]
+fn test_kill_pod_now_wait_ends_on_close_or_timeout() {
+    let mut w = world();
+    let pod = p(1001).name("test").build();
+    let status_fn = Some(StatusFn::FailedUnlessSucceeded {
+        reason: "Terminated".into(),
+        message: "m".into(),
+    });
+    let ch = w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), false, Some(4), status_fn));
+    assert!(w.kubelet.pw.kill_waiters.contains_key(&ch));
+    drain(&mut w);
+    assert_eq!(w.kubelet.pw.closed_channels, vec![ch]);
+    assert!(w.kubelet.pw.kill_waiters.is_empty(), "waiter released");
+    assert_eq!(
+        syncs(&w, uid(1001)),
+        v(&["SyncTerminatingPod grace=4", "SyncTerminatedPod"])
+    );
+    let cached = &w.kubelet.status.statuses[&uid(1001)].status;
+    assert_eq!(cached.phase, PodPhase::Failed);
+    assert_eq!(cached.reason.as_deref(), Some("Terminated"));
+    // The worker is finished: UpdatePod ignores the kill, the channel stays open, and the
+    // caller times out after max(10 s, 1.5 x 4 s) = 10 s.
+    let start = w.sim.now();
+    let ch2 = w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), false, Some(4), None));
+    w.run_until(start + Dur(Dur::secs(10).0 - 1));
+    assert!(
+        w.kubelet.pw.kill_waiters.contains_key(&ch2),
+        "still waiting"
+    );
+    drain(&mut w);
+    assert!(w.kubelet.pw.kill_waiters.is_empty());
+    assert!(!w.kubelet.pw.closed_channels.contains(&ch2));
+    let timed_out: Vec<_> = w
+        .trace
+        .records()
+        .iter()
+        .filter(|r| r.text.contains("ExceededGracePeriod"))
+        .map(|r| r.at)
+        .collect();
+    assert_eq!(timed_out, [start + Dur::secs(10)]);
 }
 
 /// Mirrors upstream `Test_calculateEffectiveGracePeriod`.

@@ -6,5 +6,6 @@ mod determinism;
 mod lifecycle;
 mod probes;
 mod scenario_errors;
+mod shutdown;
 mod static_pods;
 mod swarm;

@@ -45,6 +45,8 @@ struct Plan {
     faults: bool,
     /// Pod name -> facts about it.
     pods: BTreeMap<String, PodPlan>,
+    /// The node shuts down (graceful node shutdown), with this total period in seconds.
+    shutdown_period_s: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -132,11 +134,48 @@ fn generate(seed: u64) -> (String, Plan) {
     if s.chance_ppm(300_000) {
         let _ = writeln!(w, "  scheduler: fifo");
     }
-    if s.chance_ppm(300_000) {
+    // Graceful node shutdown comes from its own stream, so cases without it stay as they
+    // were before it was built.
+    let mut sd = Stream::new(seed, "swarm/shutdown");
+    let shutdown = sd.chance_ppm(250_000);
+    let custom_sync = s.chance_ppm(300_000);
+    if custom_sync || shutdown {
         let _ = writeln!(w, "  kubelet:");
         let _ = writeln!(w, "    profile: current");
         let _ = writeln!(w, "    config:");
+    }
+    if custom_sync {
         let _ = writeln!(w, "      syncFrequency: {}s", s.between(10, 120));
+    }
+    if shutdown {
+        if sd.chance_ppm(500_000) {
+            let total = sd.between(0, 60);
+            let critical = sd.between(0, total);
+            plan.shutdown_period_s = Some(total);
+            let _ = writeln!(w, "      shutdownGracePeriod: {total}s");
+            let _ = writeln!(w, "      shutdownGracePeriodCriticalPods: {critical}s");
+        } else {
+            let _ = writeln!(w, "      shutdownGracePeriodByPodPriority:");
+            let mut total = 0;
+            for prio in [-10, 0, 1_000_000] {
+                if sd.chance_ppm(600_000) {
+                    let g = sd.between(0, 30);
+                    total += g;
+                    let _ = writeln!(
+                        w,
+                        "        - {{priority: {prio}, shutdownGracePeriodSeconds: {g}}}"
+                    );
+                }
+            }
+            if total == 0 {
+                let _ = writeln!(
+                    w,
+                    "        - {{priority: 5, shutdownGracePeriodSeconds: 3}}"
+                );
+                total = 3;
+            }
+            plan.shutdown_period_s = Some(total);
+        }
     }
 
     // Runtime: latencies of any kind, and faults.
@@ -297,8 +336,12 @@ fn generate(seed: u64) -> (String, Plan) {
     // Timeline: deletes (graceful with and without a grace period, 0 included), force
     // deletes and container exits, at 0-120 s.
     let actions = s.between(0, 8);
-    if actions > 0 {
+    if actions > 0 || shutdown {
         let _ = writeln!(w, "  timeline:");
+    }
+    if shutdown {
+        let at = ms(sd.between(0, 120_000));
+        let _ = writeln!(w, "    - {{at: {at}, nodeShutdown: {{}}}}");
     }
     for _ in 0..actions {
         let at = ms(s.between(0, 120_000));
@@ -393,9 +436,11 @@ fn check(plan: &Plan, out: &RunOutput, stats: &mut Stats) -> Vec<String> {
         // within the grace period (SIGKILL at its end, minimum 2 s), retrying failed syncs
         // with back-off, and the status manager deletes the object once
         // PodCouldHaveRunningContainers is false. No permanent faults are generated.
+        // After power-off nothing on the node runs any more, the kubelet included.
+        let node_end = out.metrics.power_off_at_ns.unwrap_or(u64::MAX);
         if let Some(d) = p.deletion_requested_at_ns {
             let needed = d + pp.max_grace_s * NS_PER_SEC + margin;
-            if needed <= plan.horizon_ns {
+            if needed <= plan.horizon_ns && needed <= node_end {
                 stats.a_deletions_checked += 1;
                 stats.a_deletions_checked_with_faults += u64::from(plan.faults);
                 if !running.is_empty() {
@@ -481,6 +526,22 @@ fn check(plan: &Plan, out: &RunOutput, stats: &mut Stats) -> Vec<String> {
             }
         }
 
+        // (g) Graceful node shutdown: a pod the API server bound after the shutdown started
+        // is never started (the shutdown manager's admit handler rejects it).
+        if let Some(t) = out.metrics.node_shutdown_at_ns {
+            if p.created_at_ns > t {
+                for c in p.containers.iter().filter(|c| c.starts > 0) {
+                    bad.push(format!(
+                        "(g) pod `{}` created at {} after the shutdown at {}: container `{}` started",
+                        p.name,
+                        secs(p.created_at_ns),
+                        secs(t),
+                        c.name
+                    ));
+                }
+            }
+        }
+
         // (f) Timestamps are ordered: created <= deletion requested <= removed.
         if let (Some(d), Some(r)) = (p.deletion_requested_at_ns, p.removed_from_api_at_ns) {
             if d < p.created_at_ns || r < d {
@@ -492,6 +553,23 @@ fn check(plan: &Plan, out: &RunOutput, stats: &mut Stats) -> Vec<String> {
                     secs(r)
                 ));
             }
+        }
+    }
+    // (h) The node powers off no later than logind's inhibit delay (the total shutdown
+    // period) after the shutdown request, and with no period at once.
+    if let (Some(period), Some(t)) = (plan.shutdown_period_s, out.metrics.node_shutdown_at_ns) {
+        match out.metrics.power_off_at_ns {
+            Some(off) if off >= t && off <= t + period * NS_PER_SEC => {}
+            Some(off) => bad.push(format!(
+                "(h) shutdown at {} with a {period}s period, yet power-off at {}",
+                secs(t),
+                secs(off)
+            )),
+            None if t + period * NS_PER_SEC < plan.horizon_ns => bad.push(format!(
+                "(h) shutdown at {} with a {period}s period, yet the node never powered off",
+                secs(t)
+            )),
+            None => {}
         }
     }
     bad
@@ -686,6 +764,9 @@ fn swarm_generator_covers_its_features() {
         "deletePod: {pod: p0}",
         "forceDeletePod:",
         "containerExit:",
+        "nodeShutdown:",
+        "shutdownGracePeriodByPodPriority:",
+        "shutdownGracePeriodCriticalPods:",
         "scheduler: fifo",
         "syncFrequency:",
     ] {

@@ -4,8 +4,9 @@
 //! Follows `pkg/kubelet/config/config.go` (how API watch changes become ADD, UPDATE,
 //! DELETE, REMOVE and RECONCILE operations), `pkg/kubelet/pod/pod_manager.go`, and the
 //! `HandlePodAdditions` / `HandlePodUpdates` / `HandlePodRemoves` / `HandlePodReconcile` /
-//! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is not modelled
-//! yet: every pod is admitted. The static-pod file source is modelled (changes arrive at once, as with
+//! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is modelled only
+//! for the graceful node shutdown manager's admit handler (`nodeshutdown.rs`); every other
+//! pod is admitted. The static-pod file source is modelled (changes arrive at once, as with
 //! inotify); the HTTP source is not.
 
 use super::pod_workers::{UpdatePodOptions, UpdateType};
@@ -163,7 +164,13 @@ impl Kubelet {
     /// `HandlePodAdditions`.
     fn handle_pod_additions(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.insert(pod.uid, pod.clone());
-        // Admission would run here for pods not terminating and not terminal.
+        // Admission runs for pods not terminating and not terminal.
+        if !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal() {
+            if let Some((reason, message)) = self.shutdown_admission_reason() {
+                self.reject_pod(ctx, &pod, reason, message);
+                return;
+            }
+        }
         let opts = self.update_options(UpdateType::Create, pod);
         self.update_pod(ctx, opts);
     }

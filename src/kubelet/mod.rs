@@ -13,6 +13,7 @@
 //! * [`config`]: config source classification and the pod manager.
 //! * [`housekeeping`]: the `HandlePodCleanups` port.
 //! * [`prober`]: the probe manager, probe workers and results managers.
+//! * [`nodeshutdown`]: the graceful node shutdown manager.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
@@ -25,6 +26,7 @@
 pub mod backoff;
 pub mod config;
 pub mod housekeeping;
+pub mod nodeshutdown;
 pub mod pleg;
 pub mod pod_workers;
 pub mod prober;
@@ -39,6 +41,7 @@ use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
 use backoff::Backoff;
 use config::PodManager;
+use nodeshutdown::ShutdownManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
 use prober::{ProbeKey, ProbeManager, ProbeWake};
@@ -93,6 +96,12 @@ pub enum KEv {
     },
     /// A results manager's update channel has an update for the sync loop.
     ProbeUpdates(ProbeType),
+    /// logind's `PrepareForShutdown` signal (D-Bus) reaches the shutdown manager.
+    PrepareForShutdown(bool),
+    /// The shutdown manager's timer for priority group `group` fired.
+    ShutdownGroupDeadline { group: usize },
+    /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
+    KillPodNowReturned { ch: u64, timed_out: bool },
 }
 
 /// All in-memory kubelet state.
@@ -103,6 +112,7 @@ pub struct Kubelet {
     pub pleg: Pleg,
     pub status: StatusManager,
     pub prober: ProbeManager,
+    pub shutdown: ShutdownManager,
     pub crash_backoff: Backoff,
     pub image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
@@ -129,6 +139,7 @@ impl Kubelet {
             pleg: Pleg::new(t.pleg_relist_period),
             status: StatusManager::new(t.status_sync_period),
             prober: ProbeManager::new(seed),
+            shutdown: ShutdownManager::new(&sc.kubelet.config),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
@@ -148,6 +159,7 @@ impl Kubelet {
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
         let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
         let _ = ctx.after(self.status.period, KEv::StatusTick);
+        self.shutdown_start(ctx);
     }
 
     /// One kubelet event.
@@ -190,6 +202,11 @@ impl Kubelet {
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
             KEv::ProbeWorker { key, gen, wake } => self.probe_worker_wake(ctx, key, gen, wake),
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
+            KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
+            KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),
+            KEv::KillPodNowReturned { ch, timed_out } => {
+                self.kill_pod_now_returned(ctx, ch, timed_out)
+            }
         }
     }
 

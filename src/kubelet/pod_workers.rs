@@ -15,14 +15,15 @@
 //!   modelled yet; the runtime part of `SyncPod` runs on a context without cancel; and
 //!   `SyncTerminatingPod` ignores its context (upstream TODO 113606), so a shorter grace
 //!   does not interrupt a kill in flight.
-//! * `CompletedCh` is a numbered channel; closing it records the number.
+//! * `CompletedCh` is a numbered channel; closing it records the number and, if a
+//!   `killPodNow` caller blocks on it, wakes that caller with an event.
 //! * Go's random map iteration in `SyncKnownPods` becomes UID order.
 //! * Static pods: the full-name start gate (`allowStaticPodStart`) keeps one started UID
 //!   per full name and a FIFO of waiting UIDs, as upstream.
 
 use super::{KEv, Kubelet};
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
-use crate::sim::{Dur, SimTime, Stream};
+use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -56,6 +57,9 @@ pub enum StatusFn {
         reason: String,
         message: String,
     },
+    /// Set phase Failed unless it is already Succeeded, plus reason and message (what the
+    /// graceful node shutdown manager does since PRs 106899/106900/106901).
+    FailedUnlessSucceeded { reason: String, message: String },
 }
 
 /// `KillPodOptions`.
@@ -264,6 +268,9 @@ pub struct PodWorkers {
     pub work_queue: WorkQueue,
     /// `CompletedCh` numbers closed so far, in order.
     pub closed_channels: Vec<u64>,
+    /// `killPodNow` callers blocked on a channel: channel -> (pod, their timeout timer).
+    pub kill_waiters: BTreeMap<u64, (PodUid, TimerKey)>,
+    next_channel: u64,
     pub resync_interval: Dur,
     pub back_off_period: Dur,
     /// `startedStaticPodsByFullname`: the one started UID per static-pod full name.
@@ -333,6 +340,8 @@ impl PodWorkers {
             pods_synced: false,
             work_queue: WorkQueue::default(),
             closed_channels: Vec::new(),
+            kill_waiters: BTreeMap::new(),
+            next_channel: 1,
             resync_interval,
             back_off_period,
             started_static_by_fullname: BTreeMap::new(),
@@ -349,6 +358,13 @@ impl PodWorkers {
             return d;
         }
         Dur(d.0 + self.rng.below(extra))
+    }
+
+    /// A fresh `CompletedCh` number.
+    pub fn new_channel(&mut self) -> u64 {
+        let ch = self.next_channel;
+        self.next_channel += 1;
+        ch
     }
 
     pub fn new_op(&mut self) -> u64 {
@@ -493,6 +509,26 @@ impl PodWorkers {
     }
 }
 
+/// Close `CompletedCh` `ch`; a `killPodNow` caller blocked on it returns (an event).
+fn close_channel(
+    closed: &mut Vec<u64>,
+    waiters: &mut BTreeMap<u64, (PodUid, TimerKey)>,
+    ctx: &mut Ctx,
+    ch: u64,
+) {
+    closed.push(ch);
+    if let Some((_, timer)) = waiters.remove(&ch) {
+        ctx.cancel(timer);
+        let _ = ctx.after(
+            Dur::ZERO,
+            KEv::KillPodNowReturned {
+                ch,
+                timed_out: false,
+            },
+        );
+    }
+}
+
 fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
     if let Some(p) = &o.pod {
         return (p.uid, p.spec.full_name());
@@ -624,7 +660,12 @@ impl Kubelet {
                 return; // a stale housekeeping view must not restart termination
             }
             if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {
-                self.pw.closed_channels.push(ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.kill_waiters,
+                    ctx,
+                    ch,
+                );
             }
             options.kill = None;
         } else if st.is_termination_requested() {
@@ -642,7 +683,12 @@ impl Kubelet {
             was_grace_shortened = shortened;
         } else if let Some(k) = options.kill.take() {
             if let Some(ch) = k.completed {
-                self.pw.closed_channels.push(ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.kill_waiters,
+                    ctx,
+                    ch,
+                );
             }
         }
         // 8. Start a worker if none runs; a static pod joins the queue for its full name.
@@ -672,6 +718,63 @@ impl Kubelet {
         if need_signal {
             let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
+    }
+
+    /// `killPodNow` (section 1.8): ask the pod worker to kill `pod` and return the
+    /// `CompletedCh` number the caller blocks on. The caller's wait ends with
+    /// `KEv::KillPodNowReturned`: when the channel closes, or after `max(10 s, 1.5 g)`
+    /// (event `ExceededGracePeriod`; the termination itself goes on).
+    pub fn kill_pod_now(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: Arc<ApiPod>,
+        evict: bool,
+        grace_override: Option<i64>,
+        status_fn: Option<StatusFn>,
+    ) -> u64 {
+        let g = grace_override
+            .or(pod.spec.termination_grace_period_seconds)
+            .unwrap_or(0);
+        let timeout = (g + g / 2).max(10);
+        let ch = self.pw.new_channel();
+        let timer = ctx.after(
+            Dur::secs(timeout as u64),
+            KEv::KillPodNowReturned {
+                ch,
+                timed_out: true,
+            },
+        );
+        self.pw.kill_waiters.insert(ch, (pod.uid, timer));
+        self.update_pod(
+            ctx,
+            UpdatePodOptions {
+                update_type: UpdateType::Kill,
+                pod: Some(pod),
+                mirror: None,
+                running_pod: None,
+                kill: Some(KillPodOptions {
+                    completed: Some(ch),
+                    evict,
+                    status_fn,
+                    grace_override,
+                }),
+            },
+        );
+        ch
+    }
+
+    /// A `killPodNow` caller stops waiting: its channel closed, or its timeout fired.
+    pub(super) fn kill_pod_now_returned(&mut self, ctx: &mut Ctx, ch: u64, timed_out: bool) {
+        if timed_out {
+            let Some((uid, _)) = self.pw.kill_waiters.remove(&ch) else {
+                return; // the channel closed first
+            };
+            ctx.emit(Transition::Note {
+                uid,
+                what: "ExceededGracePeriod: timeout waiting to kill pod",
+            });
+        }
+        self.shutdown_kill_returned(ctx, ch);
     }
 
     /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
@@ -839,7 +942,14 @@ impl Kubelet {
                 st.terminated_at = Some(now);
                 let chans = std::mem::take(&mut st.notify_post_terminating);
                 st.status_post_terminating.clear();
-                self.pw.closed_channels.extend(chans);
+                for ch in chans {
+                    close_channel(
+                        &mut self.pw.closed_channels,
+                        &mut self.pw.kill_waiters,
+                        ctx,
+                        ch,
+                    );
+                }
                 ctx.emit(Transition::Worker {
                     uid,
                     what: "terminated",

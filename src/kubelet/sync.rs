@@ -21,8 +21,8 @@ use super::prober::{ProbeManager, ProbeResult};
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::model::{
-    ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeType, RestartPolicy, RtPodStatus, RtState,
-    RunningPod, SandboxId, Transition,
+    ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
+    RtState, RunningPod, SandboxId, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
@@ -245,6 +245,13 @@ fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
             message,
         } => {
             status.phase = *phase;
+            status.reason = Some(reason.clone());
+            status.message = Some(message.clone());
+        }
+        StatusFn::FailedUnlessSucceeded { reason, message } => {
+            if status.phase != PodPhase::Succeeded {
+                status.phase = PodPhase::Failed;
+            }
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
         }
@@ -898,7 +905,11 @@ impl Kubelet {
         let Some(op) = self.ops.remove(&uid) else {
             return;
         };
-        if op.id != op_id {
+        let in_hook = op
+            .kill
+            .as_ref()
+            .is_some_and(|k| matches!(k.pending.get(&id), Some(KillStage::PreStop { .. })));
+        if op.id != op_id || !in_hook {
             self.ops.insert(uid, op);
             return;
         }

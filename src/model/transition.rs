@@ -73,6 +73,15 @@ pub enum Transition {
         uid: PodUid,
         what: &'static str,
     },
+    // ---- node (ground truth): systemd-logind and power ----
+    Logind {
+        what: String,
+    },
+    /// The node powered off; `alive` containers were still running.
+    PowerOff {
+        cause: &'static str,
+        alive: u32,
+    },
     // ---- kubelet ----
     ConfigOp {
         uid: PodUid,
@@ -126,6 +135,14 @@ pub enum Transition {
         kind: &'static str,
         result: &'static str,
     },
+    /// The graceful node shutdown manager.
+    Shutdown {
+        what: String,
+    },
+    /// The kubelet's node Ready condition (internal; node objects are not modelled).
+    NodeReady {
+        ready: bool,
+    },
     Note {
         uid: PodUid,
         what: &'static str,
@@ -166,6 +183,13 @@ impl fmt::Display for Transition {
                 reason,
             } => write!(f, "rt {uid} {id} exited code={code} {reason}"),
             Host { uid, what } => write!(f, "host {uid} {what}"),
+            Logind { what } => write!(f, "logind {what}"),
+            PowerOff { cause, alive } => {
+                write!(
+                    f,
+                    "node power-off ({cause}): {alive} containers still running"
+                )
+            }
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,
@@ -208,6 +232,10 @@ impl fmt::Display for Transition {
                 kind,
                 result,
             } => write!(f, "prober {uid} {id} {kind} result {result}"),
+            Shutdown { what } => write!(f, "gns {what}"),
+            NodeReady { ready } => {
+                write!(f, "node {}", if *ready { "Ready" } else { "NotReady" })
+            }
             Note { uid, what } => write!(f, "note {uid} {what}"),
         }
     }

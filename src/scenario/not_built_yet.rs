@@ -33,14 +33,12 @@ pub enum Capability {
     EvictionMaxPodGracePeriod,
 }
 
-const GNS: &str = "needs the graceful node shutdown manager, which podsim does not model yet";
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
 const SOFT: &str = "needs soft eviction thresholds, which podsim does not model yet";
 
 /// The table: capability -> (what the user wrote, why it is rejected).
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
-    (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
     (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
@@ -48,9 +46,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),
     (Capability::ProfileV1_27, "profile `v1.27`", PROFILE),
     (Capability::KubeletBehaviours, "`behaviours`", "needs behaviour switches, which podsim does not model yet (only the `current` profile's behaviour is built)"),
-    (Capability::ShutdownGracePeriod, "`shutdownGracePeriod` > 0", GNS),
-    (Capability::ShutdownGracePeriodCriticalPods, "`shutdownGracePeriodCriticalPods` > 0", GNS),
-    (Capability::ShutdownGracePeriodByPodPriority, "`shutdownGracePeriodByPodPriority`", GNS),
     (Capability::EvictionSoft, "`evictionSoft`", SOFT),
     (Capability::EvictionSoftGracePeriod, "`evictionSoftGracePeriod`", SOFT),
     (Capability::EvictionMaxPodGracePeriod, "`evictionMaxPodGracePeriod` != 0", SOFT),

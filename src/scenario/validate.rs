@@ -1078,6 +1078,15 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
     }
     if let Some(first) = items.first() {
         cx.uses(Capability::ShutdownGracePeriodByPodPriority, first.loc, &bp);
+        // KubeletConfiguration validation: the list replaces the two durations.
+        if c.shutdown_grace_period > Dur::ZERO || c.shutdown_grace_period_critical_pods > Dur::ZERO
+        {
+            cx.err(
+                first.loc,
+                &bp,
+                "cannot be set together with `shutdownGracePeriod` or `shutdownGracePeriodCriticalPods`",
+            );
+        }
     }
     if o.get("evictionHard").is_some() {
         c.eviction_hard.clear();
@@ -2319,8 +2328,8 @@ mod tests {
 
     #[test]
     fn not_built_yet_is_rejected_but_type_checked() {
-        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {x: true}\n    config: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s, evictionSoft: {memory.available: 10%}, evictionSoftGracePeriod: {memory.available: 1m}, evictionMaxPodGracePeriod: 5, shutdownGracePeriodByPodPriority: [{priority: 1, shutdownGracePeriodSeconds: 2}]}\n");
-        assert_eq!(e.len(), 8, "{e:#?}");
+        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {x: true}\n    config: {evictionSoft: {memory.available: 10%}, evictionSoftGracePeriod: {memory.available: 1m}, evictionMaxPodGracePeriod: 5}\n");
+        assert_eq!(e.len(), 5, "{e:#?}");
         assert!(
             e.iter()
                 .all(|m| m.contains("not model") || m.contains("not built")),
@@ -2332,6 +2341,26 @@ mod tests {
         assert_eq!(e.len(), 2, "{e:#?}");
         assert!(e[0].contains("unknown value `v1.23`"), "{e:#?}");
         assert!(e[1].contains("unknown field `memory.avail`"), "{e:#?}");
+    }
+
+    #[test]
+    fn shutdown_grace_periods() {
+        assert_eq!(
+            problems("  kubelet:\n    config: {shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s}\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            problems("  kubelet:\n    config: {shutdownGracePeriod: 10s, shutdownGracePeriodCriticalPods: 20s}\n"),
+            ["spec.kubelet.config.shutdownGracePeriodCriticalPods: must not be greater than `shutdownGracePeriod`"]
+        );
+        assert_eq!(
+            problems("  kubelet:\n    config: {shutdownGracePeriod: 30s, shutdownGracePeriodByPodPriority: [{priority: 1, shutdownGracePeriodSeconds: 2}]}\n"),
+            ["spec.kubelet.config.shutdownGracePeriodByPodPriority: cannot be set together with `shutdownGracePeriod` or `shutdownGracePeriodCriticalPods`"]
+        );
+        assert_eq!(
+            problems("  kubelet:\n    config: {shutdownGracePeriodByPodPriority: [{priority: 1, shutdownGracePeriodSeconds: 2}]}\n  timeline: [{at: 1s, nodeShutdown: {}}]\n"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -5,12 +5,14 @@
 
 pub mod apiserver;
 pub mod dist;
+pub mod node;
 pub mod runtime;
 
 use crate::kubelet::KEv;
 use crate::model::{ContainerId, PodUid, ProbeHandler, ProbeType, RunningPod, Transition};
 use crate::sim::{Dur, Sim, SimTime, TimerKey, Trace};
 use apiserver::{ApiServer, WatchEvent};
+use node::LogindEv;
 use runtime::{CriReq, CriResult, RtEvent, Runtime};
 
 /// Who is waiting for a CRI reply.
@@ -65,6 +67,31 @@ pub enum Event {
     },
     /// The kubelet's request to delete a mirror pod reaches the API server.
     ApiDeleteMirror { uid: PodUid },
+    /// systemd-logind: a D-Bus call from the kubelet, or its own delay timer.
+    Logind(LogindEv),
+}
+
+impl Event {
+    /// Whether the event happens on the node (kubelet, runtime, logind, and the kubelet's
+    /// side of the API connection). After power-off these are dropped.
+    pub fn on_node(&self) -> bool {
+        match self {
+            Event::CreatePod(_) | Event::Timeline(_) => false,
+            Event::Runtime(_)
+            | Event::CriComplete { .. }
+            | Event::CriReply { .. }
+            | Event::Watch(_)
+            | Event::WatchSynced
+            | Event::ApiStatusSync { .. }
+            | Event::ApiDelete { .. }
+            | Event::Kubelet(_)
+            | Event::File(_)
+            | Event::FileSynced
+            | Event::ApiCreateMirror { .. }
+            | Event::ApiDeleteMirror { .. }
+            | Event::Logind(_) => true,
+        }
+    }
 }
 
 /// The node's static-pod manifest directory, as the kubelet's file source sees it:
@@ -206,6 +233,20 @@ impl<'a> Ctx<'a> {
     pub fn api_delete_mirror(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(d, Event::ApiDeleteMirror { uid });
+    }
+
+    /// D-Bus `Inhibit` for a delay lock (the graceful node shutdown manager).
+    pub fn logind_inhibit(&mut self, lock: u64, delay: Dur) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Inhibit { lock, delay }));
+    }
+
+    /// Close a delay lock's file descriptor.
+    pub fn logind_release(&mut self, lock: u64) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Release { lock }));
     }
 
     /// The status manager's final DELETE (grace 0, UID precondition).

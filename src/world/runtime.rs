@@ -193,6 +193,8 @@ struct Container {
     removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
     stop_waiters: Vec<(Caller, CriReq)>,
+    /// Still running when the node powered off.
+    powered_off: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -237,6 +239,8 @@ pub struct ContainerFacts {
     pub started_at: Option<SimTime>,
     pub finished_at: Option<SimTime>,
     pub sigterm_at: Option<SimTime>,
+    /// Still running when the node powered off (killed with the node).
+    pub powered_off: bool,
 }
 
 /// Ground truth of the node's containers.
@@ -450,6 +454,7 @@ impl Runtime {
                                 sigterm_at: None,
                                 removed: false,
                                 stop_waiters: Vec::new(),
+                                powered_off: false,
                             },
                         );
                         self.pods.entry(*uid).or_default().containers.push(id);
@@ -840,6 +845,30 @@ impl Runtime {
         out
     }
 
+    /// The node powers off: every process dies with it (exit code 137, reason
+    /// `PowerOff`), every sandbox is gone, and no CRI call is answered any more. Returns
+    /// how many containers were still running.
+    pub fn power_off(&mut self, sim: &mut Sim<Event>, trace: &mut Trace) -> u32 {
+        let running: Vec<ContainerId> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| c.state == RtState::Running)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &running {
+            // Stop callers are never answered: the kubelet is gone too.
+            if let Some(c) = self.containers.get_mut(id) {
+                c.powered_off = true;
+                c.stop_waiters.clear();
+            }
+            let _ = self.exit(sim, trace, *id, 137, "PowerOff");
+        }
+        for sb in self.sandboxes.values_mut() {
+            sb.ready = false;
+        }
+        running.len() as u32
+    }
+
     /// Timeline `containerExit`: the newest running container of that name exits.
     pub fn container_exit(
         &mut self,
@@ -995,10 +1024,11 @@ impl Runtime {
                         running: c.state == RtState::Running,
                         exit_code: (c.state == RtState::Exited && c.started_at.is_some())
                             .then_some(c.exit_code),
-                        killed: c.exit_code == 137 && c.sigterm_at.is_some(),
+                        killed: c.exit_code == 137 && c.sigterm_at.is_some() && !c.powered_off,
                         started_at: c.started_at,
                         finished_at: c.finished_at,
                         sigterm_at: c.sigterm_at,
+                        powered_off: c.powered_off,
                     })
                     .collect()
             })

@@ -1,0 +1,477 @@
+//! The graceful node shutdown manager: holds a logind delay inhibitor lock, and on
+//! `PrepareForShutdown(true)` marks the node NotReady, rejects new pods and kills the
+//! active pods group by group in ascending priority before releasing the lock.
+//!
+//! Follows `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go` (v1.31: `NewManager`,
+//! `migrateConfig`, `groupByPriority`, `periodRequested`, `start`, `acquireInhibitLock`,
+//! `Admit`, `processShutdownEvent`) and `killPodNow` from `pkg/kubelet/pod_workers.go`
+//! (in `pod_workers.rs`). Behaviour is that of the `current` profile: killed pods get
+//! phase Failed (unless Succeeded), reason `Terminated` (PRs 106899/106900/106901).
+//!
+//! As in v1.31, a group ends when every `killPodNow` call of the group has returned or
+//! the group's period has passed, whichever comes first; kills still running at the
+//! deadline are neither waited for nor cancelled (the behaviour behind kubernetes issue
+//! 108040 and PR 108193), and after the last group the lock is released at once, so
+//! status writes still queued in the status manager can be lost at power-off (issues
+//! 109531, 112443).
+//!
+//! Where it deliberately differs:
+//! * Goroutines become events: each `killPodNow` caller's wait is a channel number plus
+//!   a timeout timer (`KEv::KillPodNowReturned`), the group timer is
+//!   `KEv::ShutdownGroupDeadline`. The kill calls of a group are issued in UID order
+//!   (upstream starts one goroutine per pod; each pod has its own worker, so the order of
+//!   the `UpdatePod` calls only matters through the scheduler's order of their wake-ups).
+//! * logind is `world::node`: the `InhibitDelayMaxSec` check, drop-in override and reload
+//!   are folded into the lock request (logind starts with the total period), and D-Bus
+//!   calls take no time. The D-Bus reconnect loop, the SIGUSR1 trigger, the shutdown
+//!   state file, metrics, events, the `DisruptionTarget` condition and the Windows
+//!   manager are not modelled.
+//! * The node Ready condition is internal state and a trace transition (node objects are
+//!   not modelled); `syncNodeStatus` is immediate.
+//! * The feature gates are taken as on (their v1.31 defaults).
+
+use super::pod_workers::StatusFn;
+use super::Kubelet;
+use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
+use crate::scenario::KubeletConfig;
+use crate::sim::{Dur, TimerKey};
+use crate::world::Ctx;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// `scheduling.SystemCriticalPriority`.
+pub const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
+/// `scheduling.DefaultPriorityWhenNoDefaultClassExists`.
+pub const DEFAULT_PRIORITY: i32 = 0;
+/// Reason and message of a pod killed by the manager.
+pub const NODE_SHUTDOWN_REASON: &str = "Terminated";
+pub const NODE_SHUTDOWN_MESSAGE: &str = "Pod was terminated in response to imminent node shutdown.";
+/// Reason and message of a pod rejected at admission while the node shuts down.
+pub const NODE_SHUTDOWN_NOT_ADMITTED_REASON: &str = "NodeShutdown";
+pub const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE: &str =
+    "Pod was rejected as the node is shutting down.";
+
+/// `ShutdownGracePeriodByPodPriority`: one priority group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShutdownGroup {
+    pub priority: i32,
+    pub period_s: i64,
+}
+
+/// `migrateConfig`: the two legacy durations as two groups (truncated to whole seconds).
+pub fn migrate_config(requested: Dur, critical: Dur) -> Vec<ShutdownGroup> {
+    if requested == Dur::ZERO || critical > requested {
+        return Vec::new();
+    }
+    let default_s = (requested.0 - critical.0) / Dur::secs(1).0;
+    let critical_s = critical.0 / Dur::secs(1).0;
+    vec![
+        ShutdownGroup {
+            priority: DEFAULT_PRIORITY,
+            period_s: default_s as i64,
+        },
+        ShutdownGroup {
+            priority: SYSTEM_CRITICAL_PRIORITY,
+            period_s: critical_s as i64,
+        },
+    ]
+}
+
+/// The groups `NewManager` ends up with, sorted by priority (stable, as `sort.Slice` on
+/// distinct priorities).
+pub fn shutdown_groups(c: &KubeletConfig) -> Vec<ShutdownGroup> {
+    let mut groups: Vec<ShutdownGroup> = if c.shutdown_grace_period_by_pod_priority.is_empty() {
+        migrate_config(
+            c.shutdown_grace_period,
+            c.shutdown_grace_period_critical_pods,
+        )
+    } else {
+        c.shutdown_grace_period_by_pod_priority
+            .iter()
+            .map(|&(priority, period_s)| ShutdownGroup { priority, period_s })
+            .collect()
+    };
+    groups.sort_by_key(|g| g.priority);
+    groups
+}
+
+/// `periodRequested`: the sum of the group periods.
+pub fn period_requested(groups: &[ShutdownGroup]) -> Dur {
+    Dur::secs(groups.iter().map(|g| g.period_s.max(0) as u64).sum())
+}
+
+/// `groupByPriority`'s choice for one pod: the group with the largest priority not above
+/// the pod's; pods below the lowest group go to the lowest, above the highest to the
+/// highest.
+pub fn group_index(groups: &[ShutdownGroup], priority: i32) -> usize {
+    let i = groups.partition_point(|g| g.priority < priority);
+    if i == groups.len() {
+        groups.len() - 1
+    } else if i > 0 && groups[i].priority > priority {
+        i - 1
+    } else {
+        i
+    }
+}
+
+/// The group being killed.
+#[derive(Clone, Debug)]
+struct CurrentGroup {
+    index: usize,
+    group: ShutdownGroup,
+    /// Every kill of the group: (channel, pod).
+    kills: Vec<(u64, PodUid)>,
+    /// `killPodNow` calls that have not returned yet.
+    waiting: BTreeSet<u64>,
+    timer: TimerKey,
+}
+
+/// `processShutdownEvent` in progress.
+#[derive(Clone, Debug)]
+struct Processing {
+    /// The groups with the active pods sampled at the start.
+    groups: Vec<(ShutdownGroup, Vec<Arc<ApiPod>>)>,
+    next: usize,
+    current: Option<CurrentGroup>,
+}
+
+/// The manager's state (`managerImpl`).
+#[derive(Clone, Debug)]
+pub struct ShutdownManager {
+    /// Sorted by priority; empty for the stub manager.
+    pub groups: Vec<ShutdownGroup>,
+    /// The delay lock held, if any.
+    pub inhibit_lock: Option<u64>,
+    next_lock: u64,
+    /// `nodeShuttingDownNow`.
+    pub shutting_down_now: bool,
+    /// The node's Ready condition as the kubelet reports it.
+    pub node_ready: bool,
+    processing: Option<Processing>,
+}
+
+impl ShutdownManager {
+    pub fn new(c: &KubeletConfig) -> Self {
+        ShutdownManager {
+            groups: shutdown_groups(c),
+            inhibit_lock: None,
+            next_lock: 1,
+            shutting_down_now: false,
+            node_ready: true,
+            processing: None,
+        }
+    }
+
+    /// The real manager runs only with a positive total period; otherwise upstream's
+    /// stub: no lock, shutdown is immediate.
+    pub fn active(&self) -> bool {
+        period_requested(&self.groups) > Dur::ZERO
+    }
+
+    /// `ShutdownStatus() != nil`.
+    pub fn shutting_down(&self) -> bool {
+        self.shutting_down_now
+    }
+}
+
+impl Kubelet {
+    /// `Start`: take the delay inhibitor lock and watch for `PrepareForShutdown`.
+    pub(super) fn shutdown_start(&mut self, ctx: &mut Ctx) {
+        if !self.shutdown.active() {
+            return;
+        }
+        self.acquire_inhibit_lock(ctx);
+    }
+
+    /// `acquireInhibitLock`: take a new lock, then drop the old one if any.
+    fn acquire_inhibit_lock(&mut self, ctx: &mut Ctx) {
+        let m = &mut self.shutdown;
+        let lock = m.next_lock;
+        m.next_lock += 1;
+        ctx.logind_inhibit(lock, period_requested(&m.groups));
+        if let Some(old) = m.inhibit_lock.replace(lock) {
+            ctx.logind_release(old);
+        }
+        ctx.emit(Transition::Shutdown {
+            what: format!("delay inhibitor lock {lock} requested"),
+        });
+    }
+
+    /// The `Admit` of the shutdown manager: `Some((reason, message))` if a new pod must be
+    /// rejected because the node is shutting down.
+    pub(super) fn shutdown_admission_reason(&self) -> Option<(&'static str, &'static str)> {
+        self.shutdown.shutting_down().then_some((
+            NODE_SHUTDOWN_NOT_ADMITTED_REASON,
+            NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE,
+        ))
+    }
+
+    /// logind's `PrepareForShutdown` signal reached the manager's watch loop.
+    pub(super) fn on_prepare_for_shutdown(&mut self, ctx: &mut Ctx, shutting_down: bool) {
+        if !self.shutdown.active() {
+            return; // the stub manager does not watch
+        }
+        ctx.emit(Transition::Shutdown {
+            what: format!("PrepareForShutdown({shutting_down})"),
+        });
+        self.shutdown.shutting_down_now = shutting_down;
+        if !shutting_down {
+            // Cancelled: take the lock again. The node turns Ready at its next status
+            // update (immediate here).
+            self.acquire_inhibit_lock(ctx);
+            if !self.shutdown.node_ready {
+                self.shutdown.node_ready = true;
+                ctx.emit(Transition::NodeReady { ready: true });
+            }
+            return;
+        }
+        // syncNodeStatus: the Ready condition goes false.
+        if self.shutdown.node_ready {
+            self.shutdown.node_ready = false;
+            ctx.emit(Transition::NodeReady { ready: false });
+        }
+        if self.shutdown.processing.is_some() {
+            return; // upstream's watch loop is still inside processShutdownEvent
+        }
+        self.process_shutdown_event(ctx);
+    }
+
+    /// `processShutdownEvent`: sample the active pods, group them, start the first group.
+    fn process_shutdown_event(&mut self, ctx: &mut Ctx) {
+        let active = self.shutdown_active_pods();
+        let mut groups: Vec<(ShutdownGroup, Vec<Arc<ApiPod>>)> = self
+            .shutdown
+            .groups
+            .iter()
+            .map(|g| (*g, Vec::new()))
+            .collect();
+        let cfg: Vec<ShutdownGroup> = self.shutdown.groups.clone();
+        for pod in active {
+            let i = group_index(&cfg, pod.spec.priority);
+            groups[i].1.push(pod);
+        }
+        ctx.emit(Transition::Shutdown {
+            what: format!(
+                "processing shutdown: {} active pods in {} groups",
+                groups.iter().map(|g| g.1.len()).sum::<usize>(),
+                groups.len()
+            ),
+        });
+        self.shutdown.processing = Some(Processing {
+            groups,
+            next: 0,
+            current: None,
+        });
+        self.shutdown_next_group(ctx);
+    }
+
+    /// `GetActivePods` (`filterOutInactivePods`): pods in the pod manager, minus those the
+    /// pod workers know as terminated and terminal ones not being terminated.
+    fn shutdown_active_pods(&self) -> Vec<Arc<ApiPod>> {
+        self.config
+            .pods
+            .iter()
+            .filter(|(uid, pod)| {
+                if self.pw.is_pod_known_terminated(**uid) {
+                    return false;
+                }
+                let terminal = pod.status.phase.is_terminal()
+                    || self
+                        .status
+                        .statuses
+                        .get(uid)
+                        .is_some_and(|v| v.status.phase.is_terminal());
+                // Terminal pods are inactive unless being terminated.
+                !terminal || self.pw.is_pod_termination_requested(**uid)
+            })
+            .map(|(_, p)| p.clone())
+            .collect()
+    }
+
+    /// Start the next group that has pods, or finish: release the inhibitor lock.
+    fn shutdown_next_group(&mut self, ctx: &mut Ctx) {
+        let Some(run) = self.shutdown.processing.as_mut() else {
+            return;
+        };
+        while run.next < run.groups.len() && run.groups[run.next].1.is_empty() {
+            run.next += 1; // no pods in this range: do not wait for it
+        }
+        if run.next == run.groups.len() {
+            self.shutdown.processing = None;
+            if let Some(lock) = self.shutdown.inhibit_lock.take() {
+                ctx.logind_release(lock);
+                ctx.emit(Transition::Shutdown {
+                    what: format!(
+                        "shutdown processed: inhibitor lock {lock} released, node will shut down"
+                    ),
+                });
+            }
+            return;
+        }
+        let index = run.next;
+        run.next += 1;
+        let (group, pods) = run.groups[index].clone();
+        ctx.emit(Transition::Shutdown {
+            what: format!(
+                "group priority {} ({}s): killing {} pods",
+                group.priority,
+                group.period_s,
+                pods.len()
+            ),
+        });
+        let mut kills = Vec::with_capacity(pods.len());
+        for pod in pods {
+            let mut grace = group.period_s;
+            if let Some(t) = pod.spec.termination_grace_period_seconds {
+                if t <= grace {
+                    grace = t;
+                }
+            }
+            let uid = pod.uid;
+            let status_fn = StatusFn::FailedUnlessSucceeded {
+                reason: NODE_SHUTDOWN_REASON.into(),
+                message: NODE_SHUTDOWN_MESSAGE.into(),
+            };
+            let ch = self.kill_pod_now(ctx, pod, false, Some(grace), Some(status_fn));
+            kills.push((ch, uid));
+        }
+        let timer = ctx.after(
+            Dur::secs(group.period_s.max(0) as u64),
+            super::KEv::ShutdownGroupDeadline { group: index },
+        );
+        let waiting = kills.iter().map(|(ch, _)| *ch).collect();
+        if let Some(run) = self.shutdown.processing.as_mut() {
+            run.current = Some(CurrentGroup {
+                index,
+                group,
+                kills,
+                waiting,
+                timer,
+            });
+        }
+    }
+
+    /// Kills of the current group whose channel is still open.
+    fn kills_in_flight(&self, g: &CurrentGroup) -> usize {
+        g.kills
+            .iter()
+            .filter(|(ch, _)| !self.pw.closed_channels.contains(ch))
+            .count()
+    }
+
+    /// A `killPodNow` call returned (channel closed or timed out).
+    pub(super) fn shutdown_kill_returned(&mut self, ctx: &mut Ctx, ch: u64) {
+        let Some(g) = self
+            .shutdown
+            .processing
+            .as_mut()
+            .and_then(|p| p.current.as_mut())
+        else {
+            return;
+        };
+        if !g.waiting.remove(&ch) || !g.waiting.is_empty() {
+            return;
+        }
+        let g = self
+            .shutdown
+            .processing
+            .as_mut()
+            .and_then(|p| p.current.take())
+            .expect("current group");
+        ctx.cancel(g.timer);
+        let in_flight = self.kills_in_flight(&g);
+        ctx.emit(Transition::Shutdown {
+            what: format!(
+                "group priority {}: all {} kill calls returned, {} kills in flight",
+                g.group.priority,
+                g.kills.len(),
+                in_flight
+            ),
+        });
+        self.shutdown_next_group(ctx);
+    }
+
+    /// The group timer fired.
+    pub(super) fn shutdown_group_deadline(&mut self, ctx: &mut Ctx, index: usize) {
+        let current = self
+            .shutdown
+            .processing
+            .as_ref()
+            .and_then(|p| p.current.as_ref());
+        if current.is_none_or(|g| g.index != index) {
+            return;
+        }
+        let g = self
+            .shutdown
+            .processing
+            .as_mut()
+            .and_then(|p| p.current.take())
+            .expect("current group");
+        let in_flight = self.kills_in_flight(&g);
+        ctx.emit(Transition::Shutdown {
+            what: format!(
+                "group priority {} deadline passed with {} kills in flight",
+                g.group.priority, in_flight
+            ),
+        });
+        self.shutdown_next_group(ctx);
+    }
+
+    /// `rejectPod`: the pod is not admitted; its status becomes Failed with the reason.
+    pub(super) fn reject_pod(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &ApiPod,
+        reason: &'static str,
+        message: &str,
+    ) {
+        ctx.emit(Transition::Note {
+            uid: pod.uid,
+            what: "rejected at admission",
+        });
+        let status = ApiPodStatus {
+            phase: crate::model::PodPhase::Failed,
+            reason: Some(reason.into()),
+            message: Some(format!("Pod was rejected: {message}")),
+            ..Default::default()
+        };
+        self.set_pod_status(ctx, pod, status);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(priority: i32, period_s: i64) -> ShutdownGroup {
+        ShutdownGroup { priority, period_s }
+    }
+
+    #[test]
+    fn migrate_config_builds_default_and_critical_groups() {
+        assert_eq!(
+            migrate_config(Dur::secs(30), Dur::secs(10)),
+            [g(0, 20), g(SYSTEM_CRITICAL_PRIORITY, 10)]
+        );
+        assert_eq!(
+            migrate_config(Dur::secs(30), Dur::ZERO),
+            [g(0, 30), g(SYSTEM_CRITICAL_PRIORITY, 0)]
+        );
+        assert!(migrate_config(Dur::ZERO, Dur::ZERO).is_empty());
+        assert!(migrate_config(Dur::secs(5), Dur::secs(10)).is_empty());
+        assert_eq!(period_requested(&[g(0, 20), g(1, 10)]), Dur::secs(30));
+    }
+
+    /// Mirrors upstream `Test_groupByPriority`'s placement rules.
+    #[test]
+    fn group_index_picks_largest_priority_not_above_the_pods() {
+        let groups = [g(1, 10), g(2, 20), g(3, 30), g(4, 40)];
+        for (prio, want) in [(0, 0), (1, 0), (2, 1), (3, 2), (4, 3), (5, 3), (-7, 0)] {
+            assert_eq!(group_index(&groups, prio), want, "priority {prio}");
+        }
+        let groups = [g(0, 20), g(SYSTEM_CRITICAL_PRIORITY, 10)];
+        assert_eq!(group_index(&groups, 100_000), 0);
+        assert_eq!(group_index(&groups, 2_000_000_000), 1);
+        assert_eq!(group_index(&groups, 2_000_001_000), 1);
+    }
+}

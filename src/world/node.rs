@@ -1,0 +1,176 @@
+//! The node's power management: systemd-logind's *delay* inhibitor locks and the shutdown
+//! they hold back, as the graceful node shutdown manager relies on it (kubelet-model.md
+//! section 7.2; logind's inhibitor protocol as documented by systemd).
+//!
+//! The model: a shutdown request (the scenario's `nodeShutdown` action) makes logind emit
+//! `PrepareForShutdown(true)` to everyone holding a delay lock, then wait until every
+//! delay lock is released or `InhibitDelayMaxSec` has passed since the request, whichever
+//! comes first, and power the node off. With no delay lock held the node powers off at
+//! once. A lock taken after the request does not hold the shutdown back.
+//!
+//! Deliberate simplifications: D-Bus calls and signals take no time; `InhibitDelayMaxSec`
+//! starts equal to the kubelet's total shutdown period (as if the kubelet's logind drop-in
+//! had been written and logind reloaded before the run), and a lock request asking for a
+//! longer delay raises it, which is what the kubelet's override-and-reload achieves. The
+//! kubelet learns of the shutdown only through the signal (an event), never by reading this
+//! state.
+
+use crate::model::Transition;
+use crate::sim::{Dur, SimTime, TimerKey, Trace};
+use std::collections::BTreeSet;
+
+/// Events logind handles (D-Bus calls from the kubelet, and its own delay timer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogindEv {
+    /// `Inhibit("shutdown", ..., "delay")`: the kubelet took delay lock `lock`, needing
+    /// `InhibitDelayMaxSec` of at least `delay`.
+    Inhibit { lock: u64, delay: Dur },
+    /// The kubelet closed the lock's file descriptor.
+    Release { lock: u64 },
+    /// `InhibitDelayMaxSec` has passed since the shutdown request.
+    DelayExpired,
+}
+
+/// What a shutdown request leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShutdownRequest {
+    /// Ignored: a shutdown is already under way or the node is off.
+    Ignored,
+    /// No delay lock is held: power off now.
+    PowerOffNow,
+    /// Delay locks are held: send `PrepareForShutdown(true)` and wait up to this long.
+    Delay(Dur),
+}
+
+/// logind's state and the node's power state (ground truth).
+#[derive(Clone, Debug, Default)]
+pub struct Logind {
+    /// `InhibitDelayMaxSec`.
+    pub inhibit_delay_max: Dur,
+    locks: BTreeSet<u64>,
+    pub shutdown_requested_at: Option<SimTime>,
+    pub powered_off_at: Option<SimTime>,
+    pub power_off_cause: Option<&'static str>,
+    /// The `DelayExpired` timer, while a shutdown waits for locks.
+    pub delay_timer: Option<TimerKey>,
+}
+
+impl Logind {
+    pub fn new(inhibit_delay_max: Dur) -> Self {
+        Logind {
+            inhibit_delay_max,
+            ..Default::default()
+        }
+    }
+
+    pub fn powered_off(&self) -> bool {
+        self.powered_off_at.is_some()
+    }
+
+    /// A delay lock is taken.
+    pub fn inhibit(&mut self, now: SimTime, trace: &mut Trace, lock: u64, delay: Dur) {
+        if self.powered_off() {
+            return;
+        }
+        if delay > self.inhibit_delay_max {
+            self.inhibit_delay_max = delay;
+            trace.emit(
+                now,
+                &Transition::Logind {
+                    what: format!("InhibitDelayMaxSec raised to {delay}"),
+                },
+            );
+        }
+        self.locks.insert(lock);
+        trace.emit(
+            now,
+            &Transition::Logind {
+                what: format!("delay lock {lock} taken"),
+            },
+        );
+    }
+
+    /// A delay lock is released. Returns whether the node powers off now.
+    pub fn release(&mut self, now: SimTime, trace: &mut Trace, lock: u64) -> bool {
+        if self.powered_off() || !self.locks.remove(&lock) {
+            return false;
+        }
+        trace.emit(
+            now,
+            &Transition::Logind {
+                what: format!("delay lock {lock} released"),
+            },
+        );
+        self.shutdown_requested_at.is_some() && self.locks.is_empty()
+    }
+
+    /// The node is asked to shut down.
+    pub fn request_shutdown(&mut self, now: SimTime, trace: &mut Trace) -> ShutdownRequest {
+        if self.powered_off() || self.shutdown_requested_at.is_some() {
+            return ShutdownRequest::Ignored;
+        }
+        self.shutdown_requested_at = Some(now);
+        if self.locks.is_empty() {
+            trace.emit(
+                now,
+                &Transition::Logind {
+                    what: "shutdown requested, no delay lock held".into(),
+                },
+            );
+            return ShutdownRequest::PowerOffNow;
+        }
+        trace.emit(
+            now,
+            &Transition::Logind {
+                what: format!(
+                    "shutdown requested: PrepareForShutdown(true) sent, waiting up to {} for {} delay lock(s)",
+                    self.inhibit_delay_max,
+                    self.locks.len()
+                ),
+            },
+        );
+        ShutdownRequest::Delay(self.inhibit_delay_max)
+    }
+
+    /// Record the power-off.
+    pub fn mark_powered_off(&mut self, now: SimTime, cause: &'static str) {
+        self.powered_off_at = Some(now);
+        self.power_off_cause = Some(cause);
+        self.locks.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shutdown_waits_for_delay_locks_only() {
+        let mut t = Trace::new(false);
+        let mut l = Logind::new(Dur::secs(30));
+        l.inhibit(SimTime::ZERO, &mut t, 1, Dur::secs(20));
+        assert_eq!(l.inhibit_delay_max, Dur::secs(30));
+        l.inhibit(SimTime::ZERO, &mut t, 2, Dur::secs(40));
+        assert_eq!(l.inhibit_delay_max, Dur::secs(40));
+        assert!(
+            !l.release(SimTime::ZERO, &mut t, 2),
+            "no shutdown requested yet"
+        );
+        assert_eq!(
+            l.request_shutdown(SimTime::ZERO, &mut t),
+            ShutdownRequest::Delay(Dur::secs(40))
+        );
+        assert_eq!(
+            l.request_shutdown(SimTime::ZERO, &mut t),
+            ShutdownRequest::Ignored
+        );
+        assert!(!l.release(SimTime::ZERO, &mut t, 7), "unknown lock");
+        assert!(l.release(SimTime::ZERO, &mut t, 1), "last lock released");
+
+        let mut l = Logind::new(Dur::ZERO);
+        assert_eq!(
+            l.request_shutdown(SimTime::ZERO, &mut t),
+            ShutdownRequest::PowerOffNow
+        );
+    }
+}
