@@ -13,6 +13,9 @@
 //! * [`config`]: config source classification and the pod manager.
 //! * [`housekeeping`]: the `HandlePodCleanups` port.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
+//! * [`admission`]: `canAdmitPod` (resource fit, eviction admit handler) and
+//!   `filterOutInactivePods`.
+//! * [`eviction`]: the eviction manager (memory signal, thresholds, ranking, `evictPod`).
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
 //! `syncLoopIteration` is a separate event, so when several are ready at the same instant
@@ -21,8 +24,10 @@
 //! Kubelet code never reads the runtime's or the API server's ground truth: it sees CRI
 //! replies (through the PLEG cache or direct calls) and watch events only.
 
+pub mod admission;
 pub mod backoff;
 pub mod config;
+pub mod eviction;
 pub mod housekeeping;
 pub mod pleg;
 pub mod pod_workers;
@@ -37,6 +42,7 @@ use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
 use backoff::Backoff;
 use config::PodManager;
+use eviction::EvictionManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
 use status::StatusManager;
@@ -82,6 +88,16 @@ pub enum KEv {
         op: u64,
         id: ContainerId,
     },
+    /// The eviction manager's sleep between rounds ended.
+    EvictionSync,
+    /// A `killPodNow` channel was closed.
+    KillPodNowDone(u64),
+    /// A `killPodNow` caller's wait on the channel timed out.
+    KillPodNowTimeout(u64),
+    /// The eviction manager's `waitForPodsCleanup` ticker (round number).
+    EvictionCleanupPoll(u64),
+    /// The eviction manager's `waitForPodsCleanup` timeout (round number).
+    EvictionCleanupTimeout(u64),
 }
 
 /// All in-memory kubelet state.
@@ -104,6 +120,9 @@ pub struct Kubelet {
     /// Housekeeping runs (true in every real run; conformance tests that drive the pod
     /// workers by hand switch it off, as upstream's pod-worker tests have no housekeeping).
     pub housekeeping_enabled: bool,
+    /// The node's allocatable resources (admission).
+    pub allocatable: admission::Allocatable,
+    pub eviction: EvictionManager,
 }
 
 impl Kubelet {
@@ -122,12 +141,16 @@ impl Kubelet {
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,
             housekeeping_enabled: true,
+            allocatable: admission::Allocatable::from_scenario(sc),
+            eviction: EvictionManager::new(sc),
         }
     }
 
-    /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager.
+    /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager, and the
+    /// eviction manager (started once the runtime is up, its first round at once).
     pub fn start(&mut self, ctx: &mut Ctx) {
         let _ = ctx.after(Dur::ZERO, KEv::PlegRelist);
+        let _ = ctx.after(Dur::ZERO, KEv::EvictionSync);
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
         let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
         let _ = ctx.after(self.status.period, KEv::StatusTick);
@@ -171,7 +194,18 @@ impl Kubelet {
                 let _ = ctx.after(self.status.period, KEv::StatusTick);
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
+            KEv::EvictionSync => self.eviction_round(ctx),
+            KEv::KillPodNowDone(ch) => self.kill_pod_now_returned(ctx, ch, false),
+            KEv::KillPodNowTimeout(ch) => self.kill_pod_now_returned(ctx, ch, true),
+            KEv::EvictionCleanupPoll(gen) => self.eviction_cleanup_poll(ctx, gen),
+            KEv::EvictionCleanupTimeout(gen) => self.eviction_cleanup_timeout(ctx, gen),
         }
+    }
+
+    /// A `killPodNow` caller's wait ended (channel closed, or timed out): wake the caller
+    /// blocked on `ch`. Other callers (graceful node shutdown) add their check here.
+    fn kill_pod_now_returned(&mut self, ctx: &mut Ctx, ch: u64, timed_out: bool) {
+        let _ = self.eviction_kill_returned(ctx, ch, timed_out);
     }
 
     /// `cleanUpContainersInPod` and the container deletor (`pod_container_deletor.go`,

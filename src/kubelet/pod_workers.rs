@@ -264,6 +264,10 @@ pub struct PodWorkers {
     pub work_queue: WorkQueue,
     /// `CompletedCh` numbers closed so far, in order.
     pub closed_channels: Vec<u64>,
+    /// Channels a `killPodNow` caller blocks on: closing one wakes it
+    /// (`KEv::KillPodNowDone`).
+    pub awaited_channels: std::collections::BTreeSet<u64>,
+    next_channel: u64,
     pub resync_interval: Dur,
     pub back_off_period: Dur,
     next_op: u64,
@@ -329,6 +333,8 @@ impl PodWorkers {
             pods_synced: false,
             work_queue: WorkQueue::default(),
             closed_channels: Vec::new(),
+            awaited_channels: std::collections::BTreeSet::new(),
+            next_channel: 1,
             resync_interval,
             back_off_period,
             next_op: 1,
@@ -427,6 +433,19 @@ impl PodWorkers {
             g = 1;
         }
         (g, prev != 0 && prev != g)
+    }
+}
+
+/// Close a `CompletedCh`; a `killPodNow` caller blocked on it wakes up.
+fn close_channel(
+    closed: &mut Vec<u64>,
+    awaited: &mut std::collections::BTreeSet<u64>,
+    ctx: &mut Ctx,
+    ch: u64,
+) {
+    closed.push(ch);
+    if awaited.remove(&ch) {
+        let _ = ctx.after(Dur::ZERO, KEv::KillPodNowDone(ch));
     }
 }
 
@@ -561,7 +580,12 @@ impl Kubelet {
                 return; // a stale housekeeping view must not restart termination
             }
             if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {
-                self.pw.closed_channels.push(ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.awaited_channels,
+                    ctx,
+                    ch,
+                );
             }
             options.kill = None;
         } else if st.is_termination_requested() {
@@ -579,7 +603,12 @@ impl Kubelet {
             was_grace_shortened = shortened;
         } else if let Some(k) = options.kill.take() {
             if let Some(ch) = k.completed {
-                self.pw.closed_channels.push(ch);
+                close_channel(
+                    &mut self.pw.closed_channels,
+                    &mut self.pw.awaited_channels,
+                    ctx,
+                    ch,
+                );
             }
         }
         // 8. Start a worker if none runs.
@@ -600,6 +629,46 @@ impl Kubelet {
         if need_signal {
             let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
+    }
+
+    /// `killPodNow` (section 1.8 of kubelet-model.md): hand the pod to its worker with
+    /// `UpdatePod(Kill)` and a fresh `CompletedCh`. Returns the channel and how long the
+    /// caller blocks at most (`max(10 s, 1.5 x grace)`, with grace the override, else the
+    /// spec's, else 0). The caller owns the wait: it sets its own timer and is woken by
+    /// `KEv::KillPodNowDone(ch)` when the channel closes (on `completeTerminating`, or at
+    /// once if the pod already terminated; never for a pod finished another way). A timeout
+    /// does not stop the termination.
+    pub fn kill_pod_now(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: Arc<ApiPod>,
+        evict: bool,
+        grace_override: Option<i64>,
+        status_fn: StatusFn,
+    ) -> (u64, Dur) {
+        let g = grace_override
+            .or(pod.spec.termination_grace_period_seconds)
+            .unwrap_or(0);
+        let timeout = g.saturating_add(g / 2).max(10);
+        let ch = self.pw.next_channel;
+        self.pw.next_channel += 1;
+        self.pw.awaited_channels.insert(ch);
+        self.update_pod(
+            ctx,
+            UpdatePodOptions {
+                update_type: UpdateType::Kill,
+                pod: Some(pod),
+                mirror: None,
+                running_pod: None,
+                kill: Some(KillPodOptions {
+                    completed: Some(ch),
+                    evict,
+                    status_fn: Some(status_fn),
+                    grace_override,
+                }),
+            },
+        );
+        (ch, Dur::secs(timeout as u64))
     }
 
     /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
@@ -741,7 +810,14 @@ impl Kubelet {
                 st.terminated_at = Some(now);
                 let chans = std::mem::take(&mut st.notify_post_terminating);
                 st.status_post_terminating.clear();
-                self.pw.closed_channels.extend(chans);
+                for ch in chans {
+                    close_channel(
+                        &mut self.pw.closed_channels,
+                        &mut self.pw.awaited_channels,
+                        ctx,
+                        ch,
+                    );
+                }
                 ctx.emit(Transition::Worker {
                     uid,
                     what: "terminated",

@@ -39,12 +39,10 @@ const STATIC: &str =
 const PROBES: &str = "needs the probe manager, which podsim does not model yet";
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
-const SOFT: &str = "needs soft eviction thresholds, which podsim does not model yet";
 
 /// The table: capability -> (what the user wrote, why it is rejected).
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
-    (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::UpdateStaticPodAction, "`updateStaticPod`", STATIC),
     (Capability::RemoveStaticPodAction, "`removeStaticPod`", STATIC),
@@ -61,9 +59,6 @@ pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::ShutdownGracePeriod, "`shutdownGracePeriod` > 0", GNS),
     (Capability::ShutdownGracePeriodCriticalPods, "`shutdownGracePeriodCriticalPods` > 0", GNS),
     (Capability::ShutdownGracePeriodByPodPriority, "`shutdownGracePeriodByPodPriority`", GNS),
-    (Capability::EvictionSoft, "`evictionSoft`", SOFT),
-    (Capability::EvictionSoftGracePeriod, "`evictionSoftGracePeriod`", SOFT),
-    (Capability::EvictionMaxPodGracePeriod, "`evictionMaxPodGracePeriod` != 0", SOFT),
 ];
 
 /// The error message if `cap` is not built yet, `None` if it is.

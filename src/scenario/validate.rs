@@ -1106,6 +1106,16 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
             c.eviction_soft_grace_period.insert(sig.clone(), d);
         }
     }
+    // ParseThresholdConfig: every soft threshold needs its grace period.
+    for (sig, v, sp) in &soft {
+        if !grace.iter().any(|(g, _, _)| g == sig) {
+            cx.err(
+                v.loc,
+                sp,
+                format!("a soft eviction threshold needs a grace period: set `evictionSoftGracePeriod` for `{sig}`"),
+            );
+        }
+    }
     if let (Some(n), false) = (o.get("evictionSoftGracePeriod"), grace.is_empty()) {
         cx.uses(
             Capability::EvictionSoftGracePeriod,
@@ -1525,6 +1535,21 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
                 };
                 slot.cpu_milli = milli(cx, vo.get("cpu"), &vo.at("cpu")).unwrap_or(0);
                 slot.memory_bytes = bytes(cx, vo.get("memory"), &vo.at("memory")).unwrap_or(0);
+            }
+            // API defaulting: a limit without a request sets the request.
+            let asked = |res: &str| {
+                ro.get("requests")
+                    .and_then(|v| match &v.kind {
+                        Kind::Map(m) => Some(m.iter().any(|(k, _)| k.name == res)),
+                        _ => None,
+                    })
+                    .unwrap_or(false)
+            };
+            if !asked("cpu") {
+                requests.cpu_milli = limits.cpu_milli;
+            }
+            if !asked("memory") {
+                requests.memory_bytes = limits.memory_bytes;
             }
         }
     }
