@@ -26,6 +26,7 @@
 //! | `test_sync_known_pods` | `TestSyncKnownPods` |
 //! | `test_remove_terminated_worker` | `Test_removeTerminatedWorker` (the non-static cases) |
 //! | `test_kill_pod_now_func` | `TestKillPodNowFunc` |
+//! | `test_kill_pod_now_adapter_wait_bound_and_wakeup` | `killPodNow`'s timeout and channel (no upstream test case) |
 //! | `test_calculate_effective_grace_period` | `Test_calculateEffectiveGracePeriod` |
 //! | `test_runtime_kill_of_known_pod_marks_deleted` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
 //! | `test_runtime_kill_of_known_terminated_pod_is_ignored` | `UpdatePod`'s `isRuntimePod` handling (no upstream test case) |
@@ -1155,6 +1156,43 @@ fn test_kill_pod_now_func() {
     assert_eq!(cached.phase, PodPhase::Failed);
     assert_eq!(cached.reason.as_deref(), Some("reason"));
     assert_eq!(cached.message.as_deref(), Some("message"));
+}
+
+/// `killPodNow` through `Kubelet::kill_pod_now`: the caller waits at most
+/// max(10 s, 1.5 x grace) (the override, else the spec's grace); it is woken when the
+/// channel closes at `completeTerminating`, never for a pod already finished.
+#[test]
+fn test_kill_pod_now_adapter_wait_bound_and_wakeup() {
+    let mut w = world();
+    let f = StatusFn::SetTerminal {
+        phase: PodPhase::Failed,
+        reason: "Evicted".into(),
+        message: "m".into(),
+    };
+    let pod = p(1001).build();
+    update(&mut w, opts(UpdateType::Create, pod.clone()));
+    let (ch, timeout) =
+        w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), true, Some(0), f.clone()));
+    assert_eq!(timeout, Dur::secs(10));
+    assert!(w.kubelet.pw.awaited_channels.contains(&ch));
+    assert!(!w.kubelet.pw.closed_channels.contains(&ch), "closed too early");
+    drain(&mut w);
+    assert!(w.kubelet.pw.closed_channels.contains(&ch));
+    assert!(w.kubelet.pw.awaited_channels.is_empty(), "the caller was woken");
+    assert_eq!(
+        syncs(&w, uid(1001)),
+        v(&["SyncPod", "SyncTerminatingPod grace=1", "SyncTerminatedPod"])
+    );
+    assert!(st(&w, uid(1001)).is_evicted());
+    // A finished pod ignores the update: the channel is never closed and the caller times
+    // out. No override: the spec's 30 s.
+    let (ch, timeout) =
+        w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), true, None, f.clone()));
+    assert_eq!(timeout, Dur::secs(45));
+    drain(&mut w);
+    assert!(!w.kubelet.pw.closed_channels.contains(&ch));
+    let (_, timeout) = w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod, true, Some(20), f));
+    assert_eq!(timeout, Dur::secs(30));
 }
 
 /// Mirrors upstream `Test_calculateEffectiveGracePeriod`.

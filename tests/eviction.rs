@@ -219,3 +219,28 @@ fn admission_checks_cpu_and_memory_requests_against_allocatable() {
         assert_eq!(pod(&v, "big-memory")["reason"], "OutOfmemory");
     }
 }
+
+#[test]
+fn kill_pod_now_timeout_unblocks_the_manager_which_then_waits_for_cleanup() {
+    for seed in SEEDS {
+        let v = run_json("scenarios/eviction/kill-timeout.yaml", seed, &[]);
+        assert_eq!(
+            compact(&v),
+            ["hog Failed/Failed | app: starts=1 exit=143 killed=0"],
+            "seed {seed}"
+        );
+        assert_eq!(pod(&v, "hog")["reason"], "Evicted");
+        let ev = evictions(&v);
+        assert_eq!(ev.len(), 1, "seed {seed}");
+        let e = &ev[0];
+        assert_eq!(ns(&e["atNs"]), 10 * S);
+        // killPodNow gives up after max(10s, 1.5 x 0) = 10s; the termination goes on.
+        assert_eq!(e["killTimedOut"], true, "seed {seed}");
+        assert_eq!(ns(&e["killReturnedAtNs"]), 20 * S, "seed {seed}");
+        let cleaned = ns(&e["cleanedUpAtNs"]);
+        assert!((21 * S..=50 * S).contains(&cleaned), "seed {seed}: {e}");
+        assert_eq!(e["cleanupTimedOut"], false);
+        let fin = ns(&pod(&v, "hog")["containers"][0]["finishedAtNs"][0]);
+        assert!(20 * S < fin && fin < cleaned, "seed {seed}: {fin}");
+    }
+}
