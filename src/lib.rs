@@ -19,7 +19,8 @@
 //! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
 //!   API server with its watch. **Invariant:** the kubelet acts on the world only through
 //!   [`world::Ctx`], which exposes calls and timers but no ground truth.
-//! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, housekeeping).
+//! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, housekeeping,
+//!   admission, eviction manager).
 //!   **Invariant:** each file names the upstream file and release it follows.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
 //! * [`report`], [`cli`]: output and the command line.

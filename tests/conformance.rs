@@ -1175,10 +1175,16 @@ fn test_kill_pod_now_adapter_wait_bound_and_wakeup() {
         w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), true, Some(0), f.clone()));
     assert_eq!(timeout, Dur::secs(10));
     assert!(w.kubelet.pw.awaited_channels.contains(&ch));
-    assert!(!w.kubelet.pw.closed_channels.contains(&ch), "closed too early");
+    assert!(
+        !w.kubelet.pw.closed_channels.contains(&ch),
+        "closed too early"
+    );
     drain(&mut w);
     assert!(w.kubelet.pw.closed_channels.contains(&ch));
-    assert!(w.kubelet.pw.awaited_channels.is_empty(), "the caller was woken");
+    assert!(
+        w.kubelet.pw.awaited_channels.is_empty(),
+        "the caller was woken"
+    );
     assert_eq!(
         syncs(&w, uid(1001)),
         v(&["SyncPod", "SyncTerminatingPod grace=1", "SyncTerminatedPod"])

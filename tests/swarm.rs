@@ -353,11 +353,18 @@ fn generate(seed: u64) -> (String, Plan) {
         for _ in 0..e.between(1, 3) {
             let at = ms(e.between(0, 120_000));
             let avail = pick(&mut e, &["50Mi", "90Mi", "1Gi"]);
-            let _ = writeln!(w, "    - {{at: {at}, memoryPressure: {{available: {avail}}}}}");
+            let _ = writeln!(
+                w,
+                "    - {{at: {at}, memoryPressure: {{available: {avail}}}}}"
+            );
         }
     }
     if e.chance_ppm(200_000) {
-        let _ = writeln!(w, "  node:\n    capacity: {{pods: \"{}\"}}", e.between(1, 8));
+        let _ = writeln!(
+            w,
+            "  node:\n    capacity: {{pods: \"{}\"}}",
+            e.between(1, 8)
+        );
     }
     (y, plan)
 }

@@ -165,7 +165,9 @@ impl fmt::Display for Transition {
                 code,
                 reason,
             } => write!(f, "rt {uid} {id} exited code={code} {reason}"),
-            NodeMemoryAvailable { bytes } => write!(f, "node memory.available={bytes}"),
+            NodeMemoryAvailable { bytes } => {
+                write!(f, "node memory.available={}", super::quantity(*bytes))
+            }
             PodRejected { uid, reason } => write!(f, "admit {uid} rejected {reason}"),
             NodeCondition { condition, status } => write!(f, "eviction {condition}={status}"),
             Evict { uid, signal, grace } => {
