@@ -20,7 +20,7 @@
 //!   API server with its watch, systemd-logind and the node's power. **Invariant:** the kubelet acts on the world only through
 //!   [`world::Ctx`], which exposes calls and timers but no ground truth.
 //! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
-//!   housekeeping).
+//!   housekeeping, admission, eviction manager, graceful node shutdown).
 //!   **Invariant:** each file names the upstream file and release it follows.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
 //! * [`report`], [`cli`]: output and the command line.

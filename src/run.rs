@@ -114,6 +114,29 @@ pub struct Metrics {
     pub containers_alive_at_power_off: u32,
     /// Pods whose status-manager phase had not reached the API when the node powered off.
     pub statuses_lost_at_power_off: u32,
+    /// Every eviction by the kubelet's eviction manager, in order.
+    pub evictions: Vec<EvictionSummary>,
+    /// Every change of a node condition the eviction manager made: (timeNs, condition,
+    /// status).
+    pub node_conditions: Vec<(u64, String, bool)>,
+}
+
+/// One eviction by the eviction manager.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvictionSummary {
+    pub pod: String,
+    pub uid: String,
+    pub at_ns: u64,
+    pub signal: String,
+    /// The grace period override handed to `killPodNow`.
+    pub grace_period_seconds: i64,
+    /// When `killPodNow` returned, and whether it timed out.
+    pub kill_returned_at_ns: Option<u64>,
+    pub kill_timed_out: bool,
+    /// When the manager saw the pod cleaned up (`PodIsFinished`), if it did.
+    pub cleaned_up_at_ns: Option<u64>,
+    pub cleanup_timed_out: bool,
 }
 
 /// Everything a run produces.
@@ -172,6 +195,7 @@ impl World {
             sc.runtime.latencies.clone(),
             sc.runtime.faults.clone(),
         );
+        runtime.node_memory_bytes = sc.node.memory_bytes;
         let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
         let mut kubelet = Kubelet::new(&sc, seed);
         // logind's InhibitDelayMaxSec: the kubelet's total shutdown period (section 7.2).
@@ -505,7 +529,17 @@ impl World {
                 }
             }
             Action::NodeShutdown => self.node_shutdown(),
-            other @ (Action::MemoryPressure { .. } | Action::KubeletRestart { .. }) => {
+            Action::MemoryPressure { available_bytes } => {
+                // The node's memory.available is this value from now on (world::stats).
+                self.runtime.memory_available_override = Some(available_bytes);
+                self.trace.emit(
+                    self.sim.now(),
+                    &Transition::NodeMemoryAvailable {
+                        bytes: available_bytes,
+                    },
+                );
+            }
+            other @ Action::KubeletRestart { .. } => {
                 panic!("scenario validation let through an action podsim does not model yet: {other:?}")
             }
         }
@@ -651,6 +685,27 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         });
     }
     metrics.pods = pods.len() as u32;
+    let ev = &w.kubelet.eviction;
+    metrics.evictions = ev
+        .history
+        .iter()
+        .map(|r| EvictionSummary {
+            pod: r.pod.clone(),
+            uid: r.uid.to_string(),
+            at_ns: r.at.0,
+            signal: r.signal.clone(),
+            grace_period_seconds: r.grace,
+            kill_returned_at_ns: r.kill_returned_at.map(|t| t.0),
+            kill_timed_out: r.kill_timed_out,
+            cleaned_up_at_ns: r.cleaned_up_at.map(|t| t.0),
+            cleanup_timed_out: r.cleanup_timed_out,
+        })
+        .collect();
+    metrics.node_conditions = ev
+        .condition_changes
+        .iter()
+        .map(|(t, c, s)| (t.0, c.to_string(), *s))
+        .collect();
     let mut findings = Vec::new();
     if stop.is_limit() {
         findings.push(Finding {

@@ -3,6 +3,7 @@
 mod cli;
 mod conformance;
 mod determinism;
+mod eviction;
 mod lifecycle;
 mod probes;
 mod scenario_errors;

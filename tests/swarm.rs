@@ -384,6 +384,31 @@ fn generate(seed: u64) -> (String, Plan) {
             }
         }
     }
+
+    // Admission and eviction, from their own stream so that the cases above stay the same:
+    // memoryPressure actions (memory.available pinned below the 100Mi hard threshold, or
+    // back to plenty) and a small pod capacity.
+    let mut e = Stream::new(seed, "swarm/eviction");
+    if e.chance_ppm(300_000) {
+        if actions == 0 && !shutdown {
+            let _ = writeln!(w, "  timeline:");
+        }
+        for _ in 0..e.between(1, 3) {
+            let at = ms(e.between(0, 120_000));
+            let avail = pick(&mut e, &["50Mi", "90Mi", "1Gi"]);
+            let _ = writeln!(
+                w,
+                "    - {{at: {at}, memoryPressure: {{available: {avail}}}}}"
+            );
+        }
+    }
+    if e.chance_ppm(200_000) {
+        let _ = writeln!(
+            w,
+            "  node:\n    capacity: {{pods: \"{}\"}}",
+            e.between(1, 8)
+        );
+    }
     (y, plan)
 }
 
@@ -767,6 +792,8 @@ fn swarm_generator_covers_its_features() {
         "nodeShutdown:",
         "shutdownGracePeriodByPodPriority:",
         "shutdownGracePeriodCriticalPods:",
+        "memoryPressure: {available: 50Mi}",
+        "capacity: {pods:",
         "scheduler: fifo",
         "syncFrequency:",
     ] {

@@ -4,10 +4,10 @@
 //! Follows `pkg/kubelet/config/config.go` (how API watch changes become ADD, UPDATE,
 //! DELETE, REMOVE and RECONCILE operations), `pkg/kubelet/pod/pod_manager.go`, and the
 //! `HandlePodAdditions` / `HandlePodUpdates` / `HandlePodRemoves` / `HandlePodReconcile` /
-//! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is modelled only
-//! for the graceful node shutdown manager's admit handler (`nodeshutdown.rs`); every other
-//! pod is admitted. The static-pod file source is modelled (changes arrive at once, as with
-//! inotify); the HTTP source is not.
+//! `deletePod` functions of `pkg/kubelet/kubelet.go` (v1.31). Admission is in
+//! `admission.rs` (with the graceful node shutdown manager's admit handler from
+//! `nodeshutdown.rs`). The static-pod file source is modelled (changes arrive at once, as
+//! with inotify); the HTTP source is not.
 
 use super::pod_workers::{UpdatePodOptions, UpdateType};
 use super::Kubelet;
@@ -80,7 +80,7 @@ impl Kubelet {
                     ctx.emit(Transition::ConfigOp { uid, op });
                     self.handle_pod_updates(ctx, ev.pod);
                 } else if old.status != ev.pod.status {
-                    self.handle_pod_reconcile(ev.pod);
+                    self.handle_pod_reconcile(ctx, ev.pod);
                 }
             }
             WatchKind::Deleted => {
@@ -161,12 +161,20 @@ impl Kubelet {
         o
     }
 
-    /// `HandlePodAdditions`.
+    /// `HandlePodAdditions`: add to the pod manager; a pod not already terminating and not
+    /// terminal must pass admission against the active pods it joins, or it is rejected
+    /// (Failed locally, never given to the pod workers).
     fn handle_pod_additions(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        let needs_admission =
+            !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal();
+        let active = if needs_admission {
+            self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != pod.uid))
+        } else {
+            Vec::new()
+        };
         self.config.pods.insert(pod.uid, pod.clone());
-        // Admission runs for pods not terminating and not terminal.
-        if !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal() {
-            if let Some((reason, message)) = self.shutdown_admission_reason() {
+        if needs_admission {
+            if let Some((reason, message)) = self.admission_reason(&pod, &active) {
                 self.reject_pod(ctx, &pod, reason, message);
                 return;
             }
@@ -182,9 +190,25 @@ impl Kubelet {
         self.update_pod(ctx, opts);
     }
 
-    /// `HandlePodReconcile`: a status-only change.
-    fn handle_pod_reconcile(&mut self, pod: Arc<ApiPod>) {
-        self.config.pods.insert(pod.uid, pod);
+    /// `HandlePodReconcile`: a status-only change. Once the API shows the pod evicted, all
+    /// its dead containers are removed (the container deletor with `removeAll`).
+    fn handle_pod_reconcile(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        let evicted = pod.status.phase == crate::model::PodPhase::Failed
+            && pod.status.reason.as_deref() == Some(super::eviction::REASON);
+        let uid = pod.uid;
+        self.config.pods.insert(uid, pod);
+        if evicted {
+            if let Ok(status) = self.pleg.cache_get(uid) {
+                for c in &status.containers {
+                    if c.state == crate::model::RtState::Exited {
+                        ctx.cri(
+                            crate::world::Caller::Deletor,
+                            crate::world::runtime::CriReq::RemoveContainer { uid, id: c.id },
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// `HandlePodRemoves` and `deletePod`.

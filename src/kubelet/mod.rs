@@ -15,6 +15,9 @@
 //! * [`prober`]: the probe manager, probe workers and results managers.
 //! * [`nodeshutdown`]: the graceful node shutdown manager.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
+//! * [`admission`]: `canAdmitPod` (resource fit, eviction admit handler) and
+//!   `filterOutInactivePods`.
+//! * [`eviction`]: the eviction manager (memory signal, thresholds, ranking, `evictPod`).
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
 //! `syncLoopIteration` is a separate event, so when several are ready at the same instant
@@ -23,8 +26,10 @@
 //! Kubelet code never reads the runtime's or the API server's ground truth: it sees CRI
 //! replies (through the PLEG cache or direct calls) and watch events only.
 
+pub mod admission;
 pub mod backoff;
 pub mod config;
+pub mod eviction;
 pub mod housekeeping;
 pub mod nodeshutdown;
 pub mod pleg;
@@ -41,6 +46,7 @@ use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
 use backoff::Backoff;
 use config::PodManager;
+use eviction::EvictionManager;
 use nodeshutdown::ShutdownManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
@@ -102,6 +108,12 @@ pub enum KEv {
     ShutdownGroupDeadline { group: usize },
     /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
     KillPodNowReturned { ch: u64, timed_out: bool },
+    /// The eviction manager's sleep between rounds ended.
+    EvictionSync,
+    /// The eviction manager's `waitForPodsCleanup` ticker (round number).
+    EvictionCleanupPoll(u64),
+    /// The eviction manager's `waitForPodsCleanup` timeout (round number).
+    EvictionCleanupTimeout(u64),
 }
 
 /// All in-memory kubelet state.
@@ -128,6 +140,9 @@ pub struct Kubelet {
     /// Housekeeping runs (true in every real run; conformance tests that drive the pod
     /// workers by hand switch it off, as upstream's pod-worker tests have no housekeeping).
     pub housekeeping_enabled: bool,
+    /// The node's allocatable resources (admission).
+    pub allocatable: admission::Allocatable,
+    pub eviction: EvictionManager,
 }
 
 impl Kubelet {
@@ -149,13 +164,17 @@ impl Kubelet {
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,
             housekeeping_enabled: true,
+            allocatable: admission::Allocatable::from_scenario(sc),
+            eviction: EvictionManager::new(sc),
         }
     }
 
-    /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager.
+    /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager, and the
+    /// eviction manager (started once the runtime is up, its first round at once).
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.prober.start = ctx.now();
         let _ = ctx.after(Dur::ZERO, KEv::PlegRelist);
+        let _ = ctx.after(Dur::ZERO, KEv::EvictionSync);
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
         let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
         let _ = ctx.after(self.status.period, KEv::StatusTick);
@@ -207,6 +226,9 @@ impl Kubelet {
             KEv::KillPodNowReturned { ch, timed_out } => {
                 self.kill_pod_now_returned(ctx, ch, timed_out)
             }
+            KEv::EvictionSync => self.eviction_round(ctx),
+            KEv::EvictionCleanupPoll(gen) => self.eviction_cleanup_poll(ctx, gen),
+            KEv::EvictionCleanupTimeout(gen) => self.eviction_cleanup_timeout(ctx, gen),
         }
     }
 

@@ -32,7 +32,7 @@
 
 use super::pod_workers::StatusFn;
 use super::Kubelet;
-use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
+use crate::model::{ApiPod, PodUid, Transition};
 use crate::scenario::KubeletConfig;
 use crate::sim::{Dur, TimerKey};
 use crate::world::Ctx;
@@ -415,27 +415,6 @@ impl Kubelet {
             ),
         });
         self.shutdown_next_group(ctx);
-    }
-
-    /// `rejectPod`: the pod is not admitted; its status becomes Failed with the reason.
-    pub(super) fn reject_pod(
-        &mut self,
-        ctx: &mut Ctx,
-        pod: &ApiPod,
-        reason: &'static str,
-        message: &str,
-    ) {
-        ctx.emit(Transition::Note {
-            uid: pod.uid,
-            what: "rejected at admission",
-        });
-        let status = ApiPodStatus {
-            phase: crate::model::PodPhase::Failed,
-            reason: Some(reason.into()),
-            message: Some(format!("Pod was rejected: {message}")),
-            ..Default::default()
-        };
-        self.set_pod_status(ctx, pod, status);
     }
 }
 

@@ -774,7 +774,9 @@ impl Kubelet {
                 what: "ExceededGracePeriod: timeout waiting to kill pod",
             });
         }
+        // The callers: the graceful node shutdown manager and the eviction manager.
         self.shutdown_kill_returned(ctx, ch);
+        let _ = self.eviction_kill_returned(ctx, ch, timed_out);
     }
 
     /// The worker goroutine wakes on its signal channel (`startPodSync` and on).

@@ -341,6 +341,29 @@ impl CriError {
     }
 }
 
+/// `resource.Quantity.String()` of a byte count (BinarySI canonical form).
+pub fn quantity(bytes: u64) -> String {
+    if bytes == 0 {
+        return "0".into();
+    }
+    if bytes < 1024 {
+        // Small values are printed in DecimalSI.
+        return if bytes % 1000 == 0 {
+            format!("{}k", bytes / 1000)
+        } else {
+            bytes.to_string()
+        };
+    }
+    let mut n = bytes;
+    let mut exp = 0;
+    while n % 1024 == 0 && exp < 6 {
+        n /= 1024;
+        exp += 1;
+    }
+    let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][exp];
+    format!("{n}{suffix}")
+}
+
 pub mod status;
 pub use status::*;
 pub mod transition;

@@ -82,7 +82,33 @@ pub enum Transition {
         cause: &'static str,
         alive: u32,
     },
+    // ---- node (ground truth) ----
+    /// A `memoryPressure` timeline action: memory.available is this many bytes from now on.
+    NodeMemoryAvailable {
+        bytes: u64,
+    },
     // ---- kubelet ----
+    /// Admission rejected the pod (`rejectPod`).
+    PodRejected {
+        uid: PodUid,
+        reason: String,
+    },
+    /// The eviction manager's view of a node condition changed.
+    NodeCondition {
+        condition: &'static str,
+        status: bool,
+    },
+    /// The eviction manager evicts a pod (`evictPod` -> `killPodNow`).
+    Evict {
+        uid: PodUid,
+        signal: &'static str,
+        grace: i64,
+    },
+    /// The eviction manager's waits and skips.
+    Eviction {
+        uid: PodUid,
+        what: &'static str,
+    },
     ConfigOp {
         uid: PodUid,
         op: &'static str,
@@ -190,6 +216,15 @@ impl fmt::Display for Transition {
                     "node power-off ({cause}): {alive} containers still running"
                 )
             }
+            NodeMemoryAvailable { bytes } => {
+                write!(f, "node memory.available={}", super::quantity(*bytes))
+            }
+            PodRejected { uid, reason } => write!(f, "admit {uid} rejected {reason}"),
+            NodeCondition { condition, status } => write!(f, "eviction {condition}={status}"),
+            Evict { uid, signal, grace } => {
+                write!(f, "eviction {uid} evict grace={grace} ({signal})")
+            }
+            Eviction { uid, what } => write!(f, "eviction {uid} {what}"),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,

@@ -35,20 +35,15 @@ pub enum Capability {
 
 const PROFILE: &str =
     "is not built yet: the only kubelet profile podsim models so far is `current`";
-const SOFT: &str = "needs soft eviction thresholds, which podsim does not model yet";
 
 /// The table: capability -> (what the user wrote, why it is rejected).
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
-    (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
     (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
     (Capability::ProfileV1_21, "profile `v1.21`", PROFILE),
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),
     (Capability::ProfileV1_27, "profile `v1.27`", PROFILE),
     (Capability::KubeletBehaviours, "`behaviours`", "needs behaviour switches, which podsim does not model yet (only the `current` profile's behaviour is built)"),
-    (Capability::EvictionSoft, "`evictionSoft`", SOFT),
-    (Capability::EvictionSoftGracePeriod, "`evictionSoftGracePeriod`", SOFT),
-    (Capability::EvictionMaxPodGracePeriod, "`evictionMaxPodGracePeriod` != 0", SOFT),
 ];
 
 /// The error message if `cap` is not built yet, `None` if it is.

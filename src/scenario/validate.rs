@@ -1115,6 +1115,16 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
             c.eviction_soft_grace_period.insert(sig.clone(), d);
         }
     }
+    // ParseThresholdConfig: every soft threshold needs its grace period.
+    for (sig, v, sp) in &soft {
+        if !grace.iter().any(|(g, _, _)| g == sig) {
+            cx.err(
+                v.loc,
+                sp,
+                format!("a soft eviction threshold needs a grace period: set `evictionSoftGracePeriod` for `{sig}`"),
+            );
+        }
+    }
     if let (Some(n), false) = (o.get("evictionSoftGracePeriod"), grace.is_empty()) {
         cx.uses(
             Capability::EvictionSoftGracePeriod,
@@ -1534,6 +1544,21 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
                 };
                 slot.cpu_milli = milli(cx, vo.get("cpu"), &vo.at("cpu")).unwrap_or(0);
                 slot.memory_bytes = bytes(cx, vo.get("memory"), &vo.at("memory")).unwrap_or(0);
+            }
+            // API defaulting: a limit without a request sets the request.
+            let asked = |res: &str| {
+                ro.get("requests")
+                    .and_then(|v| match &v.kind {
+                        Kind::Map(m) => Some(m.iter().any(|(k, _)| k.name == res)),
+                        _ => None,
+                    })
+                    .unwrap_or(false)
+            };
+            if !asked("cpu") {
+                requests.cpu_milli = limits.cpu_milli;
+            }
+            if !asked("memory") {
+                requests.memory_bytes = limits.memory_bytes;
             }
         }
     }
@@ -2328,8 +2353,8 @@ mod tests {
 
     #[test]
     fn not_built_yet_is_rejected_but_type_checked() {
-        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {x: true}\n    config: {evictionSoft: {memory.available: 10%}, evictionSoftGracePeriod: {memory.available: 1m}, evictionMaxPodGracePeriod: 5}\n");
-        assert_eq!(e.len(), 5, "{e:#?}");
+        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {x: true}\n");
+        assert_eq!(e.len(), 2, "{e:#?}");
         assert!(
             e.iter()
                 .all(|m| m.contains("not model") || m.contains("not built")),
@@ -2360,6 +2385,15 @@ mod tests {
         assert_eq!(
             problems("  kubelet:\n    config: {shutdownGracePeriodByPodPriority: [{priority: 1, shutdownGracePeriodSeconds: 2}]}\n  timeline: [{at: 1s, nodeShutdown: {}}]\n"),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn soft_thresholds_need_a_grace_period() {
+        let e = problems("  kubelet:\n    config: {evictionSoft: {memory.available: 1Gi}}\n");
+        assert_eq!(
+            e,
+            ["spec.kubelet.config.evictionSoft.memory.available: a soft eviction threshold needs a grace period: set `evictionSoftGracePeriod` for `memory.available`"]
         );
     }
 

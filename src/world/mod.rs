@@ -7,6 +7,7 @@ pub mod apiserver;
 pub mod dist;
 pub mod node;
 pub mod runtime;
+pub mod stats;
 
 use crate::kubelet::KEv;
 use crate::model::{ContainerId, PodUid, ProbeHandler, ProbeType, RunningPod, Transition};
@@ -187,6 +188,11 @@ impl<'a> Ctx<'a> {
     /// CRI list shows them. (Modelled as instantaneous.)
     pub fn list_running_pods(&self) -> Vec<RunningPod> {
         self.runtime.running_pods()
+    }
+
+    /// The stats summary (cAdvisor / summary API, memory only), fresh as of now.
+    pub fn stats_summary(&self) -> stats::StatsSummary {
+        self.runtime.stats_summary(self.sim.now())
     }
 
     /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.

@@ -9,6 +9,7 @@
 //! removed containers disappear from `GetPodStatus` but are kept for the run summary; a faulty call fails without effect.
 
 use super::dist::sample;
+use super::stats::{PodStats, StatsSummary};
 use super::{Caller, Event};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, ProbeHandler, ProbeOutcome,
@@ -268,6 +269,10 @@ pub struct Runtime {
     pub sigkills: u64,
     /// Stop replies released by a host operation; the world delivers them after it.
     pub deferred: Vec<(Caller, CriReq, CriResult)>,
+    /// The node's memory capacity (for the stats summary).
+    pub node_memory_bytes: u64,
+    /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
+    pub memory_available_override: Option<u64>,
 }
 
 /// Events the runtime schedules for itself.
@@ -303,6 +308,8 @@ impl Runtime {
             next_sandbox: 1,
             sigkills: 0,
             deferred: Vec::new(),
+            node_memory_bytes: 0,
+            memory_available_override: None,
         }
     }
 
@@ -1008,6 +1015,45 @@ impl Runtime {
             }
         }
         out
+    }
+
+    /// The stats summary at `now` (model in `world::stats`).
+    pub fn stats_summary(&self, now: SimTime) -> StatsSummary {
+        let mut pods = Vec::new();
+        let mut node_ws: u64 = 0;
+        for (uid, p) in &self.pods {
+            let containers: Vec<(String, u64)> = p
+                .containers
+                .iter()
+                .filter_map(|id| self.containers.get(id))
+                .filter(|c| c.state == RtState::Running)
+                .map(|c| (c.name.clone(), c.behaviour.memory_usage_bytes))
+                .collect();
+            let has_cgroup = !containers.is_empty()
+                || p.sandboxes
+                    .iter()
+                    .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready));
+            if !has_cgroup {
+                continue;
+            }
+            let ws = containers.iter().fold(0u64, |a, c| a.saturating_add(c.1));
+            node_ws = node_ws.saturating_add(ws);
+            pods.push(PodStats {
+                uid: *uid,
+                working_set_bytes: ws,
+                containers,
+            });
+        }
+        let (available, ws) = match self.memory_available_override {
+            Some(a) => (a, self.node_memory_bytes.saturating_sub(a)),
+            None => (self.node_memory_bytes.saturating_sub(node_ws), node_ws),
+        };
+        StatsSummary {
+            time: now,
+            node_available_bytes: available,
+            node_working_set_bytes: ws,
+            pods,
+        }
     }
 
     /// Ground truth for the summary: every container instance of a pod, oldest first.

@@ -1,0 +1,268 @@
+//! Pod admission: what `HandlePodAdditions` checks before a new pod reaches the pod
+//! workers, and the active-pod filter that admission and eviction share.
+//!
+//! Follows upstream v1.31: `pkg/kubelet/kubelet.go` (`canAdmitPod`, `rejectPod`, the
+//! admission step of `HandlePodAdditions`), `pkg/kubelet/kubelet_pods.go`
+//! (`filterOutInactivePods`, `isAdmittedPodTerminal`), `pkg/kubelet/lifecycle/predicate.go`
+//! (`predicateAdmitHandler.Admit`, `generalFilter`, the `OutOf<resource>` reasons) and the
+//! scheduler's `noderesources.fitsRequest` it calls, `pkg/kubelet/eviction/eviction_manager.go`
+//! (`Admit`, the eviction manager's admit handler), `pkg/apis/core/v1/helper/qos` (`GetPodQOS`)
+//! and `pkg/kubelet/cm/node_container_manager_linux.go` (`hardEvictionReservation`: the
+//! node's allocatable memory is its capacity minus the hard `memory.available` threshold).
+//!
+//! Where it deliberately differs: the only admit handlers are the eviction manager's and the
+//! resource-fit part of the predicate handler (no sysctl, OS, node-name, port, taint,
+//! device-plugin or topology checks); kube-reserved and system-reserved are zero; pod
+//! overhead and in-place resize are not modelled.
+
+use super::Kubelet;
+use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, Resources, Transition};
+use crate::scenario::{Scenario, Threshold};
+use crate::world::Ctx;
+use std::sync::Arc;
+
+/// `scheduling.SystemCriticalPriority`: pods at or above it are critical.
+pub const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
+
+/// What the node offers to pods (`node.Status.Allocatable`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocatable {
+    pub cpu_milli: u64,
+    pub memory_bytes: u64,
+    pub pods: u64,
+}
+
+impl Allocatable {
+    /// Capacity minus the reservation for the hard `memory.available` threshold.
+    pub fn from_scenario(sc: &Scenario) -> Self {
+        let n = &sc.node;
+        let reserved = sc
+            .kubelet
+            .config
+            .eviction_hard
+            .get("memory.available")
+            .map_or(0, |t| threshold_quantity(*t, n.memory_bytes));
+        Allocatable {
+            cpu_milli: n.cpu_milli,
+            memory_bytes: n.memory_bytes.saturating_sub(reserved),
+            pods: n.pods,
+        }
+    }
+}
+
+/// `evictionapi.GetThresholdQuantity`: a quantity, or a percentage of `capacity` (upstream
+/// keeps the percentage as a float32).
+pub fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
+    match t {
+        Threshold::Bytes(b) => b,
+        Threshold::PercentPpm(ppm) => {
+            let pct = ((ppm as f64 / 1e4) as f32) / 100.0;
+            (capacity as f64 * pct as f64) as u64
+        }
+    }
+}
+
+/// The pod's effective requests (`resourcehelper.PodRequests`): the sum over its containers,
+/// raised to any single init container's request.
+pub fn pod_requests(spec: &PodSpec) -> Resources {
+    let mut r = Resources::default();
+    for c in &spec.containers {
+        r.cpu_milli += c.requests.cpu_milli;
+        r.memory_bytes += c.requests.memory_bytes;
+    }
+    for c in &spec.init_containers {
+        r.cpu_milli = r.cpu_milli.max(c.requests.cpu_milli);
+        r.memory_bytes = r.memory_bytes.max(c.requests.memory_bytes);
+    }
+    r
+}
+
+/// `GetPodQOS(pod) == BestEffort`: no container asks for or limits CPU or memory.
+pub fn is_best_effort(spec: &PodSpec) -> bool {
+    spec.containers
+        .iter()
+        .chain(&spec.init_containers)
+        .all(|c| c.requests == Resources::default() && c.limits == Resources::default())
+}
+
+/// `kubelettypes.IsCriticalPod`: static, mirror, or priority at least system-critical.
+/// (Static and mirror pods are not modelled yet, so only the priority counts.)
+pub fn is_critical_pod(spec: &PodSpec) -> bool {
+    spec.priority >= SYSTEM_CRITICAL_PRIORITY
+}
+
+/// The predicate handler's resource fit (`fitsRequest`): the first insufficient resource
+/// in upstream's order (pods, cpu, memory) as (reason, message).
+fn resource_fit(
+    alloc: &Allocatable,
+    pod: &ApiPod,
+    others: &[Arc<ApiPod>],
+) -> Option<(String, String)> {
+    let insufficient = |name: &str, requested: u64, used: u64, capacity: u64| {
+        Some((
+            format!("OutOf{name}"),
+            format!(
+                "Node didn't have enough resource: {name}, requested: {requested}, used: {used}, capacity: {capacity}"
+            ),
+        ))
+    };
+    if others.len() as u64 + 1 > alloc.pods {
+        return insufficient("pods", 1, others.len() as u64, alloc.pods);
+    }
+    let want = pod_requests(&pod.spec);
+    if want == Resources::default() {
+        return None;
+    }
+    let mut used = Resources::default();
+    for p in others {
+        let r = pod_requests(&p.spec);
+        used.cpu_milli += r.cpu_milli;
+        used.memory_bytes += r.memory_bytes;
+    }
+    if want.cpu_milli > 0 && want.cpu_milli > alloc.cpu_milli.saturating_sub(used.cpu_milli) {
+        return insufficient("cpu", want.cpu_milli, used.cpu_milli, alloc.cpu_milli);
+    }
+    if want.memory_bytes > 0
+        && want.memory_bytes > alloc.memory_bytes.saturating_sub(used.memory_bytes)
+    {
+        return insufficient(
+            "memory",
+            want.memory_bytes,
+            used.memory_bytes,
+            alloc.memory_bytes,
+        );
+    }
+    None
+}
+
+impl Kubelet {
+    /// `isAdmittedPodTerminal`: the API or the status manager holds a terminal phase (the
+    /// latter covers pods rejected at admission).
+    pub fn is_admitted_pod_terminal(&self, pod: &ApiPod) -> bool {
+        pod.status.phase.is_terminal()
+            || self
+                .status
+                .statuses
+                .get(&pod.uid)
+                .is_some_and(|v| v.status.phase.is_terminal())
+    }
+
+    /// `filterOutInactivePods`: drop pods the workers know terminated, and terminal pods
+    /// unless their termination is still in progress. Terminating pods stay active.
+    pub fn filter_out_inactive_pods<'a>(
+        &self,
+        pods: impl IntoIterator<Item = &'a Arc<ApiPod>>,
+    ) -> Vec<Arc<ApiPod>> {
+        pods.into_iter()
+            .filter(|p| !self.pw.is_pod_known_terminated(p.uid))
+            .filter(|p| {
+                !self.is_admitted_pod_terminal(p) || self.pw.is_pod_termination_requested(p.uid)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// `GetActivePods`: the active pods of the pod manager, in UID order (upstream lists
+    /// the pod manager's map in Go's random order).
+    pub fn active_pods(&self) -> Vec<Arc<ApiPod>> {
+        self.filter_out_inactive_pods(self.config.pods.values())
+    }
+
+    /// `canAdmitPod`: the admit handlers in upstream's registration order; the first that
+    /// rejects gives (reason, message). Another handler is one more `.or_else` line (graceful
+    /// node shutdown's "no admission after shutdown started", reason `NodeShutdown`, goes
+    /// last, as its handler is registered after the predicate handler).
+    pub fn admission_reason(
+        &self,
+        pod: &ApiPod,
+        active: &[Arc<ApiPod>],
+    ) -> Option<(String, String)> {
+        // Upstream's admit handlers in registration order: the eviction manager, the
+        // predicate handler (resource fit), the graceful node shutdown manager.
+        self.eviction_admit(pod)
+            .or_else(|| resource_fit(&self.allocatable, pod, active))
+            .or_else(|| {
+                self.shutdown_admission_reason()
+                    .map(|(r, m)| (r.to_string(), m.to_string()))
+            })
+    }
+
+    /// `rejectPod`: the pod gets phase Failed with the reason locally (the status manager
+    /// writes it to the API); it never reaches the pod workers.
+    pub(super) fn reject_pod(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &ApiPod,
+        reason: String,
+        message: String,
+    ) {
+        ctx.emit(Transition::PodRejected {
+            uid: pod.uid,
+            reason: reason.clone(),
+        });
+        let status = ApiPodStatus {
+            phase: PodPhase::Failed,
+            reason: Some(reason),
+            message: Some(format!("Pod was rejected: {message}")),
+            ..Default::default()
+        };
+        self.set_pod_status(ctx, pod, status);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodUid, RestartPolicy};
+
+    fn pod(uid: u32, cpu_milli: u64, memory_bytes: u64) -> Arc<ApiPod> {
+        let mut c = ContainerSpec::named("c", "img");
+        c.requests = Resources {
+            cpu_milli,
+            memory_bytes,
+        };
+        Arc::new(ApiPod::new(
+            PodUid(uid),
+            PodSpec::new("p", "default", RestartPolicy::Always, vec![c]),
+        ))
+    }
+
+    #[test]
+    fn resource_fit_reports_the_first_insufficient_resource_in_upstream_order() {
+        let alloc = Allocatable {
+            cpu_milli: 2000,
+            memory_bytes: 1 << 30,
+            pods: 2,
+        };
+        let two = [pod(1, 1000, 0), pod(2, 500, 0)];
+        let (r, m) = resource_fit(&alloc, &pod(3, 0, 0), &two).unwrap();
+        assert_eq!(r, "OutOfpods");
+        assert_eq!(
+            m,
+            "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2"
+        );
+        let one = [pod(1, 1500, 0)];
+        assert_eq!(resource_fit(&alloc, &pod(3, 500, 0), &one), None);
+        assert_eq!(
+            resource_fit(&alloc, &pod(3, 501, 0), &one).unwrap().0,
+            "OutOfcpu"
+        );
+        assert_eq!(
+            resource_fit(&alloc, &pod(3, 0, (1 << 30) + 1), &[])
+                .unwrap()
+                .0,
+            "OutOfmemory"
+        );
+        // A pod without requests only needs a pod slot.
+        assert_eq!(resource_fit(&alloc, &pod(3, 0, 0), &one), None);
+    }
+
+    #[test]
+    fn percentage_thresholds_use_capacity() {
+        assert_eq!(threshold_quantity(Threshold::Bytes(5), 100), 5);
+        assert_eq!(
+            threshold_quantity(Threshold::PercentPpm(100_000), 1_000_000),
+            100_000
+        );
+    }
+}

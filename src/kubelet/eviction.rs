@@ -1,0 +1,574 @@
+//! The eviction manager: watches the node's memory, keeps the MemoryPressure condition and
+//! evicts one pod per round when a threshold is met.
+//!
+//! Follows upstream v1.31 `pkg/kubelet/eviction/eviction_manager.go` (`Start`'s loop,
+//! `synchronize`, `waitForPodsCleanup`, `evictPod`, `Admit`) and `helpers.go`
+//! (`thresholdsMet`, `thresholdsFirstObservedAt`, `nodeConditionsLastObservedAt`,
+//! `nodeConditionsObservedSince`, `thresholdsMetGracePeriod`, `thresholdsUpdatedStats`,
+//! `rankMemoryPressure` = orderedBy(exceedMemoryRequests, priority, memory),
+//! `evictionMessage`), with the kill through `killPodNow` (`pod_workers.rs`).
+//!
+//! The goroutine becomes a small state machine on kubelet events: sleeping until the next
+//! round (`evictionMonitoringPeriod`), blocked in `killPodNow` (until its channel closes or
+//! `max(10 s, 1.5 x grace)` passes), or polling `PodIsFinished` every 1 s for up to 30 s,
+//! after which the next round starts at once, as upstream's loop does.
+//!
+//! Where it deliberately differs:
+//! * Only the `memory.available` signal has observations (see `world::stats` for the
+//!   memory model and the `memoryPressure` action). Thresholds on other signals are
+//!   accepted but never met, as upstream treats a signal without observation;
+//!   `allocatableMemory.available`, local-storage eviction, minimum reclaim, kernel memcg
+//!   notifications and node-level reclaim (image and container GC, which only serve disk
+//!   signals) are not modelled.
+//! * Go iterates the thresholds' first-observed map in random order and sorts with an
+//!   unstable sort; here thresholds keep configuration order (hard before soft, each by
+//!   signal name) and the ranking is a stable sort of the active pods in UID order.
+//! * MemoryPressure is the manager's internal state (what `Admit` and the node status read);
+//!   its changes are trace transitions. The `DisruptionTarget` pod condition and the
+//!   `Evicted` event are not modelled (pod conditions are not modelled).
+
+use super::admission::{is_best_effort, is_critical_pod, pod_requests, threshold_quantity};
+use super::pod_workers::StatusFn;
+use super::{KEv, Kubelet};
+use crate::model::{ApiPod, PodPhase, PodUid, Transition};
+use crate::scenario::{Scenario, Threshold};
+use crate::sim::{Dur, SimTime, TimerKey};
+use crate::world::stats::{PodStats, StatsSummary};
+use crate::world::Ctx;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// `podCleanupTimeout`.
+pub const POD_CLEANUP_TIMEOUT: Dur = Dur::secs(30);
+/// `podCleanupPollFreq`.
+pub const POD_CLEANUP_POLL_FREQ: Dur = Dur::secs(1);
+/// The eviction reason and the admission rejection reason under pressure.
+pub const REASON: &str = "Evicted";
+/// The only signal with observations.
+pub const MEMORY_AVAILABLE: &str = "memory.available";
+const MEMORY_PRESSURE: &str = "MemoryPressure";
+
+/// `evictionapi.Threshold`: a signal below a value, for a grace period (0 = hard).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvictionThreshold {
+    pub signal: String,
+    pub value: Threshold,
+    pub grace_period: Dur,
+}
+
+impl EvictionThreshold {
+    /// `isHardEvictionThreshold`.
+    pub fn is_hard(&self) -> bool {
+        self.grace_period == Dur::ZERO
+    }
+}
+
+/// `signalObservation` of `memory.available`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Observation {
+    pub available: u64,
+    pub capacity: u64,
+    pub time: SimTime,
+}
+
+/// One eviction, for the run summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvictionRecord {
+    pub uid: PodUid,
+    pub pod: String,
+    pub at: SimTime,
+    pub signal: String,
+    /// The grace period override handed to `killPodNow`.
+    pub grace: i64,
+    /// When `killPodNow` returned, and whether it timed out.
+    pub kill_returned_at: Option<SimTime>,
+    pub kill_timed_out: bool,
+    /// When `waitForPodsCleanup` saw the pod finished (`None`: not yet, or timed out).
+    pub cleaned_up_at: Option<SimTime>,
+    pub cleanup_timed_out: bool,
+}
+
+/// Where the manager's goroutine is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Wait {
+    /// Sleeping until the next `KEv::EvictionSync`.
+    Sleeping,
+    /// Blocked in `killPodNow` on channel `ch` (the adapter owns the timeout).
+    Killing { uid: PodUid, ch: u64 },
+    /// In `waitForPodsCleanup` (round `gen`), with its ticker and timeout timers.
+    Cleanup {
+        uid: PodUid,
+        gen: u64,
+        poll: TimerKey,
+        timeout: TimerKey,
+    },
+}
+
+/// The eviction manager's state (`managerImpl`).
+#[derive(Clone, Debug)]
+pub struct EvictionManager {
+    pub thresholds: Vec<EvictionThreshold>,
+    pub max_pod_grace_period: i64,
+    pub pressure_transition_period: Dur,
+    pub monitoring_period: Dur,
+    /// `nodeConditions` contains MemoryPressure.
+    pub memory_pressure: bool,
+    /// `nodeConditionsLastObservedAt[MemoryPressure]`.
+    memory_pressure_last_observed_at: Option<SimTime>,
+    /// `thresholdsFirstObservedAt`, by index into `thresholds`.
+    thresholds_first_observed_at: BTreeMap<usize, SimTime>,
+    /// `thresholdsMet`: met, grace periods included, not yet resolved.
+    pub thresholds_met: Vec<usize>,
+    /// `lastObservations[memory.available]`.
+    last_observation: Option<Observation>,
+    wait: Wait,
+    next_gen: u64,
+    /// Every eviction, in order.
+    pub history: Vec<EvictionRecord>,
+    /// Every change of a node condition: (time, condition, status).
+    pub condition_changes: Vec<(SimTime, &'static str, bool)>,
+}
+
+impl EvictionManager {
+    pub fn new(sc: &Scenario) -> Self {
+        let c = &sc.kubelet.config;
+        // ParseThresholdConfig: hard thresholds, then soft ones with their grace periods.
+        let mut thresholds: Vec<EvictionThreshold> = c
+            .eviction_hard
+            .iter()
+            .map(|(s, v)| EvictionThreshold {
+                signal: s.clone(),
+                value: *v,
+                grace_period: Dur::ZERO,
+            })
+            .collect();
+        for (s, v) in &c.eviction_soft {
+            thresholds.push(EvictionThreshold {
+                signal: s.clone(),
+                value: *v,
+                grace_period: c
+                    .eviction_soft_grace_period
+                    .get(s)
+                    .copied()
+                    .unwrap_or(Dur::ZERO),
+            });
+        }
+        EvictionManager {
+            thresholds,
+            max_pod_grace_period: c.eviction_max_pod_grace_period,
+            pressure_transition_period: c.eviction_pressure_transition_period,
+            monitoring_period: sc.kubelet.timing.eviction_monitoring_period,
+            memory_pressure: false,
+            memory_pressure_last_observed_at: None,
+            thresholds_first_observed_at: BTreeMap::new(),
+            thresholds_met: Vec::new(),
+            last_observation: None,
+            wait: Wait::Sleeping,
+            next_gen: 1,
+            history: Vec::new(),
+            condition_changes: Vec::new(),
+        }
+    }
+
+    /// `thresholdsMet` (minimum reclaim is not modelled): the thresholds whose signal is
+    /// below their quantity now, ignoring grace periods.
+    fn thresholds_met_now(&self, obs: &Observation) -> Vec<usize> {
+        (0..self.thresholds.len())
+            .filter(|&i| {
+                let t = &self.thresholds[i];
+                t.signal == MEMORY_AVAILABLE
+                    && threshold_quantity(t.value, obs.capacity) > obs.available
+            })
+            .collect()
+    }
+}
+
+pub use crate::model::quantity;
+
+fn stats_of(summary: &StatsSummary, uid: PodUid) -> Option<&PodStats> {
+    summary.pods.iter().find(|p| p.uid == uid)
+}
+
+/// `cmpBool`: true first.
+fn cmp_bool(a: bool, b: bool) -> Ordering {
+    b.cmp(&a)
+}
+
+/// `rankMemoryPressure`: pods exceeding their memory request first (pods without stats
+/// before everything), then lower priority first, then larger usage above request first.
+pub fn rank_memory_pressure(pods: &mut [Arc<ApiPod>], summary: &StatsSummary) {
+    let usage = |p: &ApiPod| stats_of(summary, p.uid).map(|s| s.working_set_bytes);
+    let request = |p: &ApiPod| pod_requests(&p.spec).memory_bytes;
+    pods.sort_by(|p1, p2| {
+        let (u1, u2) = (usage(p1), usage(p2));
+        let exceed = match (u1, u2) {
+            (Some(a), Some(b)) => cmp_bool(a > request(p1), b > request(p2)),
+            _ => cmp_bool(u1.is_none(), u2.is_none()),
+        };
+        let priority = p1.spec.priority.cmp(&p2.spec.priority);
+        let memory = match (u1, u2) {
+            (Some(a), Some(b)) => {
+                let d1 = a as i128 - request(p1) as i128;
+                let d2 = b as i128 - request(p2) as i128;
+                d2.cmp(&d1)
+            }
+            _ => cmp_bool(u1.is_none(), u2.is_none()),
+        };
+        exceed.then(priority).then(memory)
+    });
+}
+
+/// `evictionMessage` for memory.
+fn eviction_message(
+    pod: &ApiPod,
+    summary: &StatsSummary,
+    threshold: &EvictionThreshold,
+    obs: &Observation,
+) -> String {
+    let mut m = format!(
+        "The node was low on resource: memory. Threshold quantity: {}, available: {}. ",
+        quantity(threshold_quantity(threshold.value, obs.capacity)),
+        quantity(obs.available)
+    );
+    let Some(stats) = stats_of(summary, pod.uid) else {
+        return m;
+    };
+    for (name, usage) in &stats.containers {
+        if let Some(c) = pod.spec.containers.iter().find(|c| &c.name == name) {
+            let req = c.requests.memory_bytes;
+            if *usage > req {
+                m += &format!(
+                    "Container {name} was using {}, request is {}, has larger consumption of memory. ",
+                    quantity(*usage),
+                    quantity(req)
+                );
+            }
+        }
+    }
+    m
+}
+
+impl Kubelet {
+    /// The eviction manager's admit handler: under memory pressure only, BestEffort pods
+    /// are rejected unless critical (tolerations are not modelled, so none tolerates the
+    /// memory-pressure taint).
+    pub(super) fn eviction_admit(&self, pod: &ApiPod) -> Option<(String, String)> {
+        if !self.eviction.memory_pressure || is_critical_pod(&pod.spec) {
+            return None;
+        }
+        if !is_best_effort(&pod.spec) {
+            return None;
+        }
+        Some((
+            REASON.to_string(),
+            format!("The node had condition: [{MEMORY_PRESSURE}]. "),
+        ))
+    }
+
+    /// One pass of upstream's loop: `synchronize`, then sleep unless a pod was evicted (the
+    /// wait for the kill and the cleanup starts instead).
+    pub(super) fn eviction_round(&mut self, ctx: &mut Ctx) {
+        if !self.eviction_synchronize(ctx) {
+            self.eviction.wait = Wait::Sleeping;
+            let _ = ctx.after(self.eviction.monitoring_period, KEv::EvictionSync);
+        }
+    }
+
+    /// `synchronize`: returns whether a pod was evicted.
+    fn eviction_synchronize(&mut self, ctx: &mut Ctx) -> bool {
+        if self.eviction.thresholds.is_empty() {
+            // Upstream goes on for local-storage isolation, which is not modelled.
+            return false;
+        }
+        let now = ctx.now();
+        let active = self.active_pods();
+        let summary = ctx.stats_summary();
+        let obs = Observation {
+            available: summary.node_available_bytes,
+            capacity: summary
+                .node_available_bytes
+                .saturating_add(summary.node_working_set_bytes),
+            time: summary.time,
+        };
+        let ev = &mut self.eviction;
+        let met = ev.thresholds_met_now(&obs);
+        let first_observed: BTreeMap<usize, SimTime> = met
+            .iter()
+            .map(|i| {
+                let at = ev.thresholds_first_observed_at.get(i).copied();
+                (*i, at.unwrap_or(now))
+            })
+            .collect();
+        // Node conditions: observed now if a memory threshold is met, and reported for the
+        // pressure transition period after the last observation.
+        let observed = !met.is_empty();
+        let last_observed = if observed {
+            Some(now)
+        } else {
+            ev.memory_pressure_last_observed_at
+        };
+        let pressure =
+            last_observed.is_some_and(|at| now.since(at) < ev.pressure_transition_period);
+        let met_grace: Vec<usize> = first_observed
+            .iter()
+            .filter(|(i, at)| now.since(**at) >= ev.thresholds[**i].grace_period)
+            .map(|(i, _)| *i)
+            .collect();
+        if pressure != ev.memory_pressure {
+            ev.condition_changes.push((now, MEMORY_PRESSURE, pressure));
+            ctx.emit(Transition::NodeCondition {
+                condition: MEMORY_PRESSURE,
+                status: pressure,
+            });
+        }
+        ev.memory_pressure = pressure;
+        ev.thresholds_first_observed_at = first_observed;
+        ev.memory_pressure_last_observed_at = last_observed;
+        ev.thresholds_met = met_grace.clone();
+        // thresholdsUpdatedStats: act only on stats newer than the last round's.
+        let fresh = ev.last_observation.is_none_or(|l| obs.time > l.time);
+        ev.last_observation = Some(obs);
+        let updated: Vec<usize> = if fresh { met_grace } else { Vec::new() };
+        // byEvictionPriority + getReclaimableThreshold: memory first; it is the only signal
+        // observed. Memory has no node-level reclaim.
+        let Some(&ti) = updated.first() else {
+            return false;
+        };
+        if active.is_empty() {
+            return false;
+        }
+        let threshold = self.eviction.thresholds[ti].clone();
+        let mut ranked = active;
+        rank_memory_pressure(&mut ranked, &summary);
+        // At most one pod per round.
+        for pod in &ranked {
+            let grace = if threshold.is_hard() {
+                0
+            } else {
+                self.eviction.max_pod_grace_period
+            };
+            let message = eviction_message(pod, &summary, &threshold, &obs);
+            if self.evict_pod(ctx, pod, grace, message, &threshold.signal) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `evictPod`: never a critical pod; otherwise `killPodNow` with the `Evicted` status
+    /// function, and the manager blocks until it returns. True even if the kill times out.
+    fn evict_pod(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &Arc<ApiPod>,
+        grace: i64,
+        message: String,
+        signal: &str,
+    ) -> bool {
+        let uid = pod.uid;
+        if is_critical_pod(&pod.spec) {
+            ctx.emit(Transition::Eviction {
+                uid,
+                what: "cannot evict a critical pod",
+            });
+            return false;
+        }
+        ctx.emit(Transition::Evict {
+            uid,
+            signal: MEMORY_AVAILABLE,
+            grace,
+        });
+        let status_fn = StatusFn::SetTerminal {
+            phase: PodPhase::Failed,
+            reason: REASON.to_string(),
+            message,
+        };
+        // killPodNow sets the caller's timeout itself (KEv::KillPodNowReturned).
+        let ch = self.kill_pod_now(ctx, pod.clone(), true, Some(grace), Some(status_fn));
+        self.eviction.history.push(EvictionRecord {
+            uid,
+            pod: pod.spec.name.clone(),
+            at: ctx.now(),
+            signal: signal.to_string(),
+            grace,
+            kill_returned_at: None,
+            kill_timed_out: false,
+            cleaned_up_at: None,
+            cleanup_timed_out: false,
+        });
+        self.eviction.wait = Wait::Killing { uid, ch };
+        true
+    }
+
+    /// `killPodNow` returned for channel `ch` (closed, or timed out): the manager goes on to
+    /// `waitForPodsCleanup`. Returns whether the eviction manager was the one waiting.
+    pub(super) fn eviction_kill_returned(
+        &mut self,
+        ctx: &mut Ctx,
+        ch: u64,
+        timed_out: bool,
+    ) -> bool {
+        let Wait::Killing { uid, ch: c } = self.eviction.wait else {
+            return false;
+        };
+        if c != ch {
+            return false;
+        }
+        ctx.emit(Transition::Eviction {
+            uid,
+            what: if timed_out {
+                "kill timed out (ExceededGracePeriod)"
+            } else {
+                "kill completed"
+            },
+        });
+        if let Some(r) = self.eviction.history.last_mut() {
+            r.kill_returned_at = Some(ctx.now());
+            r.kill_timed_out = timed_out;
+        }
+        let gen = self.eviction.next_gen;
+        self.eviction.next_gen += 1;
+        let poll = ctx.after(POD_CLEANUP_POLL_FREQ, KEv::EvictionCleanupPoll(gen));
+        let timeout = ctx.after(POD_CLEANUP_TIMEOUT, KEv::EvictionCleanupTimeout(gen));
+        self.eviction.wait = Wait::Cleanup {
+            uid,
+            gen,
+            poll,
+            timeout,
+        };
+        true
+    }
+
+    /// `waitForPodsCleanup`'s ticker: `PodIsFinished` (the pod worker's
+    /// `ShouldPodBeFinished`) ends the wait and the next round starts at once.
+    pub(super) fn eviction_cleanup_poll(&mut self, ctx: &mut Ctx, g: u64) {
+        let Wait::Cleanup {
+            uid, gen, timeout, ..
+        } = self.eviction.wait
+        else {
+            return;
+        };
+        if gen != g {
+            return;
+        }
+        if !self.pw.should_pod_be_finished(uid) {
+            let poll = ctx.after(POD_CLEANUP_POLL_FREQ, KEv::EvictionCleanupPoll(gen));
+            self.eviction.wait = Wait::Cleanup {
+                uid,
+                gen,
+                poll,
+                timeout,
+            };
+            return;
+        }
+        ctx.cancel(timeout);
+        ctx.emit(Transition::Eviction {
+            uid,
+            what: "pod cleaned up",
+        });
+        if let Some(r) = self.eviction.history.last_mut() {
+            r.cleaned_up_at = Some(ctx.now());
+        }
+        self.eviction_round(ctx);
+    }
+
+    /// `waitForPodsCleanup`'s timeout: give up waiting; the next round starts at once.
+    pub(super) fn eviction_cleanup_timeout(&mut self, ctx: &mut Ctx, g: u64) {
+        let Wait::Cleanup { uid, gen, poll, .. } = self.eviction.wait else {
+            return;
+        };
+        if gen != g {
+            return;
+        }
+        ctx.cancel(poll);
+        ctx.emit(Transition::Eviction {
+            uid,
+            what: "timed out waiting for the pod to be cleaned up",
+        });
+        if let Some(r) = self.eviction.history.last_mut() {
+            r.cleanup_timed_out = true;
+        }
+        self.eviction_round(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodSpec, Resources, RestartPolicy};
+
+    fn pod(uid: u32, priority: i32, request: u64) -> Arc<ApiPod> {
+        let mut c = ContainerSpec::named("c", "img");
+        c.requests = Resources {
+            cpu_milli: 0,
+            memory_bytes: request,
+        };
+        let mut spec = PodSpec::new(
+            &format!("p{uid}"),
+            "default",
+            RestartPolicy::Always,
+            vec![c],
+        );
+        spec.priority = priority;
+        Arc::new(ApiPod::new(PodUid(uid), spec))
+    }
+
+    fn summary(usage: &[(u32, u64)]) -> StatsSummary {
+        StatsSummary {
+            time: SimTime::ZERO,
+            node_available_bytes: 0,
+            node_working_set_bytes: 0,
+            pods: usage
+                .iter()
+                .map(|(u, b)| PodStats {
+                    uid: PodUid(*u),
+                    working_set_bytes: *b,
+                    containers: vec![("c".into(), *b)],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn rank_memory_pressure_orders_like_upstream() {
+        // 1: within request; 2: above request, priority 0, +100; 3: above, priority 0,
+        // +500; 4: above, priority 10, +900; 5: no stats.
+        let mut pods = vec![
+            pod(1, 0, 1000),
+            pod(2, 0, 100),
+            pod(3, 0, 0),
+            pod(4, 10, 100),
+            pod(5, 100, 0),
+        ];
+        let s = summary(&[(1, 900), (2, 200), (3, 500), (4, 1000)]);
+        rank_memory_pressure(&mut pods, &s);
+        let order: Vec<u32> = pods.iter().map(|p| p.uid.0).collect();
+        assert_eq!(order, [5, 3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn quantities_print_like_kubernetes() {
+        assert_eq!(quantity(0), "0");
+        assert_eq!(quantity(100 << 20), "100Mi");
+        assert_eq!(quantity(1536), "1536");
+        assert_eq!(quantity(3 << 30), "3Gi");
+        assert_eq!(quantity(1000), "1k");
+        assert_eq!(quantity(512), "512");
+    }
+
+    #[test]
+    fn hard_and_soft_thresholds_from_config() {
+        let t = EvictionThreshold {
+            signal: MEMORY_AVAILABLE.into(),
+            value: Threshold::Bytes(100),
+            grace_period: Dur::ZERO,
+        };
+        assert!(t.is_hard());
+        let t = EvictionThreshold {
+            grace_period: Dur::secs(1),
+            ..t
+        };
+        assert!(!t.is_hard());
+    }
+}
