@@ -4,5 +4,6 @@ mod cli;
 mod conformance;
 mod determinism;
 mod lifecycle;
+mod restart;
 mod scenario_errors;
 mod swarm;

@@ -13,6 +13,7 @@
 //! * [`config`]: config source classification and the pod manager.
 //! * [`housekeeping`]: the `HandlePodCleanups` port.
 //! * [`backoff`]: the `flowcontrol.Backoff` port.
+//! * [`restart`]: what a restarted kubelet process recovers (volume reconstruction).
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
 //! `syncLoopIteration` is a separate event, so when several are ready at the same instant
@@ -26,6 +27,7 @@ pub mod config;
 pub mod housekeeping;
 pub mod pleg;
 pub mod pod_workers;
+pub mod restart;
 pub mod status;
 pub mod sync;
 

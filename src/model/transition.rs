@@ -105,6 +105,11 @@ pub enum Transition {
         changed: u32,
     },
     Housekeeping,
+    /// The kubelet process of incarnation `epoch` crashed or started.
+    KubeletProcess {
+        what: &'static str,
+        epoch: u32,
+    },
     Note {
         uid: PodUid,
         what: &'static str,
@@ -169,6 +174,7 @@ impl fmt::Display for Transition {
             LocalStatus { uid, phase } => write!(f, "status {uid} local {phase}"),
             Relist { changed } => write!(f, "pleg relist changed={changed}"),
             Housekeeping => write!(f, "housekeeping"),
+            KubeletProcess { what, epoch } => write!(f, "kubelet#{epoch} {what}"),
             Note { uid, what } => write!(f, "note {uid} {what}"),
         }
     }

@@ -45,7 +45,6 @@ const SOFT: &str = "needs soft eviction thresholds, which podsim does not model 
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
     (Capability::NodeShutdownAction, "`nodeShutdown`", GNS),
     (Capability::MemoryPressureAction, "`memoryPressure`", "needs the eviction manager, which podsim does not model yet"),
-    (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::UpdateStaticPodAction, "`updateStaticPod`", STATIC),
     (Capability::RemoveStaticPodAction, "`removeStaticPod`", STATIC),
     (Capability::RecreatePodAction, "`recreatePod`", "needs re-creating a pod under the same name with a new UID, which podsim does not model yet"),

@@ -24,6 +24,19 @@ pub enum Caller {
     Deletor,
 }
 
+/// A kubelet incarnation: 0 for the kubelet started with the run, one more after each
+/// `kubeletRestart`. Everything addressed to a kubelet process (its timers, CRI replies,
+/// watch deliveries, answers to its API requests) carries the incarnation it belongs to;
+/// the world drops what belongs to a dead one.
+pub type Epoch = u32;
+
+/// The client of a CRI call: the kubelet incarnation that made it, and who in it waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CriClient {
+    pub epoch: Epoch,
+    pub caller: Caller,
+}
+
 /// Every event of a run.
 #[derive(Clone, Debug)]
 pub enum Event {
@@ -35,26 +48,28 @@ pub enum Event {
     Runtime(RtEvent),
     /// A CRI call completes (its effect is applied now).
     CriComplete {
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         fault: Option<crate::model::CriError>,
     },
     /// A CRI reply that was held back (a stop waiting for the process to exit).
     CriReply {
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         result: CriResult,
     },
-    /// A watch event reaches the kubelet's config source.
-    Watch(WatchEvent),
-    /// The watch's initial list reached the kubelet.
-    WatchSynced,
+    /// A watch event reaches the config source of kubelet incarnation `.0`.
+    Watch(Epoch, WatchEvent),
+    /// The watch's initial list reached kubelet incarnation `.0`.
+    WatchSynced(Epoch),
     /// The status manager's GET + PATCH for a pod reaches the API server.
-    ApiStatusSync { uid: PodUid },
+    ApiStatusSync { uid: PodUid, epoch: Epoch },
     /// The status manager's final DELETE reaches the API server.
-    ApiDelete { uid: PodUid },
-    /// A kubelet timer or wake-up.
-    Kubelet(KEv),
+    ApiDelete { uid: PodUid, epoch: Epoch },
+    /// A timer or wake-up of kubelet incarnation `.0`.
+    Kubelet(Epoch, KEv),
+    /// Kubelet incarnation `.0` starts after a restart's downtime.
+    KubeletStart(Epoch),
 }
 
 /// The kubelet's handle on the world for one event.
@@ -63,6 +78,8 @@ pub struct Ctx<'a> {
     trace: &'a mut Trace,
     runtime: &'a mut Runtime,
     api: &'a mut ApiServer,
+    /// The incarnation of the kubelet acting through this handle.
+    epoch: Epoch,
 }
 
 impl<'a> Ctx<'a> {
@@ -71,13 +88,20 @@ impl<'a> Ctx<'a> {
         trace: &'a mut Trace,
         runtime: &'a mut Runtime,
         api: &'a mut ApiServer,
+        epoch: Epoch,
     ) -> Self {
         Ctx {
             sim,
             trace,
             runtime,
             api,
+            epoch,
         }
+    }
+
+    /// The incarnation of the kubelet acting through this handle.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
     }
 
     pub fn now(&self) -> SimTime {
@@ -86,7 +110,7 @@ impl<'a> Ctx<'a> {
 
     /// Set a kubelet timer.
     pub fn after(&mut self, d: Dur, ev: KEv) -> TimerKey {
-        self.sim.after(d, Event::Kubelet(ev))
+        self.sim.after(d, Event::Kubelet(self.epoch, ev))
     }
 
     pub fn cancel(&mut self, key: TimerKey) {
@@ -99,7 +123,11 @@ impl<'a> Ctx<'a> {
 
     /// Issue a CRI call; the reply comes back through `Kubelet::on_cri_reply`.
     pub fn cri(&mut self, caller: Caller, req: CriReq) {
-        self.runtime.issue(self.sim, self.trace, caller, req);
+        let client = CriClient {
+            epoch: self.epoch,
+            caller,
+        };
+        self.runtime.issue(self.sim, self.trace, client, req);
     }
 
     /// `runtimeCache.GetPods` after `ForceUpdateIfOlder(now)`: the running pods, as a fresh
@@ -127,12 +155,24 @@ impl<'a> Ctx<'a> {
     /// `Kubelet::status_on_api`.
     pub fn api_status_sync(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiStatusSync { uid });
+        let _ = self.sim.after(
+            d,
+            Event::ApiStatusSync {
+                uid,
+                epoch: self.epoch,
+            },
+        );
     }
 
     /// The status manager's final DELETE (grace 0, UID precondition).
     pub fn api_delete(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiDelete { uid });
+        let _ = self.sim.after(
+            d,
+            Event::ApiDelete {
+                uid,
+                epoch: self.epoch,
+            },
+        );
     }
 }

@@ -9,7 +9,7 @@
 //! removed containers disappear from `GetPodStatus` but are kept for the run summary; a faulty call fails without effect.
 
 use super::dist::sample;
-use super::{Caller, Event};
+use super::{CriClient, Event};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, RtContainer, RtPodStatus,
     RtSandbox, RtState, RunFor, RunningPod, SandboxId, Transition,
@@ -84,9 +84,12 @@ pub enum CriReq {
     PodStatus {
         uid: PodUid,
     },
-    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`.
+    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`
+    /// (every pod the runtime knows when `all`: a PLEG without a previous view, such as a
+    /// restarted kubelet's, sees every container as new).
     Relist {
         reinspect: Vec<PodUid>,
+        all: bool,
     },
 }
 
@@ -191,7 +194,7 @@ struct Container {
     /// Removed from the runtime (kept here only for the run summary).
     removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
-    stop_waiters: Vec<(Caller, CriReq)>,
+    stop_waiters: Vec<(CriClient, CriReq)>,
 }
 
 #[derive(Clone, Debug)]
@@ -260,7 +263,7 @@ pub struct Runtime {
     /// Containers killed by SIGKILL at the end of their grace period.
     pub sigkills: u64,
     /// Stop replies released by a host operation; the world delivers them after it.
-    pub deferred: Vec<(Caller, CriReq, CriResult)>,
+    pub deferred: Vec<(CriClient, CriReq, CriResult)>,
 }
 
 /// Events the runtime schedules for itself.
@@ -326,7 +329,13 @@ impl Runtime {
     }
 
     /// Issue a CRI call; its completion arrives as `Event::CriComplete`.
-    pub fn issue(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, caller: Caller, req: CriReq) {
+    pub fn issue(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        caller: CriClient,
+        req: CriReq,
+    ) {
         let (uid, target) = req.uid_target();
         if req.traced() {
             trace.emit(
@@ -368,7 +377,7 @@ impl Runtime {
         &mut self,
         sim: &mut Sim<Event>,
         trace: &mut Trace,
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         fault: Option<CriError>,
     ) -> Option<CriResult> {
@@ -670,9 +679,12 @@ impl Runtime {
                     None => CriResult::Ok,
                 },
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
-                CriReq::Relist { reinspect } => {
+                CriReq::Relist { reinspect, all } => {
                     let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
                     set.extend(reinspect.iter().copied());
+                    if *all {
+                        set.extend(self.pods.keys().copied());
+                    }
                     let mut out = Vec::with_capacity(set.len());
                     for uid in set {
                         match self.fault(CriCall::PodStatus, now) {
@@ -728,7 +740,7 @@ impl Runtime {
         sim: &mut Sim<Event>,
         trace: &mut Trace,
         ev: RtEvent,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         match ev {
             RtEvent::ProcExit {
                 id,
@@ -775,7 +787,7 @@ impl Runtime {
         id: ContainerId,
         code: i32,
         reason: &'static str,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         let now = sim.now();
         let Some(c) = self.containers.get_mut(&id) else {
             return Vec::new();
@@ -813,7 +825,7 @@ impl Runtime {
         uid: PodUid,
         name: &str,
         code: i32,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         let id = self.pods.get(&uid).and_then(|p| {
             p.containers
                 .iter()
