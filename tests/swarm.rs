@@ -341,6 +341,27 @@ fn generate(seed: u64) -> (String, Plan) {
             }
         }
     }
+    // Kubelet restarts, drawn from their own stream so the rest of a case stays as it was:
+    // in about a third of the cases, 1-2 restarts at 0-120 s with 0-20 s of downtime. A
+    // deletion may wait out the downtime, so every pod's budget grows by it.
+    let mut r = Stream::new(seed, "swarm/restart");
+    if r.chance_ppm(330_000) {
+        if actions == 0 {
+            let _ = writeln!(w, "  timeline:");
+        }
+        for _ in 0..r.between(1, 2) {
+            let at = ms(r.between(0, 120_000));
+            let down = r.between(0, 20_000);
+            let _ = writeln!(
+                w,
+                "    - {{at: {at}, kubeletRestart: {{downtime: {}}}}}",
+                ms(down)
+            );
+            for pp in plan.pods.values_mut() {
+                pp.max_grace_s += down.div_ceil(1000);
+            }
+        }
+    }
     (y, plan)
 }
 
@@ -686,6 +707,7 @@ fn swarm_generator_covers_its_features() {
         "deletePod: {pod: p0}",
         "forceDeletePod:",
         "containerExit:",
+        "kubeletRestart:",
         "scheduler: fifo",
         "syncFrequency:",
     ] {
