@@ -105,14 +105,14 @@ pub enum Transition {
         changed: u32,
     },
     Housekeeping,
+    Note {
+        uid: PodUid,
+        what: &'static str,
+    },
     /// The kubelet process of incarnation `epoch` crashed or started.
     KubeletProcess {
         what: &'static str,
         epoch: u32,
-    },
-    Note {
-        uid: PodUid,
-        what: &'static str,
     },
 }
 
