@@ -17,10 +17,13 @@
 //! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation into a
 //!   typed [`scenario::Scenario`] with every default applied.
 //! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
-//!   API server with its watch, systemd-logind and the node's power. **Invariant:** the kubelet acts on the world only through
-//!   [`world::Ctx`], which exposes calls and timers but no ground truth.
+//!   API server with its watch, systemd-logind and the node's power. **Invariant:** the
+//!   kubelet acts on the world only through [`world::Ctx`], which exposes calls and timers
+//!   but no ground truth. Everything addressed to the kubelet carries its incarnation
+//!   ([`world::Epoch`]); after a `kubeletRestart` the world drops what belongs to the dead
+//!   process.
 //! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
-//!   housekeeping, admission, eviction manager, graceful node shutdown).
+//!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
 //!   **Invariant:** each file names the upstream file and release it follows.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
 //! * [`report`], [`cli`]: output and the command line.

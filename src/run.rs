@@ -10,7 +10,7 @@ use crate::sim::{Sim, SimTime, StopReason, Trace};
 use crate::world::apiserver::ApiServer;
 use crate::world::node::{Logind, LogindEv, ShutdownRequest};
 use crate::world::runtime::Runtime;
-use crate::world::{Ctx, Event, FileSource};
+use crate::world::{CriClient, Ctx, Epoch, Event, FileSource};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -100,6 +100,8 @@ pub struct Metrics {
     pub pleg_relists: u64,
     /// Probes the prober ran (liveness, readiness and startup together).
     pub probes_run: u64,
+    /// `kubeletRestart` actions that took effect (crashes of a running kubelet).
+    pub kubelet_restarts: u32,
     /// Deletion requested -> all containers stopped, per deleted pod (ns).
     pub time_to_terminated_ns: Vec<u64>,
     /// Deletion requested -> object removed from the API, per deleted pod (ns).
@@ -177,6 +179,7 @@ pub struct World {
     pub scenario: Arc<Scenario>,
     /// The node's static-pod manifests.
     pub files: FileSource,
+    pub process: KubeletProcess,
 }
 
 /// What the node left behind when it powered off.
@@ -184,6 +187,28 @@ pub struct World {
 pub struct PowerOffFacts {
     pub containers_alive: u32,
     pub statuses_lost: u32,
+}
+
+/// The kubelet process as the world sees it: which incarnation runs, and whether it runs.
+/// Events addressed to another incarnation, or arriving while the kubelet is down, are
+/// dropped (see [`World::kubelet_crash`]).
+#[derive(Clone, Debug, Default)]
+pub struct KubeletProcess {
+    pub epoch: Epoch,
+    pub up: bool,
+    /// The run seed (each incarnation's own streams derive from it).
+    pub seed: u64,
+    /// Crashes so far.
+    pub crashes: u32,
+    /// PLEG relists of dead incarnations (for the metrics).
+    pub dead_relists: u64,
+}
+
+impl KubeletProcess {
+    /// Whether something addressed to incarnation `epoch` reaches a running kubelet.
+    pub fn live(&self, epoch: Epoch) -> bool {
+        self.up && epoch == self.epoch
+    }
 }
 
 impl World {
@@ -208,10 +233,11 @@ impl World {
         for (i, a) in sc.timeline.iter().enumerate() {
             let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
         }
-        api.initial_sync(&mut sim);
-        let _ = sim.at(SimTime::ZERO, Event::FileSynced);
+        api.connect_watch(&mut sim, 0);
+        let mut files = FileSource::default();
+        files.connect(&mut sim, 0);
         {
-            let mut ctx = Ctx::new(&mut sim, &mut trace, &mut runtime, &mut api);
+            let mut ctx = Ctx::new(&mut sim, &mut trace, &mut runtime, &mut api, 0);
             kubelet.start(&mut ctx);
         }
         World {
@@ -223,7 +249,14 @@ impl World {
             node,
             power_off: PowerOffFacts::default(),
             scenario: sc,
-            files: FileSource::default(),
+            files,
+            process: KubeletProcess {
+                epoch: 0,
+                up: true,
+                seed,
+                crashes: 0,
+                dead_relists: 0,
+            },
         }
     }
 
@@ -280,8 +313,23 @@ impl World {
             api,
             kubelet,
             scenario,
+            process,
             ..
         } = self;
+        let epoch = process.epoch;
+        let up = process.up;
+        let live = move |e: Epoch| up && e == epoch;
+        // CRI replies reach the kubelet only if the incarnation that asked still runs.
+        let deliver =
+            |kubelet: &mut Kubelet,
+             ctx: &mut Ctx,
+             replies: Vec<(CriClient, crate::world::runtime::CriReq, _)>| {
+                for (client, req, result) in replies {
+                    if live(client.epoch) {
+                        kubelet.on_cri_reply(ctx, client.caller, req, result);
+                    }
+                }
+            };
         match ev {
             Event::CreatePod(i) => {
                 let decl = &scenario.pods[i];
@@ -294,31 +342,36 @@ impl World {
             }
             Event::Runtime(rt) => {
                 let replies = runtime.on_event(sim, trace, rt);
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
-                for (caller, req, result) in replies {
-                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
-                }
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
+                deliver(kubelet, &mut ctx, replies);
             }
             Event::CriComplete { caller, req, fault } => {
+                if !live(caller.epoch)
+                    && matches!(req, crate::world::runtime::CriReq::Relist { .. })
+                {
+                    // A dead PLEG's relist: a read nobody will look at. (Completing it would
+                    // consume the runtime's change set the next PLEG relies on.)
+                    return;
+                }
                 let result = runtime.complete(sim, trace, caller, req.clone(), fault);
-                let deferred = std::mem::take(&mut runtime.deferred);
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                let mut replies = Vec::new();
                 if let Some(result) = result {
-                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                    replies.push((caller, req, result));
                 }
-                for (caller, req, result) in deferred {
-                    kubelet.on_cri_reply(&mut ctx, caller, req, result);
-                }
+                replies.append(&mut runtime.deferred);
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
+                deliver(kubelet, &mut ctx, replies);
             }
             Event::CriReply {
                 caller,
                 req,
                 result,
             } => {
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
-                kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
+                deliver(kubelet, &mut ctx, vec![(caller, req, result)]);
             }
-            Event::Watch(w) => {
+            Event::Watch(e, _) | Event::WatchSynced(e) if !live(e) => {}
+            Event::Watch(_, w) => {
                 trace.emit(
                     sim.now(),
                     &Transition::WatchDelivered {
@@ -330,11 +383,24 @@ impl World {
                         },
                     },
                 );
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                 kubelet.on_watch_event(&mut ctx, w);
             }
-            Event::WatchSynced => kubelet.on_watch_synced(),
-            Event::ApiStatusSync { uid } => {
+            Event::WatchSynced(_) => kubelet.on_watch_synced(),
+            Event::ApiStatusSync { uid, epoch: e } | Event::ApiDelete { uid, epoch: e }
+                if !live(e) =>
+            {
+                // The request would reach the API server after its kubelet died: the
+                // connection is gone, the request never arrives.
+                trace.emit(
+                    sim.now(),
+                    &Transition::Note {
+                        uid,
+                        what: "API request of a dead kubelet dropped",
+                    },
+                );
+            }
+            Event::ApiStatusSync { uid, .. } => {
                 // GET by namespace/name, as the status manager does.
                 let current = kubelet
                     .status
@@ -344,27 +410,29 @@ impl World {
                     .and_then(|u| api.get(u))
                     .cloned();
                 let patch = {
-                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                    let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                     kubelet.status_on_get(&mut ctx, uid, current.as_ref())
                 };
                 if let Some(status) = patch {
                     // The object found by name: the pod itself, or a static pod's mirror.
                     let target = current.as_ref().map_or(uid, |p| p.uid);
                     let after = api.patch_status(sim, trace, target, status).cloned();
-                    let mut ctx = Ctx::new(sim, trace, runtime, api);
+                    let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                     kubelet.status_on_api_patched(&mut ctx, uid, after.as_ref());
                 }
             }
-            Event::ApiDelete { uid } => {
+            Event::ApiDelete { uid, .. } => {
                 api.kubelet_delete(sim, trace, uid);
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                 kubelet.status_on_api_deleted(&mut ctx, uid);
             }
-            Event::Kubelet(k) => {
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
+            Event::Kubelet(e, _) if !live(e) => {}
+            Event::Kubelet(_, k) => {
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                 kubelet.handle(&mut ctx, k);
             }
-            Event::File(w) => {
+            Event::File(e, _) | Event::FileSynced(e) if !live(e) => {}
+            Event::File(_, w) => {
                 trace.emit(
                     sim.now(),
                     &Transition::WatchDelivered {
@@ -376,15 +444,18 @@ impl World {
                         },
                     },
                 );
-                let mut ctx = Ctx::new(sim, trace, runtime, api);
+                let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
                 kubelet.on_file_event(&mut ctx, w);
             }
-            Event::FileSynced => kubelet.on_file_synced(),
-            Event::ApiCreateMirror { pod } => {
+            Event::FileSynced(_) => kubelet.on_file_synced(),
+            Event::ApiCreateMirror { epoch: e, .. } | Event::ApiDeleteMirror { epoch: e, .. }
+                if !live(e) => {}
+            Event::ApiCreateMirror { pod, .. } => {
                 api.create_mirror(sim, trace, &pod);
             }
-            Event::ApiDeleteMirror { uid } => api.delete_mirror(sim, trace, uid),
+            Event::ApiDeleteMirror { uid, .. } => api.delete_mirror(sim, trace, uid),
             Event::Logind(_) => unreachable!("handled above"),
+            Event::KubeletStart(e) => self.kubelet_start(e),
         }
     }
 
@@ -418,7 +489,10 @@ impl World {
                 self.node.delay_timer = Some(key);
                 let _ = self.sim.after(
                     crate::sim::Dur::ZERO,
-                    Event::Kubelet(crate::kubelet::KEv::PrepareForShutdown(true)),
+                    Event::Kubelet(
+                        self.process.epoch,
+                        crate::kubelet::KEv::PrepareForShutdown(true),
+                    ),
                 );
             }
         }
@@ -486,9 +560,13 @@ impl World {
                         &mut self.trace,
                         &mut self.runtime,
                         &mut self.api,
+                        self.process.epoch,
                     );
-                    for (caller, req, result) in replies {
-                        self.kubelet.on_cri_reply(&mut ctx, caller, req, result);
+                    for (client, req, result) in replies {
+                        if self.process.live(client.epoch) {
+                            self.kubelet
+                                .on_cri_reply(&mut ctx, client.caller, req, result);
+                        }
                     }
                 }
             }
@@ -539,10 +617,75 @@ impl World {
                     },
                 );
             }
-            other @ Action::KubeletRestart { .. } => {
-                panic!("scenario validation let through an action podsim does not model yet: {other:?}")
+            Action::KubeletRestart { downtime } => {
+                self.kubelet_crash();
+                let _ = self
+                    .sim
+                    .after(downtime, Event::KubeletStart(self.process.epoch));
             }
         }
+    }
+
+    /// The kubelet process dies (`kubeletRestart`, first half). Every in-memory structure
+    /// goes with it: the `Kubelet` is replaced by a fresh, not yet started one. Whatever is
+    /// still addressed to the dead incarnation is dropped when it arrives: its timers, the
+    /// replies to its CRI calls (the calls themselves complete in the runtime), its watch
+    /// deliveries, and its status PATCH / DELETE requests that had not reached the API
+    /// server yet (their connection died with the process; a request that arrived before
+    /// the crash took effect). The runtime, the API server and the node's disk keep their
+    /// state. A restart while the kubelet is already down supersedes the pending start.
+    pub fn kubelet_crash(&mut self) {
+        let old = self.process.epoch;
+        if self.process.up {
+            self.trace.emit(
+                self.sim.now(),
+                &Transition::KubeletProcess {
+                    what: "crashed",
+                    epoch: old,
+                },
+            );
+            self.process.crashes += 1;
+            self.process.dead_relists += self.kubelet.pleg.relists;
+            self.api.disconnect_watch();
+            self.files.disconnect();
+            let now = self.sim.now();
+            if self.node.release_all(now, &mut self.trace) {
+                self.power_off_node("inhibitor lock released");
+            }
+        }
+        self.process.up = false;
+        self.process.epoch = old + 1;
+        let seed = crate::kubelet::restart::incarnation_seed(self.process.seed, self.process.epoch);
+        self.kubelet = Kubelet::new(&self.scenario, seed);
+    }
+
+    /// The next kubelet process starts after the downtime (`kubeletRestart`, second half),
+    /// rebuilding in upstream's order: volume reconstruction from disk, then the PLEG (whose
+    /// first relist sees every container as new), status manager and sync loop, and the API
+    /// watch, whose initial list reaches the pod workers as ADDs before the source is ready.
+    fn kubelet_start(&mut self, epoch: Epoch) {
+        if epoch != self.process.epoch || self.process.up {
+            return; // superseded by a later restart
+        }
+        self.process.up = true;
+        self.trace.emit(
+            self.sim.now(),
+            &Transition::KubeletProcess {
+                what: "started",
+                epoch,
+            },
+        );
+        self.api.connect_watch(&mut self.sim, epoch);
+        self.files.connect(&mut self.sim, epoch);
+        let mut ctx = Ctx::new(
+            &mut self.sim,
+            &mut self.trace,
+            &mut self.runtime,
+            &mut self.api,
+            epoch,
+        );
+        self.kubelet.reconstruct_volumes(&mut ctx);
+        self.kubelet.start(&mut ctx);
     }
 
     /// Act as the kubelet from outside the event loop (tests drive the pod workers this way).
@@ -552,6 +695,7 @@ impl World {
             &mut self.trace,
             &mut self.runtime,
             &mut self.api,
+            self.process.epoch,
         );
         f(&mut self.kubelet, &mut ctx)
     }
@@ -593,7 +737,8 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     let mut pods = Vec::new();
     let mut metrics = Metrics {
         kills_at_grace_expiry: w.runtime.sigkills,
-        pleg_relists: w.kubelet.pleg.relists,
+        pleg_relists: w.process.dead_relists + w.kubelet.pleg.relists,
+        kubelet_restarts: w.process.crashes,
         probes_run: w.kubelet.prober.probes_run,
         node_shutdown_at_ns: w.node.shutdown_requested_at.map(|t| t.0),
         power_off_at_ns: w.node.powered_off_at.map(|t| t.0),

@@ -6,6 +6,7 @@ mod determinism;
 mod eviction;
 mod lifecycle;
 mod probes;
+mod restart;
 mod scenario_errors;
 mod shutdown;
 mod static_pods;

@@ -388,10 +388,12 @@ fn generate(seed: u64) -> (String, Plan) {
     // Admission and eviction, from their own stream so that the cases above stay the same:
     // memoryPressure actions (memory.available pinned below the 100Mi hard threshold, or
     // back to plenty) and a small pod capacity.
+    let mut timeline_open = actions > 0 || shutdown;
     let mut e = Stream::new(seed, "swarm/eviction");
     if e.chance_ppm(300_000) {
-        if actions == 0 && !shutdown {
+        if !timeline_open {
             let _ = writeln!(w, "  timeline:");
+            timeline_open = true;
         }
         for _ in 0..e.between(1, 3) {
             let at = ms(e.between(0, 120_000));
@@ -400,6 +402,27 @@ fn generate(seed: u64) -> (String, Plan) {
                 w,
                 "    - {{at: {at}, memoryPressure: {{available: {avail}}}}}"
             );
+        }
+    }
+    // Kubelet restarts, drawn from their own stream so the rest of a case stays as it was:
+    // in about a third of the cases, 1-2 restarts at 0-120 s with 0-20 s of downtime. A
+    // deletion may wait out the downtime, so every pod's budget grows by it.
+    let mut r = Stream::new(seed, "swarm/restart");
+    if r.chance_ppm(330_000) {
+        if !timeline_open {
+            let _ = writeln!(w, "  timeline:");
+        }
+        for _ in 0..r.between(1, 2) {
+            let at = ms(r.between(0, 120_000));
+            let down = r.between(0, 20_000);
+            let _ = writeln!(
+                w,
+                "    - {{at: {at}, kubeletRestart: {{downtime: {}}}}}",
+                ms(down)
+            );
+            for pp in plan.pods.values_mut() {
+                pp.max_grace_s += down.div_ceil(1000);
+            }
         }
     }
     if e.chance_ppm(200_000) {
@@ -794,6 +817,7 @@ fn swarm_generator_covers_its_features() {
         "shutdownGracePeriodCriticalPods:",
         "memoryPressure: {available: 50Mi}",
         "capacity: {pods:",
+        "kubeletRestart:",
         "scheduler: fifo",
         "syncFrequency:",
     ] {

@@ -18,6 +18,7 @@
 //! * [`admission`]: `canAdmitPod` (resource fit, eviction admit handler) and
 //!   `filterOutInactivePods`.
 //! * [`eviction`]: the eviction manager (memory signal, thresholds, ranking, `evictPod`).
+//! * [`restart`]: what a restarted kubelet process recovers (volume reconstruction).
 //!
 //! The sync loop itself is [`Kubelet::handle`]: each input channel of upstream's
 //! `syncLoopIteration` is a separate event, so when several are ready at the same instant
@@ -35,6 +36,7 @@ pub mod nodeshutdown;
 pub mod pleg;
 pub mod pod_workers;
 pub mod prober;
+pub mod restart;
 pub mod status;
 pub mod sync;
 

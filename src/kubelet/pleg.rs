@@ -120,7 +120,9 @@ impl Kubelet {
         }
         self.pleg.relist_started = Some(ctx.now());
         let reinspect: Vec<PodUid> = self.pleg.reinspect.iter().copied().collect();
-        ctx.cri(Caller::Pleg, CriReq::Relist { reinspect });
+        // The first relist has no previous view to diff against: every pod is inspected.
+        let all = self.pleg.relists == 0;
+        ctx.cri(Caller::Pleg, CriReq::Relist { reinspect, all });
     }
 
     /// The relist's CRI round trip returned.

@@ -173,6 +173,11 @@ pub enum Transition {
         uid: PodUid,
         what: &'static str,
     },
+    /// The kubelet process of incarnation `epoch` crashed or started.
+    KubeletProcess {
+        what: &'static str,
+        epoch: u32,
+    },
 }
 
 impl fmt::Display for Transition {
@@ -271,6 +276,7 @@ impl fmt::Display for Transition {
             NodeReady { ready } => {
                 write!(f, "node {}", if *ready { "Ready" } else { "NotReady" })
             }
+            KubeletProcess { what, epoch } => write!(f, "kubelet#{epoch} {what}"),
             Note { uid, what } => write!(f, "note {uid} {what}"),
         }
     }

@@ -38,7 +38,6 @@ const PROFILE: &str =
 
 /// The table: capability -> (what the user wrote, why it is rejected).
 pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
-    (Capability::KubeletRestartAction, "`kubeletRestart`", "needs kubelet restart and state recovery, which podsim does not model yet"),
     (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
     (Capability::ProfileV1_21, "profile `v1.21`", PROFILE),
     (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),

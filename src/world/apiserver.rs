@@ -9,7 +9,7 @@
 //! delete with grace 0, is removed at once.
 
 use super::dist::sample;
-use super::Event;
+use super::{Epoch, Event};
 use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
 use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
 use std::collections::BTreeMap;
@@ -61,6 +61,8 @@ pub struct ApiServer {
     watch_rng: Stream,
     write_rng: Stream,
     last_delivery: SimTime,
+    /// The kubelet incarnation whose watch is connected (`None` while the kubelet is down).
+    watcher: Option<Epoch>,
     next_uid: u32,
     next_rv: u64,
     pub history: BTreeMap<PodUid, ObjectHistory>,
@@ -76,6 +78,7 @@ impl ApiServer {
             watch_rng: Stream::new(seed, "api/watch"),
             write_rng: Stream::new(seed, "api/write"),
             last_delivery: SimTime::ZERO,
+            watcher: None,
             next_uid: 1,
             next_rv: 1,
             history: BTreeMap::new(),
@@ -90,6 +93,9 @@ impl ApiServer {
     /// Deliver a watch event: the stream is ordered, so an event never overtakes an
     /// earlier one.
     fn notify(&mut self, sim: &mut Sim<Event>, kind: WatchKind, pod: &ApiPod) {
+        let Some(epoch) = self.watcher else {
+            return; // no kubelet is watching
+        };
         let d = sample(&self.watch_delay, &mut self.watch_rng);
         // Strictly after the previous delivery, so that same-instant scheduling choices can
         // never reorder the stream.
@@ -97,18 +103,44 @@ impl ApiServer {
         self.last_delivery = at;
         let _ = sim.at(
             at,
-            Event::Watch(WatchEvent {
-                kind,
-                pod: Arc::new(pod.clone()),
-            }),
+            Event::Watch(
+                epoch,
+                WatchEvent {
+                    kind,
+                    pod: Arc::new(pod.clone()),
+                },
+            ),
         );
     }
 
-    /// The initial list of the watch (empty at start): marks the source as seen.
-    pub fn initial_sync(&mut self, sim: &mut Sim<Event>) {
+    /// Kubelet incarnation `epoch` connects its watch: the reflector's initial LIST reaches
+    /// it after one watch delay as an ADDED event per existing object (in creation order),
+    /// then the source is marked as seen; later changes follow on the same ordered stream.
+    /// (At the start of a run the list is empty.)
+    pub fn connect_watch(&mut self, sim: &mut Sim<Event>, epoch: Epoch) {
+        self.watcher = Some(epoch);
         let d = sample(&self.watch_delay, &mut self.watch_rng);
-        self.last_delivery = sim.now() + d;
-        let _ = sim.at(self.last_delivery, Event::WatchSynced);
+        let mut at = sim.now() + d;
+        for pod in self.pods.values() {
+            let _ = sim.at(
+                at,
+                Event::Watch(
+                    epoch,
+                    WatchEvent {
+                        kind: WatchKind::Added,
+                        pod: Arc::new(pod.clone()),
+                    },
+                ),
+            );
+            at = at + Dur(1);
+        }
+        self.last_delivery = at;
+        let _ = sim.at(at, Event::WatchSynced(epoch));
+    }
+
+    /// The watching kubelet died: its connection is gone, nothing more is delivered.
+    pub fn disconnect_watch(&mut self) {
+        self.watcher = None;
     }
 
     /// Create a pod object (bound to this node).

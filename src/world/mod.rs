@@ -27,6 +27,19 @@ pub enum Caller {
     Deletor,
 }
 
+/// A kubelet incarnation: 0 for the kubelet started with the run, one more after each
+/// `kubeletRestart`. Everything addressed to a kubelet process (its timers, CRI replies,
+/// watch deliveries, answers to its API requests) carries the incarnation it belongs to;
+/// the world drops what belongs to a dead one.
+pub type Epoch = u32;
+
+/// The client of a CRI call: the kubelet incarnation that made it, and who in it waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CriClient {
+    pub epoch: Epoch,
+    pub caller: Caller,
+}
+
 /// Every event of a run.
 #[derive(Clone, Debug)]
 pub enum Event {
@@ -38,36 +51,40 @@ pub enum Event {
     Runtime(RtEvent),
     /// A CRI call completes (its effect is applied now).
     CriComplete {
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         fault: Option<crate::model::CriError>,
     },
     /// A CRI reply that was held back (a stop waiting for the process to exit).
     CriReply {
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         result: CriResult,
     },
-    /// A watch event reaches the kubelet's config source.
-    Watch(WatchEvent),
-    /// The watch's initial list reached the kubelet.
-    WatchSynced,
+    /// A watch event reaches the config source of kubelet incarnation `.0`.
+    Watch(Epoch, WatchEvent),
+    /// The watch's initial list reached kubelet incarnation `.0`.
+    WatchSynced(Epoch),
     /// The status manager's GET + PATCH for a pod reaches the API server.
-    ApiStatusSync { uid: PodUid },
+    ApiStatusSync { uid: PodUid, epoch: Epoch },
     /// The status manager's final DELETE reaches the API server.
-    ApiDelete { uid: PodUid },
-    /// A kubelet timer or wake-up.
-    Kubelet(KEv),
-    /// The static-pod file source reports a manifest change (inotify).
-    File(WatchEvent),
-    /// The file source's initial listing reached the kubelet.
-    FileSynced,
+    ApiDelete { uid: PodUid, epoch: Epoch },
+    /// A timer or wake-up of kubelet incarnation `.0`.
+    Kubelet(Epoch, KEv),
+    /// Kubelet incarnation `.0` starts after a restart's downtime.
+    KubeletStart(Epoch),
+    /// The static-pod file source reports a manifest change (inotify) to kubelet
+    /// incarnation `.0`.
+    File(Epoch, WatchEvent),
+    /// The file source's initial listing reached kubelet incarnation `.0`.
+    FileSynced(Epoch),
     /// The kubelet's request to create a mirror pod reaches the API server.
     ApiCreateMirror {
         pod: std::sync::Arc<crate::model::ApiPod>,
+        epoch: Epoch,
     },
     /// The kubelet's request to delete a mirror pod reaches the API server.
-    ApiDeleteMirror { uid: PodUid },
+    ApiDeleteMirror { uid: PodUid, epoch: Epoch },
     /// systemd-logind: a D-Bus call from the kubelet, or its own delay timer.
     Logind(LogindEv),
 }
@@ -81,13 +98,14 @@ impl Event {
             Event::Runtime(_)
             | Event::CriComplete { .. }
             | Event::CriReply { .. }
-            | Event::Watch(_)
-            | Event::WatchSynced
+            | Event::Watch(..)
+            | Event::WatchSynced(_)
             | Event::ApiStatusSync { .. }
             | Event::ApiDelete { .. }
-            | Event::Kubelet(_)
-            | Event::File(_)
-            | Event::FileSynced
+            | Event::Kubelet(..)
+            | Event::KubeletStart(_)
+            | Event::File(..)
+            | Event::FileSynced(_)
             | Event::ApiCreateMirror { .. }
             | Event::ApiDeleteMirror { .. }
             | Event::Logind(_) => true,
@@ -97,11 +115,14 @@ impl Event {
 
 /// The node's static-pod manifest directory, as the kubelet's file source sees it:
 /// changes are delivered in order and at once (inotify); the periodic re-list, which finds
-/// nothing new when inotify works, is not modelled.
+/// nothing new when inotify works, is not modelled. A (re)started kubelet's file source
+/// lists every manifest first.
 #[derive(Clone, Debug, Default)]
 pub struct FileSource {
     manifests: std::collections::BTreeMap<String, std::sync::Arc<crate::model::ApiPod>>,
     last_delivery: SimTime,
+    /// The kubelet incarnation whose file source watches, if one runs.
+    epoch: Option<Epoch>,
 }
 
 impl FileSource {
@@ -111,9 +132,29 @@ impl FileSource {
         kind: apiserver::WatchKind,
         pod: std::sync::Arc<crate::model::ApiPod>,
     ) {
+        let Some(epoch) = self.epoch else {
+            return; // no kubelet watches: it lists the directory when it starts
+        };
         let at = sim.now().max(self.last_delivery + Dur(1));
         self.last_delivery = at;
-        let _ = sim.at(at, Event::File(WatchEvent { kind, pod }));
+        let _ = sim.at(at, Event::File(epoch, WatchEvent { kind, pod }));
+    }
+
+    /// Kubelet incarnation `epoch` starts its file source: every manifest, then "synced".
+    pub fn connect(&mut self, sim: &mut Sim<Event>, epoch: Epoch) {
+        self.epoch = Some(epoch);
+        let pods: Vec<_> = self.manifests.values().cloned().collect();
+        for pod in pods {
+            self.deliver(sim, apiserver::WatchKind::Added, pod);
+        }
+        let at = sim.now().max(self.last_delivery + Dur(1));
+        self.last_delivery = at;
+        let _ = sim.at(at, Event::FileSynced(epoch));
+    }
+
+    /// The kubelet died: nobody watches the directory.
+    pub fn disconnect(&mut self) {
+        self.epoch = None;
     }
 
     /// The manifest with this pod name, if present.
@@ -145,6 +186,8 @@ pub struct Ctx<'a> {
     trace: &'a mut Trace,
     runtime: &'a mut Runtime,
     api: &'a mut ApiServer,
+    /// The incarnation of the kubelet acting through this handle.
+    epoch: Epoch,
 }
 
 impl<'a> Ctx<'a> {
@@ -153,13 +196,20 @@ impl<'a> Ctx<'a> {
         trace: &'a mut Trace,
         runtime: &'a mut Runtime,
         api: &'a mut ApiServer,
+        epoch: Epoch,
     ) -> Self {
         Ctx {
             sim,
             trace,
             runtime,
             api,
+            epoch,
         }
+    }
+
+    /// The incarnation of the kubelet acting through this handle.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
     }
 
     pub fn now(&self) -> SimTime {
@@ -168,7 +218,7 @@ impl<'a> Ctx<'a> {
 
     /// Set a kubelet timer.
     pub fn after(&mut self, d: Dur, ev: KEv) -> TimerKey {
-        self.sim.after(d, Event::Kubelet(ev))
+        self.sim.after(d, Event::Kubelet(self.epoch, ev))
     }
 
     pub fn cancel(&mut self, key: TimerKey) {
@@ -181,7 +231,11 @@ impl<'a> Ctx<'a> {
 
     /// Issue a CRI call; the reply comes back through `Kubelet::on_cri_reply`.
     pub fn cri(&mut self, caller: Caller, req: CriReq) {
-        self.runtime.issue(self.sim, self.trace, caller, req);
+        let client = CriClient {
+            epoch: self.epoch,
+            caller,
+        };
+        self.runtime.issue(self.sim, self.trace, client, req);
     }
 
     /// `runtimeCache.GetPods` after `ForceUpdateIfOlder(now)`: the running pods, as a fresh
@@ -226,19 +280,37 @@ impl<'a> Ctx<'a> {
     /// `Kubelet::status_on_api`.
     pub fn api_status_sync(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiStatusSync { uid });
+        let _ = self.sim.after(
+            d,
+            Event::ApiStatusSync {
+                uid,
+                epoch: self.epoch,
+            },
+        );
     }
 
     /// Create the mirror pod of a static pod.
     pub fn api_create_mirror(&mut self, pod: std::sync::Arc<crate::model::ApiPod>) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiCreateMirror { pod });
+        let _ = self.sim.after(
+            d,
+            Event::ApiCreateMirror {
+                pod,
+                epoch: self.epoch,
+            },
+        );
     }
 
     /// Delete a mirror pod (UID precondition).
     pub fn api_delete_mirror(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiDeleteMirror { uid });
+        let _ = self.sim.after(
+            d,
+            Event::ApiDeleteMirror {
+                uid,
+                epoch: self.epoch,
+            },
+        );
     }
 
     /// D-Bus `Inhibit` for a delay lock (the graceful node shutdown manager).
@@ -258,6 +330,12 @@ impl<'a> Ctx<'a> {
     /// The status manager's final DELETE (grace 0, UID precondition).
     pub fn api_delete(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
-        let _ = self.sim.after(d, Event::ApiDelete { uid });
+        let _ = self.sim.after(
+            d,
+            Event::ApiDelete {
+                uid,
+                epoch: self.epoch,
+            },
+        );
     }
 }

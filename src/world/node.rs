@@ -104,6 +104,22 @@ impl Logind {
         self.shutdown_requested_at.is_some() && self.locks.is_empty()
     }
 
+    /// The process holding every delay lock died (a kubelet crash): its file descriptors
+    /// close, so logind drops its locks. Returns whether the node powers off now.
+    pub fn release_all(&mut self, now: SimTime, trace: &mut Trace) -> bool {
+        if self.powered_off() || self.locks.is_empty() {
+            return false;
+        }
+        self.locks.clear();
+        trace.emit(
+            now,
+            &Transition::Logind {
+                what: "delay locks released: their holder died".into(),
+            },
+        );
+        self.shutdown_requested_at.is_some()
+    }
+
     /// The node is asked to shut down.
     pub fn request_shutdown(&mut self, now: SimTime, trace: &mut Trace) -> ShutdownRequest {
         if self.powered_off() || self.shutdown_requested_at.is_some() {

@@ -10,7 +10,7 @@
 
 use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
-use super::{Caller, Event};
+use super::{CriClient, Event};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, ProbeHandler, ProbeOutcome,
     ProbeType, RtContainer, RtPodStatus, RtSandbox, RtState, RunFor, RunningPod, SandboxId,
@@ -86,9 +86,12 @@ pub enum CriReq {
     PodStatus {
         uid: PodUid,
     },
-    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`.
+    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`
+    /// (every pod the runtime knows when `all`: a PLEG without a previous view, such as a
+    /// restarted kubelet's, sees every container as new).
     Relist {
         reinspect: Vec<PodUid>,
+        all: bool,
     },
 }
 
@@ -193,7 +196,7 @@ struct Container {
     /// Removed from the runtime (kept here only for the run summary).
     removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
-    stop_waiters: Vec<(Caller, CriReq)>,
+    stop_waiters: Vec<(CriClient, CriReq)>,
     /// Still running when the node powered off.
     powered_off: bool,
 }
@@ -268,7 +271,7 @@ pub struct Runtime {
     /// Containers killed by SIGKILL at the end of their grace period.
     pub sigkills: u64,
     /// Stop replies released by a host operation; the world delivers them after it.
-    pub deferred: Vec<(Caller, CriReq, CriResult)>,
+    pub deferred: Vec<(CriClient, CriReq, CriResult)>,
     /// The node's memory capacity (for the stats summary).
     pub node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
@@ -341,7 +344,13 @@ impl Runtime {
     }
 
     /// Issue a CRI call; its completion arrives as `Event::CriComplete`.
-    pub fn issue(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, caller: Caller, req: CriReq) {
+    pub fn issue(
+        &mut self,
+        sim: &mut Sim<Event>,
+        trace: &mut Trace,
+        caller: CriClient,
+        req: CriReq,
+    ) {
         let (uid, target) = req.uid_target();
         if req.traced() {
             trace.emit(
@@ -383,7 +392,7 @@ impl Runtime {
         &mut self,
         sim: &mut Sim<Event>,
         trace: &mut Trace,
-        caller: Caller,
+        caller: CriClient,
         req: CriReq,
         fault: Option<CriError>,
     ) -> Option<CriResult> {
@@ -686,9 +695,12 @@ impl Runtime {
                     None => CriResult::Ok,
                 },
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
-                CriReq::Relist { reinspect } => {
+                CriReq::Relist { reinspect, all } => {
                     let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
                     set.extend(reinspect.iter().copied());
+                    if *all {
+                        set.extend(self.pods.keys().copied());
+                    }
                     let mut out = Vec::with_capacity(set.len());
                     for uid in set {
                         match self.fault(CriCall::PodStatus, now) {
@@ -775,7 +787,7 @@ impl Runtime {
         sim: &mut Sim<Event>,
         trace: &mut Trace,
         ev: RtEvent,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         match ev {
             RtEvent::ProcExit {
                 id,
@@ -822,7 +834,7 @@ impl Runtime {
         id: ContainerId,
         code: i32,
         reason: &'static str,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         let now = sim.now();
         let Some(c) = self.containers.get_mut(&id) else {
             return Vec::new();
@@ -884,7 +896,7 @@ impl Runtime {
         uid: PodUid,
         name: &str,
         code: i32,
-    ) -> Vec<(Caller, CriReq, CriResult)> {
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
         let id = self.pods.get(&uid).and_then(|p| {
             p.containers
                 .iter()

@@ -1,0 +1,190 @@
+//! Scenario tests of the `kubeletRestart` action on `scenarios/restart/*.yaml`: the kubelet
+//! process dies, loses every in-memory structure, and a new one rebuilds from the runtime,
+//! the API server and the disk. Each runs through the `podsim` binary with `--json` on
+//! seeds 1-5.
+
+use crate::lifecycle::{compact, run_json};
+use assert_cmd::Command;
+use serde_json::Value;
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+const S: u64 = 1_000_000_000;
+
+fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no pod {name}"))
+}
+
+fn ns(v: &Value) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("expected a number, got {v}"))
+}
+
+fn nums(v: &Value) -> Vec<u64> {
+    v.as_array().unwrap().iter().map(ns).collect()
+}
+
+/// The phases the API server held, in order.
+fn phases(p: &Value) -> Vec<String> {
+    p["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[1].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn restart_keeps_running_pods_running_without_restarts() {
+    for seed in SEEDS {
+        let v = run_json("scenarios/restart/keep-running.yaml", seed, &[]);
+        assert_eq!(ns(&v["metrics"]["kubeletRestarts"]), 1, "seed {seed}");
+        assert_eq!(
+            compact(&v),
+            [
+                "drainer Running/Running | app: starts=1 exit=null killed=0 running",
+                "once Running/Running | c: starts=1 exit=null killed=0 running",
+                "retry Running/Running | c: starts=1 exit=null killed=0 running",
+                "web Running/Running | app: starts=1 exit=null killed=0 running, sidecar: starts=1 exit=null killed=0 running",
+            ],
+            "seed {seed}"
+        );
+        for p in v["pods"].as_array().unwrap() {
+            // The API phase never left Running, and nothing was signalled.
+            assert_eq!(phases(p), ["Pending", "Running"], "seed {seed}: {p}");
+            for c in p["containers"].as_array().unwrap() {
+                assert!(c["sigtermAtNs"].is_null(), "seed {seed}: {c}");
+                assert!(
+                    nums(&c["startedAtNs"]).iter().all(|t| *t < 30 * S),
+                    "seed {seed}: {c}"
+                );
+            }
+            // The volumes stay mounted: the new kubelet reconstructed them from disk.
+            assert!(p["volumesUnmountedAtNs"].is_null(), "seed {seed}: {p}");
+        }
+    }
+}
+
+#[test]
+fn pod_deleted_during_downtime_is_terminated_after_restart() {
+    for seed in SEEDS {
+        let v = run_json("scenarios/restart/delete-during-downtime.yaml", seed, &[]);
+        assert_eq!(
+            compact(&v),
+            [
+                "bystander Running/Running | app: starts=1 exit=null killed=0 running",
+                "forced Deleted/Running | app: starts=1 exit=143 killed=0",
+                "graceful Deleted/Succeeded | app: starts=1 exit=0 killed=0",
+            ],
+            "seed {seed}"
+        );
+        // `graceful`: the new kubelet (up at 30s) sends SIGTERM, writes the terminal
+        // phase, tears down (including the reconstructed volumes), then deletes the object.
+        let g = pod(&v, "graceful");
+        let term = ns(&g["containers"][0]["sigtermAtNs"]);
+        assert!((30 * S..31 * S).contains(&term), "seed {seed}: {g}");
+        let stopped = ns(&g["containersStoppedAtNs"]);
+        let unmounted = ns(&g["volumesUnmountedAtNs"]);
+        let removed = ns(&g["removedFromApiAtNs"]);
+        assert!(
+            stopped < unmounted && unmounted < removed,
+            "seed {seed}: {g}"
+        );
+        assert_eq!(g["removedBy"], "kubelet");
+        assert!(removed < 40 * S, "seed {seed}: {g}");
+        // `forced` left the API at once; its containers ran on until housekeeping of the
+        // new kubelet (sources ready after ~30s) killed the orphaned runtime pod.
+        let f = pod(&v, "forced");
+        assert_eq!(ns(&f["removedFromApiAtNs"]), 25 * S);
+        let fterm = ns(&f["containers"][0]["sigtermAtNs"]);
+        assert!((30 * S..33 * S).contains(&fterm), "seed {seed}: {f}");
+        assert!(ns(&f["containersStoppedAtNs"]) < 33 * S, "seed {seed}: {f}");
+        // Nothing touched the bystander.
+        assert!(pod(&v, "bystander")["containers"][0]["sigtermAtNs"].is_null());
+    }
+}
+
+#[test]
+fn terminal_pod_is_not_restarted_and_pod_created_during_downtime_starts() {
+    for seed in SEEDS {
+        let v = run_json("scenarios/restart/terminal-and-new.yaml", seed, &[]);
+        assert_eq!(
+            compact(&v),
+            [
+                "done Succeeded/Succeeded | c: starts=1 exit=0 killed=0",
+                "job Succeeded/Succeeded | c: starts=1 exit=0 killed=0",
+                "late Running/Running | app: starts=1 exit=null killed=0 running",
+            ],
+            "seed {seed}"
+        );
+        for name in ["job", "done"] {
+            let p = pod(&v, name);
+            // First sight of a terminal pod (issue 105523): recorded as terminated, never
+            // synced as a running pod, its phase written once and never again.
+            assert_eq!(
+                phases(p),
+                ["Pending", "Running", "Succeeded"],
+                "seed {seed}: {p}"
+            );
+            let succeeded_at = ns(&p["phases"][2][0]);
+            assert!(succeeded_at < 20 * S, "seed {seed}: {p}");
+        }
+        // `late` was created while the kubelet was down (25s) and starts after the
+        // restart (30s).
+        let l = pod(&v, "late");
+        let started = ns(&l["containers"][0]["startedAtNs"][0]);
+        assert!((30 * S..33 * S).contains(&started), "seed {seed}: {l}");
+    }
+}
+
+#[test]
+fn crash_loop_back_off_is_lost_with_the_kubelet() {
+    for seed in SEEDS {
+        let v = run_json("scenarios/restart/crash-loop.yaml", seed, &[]);
+        let starts = nums(&pod(&v, "crashy")["containers"][0]["startedAtNs"]);
+        // Right after the restart (62s) the new kubelet, with an empty back-off table,
+        // starts the crashed container again.
+        assert!(
+            starts.iter().any(|t| (62 * S..63 * S).contains(t)),
+            "seed {seed}: {starts:?}"
+        );
+        // Without the restart, the back-off (40s after the start at ~47-49s) holds it.
+        let v = run_json(
+            "scenarios/restart/crash-loop.yaml",
+            seed,
+            &["--set", "spec.timeline=[]"],
+        );
+        let starts = nums(&pod(&v, "crashy")["containers"][0]["startedAtNs"]);
+        assert!(
+            !starts.iter().any(|t| (55 * S..85 * S).contains(t)),
+            "seed {seed}: {starts:?}"
+        );
+    }
+}
+
+#[test]
+fn restart_runs_are_deterministic() {
+    for file in [
+        "scenarios/restart/keep-running.yaml",
+        "scenarios/restart/delete-during-downtime.yaml",
+        "scenarios/restart/terminal-and-new.yaml",
+        "scenarios/restart/crash-loop.yaml",
+    ] {
+        for seed in SEEDS {
+            let a = run_json(file, seed, &[]);
+            let b = run_json(file, seed, &[]);
+            assert_eq!(a["traceHash"], b["traceHash"], "{file} seed {seed}");
+            assert_eq!(a["events"], b["events"], "{file} seed {seed}");
+        }
+        // And on another thread, comparing every record.
+        Command::cargo_bin("podsim")
+            .unwrap()
+            .args(["run", file, "--check-determinism"])
+            .assert()
+            .success();
+    }
+}
