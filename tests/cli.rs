@@ -46,7 +46,10 @@ fn check_determinism_passes() {
 
 #[test]
 fn check_accepts_every_bundled_scenario() {
-    let mut files: Vec<String> = vec!["scenarios/quickstart.yaml".into()];
+    let mut files: Vec<String> = vec![
+        "scenarios/quickstart.yaml".into(),
+        "scenarios/reference.yaml".into(),
+    ];
     // Every scenario folder (scenarios/lifecycle, scenarios/shutdown, ...).
     for dir in std::fs::read_dir("scenarios").unwrap() {
         let dir = dir.unwrap().path();

@@ -348,3 +348,22 @@ fn image_pull_failures_back_off_and_termination_during_pull() {
         assert_eq!(slow["finalPhase"], "Deleted");
     }
 }
+
+/// The example scenario of shared/interface.md (`scenarios/reference.yaml`) uses every
+/// timeline action; it must validate and run with every action modelled.
+#[test]
+fn reference_scenario_runs_with_every_action_modelled() {
+    let v = run_json("scenarios/reference.yaml", 1, &[]);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0);
+    // Graceful node shutdown with shutdownGracePeriod 0 takes no lock: the node powers off
+    // when asked (at 30 s).
+    assert_eq!(v["metrics"]["powerOffAtNs"], 30 * S);
+    assert_eq!(v["metrics"]["powerOffCause"], "no inhibitor lock");
+    let names: Vec<&str> = v["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"web-0") && names.contains(&"web-1") && names.contains(&"etcd"));
+}
