@@ -29,6 +29,11 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Draw the plots of a sweep result directory (from its summary.json) into DIR/plots/.
+    Plot {
+        /// The sweep result directory.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -47,6 +52,9 @@ pub struct RunArgs {
     /// Write the trace as JSON Lines to FILE.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Draw the run as a per-pod timeline into FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -60,6 +68,7 @@ pub fn main_with(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Check { files } => cmd_check(&files),
+        Command::Plot { dir } => cmd_plot(&dir),
     }
 }
 
@@ -133,11 +142,18 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Ok(s) => Arc::new(s),
         Err(code) => return code,
     };
+    if let Some(t) = &a.timeline {
+        if let Err(e) = crate::plot::Format::of(t) {
+            eprintln!("error: --timeline {e}");
+            return ExitCode::from(2);
+        }
+    }
     let seed = a.seed.unwrap_or(sc.seed);
     let replay = replay_line(&a.scenario, seed, &a.set, &a.profile);
     let opts = RunOptions {
         seed,
-        keep_trace: a.trace.is_some() || a.check_determinism,
+        // The timeline's probe-failure markers come from the trace records.
+        keep_trace: a.trace.is_some() || a.check_determinism || a.timeline.is_some(),
         replay: replay.clone(),
     };
     let out = run_reporting_panics(sc.clone(), &opts);
@@ -183,6 +199,13 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     if let Some(path) = &a.trace {
         if let Err(e) = write_trace(path, &out) {
             eprintln!("error: cannot write trace {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(path) = &a.timeline {
+        let fig = crate::plot::timeline::Timeline::new(&out);
+        if let Err(e) = crate::plot::write_figure(&fig, path) {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }
@@ -255,6 +278,30 @@ pub fn tmp_path(path: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
+/// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
+fn cmd_plot(dir: &Path) -> ExitCode {
+    match crate::plot::sweep::plot_dir(dir) {
+        Ok(rep) => {
+            for n in &rep.notes {
+                eprintln!("note: {n}");
+            }
+            for p in &rep.written {
+                println!("wrote {}", p.display());
+            }
+            if rep.written.is_empty() {
+                eprintln!("error: {}: nothing to plot", dir.display());
+                return ExitCode::from(2);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn cmd_check(files: &[PathBuf]) -> ExitCode {

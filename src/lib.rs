@@ -26,7 +26,8 @@
 //!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
 //!   **Invariant:** each file names the upstream file and release it follows.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
-//! * [`report`], [`cli`]: output and the command line.
+//! * [`report`], [`cli`]: output and the command line; [`plot`]: the run timeline and the
+//!   sweep plots (SVG/PNG with an embedded font).
 //!
 //! ## Determinism
 //!
@@ -38,6 +39,7 @@
 pub mod cli;
 pub mod kubelet;
 pub mod model;
+pub mod plot;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -55,6 +55,11 @@ pub struct ContainerSummary {
     pub sigterm_at_ns: Option<u64>,
     /// An instance was still running when the node powered off.
     pub killed_by_power_off: bool,
+    /// When each instance was sent SIGTERM (in start order; instances never signalled are
+    /// left out).
+    pub sigterms_at_ns: Vec<u64>,
+    /// When each instance counted in `killed_at_grace_expiry` was SIGKILLed.
+    pub grace_expiry_kills_at_ns: Vec<u64>,
 }
 
 /// One pod object (one UID).
@@ -773,6 +778,15 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
                     .collect(),
                 sigterm_at_ns: inst.last().and_then(|f| f.sigterm_at.map(|t| t.0)),
                 killed_by_power_off: inst.iter().any(|f| f.powered_off),
+                sigterms_at_ns: inst
+                    .iter()
+                    .filter_map(|f| f.sigterm_at.map(|t| t.0))
+                    .collect(),
+                grace_expiry_kills_at_ns: inst
+                    .iter()
+                    .filter(|f| f.killed)
+                    .filter_map(|f| f.finished_at.map(|t| t.0))
+                    .collect(),
             };
             metrics.container_starts += s.starts;
             metrics.restarts += s.restarts;

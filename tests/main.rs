@@ -5,6 +5,7 @@ mod conformance;
 mod determinism;
 mod eviction;
 mod lifecycle;
+mod plots;
 mod probes;
 mod restart;
 mod scenario_errors;

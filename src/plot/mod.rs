@@ -1,0 +1,222 @@
+//! Plots: the per-pod timeline of one run (`podsim run --timeline FILE`) and the plots of a
+//! sweep result directory (`podsim plot DIR`). Drawn with `plotters` into SVG or PNG, with
+//! an embedded DejaVu Sans subset (`assets/fonts/`) registered as `sans-serif`, so nothing
+//! depends on the machine's fonts. Every file is written to a temporary name and renamed.
+//!
+//! # Input of `podsim plot DIR`: `DIR/summary.json`
+//!
+//! `podsim plot` reads only `DIR/summary.json` (never runs a simulation) and writes
+//! `DIR/plots/*.svg` and `*.png`. The schema (every field optional unless marked; a missing
+//! or malformed field skips the plot that needs it, with a note on stderr):
+//!
+//! ```text
+//! {
+//!   "points": [                                   // required: one entry per (parameter values, profile)
+//!     {
+//!       "parameters": {"<path>": <value>, ...},   // the swept values of this point; <value> is a
+//!                                                 //   JSON string ("10s", "500ms", "Never") or number
+//!       "profile": "current",                     // behaviour profile; absent: "(none)"
+//!       "runs": 200,                              // runs at this point (N)
+//!       "findings": {                             // per invariant, over the N runs:
+//!         "<invariant>": {"runs": 3,              //   runs with at least one finding of it (k)
+//!                         "rate": 0.015,          //   k / N
+//!                         "ci95": [0.005, 0.043]} //   95 % interval of the rate (Wilson)
+//!       },
+//!       "metrics": {                              // raw samples pooled over the point's runs, in ns:
+//!         "timeToTerminatedNs": [2072000000, ...],//   pods[].deletion request -> containers stopped
+//!         "timeToRemovedNs": [3137000000, ...]    //   deletion request -> removed from the API
+//!       }
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! Plots written:
+//!
+//! * `rate--<parameter>--<invariant>.svg/.png`, for every swept parameter path and every
+//!   invariant: the finding rate against the parameter's values with the 95 % interval as a
+//!   band, one line per profile. Points that differ only in other parameters are pooled:
+//!   k and N are summed and the interval is the Wilson interval of the pooled counts (a
+//!   single point keeps its own `rate` and `ci95`; without `runs`, `k` is `rate` x N).
+//!   Values that all parse as numbers or Go-style durations give a numeric axis (durations
+//!   in seconds); otherwise the values are categories in sorted order.
+//! * `time-to-terminated.svg/.png`, `time-to-removed.svg/.png`: histograms of the pooled
+//!   samples per profile (podsim bins them itself, so the SVG is byte-for-byte
+//!   deterministic).
+//!
+//! Only `summary.json` is read; `manifest.json` and `runs.jsonl` are not needed.
+
+pub mod sweep;
+pub mod timeline;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// The embedded font (a DejaVu Sans subset; licence in `assets/fonts/LICENSE-DejaVu.txt`).
+pub static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+
+/// The family every plot uses.
+pub const FAMILY: &str = "sans-serif";
+
+static REGISTER: Once = Once::new();
+
+/// Register the embedded font as `sans-serif` (once per process).
+pub fn register_font() {
+    REGISTER.call_once(|| {
+        if plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_err() {
+            // The font is compiled in and checked by a unit test: this cannot happen.
+            panic!("the embedded DejaVu Sans subset is not a valid font");
+        }
+    });
+}
+
+/// Something that can be drawn on any plotters backend.
+pub trait Figure {
+    /// Size in pixels.
+    fn size(&self) -> (u32, u32);
+    /// Draw on `root` (already filled white).
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Output format, from the file name's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+}
+
+impl Format {
+    pub fn of(path: &Path) -> Result<Self, String> {
+        match path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("svg") => Ok(Format::Svg),
+            Some("png") => Ok(Format::Png),
+            _ => Err(format!(
+                "{}: the file name must end in .svg or .png",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// Map any displayable plotters error to a string.
+pub(crate) fn e<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, String> {
+    r.map_err(|e| e.to_string())
+}
+
+/// Render `fig` as SVG text.
+pub fn render_svg(fig: &impl Figure) -> Result<String, String> {
+    register_font();
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, fig.size()).into_drawing_area();
+        e(root.fill(&WHITE))?;
+        fig.draw(&root)?;
+        e(root.present())?;
+    }
+    Ok(s)
+}
+
+/// `dir/.stem.tmp-<pid>.ext` next to `path` (the extension is kept: the PNG encoder picks
+/// the format from it).
+fn tmp_path(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{stem}.tmp-{}.{ext}", std::process::id()))
+}
+
+/// Write `fig` to `path` (SVG or PNG by extension), atomically: a temporary file in the
+/// same directory, then a rename.
+pub fn write_figure(fig: &impl Figure, path: &Path) -> Result<(), String> {
+    let fmt = Format::of(path)?;
+    let tmp = tmp_path(path);
+    let res = match fmt {
+        Format::Svg => render_svg(fig).and_then(|s| {
+            std::fs::write(&tmp, s.as_bytes()).map_err(|e| format!("{}: {e}", tmp.display()))
+        }),
+        Format::Png => {
+            register_font();
+            (|| {
+                let root = BitMapBackend::new(&tmp, fig.size()).into_drawing_area();
+                e(root.fill(&WHITE))?;
+                fig.draw(&root)?;
+                e(root.present())
+            })()
+        }
+    };
+    if let Err(err) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write {}: {err}", path.display()));
+    }
+    std::fs::rename(&tmp, path).map_err(|err| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {err}", path.display())
+    })
+}
+
+/// A text style in the embedded family.
+pub(crate) fn font(size: f64) -> TextStyle<'static> {
+    TextStyle::from((FAMILY, size).into_font())
+}
+
+/// Seconds with up to three decimals and no trailing zeros: `12.5s`, `0.042s`, `3s`.
+pub(crate) fn fmt_secs(s: f64) -> String {
+    let t = format!("{s:.3}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    let t = if t == "-0" { "0" } else { t };
+    format!("{t}s")
+}
+
+/// A qualitative palette (colour-blind friendly, after Okabe and Ito).
+pub(crate) const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(120, 120, 120),
+    RGBColor(240, 228, 66),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_font_parses_and_covers_latin1() {
+        register_font();
+        let (w, h) = e(font(14.0).font.box_size("Pending Running Succeeded äéß")).unwrap();
+        assert!(w > 100 && h > 5, "{w}x{h}");
+    }
+
+    #[test]
+    fn seconds_format() {
+        assert_eq!(fmt_secs(12.5), "12.5s");
+        assert_eq!(fmt_secs(3.0), "3s");
+        assert_eq!(fmt_secs(0.0421), "0.042s");
+        assert_eq!(fmt_secs(-0.0001), "0s");
+    }
+
+    #[test]
+    fn tmp_name_keeps_extension() {
+        let t = tmp_path(Path::new("/x/y/a.png"));
+        assert_eq!(t.extension().unwrap(), "png");
+        assert!(t
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(".a.tmp-"));
+    }
+}
