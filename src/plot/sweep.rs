@@ -31,14 +31,21 @@ pub struct PlotReport {
     pub notes: Vec<String>,
 }
 
+/// One invariant's count at a point: runs with the finding (k), `rate`, `ci95`.
+#[derive(Debug, Clone, Copy)]
+struct Count {
+    k: Option<u64>,
+    rate: Option<f64>,
+    ci95: Option<(f64, f64)>,
+}
+
 /// One point of the summary, as far as it could be read.
 #[derive(Debug, Clone)]
 struct Point {
     parameters: BTreeMap<String, String>,
     profile: String,
     runs: Option<u64>,
-    /// invariant -> (k, rate, ci95)
-    findings: BTreeMap<String, (Option<u64>, Option<f64>, Option<(f64, f64)>)>,
+    findings: BTreeMap<String, Count>,
     metrics: BTreeMap<String, Value>,
 }
 
@@ -89,7 +96,7 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
                         _ => None,
                     }
                 });
-                findings.insert(inv.clone(), (k, rate, ci));
+                findings.insert(inv.clone(), Count { k, rate, ci95: ci });
             }
         }
         out.push(Point {
@@ -332,23 +339,23 @@ fn rate_figures(points: &[Point], notes: &mut Vec<String>) -> Vec<RateFigure> {
 /// (rate, lo, hi) of `inv` over the pooled points.
 fn pooled_rate(ps: &[&Point], inv: &str) -> Option<(f64, f64, f64)> {
     if let [p] = ps {
-        let (k, rate, ci) = p.findings.get(inv)?;
-        let rate = match (rate, k, p.runs) {
-            (Some(r), _, _) => Some(*r),
-            (None, Some(k), Some(n)) if n > 0 => Some(*k as f64 / n as f64),
+        let c = p.findings.get(inv)?;
+        let rate = match (c.rate, c.k, p.runs) {
+            (Some(r), _, _) => Some(r),
+            (None, Some(k), Some(n)) if n > 0 => Some(k as f64 / n as f64),
             _ => None,
         };
-        if let (Some(r), Some((lo, hi))) = (rate, ci) {
-            return Some((r, *lo, *hi));
+        if let (Some(r), Some((lo, hi))) = (rate, c.ci95) {
+            return Some((r, lo, hi));
         }
     }
     let mut k_sum = 0u64;
     let mut n_sum = 0u64;
     for p in ps {
         let n = p.runs?;
-        let (k, rate, _) = p.findings.get(inv)?;
-        let k = match (k, rate) {
-            (Some(k), _) => *k,
+        let c = p.findings.get(inv)?;
+        let k = match (c.k, c.rate) {
+            (Some(k), _) => k,
             (None, Some(r)) => (r * n as f64).round() as u64,
             (None, None) => return None,
         };
