@@ -168,7 +168,18 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     let denom = 1.0 + z2 / n_f;
     let center = (p + z2 / (2.0 * n_f)) / denom;
     let half = z * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
-    ((center - half).max(0.0), (center + half).min(1.0))
+    // At k = 0 (k = n) the bound is exactly 0 (1); rounding would leave a speck.
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if k >= n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// A file-name-safe form of a parameter path or invariant name.
