@@ -1,0 +1,738 @@
+//! Sweep result files: `manifest.json`, `runs.jsonl` and `summary.json` in one result
+//! directory, their atomic writing, reading them back (resume, merge), the summary
+//! (finding rates with 95 % Wilson intervals, first failing seeds, metric percentiles) and
+//! the printed table.
+//!
+//! Every number in these files comes from the runs alone (no wall clock, no thread count,
+//! no completion order), so the same sweep always writes the same bytes: with any `--jobs`,
+//! after a resume, or merged from shards. The summary is always computed from the lines of
+//! `runs.jsonl`, which is what makes a merged summary byte-identical to an unsharded one.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// Version of the result-file layout (bumped when a field changes meaning).
+pub const FORMAT: u32 = 1;
+
+/// The order of runs, recorded in the manifest: run `index` decodes as
+/// `profile = index % profiles`, `replicate = (index / profiles) % seeds`,
+/// `point = index / (profiles * seeds)`.
+pub const RUN_ORDER: &str = "point, replicate, profile (profile varies fastest)";
+
+/// How run seeds are derived, recorded in the manifest (see `sweep::run_seed`).
+pub const SEED_DERIVATION: &str =
+    "v1: mix64(mix64(mix64(base ^ fnv1a(\"podsim/sweep\")) ^ point) ^ replicate) >> 11";
+
+pub const MANIFEST: &str = "manifest.json";
+pub const RUNS: &str = "runs.jsonl";
+pub const SUMMARY: &str = "summary.json";
+
+/// `manifest.json`: what a result directory holds. Two directories with equal manifests
+/// (shard aside) hold runs of the same sweep.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub podsim: String,
+    pub format: u32,
+    /// The sweep's name (`metadata.name` of the sweep file, or of the scenario).
+    pub name: String,
+    /// The sweep file, when the sweep came from one.
+    pub sweep_file: Option<String>,
+    pub sweep_hash: Option<String>,
+    /// The scenario file as replay lines name it.
+    pub scenario_file: String,
+    /// The scenario's `metadata.name` and hash (without any override).
+    pub scenario: String,
+    pub scenario_hash: String,
+    pub base_seed: u64,
+    /// Replicates per point.
+    pub seeds: u64,
+    pub seed_derivation: String,
+    /// Each point runs under each profile, on the same seeds.
+    pub profiles: Vec<String>,
+    /// Whether the profile is set by the sweep (replay lines then carry `--profile`), or is
+    /// the scenario's own.
+    pub profile_override: bool,
+    /// The grid axes, in order; every combination of values is a point.
+    pub parameters: Vec<Axis>,
+    pub points: Vec<Point>,
+    pub run_order: String,
+    /// Runs of the whole sweep (all shards).
+    pub runs: u64,
+    /// Present in a shard directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// One grid axis: an override path and its values (YAML text, as `--set` takes them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Axis {
+    pub path: String,
+    pub values: Vec<String>,
+}
+
+/// One grid point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Point {
+    pub index: u64,
+    /// Override path -> value.
+    pub parameters: BTreeMap<String, String>,
+}
+
+/// `--shard I/N`: this directory holds the runs whose `index % count == index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let err = || format!("--shard {s:?}: expected I/N with 0 <= I < N (I is 0-based)");
+        let (i, n) = s.split_once('/').ok_or_else(err)?;
+        let index: u64 = i.trim().parse().map_err(|_| err())?;
+        let count: u64 = n.trim().parse().map_err(|_| err())?;
+        if count == 0 || index >= count {
+            return Err(err());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Manifest {
+    /// The run indices this directory holds, in order.
+    pub fn run_indices(&self) -> impl Iterator<Item = u64> {
+        let (start, step) = self.shard.map_or((0, 1), |s| (s.index, s.count));
+        (start..self.runs).step_by(step as usize)
+    }
+
+    /// (point, replicate, profile index) of run `index`.
+    pub fn decode(&self, index: u64) -> (u64, u64, usize) {
+        let np = self.profiles.len() as u64;
+        let profile = (index % np) as usize;
+        let rest = index / np;
+        (rest / self.seeds, rest % self.seeds, profile)
+    }
+
+    /// The `--set PATH=VALUE` arguments of a point, in axis order.
+    pub fn point_sets(&self, point: u64) -> Vec<String> {
+        let p = &self.points[point as usize];
+        self.parameters
+            .iter()
+            .map(|a| format!("{}={}", a.path, p.parameters[&a.path]))
+            .collect()
+    }
+
+    /// "path=value, path=value" (or "-" for the single point of a grid without axes).
+    pub fn point_label(&self, point: u64) -> String {
+        let s = self.point_sets(point);
+        if s.is_empty() {
+            "-".into()
+        } else {
+            s.join(", ")
+        }
+    }
+
+    /// The same manifest without the shard (what an unsharded sweep writes).
+    pub fn unsharded(&self) -> Manifest {
+        Manifest {
+            shard: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// A metric of one run: a number, or a number per pod.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Metric {
+    Value(u64),
+    PerPod(BTreeMap<String, u64>),
+}
+
+/// One line of `runs.jsonl`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRow {
+    pub index: u64,
+    pub point: u64,
+    pub replicate: u64,
+    pub seed: u64,
+    pub profile: String,
+    pub parameters: BTreeMap<String, String>,
+    /// Findings of this run, counted by invariant (empty: a clean run).
+    pub findings: BTreeMap<String, u64>,
+    pub trace_hash: String,
+    pub stop_reason: String,
+    pub metrics: BTreeMap<String, Metric>,
+    /// The command line that replays this run.
+    pub replay: String,
+}
+
+impl RunRow {
+    /// The row as one line of JSON (with its newline).
+    pub fn line(&self) -> String {
+        let mut s = serde_json::to_string(self).expect("a run row serializes");
+        s.push('\n');
+        s
+    }
+}
+
+/// Nearest-rank percentiles of a metric over the runs of a cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Runs that have the metric (per-pod metrics exist only where that pod was deleted).
+    pub n: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+/// The first failing run of a cell (lowest replicate).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FirstFailing {
+    pub seed: u64,
+    pub replicate: u64,
+    pub replay: String,
+}
+
+/// How often a finding (or any finding) showed in a cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rate {
+    /// Runs that reported it.
+    pub runs: u64,
+    /// `runs / cell runs`, rounded to 6 decimals.
+    pub rate: f64,
+    /// 95 % Wilson score interval of the rate, rounded to 6 decimals.
+    pub ci95: [f64; 2],
+    pub first_failing: Option<FirstFailing>,
+}
+
+/// One point x profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cell {
+    pub point: u64,
+    pub profile: String,
+    pub parameters: BTreeMap<String, String>,
+    pub runs: u64,
+    /// Runs with at least one finding.
+    pub any_finding: Rate,
+    /// By invariant name.
+    pub findings: BTreeMap<String, Rate>,
+    /// By metric name; a per-pod metric is `name/pod`.
+    pub metrics: BTreeMap<String, Percentiles>,
+}
+
+/// `summary.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub podsim: String,
+    pub name: String,
+    /// Runs summarised (a shard's share, or the whole sweep).
+    pub runs: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    pub cells: Vec<Cell>,
+}
+
+impl Summary {
+    /// Runs with any finding, by invariant, over all cells.
+    pub fn totals(&self) -> (u64, BTreeMap<String, u64>) {
+        let mut any = 0;
+        let mut by = BTreeMap::new();
+        for c in &self.cells {
+            any += c.any_finding.runs;
+            for (k, r) in &c.findings {
+                *by.entry(k.clone()).or_insert(0) += r.runs;
+            }
+        }
+        (any, by)
+    }
+}
+
+/// The 95 % Wilson score interval for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    const Z: f64 = 1.959_963_984_540_054;
+    let nf = n as f64;
+    let p = k as f64 / nf;
+    let z2 = Z * Z;
+    let denom = 1.0 + z2 / nf;
+    let center = (p + z2 / (2.0 * nf)) / denom;
+    let half = Z * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denom;
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Nearest-rank percentile (`p` in percent) of sorted values.
+pub fn percentile(sorted: &[u64], p: u64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let n = sorted.len() as u64;
+    let rank = (p * n).div_ceil(100).max(1);
+    sorted[(rank - 1) as usize]
+}
+
+#[derive(Default)]
+struct CellAcc {
+    runs: u64,
+    any: (u64, Option<FirstFailing>),
+    by: BTreeMap<String, (u64, Option<FirstFailing>)>,
+    metrics: BTreeMap<String, Vec<u64>>,
+}
+
+fn rate(runs: u64, (k, first): (u64, Option<FirstFailing>)) -> Rate {
+    let (lo, hi) = wilson(k, runs);
+    Rate {
+        runs: k,
+        rate: if runs == 0 {
+            0.0
+        } else {
+            round6(k as f64 / runs as f64)
+        },
+        ci95: [round6(lo), round6(hi)],
+        first_failing: first,
+    }
+}
+
+/// Summarises `rows` (this directory's runs, in index order) per point x profile.
+pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -> Summary {
+    let np = m.profiles.len();
+    let mut acc: Vec<CellAcc> = (0..m.points.len() * np)
+        .map(|_| CellAcc::default())
+        .collect();
+    let mut total = 0;
+    for r in rows {
+        total += 1;
+        let pi = m.profiles.iter().position(|p| *p == r.profile).unwrap_or(0);
+        let c = &mut acc[r.point as usize * np + pi];
+        c.runs += 1;
+        let first = || FirstFailing {
+            seed: r.seed,
+            replicate: r.replicate,
+            replay: r.replay.clone(),
+        };
+        if !r.findings.is_empty() {
+            c.any.0 += 1;
+            c.any.1.get_or_insert_with(first);
+        }
+        for inv in r.findings.keys() {
+            let e = c.by.entry(inv.clone()).or_default();
+            e.0 += 1;
+            e.1.get_or_insert_with(first);
+        }
+        for (k, v) in &r.metrics {
+            match v {
+                Metric::Value(x) => c.metrics.entry(k.clone()).or_default().push(*x),
+                Metric::PerPod(pods) => {
+                    for (pod, x) in pods {
+                        c.metrics.entry(format!("{k}/{pod}")).or_default().push(*x);
+                    }
+                }
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for (i, c) in acc.into_iter().enumerate() {
+        let point = (i / np) as u64;
+        let runs = c.runs;
+        cells.push(Cell {
+            point,
+            profile: m.profiles[i % np].clone(),
+            parameters: m.points[point as usize].parameters.clone(),
+            runs,
+            any_finding: rate(runs, c.any),
+            findings: c.by.into_iter().map(|(k, v)| (k, rate(runs, v))).collect(),
+            metrics: c
+                .metrics
+                .into_iter()
+                .map(|(k, mut v)| {
+                    v.sort_unstable();
+                    let p = Percentiles {
+                        n: v.len() as u64,
+                        p50: percentile(&v, 50),
+                        p90: percentile(&v, 90),
+                        p99: percentile(&v, 99),
+                        max: v.last().copied().unwrap_or(0),
+                    };
+                    (k, p)
+                })
+                .collect(),
+        });
+    }
+    Summary {
+        podsim: m.podsim.clone(),
+        name: m.name.clone(),
+        runs: total,
+        shard: m.shard,
+        cells,
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2}%", x * 100.0)
+}
+
+/// The table printed at the end of a sweep or merge.
+pub fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "sweep {}: {} point{} x {} profile{} x {} seeds = {} runs (base seed {}){}",
+        m.name,
+        m.points.len(),
+        if m.points.len() == 1 { "" } else { "s" },
+        m.profiles.len(),
+        if m.profiles.len() == 1 { "" } else { "s" },
+        m.seeds,
+        m.runs,
+        m.base_seed,
+        m.shard
+            .map_or(String::new(), |sh| format!(", shard {sh}: {} runs", s.runs)),
+    );
+    let _ = writeln!(t, "results: {}", out.display());
+    if !m.parameters.is_empty() {
+        for p in &m.points {
+            let _ = writeln!(t, "  point {}: {}", p.index, m.point_label(p.index));
+        }
+    }
+    let _ = writeln!(t);
+    let mut rows: Vec<[String; 7]> = vec![[
+        "point".into(),
+        "profile".into(),
+        "runs".into(),
+        "finding".into(),
+        "runs with".into(),
+        "rate".into(),
+        "95% CI".into(),
+    ]];
+    let mut firsts = Vec::new();
+    for c in &s.cells {
+        let mut push = |name: &str, r: &Rate| {
+            rows.push([
+                c.point.to_string(),
+                c.profile.clone(),
+                c.runs.to_string(),
+                name.to_string(),
+                r.runs.to_string(),
+                pct(r.rate),
+                format!("[{}, {}]", pct(r.ci95[0]), pct(r.ci95[1])),
+            ]);
+        };
+        push("(any)", &c.any_finding);
+        for (inv, r) in &c.findings {
+            push(inv, r);
+            if let Some(f) = &r.first_failing {
+                firsts.push(format!(
+                    "  point {} {} {}: seed {} (replicate {})\n    {}",
+                    c.point, c.profile, inv, f.seed, f.replicate, f.replay
+                ));
+            }
+        }
+    }
+    let mut widths = [0usize; 7];
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for r in &rows {
+        let mut line = String::new();
+        for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
+            let right = matches!(i, 2 | 4 | 5);
+            if right {
+                let _ = write!(line, "{cell:>w$}  ");
+            } else {
+                let _ = write!(line, "{cell:<w$}  ");
+            }
+        }
+        let _ = writeln!(t, "{}", line.trim_end());
+    }
+    let _ = writeln!(t);
+    if firsts.is_empty() {
+        let _ = writeln!(t, "findings: none");
+    } else {
+        let _ = writeln!(t, "first failing runs:");
+        for f in firsts {
+            let _ = writeln!(t, "{f}");
+        }
+    }
+    t
+}
+
+// ---- files ---------------------------------------------------------------------------
+
+/// `dir/.name.tmp-<pid>` next to `path`.
+fn tmp_path(path: &Path) -> PathBuf {
+    crate::cli::tmp_path(path)
+}
+
+fn sync_dir(dir: &Path) {
+    // Makes the rename durable; not every platform can open a directory, so best effort.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = tmp_path(path);
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    if let Some(dir) = path.parent() {
+        sync_dir(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        });
+    }
+    Ok(())
+}
+
+/// Pretty JSON with a final newline.
+pub fn to_json<T: Serialize>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("result files serialize");
+    s.push('\n');
+    s
+}
+
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let p = dir.join(MANIFEST);
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))
+}
+
+/// The complete lines of `runs.jsonl`: (raw line with newline, parsed row). A last line
+/// without its newline (a write cut short) is not complete; its byte offset is returned so
+/// the caller can drop it. Any other line that does not parse is an error.
+pub fn read_runs(path: &Path) -> Result<(Vec<(String, RunRow)>, u64), String> {
+    let f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut r = std::io::BufReader::new(f);
+    let mut rows = Vec::new();
+    let mut good_len = 0u64;
+    let mut line = String::new();
+    let mut lineno = 0;
+    loop {
+        line.clear();
+        let n = r
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        if !line.ends_with('\n') {
+            // Truncated by an interruption: dropped.
+            break;
+        }
+        let row: RunRow = serde_json::from_str(&line)
+            .map_err(|e| format!("{}:{lineno}: not a run row: {e}", path.display()))?;
+        good_len += n as u64;
+        rows.push((line.clone(), row));
+    }
+    Ok((rows, good_len))
+}
+
+/// Checks that `rows` are exactly the first runs of this directory, in order.
+pub fn check_rows(m: &Manifest, rows: &[(String, RunRow)], path: &Path) -> Result<(), String> {
+    for (k, ((_, row), want)) in rows.iter().zip(m.run_indices()).enumerate() {
+        if row.index != want {
+            return Err(format!(
+                "{}:{}: run index {} where run {want} was expected (the file is not this sweep's, or was edited)",
+                path.display(),
+                k + 1,
+                row.index
+            ));
+        }
+    }
+    let expected = m.run_indices().count();
+    if rows.len() > expected {
+        return Err(format!(
+            "{}: {} runs, more than the {expected} this sweep has",
+            path.display(),
+            rows.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Appends complete lines to `runs.jsonl` and makes them durable.
+pub fn append_runs(f: &mut std::fs::File, lines: &str) -> std::io::Result<()> {
+    f.write_all(lines.as_bytes())?;
+    f.sync_data()
+}
+
+/// Writes `summary.json` from the rows of this directory.
+pub fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String> {
+    let path = dir.join(RUNS);
+    let (rows, _) = read_runs(&path)?;
+    let s = summarize(m, rows.iter().map(|(_, r)| r));
+    write_atomic(&dir.join(SUMMARY), to_json(&s).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(SUMMARY).display()))?;
+    Ok(s)
+}
+
+/// `podsim merge`: combines shard directories into what the unsharded sweep writes.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String> {
+    let mut shards: Vec<(PathBuf, Manifest)> = Vec::new();
+    for d in dirs {
+        shards.push((d.clone(), read_manifest(d)?));
+    }
+    let Some((first_dir, first)) = shards.first().cloned() else {
+        return Err("merge: no directories given".into());
+    };
+    let base = first.unsharded();
+    let count = match first.shard {
+        Some(s) => s.count,
+        None => 1,
+    };
+    let mut by_index: BTreeMap<u64, PathBuf> = BTreeMap::new();
+    for (d, m) in &shards {
+        if m.unsharded() != base {
+            return Err(format!(
+                "{} and {} hold different sweeps (their manifests differ beyond the shard)",
+                first_dir.display(),
+                d.display()
+            ));
+        }
+        let (i, n) = m.shard.map_or((0, 1), |s| (s.index, s.count));
+        if n != count {
+            return Err(format!(
+                "{} is shard {i}/{n}, but {} is one of {count} shards",
+                d.display(),
+                first_dir.display()
+            ));
+        }
+        if let Some(prev) = by_index.insert(i, d.clone()) {
+            return Err(format!(
+                "shard {i}/{n} given twice: {} and {}",
+                prev.display(),
+                d.display()
+            ));
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("missing shard(s): {}", missing.join(", ")));
+    }
+    // Every shard must be complete.
+    let mut lines: Vec<Vec<String>> = Vec::new();
+    for (i, d) in &by_index {
+        let m = &shards.iter().find(|(x, _)| x == d).expect("listed").1;
+        let path = d.join(RUNS);
+        let (rows, _) = read_runs(&path)?;
+        check_rows(m, &rows, &path)?;
+        let want = m.run_indices().count();
+        if rows.len() != want {
+            return Err(format!(
+                "shard {i}/{count} in {} is incomplete: {} of {want} runs (run its sweep again with the same arguments to finish it)",
+                d.display(),
+                rows.len()
+            ));
+        }
+        lines.push(rows.into_iter().map(|(l, _)| l).collect());
+    }
+    if let Ok(existing) = read_manifest(out) {
+        if existing != base {
+            return Err(format!(
+                "{} holds results of a different sweep; choose another --out or remove it",
+                out.display()
+            ));
+        }
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    // Interleave: run index r lives in shard r % count, at position r / count.
+    let mut all = String::new();
+    for r in 0..base.runs {
+        all.push_str(&lines[(r % count) as usize][(r / count) as usize]);
+    }
+    let w = |name: &str, bytes: &[u8]| {
+        write_atomic(&out.join(name), bytes)
+            .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))
+    };
+    w(MANIFEST, to_json(&base).as_bytes())?;
+    w(RUNS, all.as_bytes())?;
+    let s = write_summary(out, &base)?;
+    Ok((base, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_known_values() {
+        let close = |a: (f64, f64), b: (f64, f64)| {
+            assert!(
+                (a.0 - b.0).abs() < 5e-5 && (a.1 - b.1).abs() < 5e-5,
+                "{a:?} vs {b:?}"
+            );
+        };
+        close(wilson(0, 10), (0.0, 0.2775));
+        close(wilson(5, 10), (0.2366, 0.7634));
+        close(wilson(10, 10), (0.7225, 1.0));
+        // Newcombe (1998), example: 81 of 263.
+        close(wilson(81, 263), (0.2553, 0.3662));
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50), 50);
+        assert_eq!(percentile(&v, 90), 90);
+        assert_eq!(percentile(&v, 99), 99);
+        assert_eq!(percentile(&[7], 99), 7);
+        assert_eq!(percentile(&[1, 2, 3], 50), 2);
+    }
+
+    #[test]
+    fn shard_parse() {
+        assert_eq!(Shard::parse("0/3"), Ok(Shard { index: 0, count: 3 }));
+        assert!(Shard::parse("3/3").is_err());
+        assert!(Shard::parse("1/0").is_err());
+        assert!(Shard::parse("x").is_err());
+    }
+}
