@@ -63,9 +63,15 @@ impl Progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix} [{bar:30}] {pos}/{len} runs  {per_sec}  ETA {eta}  {msg}",
+                    "{prefix} [{bar:30}] {pos}/{len} runs  {rate}  ETA {eta}  {msg}",
                 )
                 .expect("valid template")
+                .with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0} runs/s", s.per_sec());
+                    },
+                )
                 .progress_chars("=> "),
             );
             bar.set_prefix(label.to_string());
@@ -156,15 +162,22 @@ impl Progress {
         }
     }
 
-    /// Clears the bar, or prints the last plain line.
+    /// Clears the bar and prints one closing line.
     pub fn finish(&self) {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match &self.mode {
-            Mode::Bar(bar) => {
-                bar.finish_and_clear();
-                eprintln!("{}", self.line(&st, Instant::now()));
-            }
-            Mode::Plain { .. } => eprintln!("{}", self.line(&st, Instant::now())),
+        if let Mode::Bar(bar) = &self.mode {
+            bar.finish_and_clear();
         }
+        let elapsed = self.start.elapsed();
+        let here = st.done - st.resumed;
+        eprintln!(
+            "{}: {}/{} runs, {here} run here in {} ({:.0} runs/s), {}",
+            self.label,
+            st.done,
+            self.total,
+            human(elapsed),
+            here as f64 / elapsed.as_secs_f64().max(1e-9),
+            findings_text(&st.findings)
+        );
     }
 }

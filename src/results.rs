@@ -187,11 +187,13 @@ impl RunRow {
     }
 }
 
-/// Nearest-rank percentiles of a metric over the runs of a cell.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Nearest-rank percentiles (and the mean) of a metric over the runs of a cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     /// Runs that have the metric (per-pod metrics exist only where that pod was deleted).
     pub n: u64,
+    /// Rounded to 6 decimals.
+    pub mean: f64,
     pub p50: u64,
     pub p90: u64,
     pub p99: u64,
@@ -378,8 +380,10 @@ pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -
                 .into_iter()
                 .map(|(k, mut v)| {
                     v.sort_unstable();
+                    let sum: u128 = v.iter().map(|x| u128::from(*x)).sum();
                     let p = Percentiles {
                         n: v.len() as u64,
+                        mean: round6(sum as f64 / v.len().max(1) as f64),
                         p50: percentile(&v, 50),
                         p90: percentile(&v, 90),
                         p99: percentile(&v, 99),

@@ -546,39 +546,59 @@ pub fn sweep(req: &Request) -> Result<Done, Failure> {
     let todo: Vec<u64> = m.run_indices().skip(done as usize).collect();
     // Chunks: large enough to keep every thread busy, small enough that an interruption
     // loses little; each is written in index order and made durable before the next.
-    let chunk = (pool.current_num_threads() * 32).max(32);
-    for c in todo.chunks(chunk) {
-        let results: Vec<Result<RunRow, String>> = pool.install(|| {
-            c.par_iter()
-                .map(|&i| {
-                    let r = one(&plan, i);
-                    if let Ok(row) = &r {
-                        progress.record(&row.findings);
-                    }
-                    r
-                })
-                .collect()
+    // `PODSIM_SWEEP_CHUNK` overrides the size (tests use it to cross chunk boundaries).
+    let chunk = std::env::var("PODSIM_SWEEP_CHUNK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or((pool.current_num_threads() * 32).max(32));
+    // A writer thread appends each chunk and fsyncs it while the next chunk runs; the
+    // bounded channel keeps at most one finished chunk waiting.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
+    let (panicked, written) = std::thread::scope(|s| {
+        let writer = s.spawn(move || -> std::io::Result<()> {
+            for buf in rx {
+                results::append_runs(&mut file, &buf)?;
+            }
+            Ok(())
         });
-        let mut buf = String::new();
         let mut panicked = None;
-        for r in results {
-            match r {
-                Ok(row) => buf.push_str(&row.line()),
-                Err(replay) => {
-                    panicked = Some(replay);
-                    break;
+        for c in todo.chunks(chunk) {
+            let rows: Vec<Result<RunRow, String>> = pool.install(|| {
+                c.par_iter()
+                    .map(|&i| {
+                        let r = one(&plan, i);
+                        if let Ok(row) = &r {
+                            progress.record(&row.findings);
+                        }
+                        r
+                    })
+                    .collect()
+            });
+            let mut buf = String::new();
+            for r in rows {
+                match r {
+                    Ok(row) => buf.push_str(&row.line()),
+                    Err(replay) => {
+                        panicked = Some(replay);
+                        break;
+                    }
                 }
             }
+            // A failed send means the writer stopped on an error, reported below.
+            if tx.send(buf).is_err() || panicked.is_some() {
+                break;
+            }
         }
-        results::append_runs(&mut file, &buf)
-            .map_err(|e| io(format!("cannot write {}: {e}", runs_path.display())))?;
-        if let Some(replay) = panicked {
-            progress.finish();
-            return Err(Failure::Panic { replay });
-        }
-    }
-    drop(file);
+        drop(tx);
+        let written = writer.join().expect("the writer thread does not panic");
+        (panicked, written)
+    });
     progress.finish();
+    written.map_err(|e| io(format!("cannot write {}: {e}", runs_path.display())))?;
+    if let Some(replay) = panicked {
+        return Err(Failure::Panic { replay });
+    }
     let summary = results::write_summary(&out, m).map_err(io)?;
     Ok(Done {
         manifest: plan.manifest.clone(),
