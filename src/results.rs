@@ -128,7 +128,10 @@ impl Manifest {
         let p = &self.points[point as usize];
         self.parameters
             .iter()
-            .map(|a| format!("{}={}", a.path, p.parameters[&a.path]))
+            .map(|a| {
+                let v = p.parameters.get(&a.path).map_or("?", String::as_str);
+                format!("{}={v}", a.path)
+            })
             .collect()
     }
 
@@ -538,7 +541,45 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
     let p = dir.join(MANIFEST);
     let text =
         std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))
+    let m: Manifest = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))?;
+    m.check()
+        .map_err(|e| format!("{}: inconsistent manifest: {e}", p.display()))?;
+    Ok(m)
+}
+
+impl Manifest {
+    /// The counts agree with each other (a manifest read from disk may have been edited).
+    pub fn check(&self) -> Result<(), String> {
+        if self.profiles.is_empty() || self.seeds == 0 || self.points.is_empty() {
+            return Err("no profiles, seeds or points".into());
+        }
+        let runs = (self.points.len() as u64)
+            .checked_mul(self.seeds)
+            .and_then(|x| x.checked_mul(self.profiles.len() as u64));
+        if runs != Some(self.runs) {
+            return Err(format!(
+                "runs is {}, not points x seeds x profiles",
+                self.runs
+            ));
+        }
+        for (i, p) in self.points.iter().enumerate() {
+            if p.index != i as u64
+                || self
+                    .parameters
+                    .iter()
+                    .any(|a| !p.parameters.contains_key(&a.path))
+            {
+                return Err(format!("point {i} does not match the parameters"));
+            }
+        }
+        if let Some(sh) = self.shard {
+            if sh.count == 0 || sh.index >= sh.count {
+                return Err(format!("bad shard {sh}"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The complete lines of `runs.jsonl`: (raw line with newline, parsed row). A last line
@@ -579,7 +620,12 @@ pub fn read_runs(path: &Path) -> Result<(Vec<(String, RunRow)>, u64), String> {
 /// Checks that `rows` are exactly the first runs of this directory, in order.
 pub fn check_rows(m: &Manifest, rows: &[(String, RunRow)], path: &Path) -> Result<(), String> {
     for (k, ((_, row), want)) in rows.iter().zip(m.run_indices()).enumerate() {
-        if row.index != want {
+        let (point, replicate, pi) = m.decode(want);
+        if row.index != want
+            || row.point != point
+            || row.replicate != replicate
+            || row.profile != m.profiles[pi]
+        {
             return Err(format!(
                 "{}:{}: run index {} where run {want} was expected (the file is not this sweep's, or was edited)",
                 path.display(),
