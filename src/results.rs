@@ -330,17 +330,34 @@ fn rate(runs: u64, (k, first): (u64, Option<FirstFailing>)) -> Rate {
     }
 }
 
-/// Summarises `rows` (this directory's runs, in index order) per point x profile.
-pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -> Summary {
-    let np = m.profiles.len();
-    let mut acc: Vec<CellAcc> = (0..m.points.len() * np)
-        .map(|_| CellAcc::default())
-        .collect();
-    let mut total = 0;
-    for r in rows {
-        total += 1;
-        let pi = m.profiles.iter().position(|p| *p == r.profile).unwrap_or(0);
-        let c = &mut acc[r.point as usize * np + pi];
+/// Accumulates rows (in index order) into a [`Summary`] without keeping them.
+pub struct SummaryBuilder<'m> {
+    m: &'m Manifest,
+    acc: Vec<CellAcc>,
+    total: u64,
+}
+
+impl<'m> SummaryBuilder<'m> {
+    pub fn new(m: &'m Manifest) -> SummaryBuilder<'m> {
+        SummaryBuilder {
+            m,
+            acc: (0..m.points.len() * m.profiles.len())
+                .map(|_| CellAcc::default())
+                .collect(),
+            total: 0,
+        }
+    }
+
+    pub fn add(&mut self, r: &RunRow) {
+        let np = self.m.profiles.len();
+        self.total += 1;
+        let pi = self
+            .m
+            .profiles
+            .iter()
+            .position(|p| *p == r.profile)
+            .unwrap_or(0);
+        let c = &mut self.acc[r.point as usize * np + pi];
         c.runs += 1;
         let first = || FirstFailing {
             seed: r.seed,
@@ -367,43 +384,57 @@ pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -
             }
         }
     }
-    let mut cells = Vec::new();
-    for (i, c) in acc.into_iter().enumerate() {
-        let point = (i / np) as u64;
-        let runs = c.runs;
-        cells.push(Cell {
-            point,
-            profile: m.profiles[i % np].clone(),
-            parameters: m.points[point as usize].parameters.clone(),
-            runs,
-            any_finding: rate(runs, c.any),
-            findings: c.by.into_iter().map(|(k, v)| (k, rate(runs, v))).collect(),
-            metrics: c
-                .metrics
-                .into_iter()
-                .map(|(k, mut v)| {
-                    v.sort_unstable();
-                    let sum: u128 = v.iter().map(|x| u128::from(*x)).sum();
-                    let p = Percentiles {
-                        n: v.len() as u64,
-                        mean: round6(sum as f64 / v.len().max(1) as f64),
-                        p50: percentile(&v, 50),
-                        p90: percentile(&v, 90),
-                        p99: percentile(&v, 99),
-                        max: v.last().copied().unwrap_or(0),
-                    };
-                    (k, p)
-                })
-                .collect(),
-        });
+
+    pub fn finish(self) -> Summary {
+        let m = self.m;
+        let np = m.profiles.len();
+        let mut cells = Vec::new();
+        for (i, c) in self.acc.into_iter().enumerate() {
+            let point = (i / np) as u64;
+            let runs = c.runs;
+            cells.push(Cell {
+                point,
+                profile: m.profiles[i % np].clone(),
+                parameters: m.points[point as usize].parameters.clone(),
+                runs,
+                any_finding: rate(runs, c.any),
+                findings: c.by.into_iter().map(|(k, v)| (k, rate(runs, v))).collect(),
+                metrics: c
+                    .metrics
+                    .into_iter()
+                    .map(|(k, mut v)| {
+                        v.sort_unstable();
+                        let sum: u128 = v.iter().map(|x| u128::from(*x)).sum();
+                        let p = Percentiles {
+                            n: v.len() as u64,
+                            mean: round6(sum as f64 / v.len().max(1) as f64),
+                            p50: percentile(&v, 50),
+                            p90: percentile(&v, 90),
+                            p99: percentile(&v, 99),
+                            max: v.last().copied().unwrap_or(0),
+                        };
+                        (k, p)
+                    })
+                    .collect(),
+            });
+        }
+        Summary {
+            podsim: m.podsim.clone(),
+            name: m.name.clone(),
+            runs: self.total,
+            shard: m.shard,
+            cells,
+        }
     }
-    Summary {
-        podsim: m.podsim.clone(),
-        name: m.name.clone(),
-        runs: total,
-        shard: m.shard,
-        cells,
+}
+
+/// Summarises `rows` (this directory's runs, in index order) per point x profile.
+pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -> Summary {
+    let mut b = SummaryBuilder::new(m);
+    for r in rows {
+        b.add(r);
     }
+    b.finish()
 }
 
 fn pct(x: f64) -> String {
@@ -582,44 +613,44 @@ impl Manifest {
     }
 }
 
-/// The complete lines of `runs.jsonl`: (raw line with newline, parsed row). A last line
-/// without its newline (a write cut short) is not complete; its byte offset is returned so
-/// the caller can drop it. Any other line that does not parse is an error.
-pub fn read_runs(path: &Path) -> Result<(Vec<(String, RunRow)>, u64), String> {
-    let f = match std::fs::File::open(path) {
+/// Reads the complete lines of `runs.jsonl` one by one, checking that they are exactly
+/// the first runs of this directory in order, and hands each (raw line with its newline,
+/// parsed row) to `f`. A last line without its newline (a write cut short) is not
+/// complete and is skipped. Returns (complete rows, their length in bytes); a missing file
+/// has none. A line that does not parse, or holds the wrong run, is an error.
+pub fn scan_runs(
+    m: &Manifest,
+    path: &Path,
+    mut f: impl FnMut(&str, RunRow) -> Result<(), String>,
+) -> Result<(u64, u64), String> {
+    let file = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, 0)),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    let mut r = std::io::BufReader::new(f);
-    let mut rows = Vec::new();
+    let mut r = std::io::BufReader::new(file);
+    let mut expected = m.run_indices();
+    let mut count = 0u64;
     let mut good_len = 0u64;
     let mut line = String::new();
-    let mut lineno = 0;
     loop {
         line.clear();
         let n = r
             .read_line(&mut line)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if n == 0 {
+        if n == 0 || !line.ends_with('\n') {
             break;
         }
-        lineno += 1;
-        if !line.ends_with('\n') {
-            // Truncated by an interruption: dropped.
-            break;
-        }
+        let lineno = count + 1;
         let row: RunRow = serde_json::from_str(&line)
             .map_err(|e| format!("{}:{lineno}: not a run row: {e}", path.display()))?;
-        good_len += n as u64;
-        rows.push((line.clone(), row));
-    }
-    Ok((rows, good_len))
-}
-
-/// Checks that `rows` are exactly the first runs of this directory, in order.
-pub fn check_rows(m: &Manifest, rows: &[(String, RunRow)], path: &Path) -> Result<(), String> {
-    for (k, ((_, row), want)) in rows.iter().zip(m.run_indices()).enumerate() {
+        let Some(want) = expected.next() else {
+            return Err(format!(
+                "{}:{lineno}: more runs than the {} this directory holds",
+                path.display(),
+                m.run_indices().count()
+            ));
+        };
         let (point, replicate, pi) = m.decode(want);
         if row.index != want
             || row.point != point
@@ -627,22 +658,16 @@ pub fn check_rows(m: &Manifest, rows: &[(String, RunRow)], path: &Path) -> Resul
             || row.profile != m.profiles[pi]
         {
             return Err(format!(
-                "{}:{}: run index {} where run {want} was expected (the file is not this sweep's, or was edited)",
+                "{}:{lineno}: run index {} where run {want} was expected (the file is not this sweep's, or was edited)",
                 path.display(),
-                k + 1,
                 row.index
             ));
         }
+        good_len += n as u64;
+        count += 1;
+        f(&line, row)?;
     }
-    let expected = m.run_indices().count();
-    if rows.len() > expected {
-        return Err(format!(
-            "{}: {} runs, more than the {expected} this sweep has",
-            path.display(),
-            rows.len()
-        ));
-    }
-    Ok(())
+    Ok((count, good_len))
 }
 
 /// Appends complete lines to `runs.jsonl` and makes them durable.
@@ -651,11 +676,14 @@ pub fn append_runs(f: &mut std::fs::File, lines: &str) -> std::io::Result<()> {
     f.sync_data()
 }
 
-/// Writes `summary.json` from the rows of this directory.
+/// Writes `summary.json` from the rows of this directory (streamed from `runs.jsonl`).
 pub fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String> {
-    let path = dir.join(RUNS);
-    let (rows, _) = read_runs(&path)?;
-    let s = summarize(m, rows.iter().map(|(_, r)| r));
+    let mut b = SummaryBuilder::new(m);
+    scan_runs(m, &dir.join(RUNS), |_, row| {
+        b.add(&row);
+        Ok(())
+    })?;
+    let s = b.finish();
     write_atomic(&dir.join(SUMMARY), to_json(&s).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", dir.join(SUMMARY).display()))?;
     Ok(s)
@@ -671,12 +699,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String
         return Err("merge: no directories given".into());
     };
     let base = first.unsharded();
-    let count = match first.shard {
-        Some(s) => s.count,
-        None => 1,
-    };
-    let mut by_index: BTreeMap<u64, PathBuf> = BTreeMap::new();
-    for (d, m) in &shards {
+    let count = first.shard.map_or(1, |s| s.count);
+    let mut by_index: BTreeMap<u64, (PathBuf, Manifest)> = BTreeMap::new();
+    for (d, m) in shards {
         if m.unsharded() != base {
             return Err(format!(
                 "{} and {} hold different sweeps (their manifests differ beyond the shard)",
@@ -692,13 +717,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String
                 first_dir.display()
             ));
         }
-        if let Some(prev) = by_index.insert(i, d.clone()) {
+        if let Some((prev, _)) = by_index.get(&i) {
             return Err(format!(
                 "shard {i}/{n} given twice: {} and {}",
                 prev.display(),
                 d.display()
             ));
         }
+        by_index.insert(i, (d, m));
     }
     let missing: Vec<String> = (0..count)
         .filter(|i| !by_index.contains_key(i))
@@ -707,22 +733,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String
     if !missing.is_empty() {
         return Err(format!("missing shard(s): {}", missing.join(", ")));
     }
-    // Every shard must be complete.
-    let mut lines: Vec<Vec<String>> = Vec::new();
-    for (i, d) in &by_index {
-        let m = &shards.iter().find(|(x, _)| x == d).expect("listed").1;
-        let path = d.join(RUNS);
-        let (rows, _) = read_runs(&path)?;
-        check_rows(m, &rows, &path)?;
-        let want = m.run_indices().count();
-        if rows.len() != want {
+    // Every shard must be complete and hold exactly its runs.
+    for (i, (d, m)) in &by_index {
+        let (n, _) = scan_runs(m, &d.join(RUNS), |_, _| Ok(()))?;
+        let want = m.run_indices().count() as u64;
+        if n != want {
             return Err(format!(
-                "shard {i}/{count} in {} is incomplete: {} of {want} runs (run its sweep again with the same arguments to finish it)",
-                d.display(),
-                rows.len()
+                "shard {i}/{count} in {} is incomplete: {n} of {want} runs (run its sweep command again to finish it)",
+                d.display()
             ));
         }
-        lines.push(rows.into_iter().map(|(l, _)| l).collect());
     }
     if let Ok(existing) = read_manifest(out) {
         if existing != base {
@@ -733,17 +753,33 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String
         }
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    // Interleave: run index r lives in shard r % count, at position r / count.
-    let mut all = String::new();
-    for r in 0..base.runs {
-        all.push_str(&lines[(r % count) as usize][(r / count) as usize]);
+    write_atomic(&out.join(MANIFEST), to_json(&base).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", out.join(MANIFEST).display()))?;
+    // Interleave, streaming: run r is the next line of shard r % count.
+    let runs_path = out.join(RUNS);
+    let werr = |e: std::io::Error| format!("cannot write {}: {e}", runs_path.display());
+    let tmp = tmp_path(&runs_path);
+    {
+        let mut readers = Vec::new();
+        for (d, _) in by_index.values() {
+            let p = d.join(RUNS);
+            let f =
+                std::fs::File::open(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            readers.push(std::io::BufReader::new(f));
+        }
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
+        let mut line = String::new();
+        for r in 0..base.runs {
+            line.clear();
+            readers[(r % count) as usize]
+                .read_line(&mut line)
+                .map_err(|e| format!("cannot read a shard: {e}"))?;
+            w.write_all(line.as_bytes()).map_err(werr)?;
+        }
+        w.flush().map_err(werr)?;
+        w.get_ref().sync_all().map_err(werr)?;
     }
-    let w = |name: &str, bytes: &[u8]| {
-        write_atomic(&out.join(name), bytes)
-            .map_err(|e| format!("cannot write {}: {e}", out.join(name).display()))
-    };
-    w(MANIFEST, to_json(&base).as_bytes())?;
-    w(RUNS, all.as_bytes())?;
+    std::fs::rename(&tmp, &runs_path).map_err(werr)?;
     let s = write_summary(out, &base)?;
     Ok((base, s))
 }

@@ -508,8 +508,7 @@ pub fn sweep(req: &Request) -> Result<Done, Failure> {
             .map_err(|e| io(format!("cannot write {}: {e}", manifest_path.display())))?;
     }
     // Resume: keep the complete lines, drop a line cut short.
-    let (rows, good_len) = results::read_runs(&runs_path).map_err(io)?;
-    results::check_rows(m, &rows, &runs_path).map_err(io)?;
+    let (done, good_len) = results::scan_runs(m, &runs_path, |_, _| Ok(())).map_err(io)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -520,8 +519,6 @@ pub fn sweep(req: &Request) -> Result<Done, Failure> {
         file.set_len(good_len).map_err(io)?;
         file.sync_data().map_err(io)?;
     }
-    let done = rows.len() as u64;
-    drop(rows);
     let total = m.run_indices().count() as u64;
     let label = match m.shard {
         Some(s) => format!("sweep {} shard {s}", m.name),
