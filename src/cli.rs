@@ -34,6 +34,58 @@ pub enum Command {
         /// The sweep result directory.
         dir: PathBuf,
     },
+    /// Run seeds x parameter points x profiles in parallel; write a result directory.
+    Sweep(SweepArgs),
+    /// Combine shard directories into the result of the unsharded sweep.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// A sweep file, or a scenario file (swept over seeds and `--set` axes).
+    pub input: PathBuf,
+    /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// Profile to run every point under (repeatable; replaces the sweep file's list).
+    #[arg(long = "profile", value_name = "P")]
+    pub profiles: Vec<String>,
+    /// A grid axis: `--set spec.runtime.latencies.stopContainer.fixed=100ms,1s` (repeatable;
+    /// replaces the sweep file's axis with the same path).
+    #[arg(long = "set", value_name = "PATH=V1,V2")]
+    pub set: Vec<String>,
+    /// Worker threads (default: one per CPU).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only the runs whose index % N == I (I is 0-based).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Result directory (default `results/bulk/<name>`; a shard: `.../shard-I-of-N`).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Write a JUnit XML report (one test case per point x profile).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Which findings make the exit code 1: `any` (default), `none`, or an invariant name
+    /// (repeatable).
+    #[arg(long = "fail-on", value_name = "any|none|INVARIANT")]
+    pub fail_on: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard directories (every shard of one sweep, each complete).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The merged result directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Write a JUnit XML report (one test case per point x profile).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Which findings make the exit code 1 (as for `sweep`).
+    #[arg(long = "fail-on", value_name = "any|none|INVARIANT")]
+    pub fail_on: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -61,6 +113,9 @@ pub struct RunArgs {
     /// Run twice (the second time on another thread) and compare trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
+    /// Write a JUnit XML report (one test case: this scenario under its profile).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Entry point used by `main`.
@@ -69,6 +124,8 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Run(a) => cmd_run(a),
         Command::Check { files } => cmd_check(&files),
         Command::Plot { dir } => cmd_plot(&dir),
+        Command::Sweep(a) => cmd_sweep(a),
+        Command::Merge(a) => cmd_merge(a),
     }
 }
 
@@ -224,15 +281,122 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     if let Some(msg) = &expect_failure {
         eprintln!("expect not met: {msg}\nreplay: {replay}");
     }
-    if !out.findings.is_empty() || expect_failure.is_some() {
-        if !out.findings.is_empty() && sc.expect.as_ref().is_some_and(|_| expect_failure.is_none())
-        {
-            // Findings that the scenario expects: a clean result.
-            return ExitCode::SUCCESS;
+    // Findings that the scenario expects make a clean result.
+    let failed = expect_failure.is_some() || (!out.findings.is_empty() && sc.expect.is_none());
+    if let Some(path) = &a.junit {
+        let xml = crate::junit::for_run(&out, failed, expect_failure.as_deref());
+        if let Err(code) = write_junit(path, &xml) {
+            return code;
         }
+    }
+    if failed {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn write_junit(path: &Path, xml: &str) -> Result<(), ExitCode> {
+    crate::results::write_atomic(path, xml.as_bytes()).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        ExitCode::from(2)
+    })
+}
+
+/// Prints the table, writes the JUnit report, maps findings to the exit code.
+fn finish_sweep(
+    m: &crate::results::Manifest,
+    s: &crate::results::Summary,
+    out: &Path,
+    junit: &Option<PathBuf>,
+    fail_on: &[String],
+) -> ExitCode {
+    let policy = crate::sweep::FailOn::parse(fail_on);
+    print!("{}", crate::results::table(m, s, out));
+    // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
+    // plotted once merged).
+    if m.shard.is_none() {
+        match crate::plot::sweep::plot_dir(out) {
+            Ok(rep) => {
+                for n in &rep.notes {
+                    eprintln!("note: {n}");
+                }
+                eprintln!(
+                    "plots: {} files in {}",
+                    rep.written.len(),
+                    out.join("plots").display()
+                );
+            }
+            Err(e) => eprintln!("note: no plots: {e}"),
+        }
+    }
+    if let Some(path) = junit {
+        if let Err(code) = write_junit(path, &crate::junit::for_sweep(m, s, &policy)) {
+            return code;
+        }
+    }
+    if policy.fails(s) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn cmd_sweep(a: SweepArgs) -> ExitCode {
+    let shard = match a.shard.as_deref().map(crate::results::Shard::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let req = crate::sweep::Request {
+        input: a.input,
+        seeds: a.seeds,
+        profiles: a.profiles,
+        sets: a.set,
+        jobs: a.jobs,
+        shard,
+        out: a.out,
+    };
+    match crate::sweep::sweep(&req) {
+        Ok(done) => finish_sweep(
+            &done.manifest,
+            &done.summary,
+            &done.out,
+            &a.junit,
+            &a.fail_on,
+        ),
+        Err(crate::sweep::Failure::Input(e)) => {
+            eprintln!("{}", error_text(&e));
+            ExitCode::from(2)
+        }
+        Err(crate::sweep::Failure::Panic { replay }) => {
+            eprintln!(
+                "podsim panicked: this is a bug in podsim, not in the kubelet.\nreplay: {replay}"
+            );
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn cmd_merge(a: MergeArgs) -> ExitCode {
+    match crate::results::merge(&a.dirs, &a.out) {
+        Ok((m, s)) => finish_sweep(&m, &s, &a.out, &a.junit, &a.fail_on),
+        Err(e) => {
+            eprintln!("{}", error_text(&e));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Load errors already carry `error:` on each problem line; other messages get it here.
+fn error_text(e: &str) -> String {
+    if e.starts_with("error:") || e.contains("\nerror:") || e.starts_with("sweep point") {
+        e.to_string()
+    } else {
+        format!("error: {e}")
+    }
 }
 
 /// A panic inside a run is a podsim bug: print the replay line before propagating it.

@@ -26,6 +26,9 @@
 //!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
 //!   **Invariant:** each file names the upstream file and release it follows.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
+//! * [`sweep`]: seeds x parameter points x profiles as independent runs on a rayon pool;
+//!   [`results`]: the result directory (manifest, `runs.jsonl`, summary), resume, merge;
+//!   [`progress`]: the progress display, the only wall-clock reader; [`junit`]: CI reports.
 //! * [`report`], [`cli`]: output and the command line; [`plot`]: the run timeline and the
 //!   sweep plots (SVG/PNG with an embedded font).
 //!
@@ -37,11 +40,15 @@
 //! trace hash on any thread count.
 
 pub mod cli;
+pub mod junit;
 pub mod kubelet;
 pub mod model;
 pub mod plot;
+pub mod progress;
 pub mod report;
+pub mod results;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod world;

@@ -12,3 +12,4 @@ mod scenario_errors;
 mod shutdown;
 mod static_pods;
 mod swarm;
+mod sweep;

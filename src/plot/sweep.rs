@@ -42,6 +42,8 @@ struct Count {
 /// One point of the summary, as far as it could be read.
 #[derive(Debug, Clone)]
 struct Point {
+    /// The point index (`cells[].point` in a sweep's summary), if given.
+    index: Option<u64>,
     parameters: BTreeMap<String, String>,
     profile: String,
     runs: Option<u64>,
@@ -59,8 +61,13 @@ fn scalar(v: &Value) -> Option<String> {
 }
 
 fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
-    let Some(points) = summary.get("points").and_then(Value::as_array) else {
-        notes.push("summary.json has no \"points\" array: nothing to plot".into());
+    // `podsim sweep` writes `cells`; `points` is accepted too.
+    let Some(points) = summary
+        .get("points")
+        .or_else(|| summary.get("cells"))
+        .and_then(Value::as_array)
+    else {
+        notes.push("summary.json has no \"cells\" (or \"points\") array: nothing to plot".into());
         return None;
     };
     let mut out = Vec::new();
@@ -83,8 +90,10 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
             }
         }
         let mut findings = BTreeMap::new();
+        // The sweep's "any finding" count is plotted as the pseudo-invariant `any`.
+        let any = obj.get("anyFinding").map(|a| ("any".to_string(), a));
         if let Some(fs) = obj.get("findings").and_then(Value::as_object) {
-            for (inv, f) in fs {
+            for (inv, f) in fs.iter().map(|(k, v)| (k.clone(), v)).chain(any) {
                 let k = f.get("runs").and_then(Value::as_u64);
                 let rate = f.get("rate").and_then(Value::as_f64);
                 let ci = f.get("ci95").and_then(Value::as_array).and_then(|a| {
@@ -96,10 +105,11 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
                         _ => None,
                     }
                 });
-                findings.insert(inv.clone(), Count { k, rate, ci95: ci });
+                findings.insert(inv, Count { k, rate, ci95: ci });
             }
         }
         out.push(Point {
+            index: obj.get("point").and_then(Value::as_u64),
             parameters,
             profile: obj
                 .get("profile")
@@ -116,6 +126,49 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
         });
     }
     Some(out)
+}
+
+/// `podsim sweep` keeps only percentiles of per-pod times in `summary.json`; the samples the
+/// histograms need are in `runs.jsonl` (`metrics.timeToTerminatedNs` / `timeToRemovedNs`,
+/// each `{pod: ns}`). Gather them per (point, profile) where the summary has no raw arrays.
+fn samples_from_runs(dir: &Path, points: &mut [Point]) {
+    let Ok(text) = std::fs::read_to_string(dir.join("runs.jsonl")) else {
+        return;
+    };
+    let mut extra: BTreeMap<(u64, String, &str), Vec<Value>> = BTreeMap::new();
+    for line in text.lines() {
+        let Ok(row) = serde_json::from_str::<Value>(line) else {
+            continue; // a truncated last line of an interrupted sweep
+        };
+        let (Some(point), Some(profile)) = (
+            row.get("point").and_then(Value::as_u64),
+            row.get("profile").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        for key in ["timeToTerminatedNs", "timeToRemovedNs"] {
+            if let Some(m) = row
+                .pointer(&format!("/metrics/{key}"))
+                .and_then(Value::as_object)
+            {
+                extra
+                    .entry((point, profile.to_string(), key))
+                    .or_default()
+                    .extend(m.values().cloned());
+            }
+        }
+    }
+    for p in points.iter_mut() {
+        let Some(i) = p.index else { continue };
+        for key in ["timeToTerminatedNs", "timeToRemovedNs"] {
+            if p.metrics.get(key).is_some_and(Value::is_array) {
+                continue;
+            }
+            if let Some(v) = extra.remove(&(i, p.profile.clone(), key)) {
+                p.metrics.insert(key.to_string(), Value::Array(v));
+            }
+        }
+    }
 }
 
 /// A parameter value as a number: plain numbers as they are, Go-style durations
@@ -235,9 +288,10 @@ pub fn plot_dir(dir: &Path) -> Result<PlotReport, String> {
     let summary: Value =
         serde_json::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
     let mut rep = PlotReport::default();
-    let Some(points) = read_points(&summary, &mut rep.notes) else {
+    let Some(mut points) = read_points(&summary, &mut rep.notes) else {
         return Ok(rep);
     };
+    samples_from_runs(dir, &mut points);
     let out_dir = dir.join("plots");
     std::fs::create_dir_all(&out_dir).map_err(|err| format!("{}: {err}", out_dir.display()))?;
     let mut write = |stem: &str, fig: &dyn Fn(&Path) -> Result<(), String>| {

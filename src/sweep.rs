@@ -1,0 +1,657 @@
+//! `podsim sweep`: seeds x parameter points x profiles as independent runs.
+//!
+//! A sweep comes from a `kind: Sweep` file or a plain scenario (its own seed as the base,
+//! `--set PATH=V1,V2` axes as the grid). Every (point, profile) scenario is loaded and
+//! validated once, before any run. Run `index` decodes as point, replicate, profile (the
+//! profile varies fastest); its seed depends only on (base seed, point, replicate)
+//! ([`run_seed`]), so every profile of a point runs on the same seeds (common random
+//! numbers). Runs execute on a local rayon pool (`--jobs`), in chunks: each chunk is
+//! collected in index order and appended to `runs.jsonl` with an fsync, so the file never
+//! depends on completion order and an interrupted sweep resumes where it stopped.
+
+use crate::progress::Progress;
+use crate::results::{self, Axis, Manifest, Metric, Point, RunRow, Shard, Summary};
+use crate::run::{run, RunOptions, RunOutput};
+use crate::scenario::{self, Scenario};
+use crate::sim::rng::{mix64, stable_hash};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// What `podsim sweep` was asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// A sweep file or a scenario file.
+    pub input: PathBuf,
+    /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
+    pub seeds: Option<u64>,
+    /// Profiles (default: the sweep file's, or the scenario's own).
+    pub profiles: Vec<String>,
+    /// `PATH=V1,V2` grid axes (replacing a sweep-file axis with the same path).
+    pub sets: Vec<String>,
+    /// Worker threads (default: rayon's, one per CPU or `RAYON_NUM_THREADS`).
+    pub jobs: Option<usize>,
+    pub shard: Option<Shard>,
+    /// Result directory (default `results/bulk/<name>`, a shard in `shard-I-of-N` below it).
+    pub out: Option<PathBuf>,
+}
+
+/// Why a sweep did not finish.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input, usage or an unusable result directory (exit code 2).
+    Input(String),
+    /// A run panicked: a podsim bug (exit code 101). The runs before it are saved.
+    Panic { replay: String },
+}
+
+/// A finished sweep (or shard).
+#[derive(Debug)]
+pub struct Done {
+    pub manifest: Manifest,
+    pub summary: Summary,
+    pub out: PathBuf,
+}
+
+/// Which findings make `sweep`/`merge` exit 1 (`--fail-on`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any finding (the default).
+    Any,
+    /// Never: rates are reported, the exit code stays 0.
+    Never,
+    /// Only these invariants.
+    Invariants(Vec<String>),
+}
+
+impl FailOn {
+    pub fn parse(args: &[String]) -> FailOn {
+        if args.is_empty() || args.iter().any(|a| a == "any") {
+            FailOn::Any
+        } else if args.iter().all(|a| a == "none") {
+            FailOn::Never
+        } else {
+            FailOn::Invariants(args.iter().filter(|a| *a != "none").cloned().collect())
+        }
+    }
+
+    /// Whether a finding of `invariant` counts as a failure.
+    pub fn counts(&self, invariant: &str) -> bool {
+        match self {
+            FailOn::Any => true,
+            FailOn::Never => false,
+            FailOn::Invariants(v) => v.iter().any(|x| x == invariant),
+        }
+    }
+
+    /// Whether a cell fails.
+    pub fn cell_fails(&self, c: &results::Cell) -> bool {
+        c.findings.keys().any(|k| self.counts(k))
+    }
+
+    /// Whether the sweep fails (exit code 1).
+    pub fn fails(&self, s: &Summary) -> bool {
+        s.cells.iter().any(|c| self.cell_fails(c))
+    }
+}
+
+/// The seed of replicate `replicate` of point `point`: a stable mix of the three numbers
+/// (SplitMix64 rounds, see [`results::SEED_DERIVATION`]), cut to 53 bits so that every
+/// JSON reader (including JavaScript and jq) reads it exactly. The profile is not an input:
+/// every profile of a point runs on the same seeds.
+pub fn run_seed(base: u64, point: u64, replicate: u64) -> u64 {
+    let tag = stable_hash(b"podsim/sweep");
+    let h = mix64(base ^ tag);
+    let h = mix64(h ^ point);
+    mix64(h ^ replicate) >> 11
+}
+
+/// Splits `V1,V2,...` at top-level commas (commas inside `{}`, `[]` or quotes belong to
+/// the value: `{uniform: {min: 1s, max: 2s}},{fixed: 1s}` is two values).
+pub fn split_values(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                cur.push(c);
+            }
+            None => match c {
+                '\'' | '"' => {
+                    quote = Some(c);
+                    cur.push(c);
+                }
+                '{' | '[' => {
+                    depth += 1;
+                    cur.push(c);
+                }
+                '}' | ']' => {
+                    depth -= 1;
+                    cur.push(c);
+                }
+                ',' if depth <= 0 => out.push(std::mem::take(&mut cur).trim().to_string()),
+                _ => cur.push(c),
+            },
+        }
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+/// `a/b/../c` -> `a/c` (lexically; leading `..` stay), so replay lines read naturally.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        PathBuf::from(".")
+    } else {
+        out.iter().collect()
+    }
+}
+
+fn is_sweep_file(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    scenario::schema::parse(&text)
+        .ok()
+        .and_then(|root| root.get("kind").and_then(|k| k.scalar_text()))
+        .is_some_and(|k| k == "Sweep")
+}
+
+fn load_error(e: &scenario::LoadError) -> String {
+    let s = e.to_string();
+    s.trim_end().to_string()
+}
+
+/// A sweep ready to run: the manifest and one validated scenario per (point, profile).
+pub struct Plan {
+    pub manifest: Manifest,
+    pub scenario_path: PathBuf,
+    /// Index `point * profiles + profile`.
+    pub scenarios: Vec<Arc<Scenario>>,
+    /// Notes found while loading (printed once).
+    pub notes: Vec<String>,
+}
+
+/// Loads the input, builds the grid and validates every (point, profile) scenario.
+pub fn plan(req: &Request) -> Result<Plan, Failure> {
+    let mut notes = Vec::new();
+    let (name, sweep_file, sweep_hash, scenario_path, base, mut seeds, mut profiles, mut axes) =
+        if is_sweep_file(&req.input) {
+            let sf =
+                scenario::load_sweep(&req.input).map_err(|e| Failure::Input(load_error(&e)))?;
+            notes.extend(sf.notes.iter().map(|n| n.to_string()));
+            let axes: Vec<Axis> = sf
+                .parameters
+                .iter()
+                .map(|p| Axis {
+                    path: p.path.clone(),
+                    values: p.values.clone(),
+                })
+                .collect();
+            (
+                sf.name.clone(),
+                Some(req.input.display().to_string()),
+                Some(sf.hash.clone()),
+                normalize(&sf.scenario_path),
+                sf.scenario,
+                sf.seeds,
+                sf.profiles.clone(),
+                axes,
+            )
+        } else {
+            let l = scenario::load(&req.input, &[]).map_err(|e| Failure::Input(load_error(&e)))?;
+            notes.extend(l.notes.iter().map(|n| n.to_string()));
+            (
+                l.scenario.name.clone(),
+                None,
+                None,
+                req.input.clone(),
+                l.scenario,
+                scenario::defaults::SWEEP_SEEDS,
+                Vec::new(),
+                Vec::new(),
+            )
+        };
+    if let Some(n) = req.seeds {
+        if n == 0 {
+            return Err(Failure::Input("--seeds must be at least 1".into()));
+        }
+        seeds = n;
+    }
+    if !req.profiles.is_empty() {
+        profiles.clear();
+        for p in &req.profiles {
+            if profiles.contains(p) {
+                return Err(Failure::Input(format!("--profile {p} is given twice")));
+            }
+            profiles.push(p.clone());
+        }
+    }
+    for s in &req.sets {
+        let Some((path, values)) = s.split_once('=').filter(|(p, _)| !p.trim().is_empty()) else {
+            return Err(Failure::Input(format!(
+                "--set {s:?}: expected PATH=VALUE or PATH=V1,V2,..."
+            )));
+        };
+        let path = path.trim().to_string();
+        let values = split_values(values);
+        match axes.iter_mut().find(|a| a.path == path) {
+            Some(a) => a.values = values,
+            None => axes.push(Axis { path, values }),
+        }
+    }
+    let profile_override = !profiles.is_empty();
+    if !profile_override {
+        profiles.push(base.kubelet.profile.clone());
+    }
+    // The grid: the first axis varies slowest.
+    let mut points: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
+    for a in &axes {
+        let mut next = Vec::new();
+        for p in &points {
+            for v in &a.values {
+                let mut q = p.clone();
+                q.insert(a.path.clone(), v.clone());
+                next.push(q);
+            }
+        }
+        points = next;
+    }
+    let runs = (points.len() as u64)
+        .checked_mul(seeds)
+        .and_then(|x| x.checked_mul(profiles.len() as u64))
+        .ok_or_else(|| Failure::Input("the sweep has more than 2^64 runs".into()))?;
+    let manifest = Manifest {
+        podsim: env!("CARGO_PKG_VERSION").to_string(),
+        format: results::FORMAT,
+        name,
+        sweep_file,
+        sweep_hash,
+        scenario_file: scenario_path.display().to_string(),
+        scenario: base.name.clone(),
+        scenario_hash: base.hash.clone(),
+        base_seed: base.seed,
+        seeds,
+        seed_derivation: results::SEED_DERIVATION.to_string(),
+        profiles,
+        profile_override,
+        parameters: axes,
+        points: points
+            .into_iter()
+            .enumerate()
+            .map(|(i, parameters)| Point {
+                index: i as u64,
+                parameters,
+            })
+            .collect(),
+        run_order: results::RUN_ORDER.to_string(),
+        runs,
+        shard: req.shard,
+    };
+    // Validate every (point, profile) once, reporting every bad one.
+    let mut scenarios = Vec::new();
+    let mut errors = Vec::new();
+    for p in &manifest.points {
+        for prof in &manifest.profiles {
+            let overrides = overrides(&manifest, p.index, prof);
+            match scenario::load(&scenario_path, &overrides) {
+                Ok(l) => scenarios.push(Arc::new(l.scenario)),
+                Err(e) => errors.push(format!(
+                    "sweep point {} ({}), profile {prof}:\n{}",
+                    p.index,
+                    manifest.point_label(p.index),
+                    load_error(&e)
+                )),
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Failure::Input(errors.join("\n")));
+    }
+    Ok(Plan {
+        manifest,
+        scenario_path,
+        scenarios,
+        notes,
+    })
+}
+
+/// The `--set` overrides of a point under a profile, in the order `podsim run` applies
+/// them (sets, then `--profile`), so the replay line loads the identical scenario.
+fn overrides(m: &Manifest, point: u64, profile: &str) -> Vec<(String, String)> {
+    let p = &m.points[point as usize];
+    let mut o: Vec<(String, String)> = m
+        .parameters
+        .iter()
+        .map(|a| (a.path.clone(), p.parameters[&a.path].clone()))
+        .collect();
+    if m.profile_override {
+        o.push(("spec.kubelet.profile".into(), profile.to_string()));
+    }
+    o
+}
+
+/// The replay line of run `index`.
+pub fn replay(m: &Manifest, index: u64) -> String {
+    let (point, replicate, pi) = m.decode(index);
+    let seed = run_seed(m.base_seed, point, replicate);
+    let profile = m.profile_override.then(|| m.profiles[pi].clone());
+    crate::cli::replay_line(
+        Path::new(&m.scenario_file),
+        seed,
+        &m.point_sets(point),
+        &profile,
+    )
+}
+
+/// The `runs.jsonl` row of one run.
+pub fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
+    let (point, replicate, pi) = m.decode(index);
+    let mut findings = BTreeMap::new();
+    for f in &out.findings {
+        *findings.entry(f.invariant.clone()).or_insert(0) += 1;
+    }
+    let mx = &out.metrics;
+    let mut metrics = BTreeMap::new();
+    let mut put = |k: &str, v: u64| {
+        metrics.insert(k.to_string(), Metric::Value(v));
+    };
+    put("containerStarts", mx.container_starts.into());
+    put("restarts", mx.restarts.into());
+    put("killsAtGraceExpiry", mx.kills_at_grace_expiry);
+    put(
+        "containersRunningAtEnd",
+        mx.containers_running_at_end.into(),
+    );
+    put(
+        "containersAliveAtPowerOff",
+        mx.containers_alive_at_power_off.into(),
+    );
+    put(
+        "statusesLostAtPowerOff",
+        mx.statuses_lost_at_power_off.into(),
+    );
+    put("evictions", mx.evictions.len() as u64);
+    put("kubeletRestarts", mx.kubelet_restarts.into());
+    put("events", out.events);
+    put("simulatedNs", out.simulated_ns);
+    if let (Some(s), Some(p)) = (mx.node_shutdown_at_ns, mx.power_off_at_ns) {
+        put("shutdownToPowerOffNs", p.saturating_sub(s));
+    }
+    // Per pod, as `run` computes the unnamed lists: deletion request -> containers stopped,
+    // and -> object removed. A recreated name gets its UID appended.
+    let mut terminated = BTreeMap::new();
+    let mut removed = BTreeMap::new();
+    for pod in &out.pods {
+        let key = if out.pods.iter().filter(|p| p.name == pod.name).count() > 1 {
+            format!("{}@{}", pod.name, pod.uid)
+        } else {
+            pod.name.clone()
+        };
+        if let Some(d) = pod.deletion_requested_at_ns {
+            if let Some(s) = pod.containers_stopped_at_ns {
+                terminated.insert(key.clone(), s.saturating_sub(d));
+            }
+            if let Some(r) = pod.removed_from_api_at_ns {
+                removed.insert(key, r.saturating_sub(d));
+            }
+        }
+    }
+    metrics.insert("timeToTerminatedNs".into(), Metric::PerPod(terminated));
+    metrics.insert("timeToRemovedNs".into(), Metric::PerPod(removed));
+    RunRow {
+        index,
+        point,
+        replicate,
+        seed: out.seed,
+        profile: m.profiles[pi].clone(),
+        parameters: m.points[point as usize].parameters.clone(),
+        findings,
+        trace_hash: out.trace_hash.clone(),
+        stop_reason: out.stop_reason.clone(),
+        metrics,
+        replay: out.replay.clone(),
+    }
+}
+
+/// Runs one run of the plan; `Err(replay)` if it panicked.
+fn one(plan: &Plan, index: u64) -> Result<RunRow, String> {
+    let m = &plan.manifest;
+    let (point, replicate, pi) = m.decode(index);
+    let sc = plan.scenarios[point as usize * m.profiles.len() + pi].clone();
+    let opts = RunOptions {
+        seed: run_seed(m.base_seed, point, replicate),
+        keep_trace: false,
+        replay: replay(m, index),
+    };
+    let replay = opts.replay.clone();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(sc, &opts)))
+        .map(|out| row(m, index, &out))
+        .map_err(|_| replay)
+}
+
+/// The default result directory.
+pub fn default_out(m: &Manifest) -> PathBuf {
+    let base = Path::new("results").join("bulk").join(&m.name);
+    match m.shard {
+        Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
+        None => base,
+    }
+}
+
+fn io(e: impl std::fmt::Display) -> Failure {
+    Failure::Input(e.to_string())
+}
+
+/// Top-level fields in which two manifests differ.
+fn differing_fields(a: &Manifest, b: &Manifest) -> Vec<String> {
+    let a = serde_json::to_value(a).unwrap_or_default();
+    let b = serde_json::to_value(b).unwrap_or_default();
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return Vec::new();
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect()
+}
+
+/// Runs a sweep (or one shard of it) to completion, resuming what `out` already holds.
+pub fn sweep(req: &Request) -> Result<Done, Failure> {
+    let plan = plan(req)?;
+    for n in &plan.notes {
+        eprintln!("{n}");
+    }
+    let m = &plan.manifest;
+    let out = req.out.clone().unwrap_or_else(|| default_out(m));
+    std::fs::create_dir_all(&out)
+        .map_err(|e| io(format!("cannot create {}: {e}", out.display())))?;
+    let manifest_path = out.join(results::MANIFEST);
+    let runs_path = out.join(results::RUNS);
+    if manifest_path.exists() {
+        let old = results::read_manifest(&out).map_err(io)?;
+        if &old != m {
+            return Err(Failure::Input(format!(
+                "{} holds results of a different sweep (manifest differs in: {}); choose another --out or remove the directory",
+                out.display(),
+                differing_fields(&old, m).join(", ")
+            )));
+        }
+    } else {
+        if runs_path.exists() {
+            return Err(Failure::Input(format!(
+                "{} has a runs.jsonl but no manifest.json; choose another --out or remove the directory",
+                out.display()
+            )));
+        }
+        let _ = std::fs::remove_file(out.join(results::SUMMARY));
+        results::write_atomic(&manifest_path, results::to_json(m).as_bytes())
+            .map_err(|e| io(format!("cannot write {}: {e}", manifest_path.display())))?;
+    }
+    // Resume: keep the complete lines, drop a line cut short.
+    let (done, good_len) = results::scan_runs(m, &runs_path, |_, _| Ok(())).map_err(io)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&runs_path)
+        .map_err(|e| io(format!("cannot open {}: {e}", runs_path.display())))?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > good_len {
+        file.set_len(good_len).map_err(io)?;
+        file.sync_data().map_err(io)?;
+    }
+    let total = m.run_indices().count() as u64;
+    let label = match m.shard {
+        Some(s) => format!("sweep {} shard {s}", m.name),
+        None => format!("sweep {}", m.name),
+    };
+    let progress = Progress::new(&label, total, done);
+    if done > 0 {
+        progress.message(&format!(
+            "resuming: {done} of {total} runs already in {}{}",
+            out.display(),
+            if len > good_len {
+                " (dropped a truncated last line)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(req.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| io(format!("cannot start worker threads: {e}")))?;
+    let todo: Vec<u64> = m.run_indices().skip(done as usize).collect();
+    // Chunks: large enough to keep every thread busy, small enough that an interruption
+    // loses little; each is written in index order and made durable before the next.
+    // `PODSIM_SWEEP_CHUNK` overrides the size (tests use it to cross chunk boundaries).
+    let chunk = std::env::var("PODSIM_SWEEP_CHUNK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or((pool.current_num_threads() * 32).max(32));
+    // A writer thread appends each chunk and fsyncs it while the next chunk runs; the
+    // bounded channel keeps at most one finished chunk waiting.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
+    let (panicked, written) = std::thread::scope(|s| {
+        let writer = s.spawn(move || -> std::io::Result<()> {
+            for buf in rx {
+                results::append_runs(&mut file, &buf)?;
+            }
+            Ok(())
+        });
+        let mut panicked = None;
+        for c in todo.chunks(chunk) {
+            let rows: Vec<Result<RunRow, String>> = pool.install(|| {
+                c.par_iter()
+                    .map(|&i| {
+                        let r = one(&plan, i);
+                        if let Ok(row) = &r {
+                            progress.record(&row.findings);
+                        }
+                        r
+                    })
+                    .collect()
+            });
+            let mut buf = String::new();
+            for r in rows {
+                match r {
+                    Ok(row) => buf.push_str(&row.line()),
+                    Err(replay) => {
+                        panicked = Some(replay);
+                        break;
+                    }
+                }
+            }
+            // A failed send means the writer stopped on an error, reported below.
+            if tx.send(buf).is_err() || panicked.is_some() {
+                break;
+            }
+        }
+        drop(tx);
+        let written = writer.join().expect("the writer thread does not panic");
+        (panicked, written)
+    });
+    progress.finish();
+    written.map_err(|e| io(format!("cannot write {}: {e}", runs_path.display())))?;
+    if let Some(replay) = panicked {
+        return Err(Failure::Panic { replay });
+    }
+    let summary = results::write_summary(&out, m).map_err(io)?;
+    Ok(Done {
+        manifest: plan.manifest.clone(),
+        summary,
+        out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_split_at_top_level_commas() {
+        assert_eq!(split_values("1s,2s"), vec!["1s", "2s"]);
+        assert_eq!(
+            split_values("{uniform: {min: 1s, max: 2s}}, {fixed: 1s}"),
+            vec!["{uniform: {min: 1s, max: 2s}}", "{fixed: 1s}"]
+        );
+        assert_eq!(split_values("'a,b',[1, 2]"), vec!["'a,b'", "[1, 2]"]);
+        assert_eq!(split_values("3"), vec!["3"]);
+    }
+
+    #[test]
+    fn paths_normalize() {
+        assert_eq!(
+            normalize(Path::new("scenarios/sweeps/../shutdown/x.yaml")),
+            PathBuf::from("scenarios/shutdown/x.yaml")
+        );
+        assert_eq!(
+            normalize(Path::new("../x.yaml")),
+            PathBuf::from("../x.yaml")
+        );
+    }
+
+    #[test]
+    fn seeds_differ_by_point_and_replicate() {
+        let mut all = std::collections::BTreeSet::new();
+        for p in 0..10 {
+            for r in 0..100 {
+                let s = run_seed(1, p, r);
+                assert!(s < 1 << 53);
+                all.insert(s);
+            }
+        }
+        assert_eq!(all.len(), 1000);
+    }
+
+    #[test]
+    fn fail_on_parsing() {
+        assert_eq!(FailOn::parse(&[]), FailOn::Any);
+        assert_eq!(FailOn::parse(&["none".into()]), FailOn::Never);
+        assert_eq!(
+            FailOn::parse(&["x".into()]),
+            FailOn::Invariants(vec!["x".into()])
+        );
+        assert!(!FailOn::Never.counts("x"));
+    }
+}
