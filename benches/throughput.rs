@@ -37,7 +37,7 @@ fn bare_queue(events: u64) -> (u64, f64) {
         },
     );
     let mut rng = Stream::new(1, "bench");
-    let mut trace = Trace::new(false);
+    let mut trace: Trace = Trace::new(false);
     for i in 0..1000u32 {
         let _ = sim.after(Dur(rng.between(1, 10_000_000)), i);
     }
@@ -75,6 +75,7 @@ fn main() {
                 seed: 1 + rep as u64,
                 keep_trace: false,
                 replay: String::new(),
+                ..Default::default()
             },
         );
         let s = t.elapsed().as_secs_f64();

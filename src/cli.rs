@@ -29,6 +29,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// List the invariants the oracle checks: name, meaning, source and profiles.
+    Invariants,
 }
 
 #[derive(Args, Debug)]
@@ -53,6 +55,10 @@ pub struct RunArgs {
     /// Run twice (the second time on another thread) and compare trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
+    /// Run without the invariant oracle (same trace hash, no invariant findings); for
+    /// measuring the oracle's cost.
+    #[arg(long)]
+    pub no_oracle: bool,
 }
 
 /// Entry point used by `main`.
@@ -60,7 +66,35 @@ pub fn main_with(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Check { files } => cmd_check(&files),
+        Command::Invariants => {
+            print!("{}", invariants_table());
+            ExitCode::SUCCESS
+        }
     }
+}
+
+/// `podsim invariants`: every invariant of the oracle, one block each.
+pub fn invariants_table() -> String {
+    use crate::oracle::invariants::INVARIANTS;
+    let mut s = String::new();
+    for i in INVARIANTS {
+        s.push_str(&format!(
+            "{}  [{} {}]  profiles: {}\n  {}\n",
+            i.name,
+            i.id,
+            i.kind.as_str(),
+            i.profiles.join(", "),
+            i.meaning
+        ));
+        if !i.bound.is_empty() {
+            s.push_str(&format!("  bound: {}\n", i.bound));
+        }
+        s.push_str(&format!("  source: {}\n\n", i.source));
+    }
+    s.push_str(
+        "Also reported, by the run itself: run-limit-reached (an event budget was exhausted).\n",
+    );
+    s
 }
 
 fn parse_sets(sets: &[String], profile: &Option<String>) -> Result<Vec<(String, String)>, String> {
@@ -139,6 +173,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         seed,
         keep_trace: a.trace.is_some() || a.check_determinism,
         replay: replay.clone(),
+        no_oracle: a.no_oracle,
     };
     let out = run_reporting_panics(sc.clone(), &opts);
 

@@ -679,6 +679,7 @@ fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
         seed,
         keep_trace: false,
         replay: format!("podsim run {name} --seed {seed}"),
+        ..Default::default()
     };
     let runs = catch_unwind(AssertUnwindSafe(|| {
         (run(sc.clone(), &opts), run(sc.clone(), &opts))
