@@ -11,3 +11,4 @@ mod scenario_errors;
 mod shutdown;
 mod static_pods;
 mod swarm;
+mod oracle;

@@ -94,6 +94,8 @@ struct Incarnation {
     added_after_shutdown: bool,
     rejected: bool,
     local_terminal: bool,
+    /// REMOVEd from config: the status manager may drop the pod's status at any time.
+    out_of_config: bool,
     /// When it first saw the pod deleted (after the API delete).
     saw_delete_at: Option<SimTime>,
     /// When it first saw the UID as a runtime-only pod (and had no config for it).
@@ -131,8 +133,13 @@ struct Pod {
     api_status: Option<Arc<ApiPodStatus>>,
     api_status_at: SimTime,
     evicted_at: Option<SimTime>,
+    /// The eviction's status function reaches SyncTerminatingPod (the pod was not already
+    /// terminating when it was evicted, and no other killPodNow replaced the function).
+    evict_status_applies: bool,
     // ---- the kubelet ----
     errors: Vec<SimTime>,
+    /// Failed StartContainer calls (each leaves a created container that never ran).
+    start_errors: Vec<SimTime>,
     worker: Worker,
     inc: Incarnation,
 }
@@ -416,6 +423,9 @@ impl Oracle {
                 let p = self.pod(*uid);
                 if error.is_some() {
                     p.errors.push(at);
+                    if *call == "StartContainer" {
+                        p.start_errors.push(at);
+                    }
                 }
                 if *call == "RemovePodCgroup" {
                     p.cgroup_removal_in_flight = false;
@@ -487,6 +497,10 @@ impl Oracle {
                     p.inc.added_after_shutdown = true;
                 }
                 p.inc.config_known = true;
+                // Out of config, the status manager may forget the pod's status at any time
+                // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a
+                // later SetPodStatus starts again from the API's copy.
+                p.inc.out_of_config = op.starts_with("REMOVE");
                 let deleted = p.deleted_at.is_some() || *op == "REMOVE (file)";
                 if deleted && p.inc.saw_delete_at.is_none() {
                     p.inc.saw_delete_at = Some(at);
@@ -538,6 +552,7 @@ impl Oracle {
                 if phase.is_terminal() {
                     p.inc.local_terminal = true;
                 } else if p.inc.local_terminal
+                    && !p.inc.out_of_config
                     && matches!(phase, PodPhase::Pending | PodPhase::Running)
                 {
                     self.report(
@@ -872,6 +887,7 @@ impl Oracle {
     fn evict(&mut self, at: SimTime, uid: PodUid) {
         let p = self.pod(uid);
         p.evicted_at = Some(at);
+        p.evict_status_applies = !p.worker.terminating_began;
         let critical = p.is_critical();
         if critical {
             self.report(
@@ -932,6 +948,13 @@ impl Oracle {
     fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
         match what {
             "requested" => {
+                let p = self.pod(uid);
+                if !evict && !p.worker.terminating_began {
+                    // The last status function registered before SyncTerminatingPod wins
+                    // (acknowledgeTerminating): the shutdown manager's replaces the
+                    // eviction's.
+                    p.evict_status_applies = false;
+                }
                 if !evict {
                     if let Some(g) = self.node.group.as_mut() {
                         g.kills.push((ch, false));
@@ -1094,7 +1117,12 @@ impl Oracle {
             else {
                 continue;
             };
-            if let Some(inst) = c.container_id.and_then(|id| p.instance(id)) {
+            let unknown = reason == "ContainerStatusUnknown";
+            if let Some(inst) = c
+                .container_id
+                .and_then(|id| p.instance(id))
+                .filter(|_| !unknown)
+            {
                 if let Some((code, _)) = inst.exit.filter(|(code, _)| *code != exit_code) {
                     bad.push(format!(
                         "container {} ({}) exited with {code}, the API says {exit_code}",
@@ -1103,18 +1131,40 @@ impl Oracle {
                 }
                 continue;
             }
-            if reason == "ContainerStatusUnknown" {
-                // The newest instance of that container, if it exited well before the write
-                // and was never removed, was observable.
+            if unknown {
+                // TerminatePod's 137/ContainerStatusUnknown for a container that was not
+                // terminated (waiting, e.g. in back-off, or never seen): fine when the real
+                // exit of its newest instance is in the last termination state, or could
+                // not have been seen: it exited just before the write, was removed, a
+                // kubelet restart came since, or a failed StartContainer since left created
+                // containers that push it out of the two newest the status is built from.
                 let newest = p.instances.iter().rev().find(|i| i.name == c.name);
+                let in_last_state = |code: i32| {
+                    matches!(
+                        c.last_state,
+                        Some(ApiContainerState::Terminated { exit_code, .. }) if exit_code == code
+                    )
+                };
                 if let Some(i) = newest {
                     if let Some((code, when)) = i.exit {
-                        if when + OBSERVABLE_AFTER <= written
+                        if !in_last_state(code)
+                            && !p.start_errors.iter().any(|e| *e >= when)
+                            && when + OBSERVABLE_AFTER <= written
                             && i.removed_at.is_none_or(|r| r > written)
                             && !restarted(when)
                         {
+                            let last = match &c.last_state {
+                                Some(ApiContainerState::Terminated { exit_code, .. }) => {
+                                    format!("exit code {exit_code}")
+                                }
+                                Some(ApiContainerState::Running { .. }) => "running".into(),
+                                Some(ApiContainerState::Waiting { reason }) => {
+                                    format!("waiting ({reason})")
+                                }
+                                None => "none".into(),
+                            };
                             bad.push(format!(
-                                "container {} ({}) exited with {code} at {}, the API says ContainerStatusUnknown",
+                                "container {} ({}) exited with {code} at {}, the API says ContainerStatusUnknown (last state: {last})",
                                 c.name,
                                 i.id,
                                 t(when)
@@ -1163,6 +1213,9 @@ impl Oracle {
         let Some(ev) = p.evicted_at else {
             return;
         };
+        if !p.evict_status_applies {
+            return; // a SyncTerminatingPod already running never applies the status function
+        }
         if self.node.crashes_at.iter().any(|c| *c >= ev) {
             return; // the new kubelet knows nothing of the eviction
         }
@@ -1172,7 +1225,20 @@ impl Oracle {
         if !status.phase.is_terminal() || p.api_status_at < ev {
             return;
         }
-        if status.phase != PodPhase::Failed || status.reason.as_deref() != Some("Evicted") {
+        // v1.31 recomputes the phase once the containers stopped: every container (its
+        // newest instance) exited 0 gives Succeeded, whatever the status function said.
+        let all_zero = p.spec.as_ref().is_some_and(|s| {
+            s.containers.iter().all(|c| {
+                p.instances
+                    .iter()
+                    .rev()
+                    .find(|i| i.name == c.name)
+                    .and_then(|i| i.exit)
+                    .is_some_and(|(code, _)| code == 0)
+            })
+        });
+        let evicted = status.phase == PodPhase::Failed && status.reason.as_deref() == Some("Evicted");
+        if !evicted && !(status.phase == PodPhase::Succeeded && all_zero) {
             self.report(
                 Inv::EvictionRules,
                 Some(uid),
