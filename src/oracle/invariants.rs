@@ -85,6 +85,37 @@ pub enum Inv {
 }
 
 impl Inv {
+    /// Every invariant, in table order.
+    pub const ALL: [Inv; 27] = [
+        Inv::NoStartAfterTermination,
+        Inv::SingleSyncPerUid,
+        Inv::SyncOrder,
+        Inv::NoTerminalPhaseWhileRunning,
+        Inv::TerminalPhaseAbsorbing,
+        Inv::LocalTerminalPhaseAbsorbing,
+        Inv::DeleteOnlyAfterReclamation,
+        Inv::GraceNeverIncreases,
+        Inv::NoProbeAfterTermination,
+        Inv::NoRestartAfterTermination,
+        Inv::FinishedIsFinal,
+        Inv::StaticFullnameExclusivity,
+        Inv::KillCompletionTruthful,
+        Inv::RuntimePodsNoApiWrites,
+        Inv::EvictionRules,
+        Inv::ShutdownGroupOrder,
+        Inv::NoSyncOfKnownTerminated,
+        Inv::StatusBeforeStop,
+        Inv::NoTeardownUnderRunningContainer,
+        Inv::NoReadyWithTerminalPhase,
+        Inv::FailedNeverBecomesSucceeded,
+        Inv::FinalContainerStatusFidelity,
+        Inv::DeletedPodStops,
+        Inv::DeletedPodRemovedFromApi,
+        Inv::TerminationFinishes,
+        Inv::OrphanedRuntimePodsDie,
+        Inv::NaturalCompletion,
+    ];
+
     pub fn def(self) -> &'static Invariant {
         &INVARIANTS[self as usize]
     }
@@ -325,7 +356,7 @@ pub const INVARIANTS: &[Invariant] = &[
         id: "L6",
         kind: Kind::Liveness,
         meaning: "containers of a pod the running kubelet never knew from config (an orphan, e.g. removed from the API while the kubelet was down) are killed",
-        bound: "G + 60 s after the kubelet first saw it as a runtime pod or last started, + 20 s per failed CRI call of the pod since",
+        bound: "2 s (the kill of a runtime pod gives each container the 2 s minimum) + 60 s after the kubelet first saw it as a runtime pod (housekeeping) or last started, + 20 s per failed sync or CRI call of the pod since",
         source: "pkg/kubelet/kubelet_pods.go HandlePodCleanups (orphaned runtime pods), pod_workers.go SyncTerminatingRuntimePod",
         profiles: V122,
     },
@@ -347,6 +378,10 @@ mod tests {
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
         assert_eq!(Inv::NaturalCompletion as usize + 1, INVARIANTS.len());
+        assert_eq!(Inv::ALL.len(), INVARIANTS.len());
+        for (k, i) in Inv::ALL.iter().enumerate() {
+            assert_eq!(*i as usize, k);
+        }
         assert_eq!(Inv::StatusBeforeStop.name(), "status-before-stop");
         assert_eq!(
             Inv::FinalContainerStatusFidelity.name(),

@@ -204,6 +204,8 @@ pub struct Oracle {
     pods: Vec<Pod>,
     node: Node,
     findings: Vec<OracleFinding>,
+    /// Per invariant: liveness checks that had enough time (see `liveness_checked`).
+    checked: Vec<u64>,
 }
 
 fn t(at: SimTime) -> String {
@@ -239,6 +241,7 @@ impl Oracle {
         Oracle {
             on: true,
             active: active_on(profile),
+            checked: vec![0; INVARIANTS.len()],
             ..Default::default()
         }
     }
@@ -754,17 +757,26 @@ impl Oracle {
             "finished" | "finished (never started)" => {
                 w.terminated = true;
                 w.finished = true;
-                p.inc.term_requested_at = None;
+                let done = p.inc.term_requested_at.take().is_some();
+                self.termination_done(done);
                 self.release_static(uid);
             }
             "runtime pod terminated: record removed"
             | "forgotten"
             | "orphan never started: record dropped" => {
                 p.worker = Worker::default();
-                p.inc.term_requested_at = None;
+                let done = p.inc.term_requested_at.take().is_some();
+                self.termination_done(done);
                 self.release_static(uid);
             }
             _ => {}
+        }
+    }
+
+    /// A termination finished: termination-finishes was met (counted as checked).
+    fn termination_done(&mut self, done: bool) {
+        if done && self.on {
+            self.checked[Inv::TerminationFinishes as usize] += 1;
         }
     }
 
@@ -1276,6 +1288,7 @@ impl Oracle {
             (deadline <= end).then_some(start)
         };
         let mut found: Vec<(Inv, String)> = Vec::new();
+        let mut checked: Vec<Inv> = Vec::new();
         let running = p.running.first().copied();
         // L1 / L3: the kubelet saw the deletion.
         if let Some(seen) = p.inc.saw_delete_at {
@@ -1285,6 +1298,7 @@ impl Oracle {
                 (false, None) => Some(seen),
             };
             if let Some(s) = start.and_then(|s| due(s, grace + SLACK)) {
+                checked.push(Inv::DeletedPodStops);
                 if let Some(c) = running {
                     found.push((
                         Inv::DeletedPodStops,
@@ -1298,6 +1312,9 @@ impl Oracle {
                             PER_ERROR.whole_secs()
                         ),
                     ));
+                }
+                if p.graceful_delete && !p.static_pod {
+                    checked.push(Inv::DeletedPodRemovedFromApi);
                 }
                 if p.graceful_delete && p.removed_at.is_none() && !p.static_pod {
                     found.push((
@@ -1315,6 +1332,7 @@ impl Oracle {
         // L4: a termination in progress finishes.
         if let Some(req) = p.inc.term_requested_at {
             if let Some(s) = due(req, grace + SLACK) {
+                checked.push(Inv::TerminationFinishes);
                 let w = &p.worker;
                 found.push((
                     Inv::TerminationFinishes,
@@ -1330,9 +1348,16 @@ impl Oracle {
                 ));
             }
         }
-        // L6: a pod the kubelet knows only as a runtime pod.
+        // L6: a pod the kubelet knows only as a runtime pod is killed with grace 1
+        // (SyncTerminatingRuntimePod), so every container gets the 2 s minimum.
+        let runtime_grace = Dur::secs(2);
+        if let Some(seen) = p.inc.runtime_only_at {
+            if !p.inc.config_known && due(seen, runtime_grace + SLACK).is_some() {
+                checked.push(Inv::OrphanedRuntimePodsDie);
+            }
+        }
         if let (Some(seen), Some(c)) = (p.inc.runtime_only_at, running) {
-            if !p.inc.config_known && due(seen, grace + SLACK).is_some() {
+            if !p.inc.config_known && due(seen, runtime_grace + SLACK).is_some() {
                 found.push((
                     Inv::OrphanedRuntimePodsDie,
                     format!(
@@ -1365,7 +1390,7 @@ impl Oracle {
                     RestartPolicy::OnFailure => final_exits_zero,
                     RestartPolicy::Always => false,
                 };
-                let checked = completes
+                let eligible = completes
                     && all_ran_and_exited
                     && spec.init_containers.is_empty()
                     && !p.static_pod
@@ -1373,7 +1398,8 @@ impl Oracle {
                     && p.evicted_at.is_none()
                     && p.inc.config_known
                     && !p.inc.rejected;
-                if checked && due(last, SLACK).is_some() {
+                if eligible && due(last, SLACK).is_some() {
+                    checked.push(Inv::NaturalCompletion);
                     if !p.api_phase.is_terminal() {
                         found.push((
                             Inv::NaturalCompletion,
@@ -1399,9 +1425,17 @@ impl Oracle {
                 }
             }
         }
+        for inv in checked {
+            self.checked[inv as usize] += 1;
+        }
         for (inv, what) in found {
             self.report(inv, Some(uid), end, what);
         }
+    }
+
+    /// How many pods each liveness property was checked for (had enough time) at the end.
+    pub fn liveness_checked(&self, inv: Inv) -> u64 {
+        self.checked.get(inv as usize).copied().unwrap_or(0)
     }
 }
 

@@ -578,10 +578,21 @@ fn s15_eviction_rules() {
     let mut k = Feed::new();
     k.running_pod(P, RestartPolicy::Always)
         .tr(evict(P))
-        .terminate(P)
+        .begin(P, "SyncTerminatingPod", Some(1))
+        .exited(P, 1, 143)
+        .end(P, "SyncTerminatingPod", true)
+        .worker(P, "terminated")
         .patched(P, PodPhase::Succeeded, false);
     k.finish();
     assert!(k.has(Inv::EvictionRules));
+    // v1.31 recomputes Succeeded when every container exited 0 after the kill.
+    let mut z = Feed::new();
+    z.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .terminate(P)
+        .patched(P, PodPhase::Succeeded, false);
+    z.finish();
+    assert!(!z.has(Inv::EvictionRules));
     let mut ok = Feed::new();
     ok.running_pod(P, RestartPolicy::Always)
         .tr(evict(P))
