@@ -182,7 +182,6 @@ struct Group {
 struct Node {
     kubelet_down: bool,
     kubelet_started_at: SimTime,
-    crashed_ever: bool,
     crashes_at: Vec<SimTime>,
     power_off_at: Option<SimTime>,
     shutdown_started: Option<SimTime>,
@@ -532,19 +531,15 @@ impl Oracle {
                     p.worker.open_sync = None;
                 }
                 match *kind {
-                    "SyncPod" => {
-                        if p.inc.inflight_sync_open {
-                            p.inc.inflight_sync_open = false;
-                            p.inc.inflight_sync_end = Some(at);
-                        }
+                    "SyncPod" if p.inc.inflight_sync_open => {
+                        p.inc.inflight_sync_open = false;
+                        p.inc.inflight_sync_end = Some(at);
                     }
                     "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
                         p.worker.last_terminating_ok = error.is_none();
                     }
-                    "SyncTerminatedPod" => {
-                        if error.is_none() {
-                            p.worker.terminated_sync_ok = true;
-                        }
+                    "SyncTerminatedPod" if error.is_none() => {
+                        p.worker.terminated_sync_ok = true;
                     }
                     _ => {}
                 }
@@ -625,7 +620,6 @@ impl Oracle {
 
     fn kubelet_crashed(&mut self, at: SimTime) {
         self.node.kubelet_down = true;
-        self.node.crashed_ever = true;
         self.node.crashes_at.push(at);
         self.node.shutdown_started = None;
         self.node.group = None;
@@ -839,14 +833,14 @@ impl Oracle {
                     }
                 }
             }
-            "SyncTerminatedPod" => {
-                if !(w.terminating_began && w.last_terminating_ok) && !w.first_sight_terminal {
-                    found.push((
-                        Inv::SyncOrder,
-                        "SyncTerminatedPod began without a successful SyncTerminatingPod before it"
-                            .into(),
-                    ));
-                }
+            "SyncTerminatedPod"
+                if !(w.first_sight_terminal || w.terminating_began && w.last_terminating_ok) =>
+            {
+                found.push((
+                    Inv::SyncOrder,
+                    "SyncTerminatedPod began without a successful SyncTerminatingPod before it"
+                        .into(),
+                ));
             }
             _ => {}
         }
@@ -1249,8 +1243,9 @@ impl Oracle {
                     .is_some_and(|(code, _)| code == 0)
             })
         });
-        let evicted = status.phase == PodPhase::Failed && status.reason.as_deref() == Some("Evicted");
-        if !evicted && !(status.phase == PodPhase::Succeeded && all_zero) {
+        let evicted =
+            status.phase == PodPhase::Failed && status.reason.as_deref() == Some("Evicted");
+        if !(evicted || status.phase == PodPhase::Succeeded && all_zero) {
             self.report(
                 Inv::EvictionRules,
                 Some(uid),
