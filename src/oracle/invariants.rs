@@ -193,7 +193,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "grace-never-increases",
         id: "S7",
         kind: Kind::Safety,
-        meaning: "the grace periods given to SyncTerminatingPod for a UID never increase and are >= 1 s; every StopContainer timeout is >= 2 s",
+        meaning: "the grace periods given to SyncTerminatingPod for a UID never increase and are >= 1 s; every StopContainer timeout is >= 2 s (v1.31 quirk not checked: after a delete with grace 0, calculateEffectiveGracePeriod reads deletionGracePeriodSeconds=0 as unset and a later eviction or shutdown override raises the grace from 1)",
         bound: "",
         source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, kuberuntime/kuberuntime_container.go minimumGracePeriodInSeconds; race catalog 20",
         profiles: V122,

@@ -127,6 +127,8 @@ struct Pod {
     // ---- ground truth: API ----
     deleted_at: Option<SimTime>,
     graceful_delete: bool,
+    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
+    zero_grace_delete: bool,
     max_grace: i64,
     removed_at: Option<SimTime>,
     api_phase: PodPhase,
@@ -395,10 +397,13 @@ impl Oracle {
                 let p = self.pod(*uid);
                 p.deleted_at.get_or_insert(at);
                 p.graceful_delete |= *grace > 0;
+                p.zero_grace_delete |= *grace == 0;
                 p.max_grace = p.max_grace.max(*grace);
             }
             ApiForceDeleted { uid } => {
-                self.pod(*uid).deleted_at.get_or_insert(at);
+                let p = self.pod(*uid);
+                p.deleted_at.get_or_insert(at);
+                p.zero_grace_delete = true;
             }
             ApiRemoved { uid, by } => {
                 let uid = *uid;
@@ -782,6 +787,7 @@ impl Oracle {
 
     fn sync_begin(&mut self, at: SimTime, uid: PodUid, kind: &'static str, grace: Option<i64>) {
         let p = self.pod(uid);
+        let zero_grace_delete = p.zero_grace_delete;
         let w = &p.worker;
         let mut found: Vec<(Inv, String)> = Vec::new();
         if let Some(open) = w.open_sync {
@@ -825,7 +831,12 @@ impl Oracle {
                             format!("{kind} with a grace period of {g}s (the minimum is 1 s)"),
                         ));
                     }
-                    if let Some(prev) = w.last_grace.filter(|prev| g > *prev) {
+                    // v1.31's calculateEffectiveGracePeriod reads a deletionGracePeriodSeconds
+                    // of 0 as unset, so after a delete with grace 0 (worker grace 1) a later
+                    // kill override (eviction, node shutdown) raises the grace: upstream
+                    // behaviour, not checked.
+                    if let Some(prev) = w.last_grace.filter(|prev| g > *prev && !zero_grace_delete)
+                    {
                         found.push((
                             Inv::GraceNeverIncreases,
                             format!("{kind} with grace {g}s after an earlier {prev}s"),
@@ -955,10 +966,10 @@ impl Oracle {
         match what {
             "requested" => {
                 let p = self.pod(uid);
-                if !evict && !p.worker.terminating_began {
-                    // The last status function registered before SyncTerminatingPod wins
-                    // (acknowledgeTerminating): the shutdown manager's replaces the
-                    // eviction's.
+                if !evict && !p.worker.terminated {
+                    // The last status function registered before a SyncTerminatingPod
+                    // (each retry acknowledges again) wins: the shutdown manager's replaces
+                    // the eviction's.
                     p.evict_status_applies = false;
                 }
                 if !evict {

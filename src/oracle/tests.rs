@@ -419,6 +419,14 @@ fn s7_grace_never_increases() {
     h.running_pod(P, RestartPolicy::Always)
         .begin(P, "SyncTerminatingPod", Some(0));
     assert!(h.has(Inv::GraceNeverIncreases));
+    // The v1.31 quirk after a delete with grace 0: 1 s, then a shutdown's 19 s.
+    let mut q = Feed::new();
+    q.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiForceDeleted { uid: P })
+        .begin(P, "SyncTerminatingPod", Some(1))
+        .end(P, "SyncTerminatingPod", false)
+        .begin(P, "SyncTerminatingPod", Some(19));
+    assert!(!q.has(Inv::GraceNeverIncreases));
 }
 
 #[test]
