@@ -7,6 +7,8 @@
 //! 2. **Full model**: `benches/node-110.yaml`, a 110-pod node over one simulated hour (90
 //!    two-container web pods, 10 crash-looping pods, 150 short-lived pods created and
 //!    deleted over the hour), with the trace hash on and records off, as in a sweep.
+//! 3. **Full model without the oracle** (`RunOptions::no_oracle`): the same runs with the
+//!    invariant oracle switched off, and the oracle's overhead in percent of that time.
 //!
 //! Each benchmark runs `PODSIM_BENCH_REPS` times (default 7) and reports the median, so
 //! both rates and their ratio come from the same process. Wall-clock time is read here and
@@ -37,7 +39,7 @@ fn bare_queue(events: u64) -> (u64, f64) {
         },
     );
     let mut rng = Stream::new(1, "bench");
-    let mut trace = Trace::new(false);
+    let mut trace: Trace = Trace::new(false);
     for i in 0..1000u32 {
         let _ = sim.after(Dur(rng.between(1, 10_000_000)), i);
     }
@@ -64,23 +66,42 @@ fn main() {
     let mut bare = Vec::new();
     let mut full = Vec::new();
     let mut full_wall = Vec::new();
+    let mut plain_wall = Vec::new();
     let mut full_events = 0;
     for rep in 0..reps {
         let (n, s) = bare_queue(2_000_000);
         bare.push(n as f64 / s);
-        let t = Instant::now();
-        let out = run(
-            sc.clone(),
-            &RunOptions {
-                seed: 1 + rep as u64,
-                keep_trace: false,
-                replay: String::new(),
-            },
-        );
-        let s = t.elapsed().as_secs_f64();
-        full_events = out.events;
-        full.push(out.events as f64 / s);
-        full_wall.push(s);
+        let seed = 1 + rep as u64;
+        // With and without the oracle, alternating which goes first.
+        let one = |no_oracle: bool| {
+            let t = Instant::now();
+            let out = run(
+                sc.clone(),
+                &RunOptions {
+                    seed,
+                    keep_trace: false,
+                    replay: String::new(),
+                    no_oracle,
+                },
+            );
+            (out, t.elapsed().as_secs_f64())
+        };
+        let order = if rep % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for no_oracle in order {
+            let (out, s) = one(no_oracle);
+            if no_oracle {
+                plain_wall.push(s);
+            } else {
+                assert!(out.findings.is_empty(), "oracle findings in the bench");
+                full_events = out.events;
+                full.push(out.events as f64 / s);
+                full_wall.push(s);
+            }
+        }
     }
     let bare = median(bare);
     let full_rate = median(full);
@@ -97,4 +118,11 @@ fn main() {
         3600.0 / wall
     );
     println!("ratio full/bare:    {:>12.1} %", 100.0 * full_rate / bare);
+    let plain = median(plain_wall);
+    println!(
+        "full model without oracle: {:.1} ms wall; oracle overhead {:.1} % (median {:.1} ms with it)",
+        plain * 1e3,
+        100.0 * (wall - plain) / plain,
+        wall * 1e3
+    );
 }

@@ -38,6 +38,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Combine shard directories into the result of the unsharded sweep.
     Merge(MergeArgs),
+    /// List the invariants the oracle checks: name, meaning, source and profiles.
+    Invariants,
 }
 
 #[derive(Args, Debug)]
@@ -116,6 +118,10 @@ pub struct RunArgs {
     /// Write a JUnit XML report (one test case: this scenario under its profile).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Run without the invariant oracle (same trace hash, no invariant findings); for
+    /// measuring the oracle's cost.
+    #[arg(long)]
+    pub no_oracle: bool,
 }
 
 /// Entry point used by `main`.
@@ -126,7 +132,35 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Plot { dir } => cmd_plot(&dir),
         Command::Sweep(a) => cmd_sweep(a),
         Command::Merge(a) => cmd_merge(a),
+        Command::Invariants => {
+            print!("{}", invariants_table());
+            ExitCode::SUCCESS
+        }
     }
+}
+
+/// `podsim invariants`: every invariant of the oracle, one block each.
+pub fn invariants_table() -> String {
+    use crate::oracle::invariants::INVARIANTS;
+    let mut s = String::new();
+    for i in INVARIANTS {
+        s.push_str(&format!(
+            "{}  [{} {}]  profiles: {}\n  {}\n",
+            i.name,
+            i.id,
+            i.kind.as_str(),
+            i.profiles.join(", "),
+            i.meaning
+        ));
+        if !i.bound.is_empty() {
+            s.push_str(&format!("  bound: {}\n", i.bound));
+        }
+        s.push_str(&format!("  source: {}\n\n", i.source));
+    }
+    s.push_str(
+        "Also reported, by the run itself: run-limit-reached (an event budget was exhausted).\n",
+    );
+    s
 }
 
 fn parse_sets(sets: &[String], profile: &Option<String>) -> Result<Vec<(String, String)>, String> {
@@ -212,6 +246,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         // The timeline's probe-failure markers come from the trace records.
         keep_trace: a.trace.is_some() || a.check_determinism || a.timeline.is_some(),
         replay: replay.clone(),
+        no_oracle: a.no_oracle,
     };
     let out = run_reporting_panics(sc.clone(), &opts);
 

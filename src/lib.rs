@@ -25,6 +25,10 @@
 //! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
 //!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
 //!   **Invariant:** each file names the upstream file and release it follows.
+//! * [`oracle`]: the invariant oracle. **Invariant:** read-only; it sees the transitions
+//!   the trace records (as the trace's observer) and nothing else, keeps its own history,
+//!   and turns violated safety and liveness properties into findings. Removing it changes
+//!   no trace hash.
 //! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
 //! * [`sweep`]: seeds x parameter points x profiles as independent runs on a rayon pool;
 //!   [`results`]: the result directory (manifest, `runs.jsonl`, summary), resume, merge;
@@ -43,6 +47,7 @@ pub mod cli;
 pub mod junit;
 pub mod kubelet;
 pub mod model;
+pub mod oracle;
 pub mod plot;
 pub mod progress;
 pub mod report;

@@ -4,12 +4,14 @@
 
 use crate::kubelet::{Kubelet, UPSTREAM_RELEASE};
 use crate::model::{PodPhase, PodUid, Transition};
+use crate::oracle::Oracle;
 use crate::scenario::{Action, Scenario};
 use crate::sim::trace::Record;
-use crate::sim::{Sim, SimTime, StopReason, Trace};
+use crate::sim::{Sim, SimTime, StopReason};
 use crate::world::apiserver::ApiServer;
 use crate::world::node::{Logind, LogindEv, ShutdownRequest};
 use crate::world::runtime::Runtime;
+use crate::world::Trace;
 use crate::world::{CriClient, Ctx, Epoch, Event, FileSource};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,6 +25,9 @@ pub struct RunOptions {
     pub keep_trace: bool,
     /// The replay line printed with every failure.
     pub replay: String,
+    /// Run without the invariant oracle (no findings but `run-limit-reached`; the trace
+    /// hash is the same). For measuring the oracle's cost.
+    pub no_oracle: bool,
 }
 
 /// A finding: kubelet misbehaviour or a run limit, as data.
@@ -218,8 +223,19 @@ impl KubeletProcess {
 
 impl World {
     pub fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
+        Self::with_oracle(sc, seed, keep_trace, true)
+    }
+
+    /// A world whose trace is watched by the invariant oracle of the scenario's profile
+    /// (`oracle`), or by none.
+    pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
-        let mut trace = Trace::new(keep_trace);
+        let observer = if oracle {
+            Oracle::new(&sc.kubelet.profile)
+        } else {
+            Oracle::default()
+        };
+        let mut trace = Trace::with_observer(keep_trace, observer);
         let mut runtime = Runtime::new(
             seed,
             sc.runtime.latencies.clone(),
@@ -290,6 +306,9 @@ impl World {
             &Transition::ApiCreated {
                 uid,
                 name: format!("{} (static manifest)", d.spec.name),
+                spec: pod.spec.clone(),
+                static_pod: true,
+                mirror_of: None,
             },
         );
         self.files.add(&mut self.sim, Arc::new(pod));
@@ -732,8 +751,10 @@ impl World {
 
 /// Run `sc` with `opts`.
 pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
-    let mut world = World::new(sc.clone(), opts.seed, opts.keep_trace);
+    let mut world = World::with_oracle(sc.clone(), opts.seed, opts.keep_trace, !opts.no_oracle);
     let stop = world.run_to_end();
+    let end = world.sim.now();
+    world.trace.observer_mut().finish(end);
     summarize(&world, stop, opts)
 }
 
@@ -865,7 +886,19 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         .iter()
         .map(|(t, c, s)| (t.0, c.to_string(), *s))
         .collect();
-    let mut findings = Vec::new();
+    let mut findings: Vec<Finding> = w
+        .trace
+        .observer()
+        .findings()
+        .iter()
+        .map(|f| Finding {
+            invariant: f.invariant.to_string(),
+            pod: f.pod.clone(),
+            at_ns: f.at.0,
+            message: f.message.clone(),
+            replay: opts.replay.clone(),
+        })
+        .collect();
     if stop.is_limit() {
         findings.push(Finding {
             invariant: "run-limit-reached".into(),

@@ -439,6 +439,7 @@ fn one(plan: &Plan, index: u64) -> Result<RunRow, String> {
         seed: run_seed(m.base_seed, point, replicate),
         keep_trace: false,
         replay: replay(m, index),
+        no_oracle: false,
     };
     let replay = opts.replay.clone();
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(sc, &opts)))

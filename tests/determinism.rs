@@ -18,6 +18,7 @@ fn hash(sc: &Arc<Scenario>, seed: u64, keep: bool) -> String {
             seed,
             keep_trace: keep,
             replay: String::new(),
+            ..Default::default()
         },
     )
     .trace_hash
@@ -85,6 +86,7 @@ fn trace_records_fold_into_the_reported_hash() {
             seed: 3,
             keep_trace: true,
             replay: String::new(),
+            ..Default::default()
         },
     );
     let last = out.trace.last().expect("records kept");

@@ -5,6 +5,7 @@ mod conformance;
 mod determinism;
 mod eviction;
 mod lifecycle;
+mod oracle;
 mod plots;
 mod probes;
 mod restart;

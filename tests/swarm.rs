@@ -1,7 +1,8 @@
 //! Swarm testing: random scenarios (generated as YAML text, so the parser and validation
 //! are exercised too), each run twice, checking that podsim never panics, never stops at a
-//! run limit, is deterministic, and that lifecycle properties upstream kubelet guarantees
-//! on the `current` profile hold whatever the randomness.
+//! run limit, is deterministic, that the invariant oracle reports no finding, and that
+//! lifecycle properties upstream kubelet guarantees on the `current` profile hold whatever
+//! the randomness.
 //!
 //! Knobs: `PODSIM_SWARM_CASES` (number of cases, default [`DEFAULT_CASES`]) and
 //! `PODSIM_SWARM_SEED` (base seed, default 1; case `i` uses seed `base + i`, both to generate
@@ -679,6 +680,7 @@ fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
         seed,
         keep_trace: false,
         replay: format!("podsim run {name} --seed {seed}"),
+        ..Default::default()
     };
     let runs = catch_unwind(AssertUnwindSafe(|| {
         (run(sc.clone(), &opts), run(sc.clone(), &opts))
@@ -709,6 +711,18 @@ fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
         ));
     }
     stats.cases += 1;
+    // The invariant oracle (src/oracle) holds every safety and liveness property on the
+    // `current` profile.
+    for f in &a.findings {
+        bad.push(format!(
+            "oracle finding [{}] {} at {}: {}\n    replay: {}",
+            f.invariant,
+            if f.pod.is_empty() { "-" } else { &f.pod },
+            secs(f.at_ns),
+            f.message,
+            f.replay
+        ));
+    }
     bad.extend(check(&plan, &a, stats));
     if bad.is_empty() {
         Ok(())

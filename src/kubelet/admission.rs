@@ -86,9 +86,8 @@ pub fn is_best_effort(spec: &PodSpec) -> bool {
 }
 
 /// `kubelettypes.IsCriticalPod`: static, mirror, or priority at least system-critical.
-/// (Static and mirror pods are not modelled yet, so only the priority counts.)
-pub fn is_critical_pod(spec: &PodSpec) -> bool {
-    spec.priority >= SYSTEM_CRITICAL_PRIORITY
+pub fn is_critical_pod(pod: &ApiPod) -> bool {
+    pod.static_pod || pod.mirror_of.is_some() || pod.spec.priority >= SYSTEM_CRITICAL_PRIORITY
 }
 
 /// The predicate handler's resource fit (`fitsRequest`): the first insufficient resource

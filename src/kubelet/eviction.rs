@@ -254,7 +254,7 @@ impl Kubelet {
     /// are rejected unless critical (tolerations are not modelled, so none tolerates the
     /// memory-pressure taint).
     pub(super) fn eviction_admit(&self, pod: &ApiPod) -> Option<(String, String)> {
-        if !self.eviction.memory_pressure || is_critical_pod(&pod.spec) {
+        if !self.eviction.memory_pressure || is_critical_pod(pod) {
             return None;
         }
         if !is_best_effort(&pod.spec) {
@@ -367,7 +367,7 @@ impl Kubelet {
         signal: &str,
     ) -> bool {
         let uid = pod.uid;
-        if is_critical_pod(&pod.spec) {
+        if is_critical_pod(pod) {
             ctx.emit(Transition::Eviction {
                 uid,
                 what: "cannot evict a critical pod",

@@ -109,7 +109,11 @@ pub enum KEv {
     /// The shutdown manager's timer for priority group `group` fired.
     ShutdownGroupDeadline { group: usize },
     /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
-    KillPodNowReturned { ch: u64, timed_out: bool },
+    KillPodNowReturned {
+        uid: PodUid,
+        ch: u64,
+        timed_out: bool,
+    },
     /// The eviction manager's sleep between rounds ended.
     EvictionSync,
     /// The eviction manager's `waitForPodsCleanup` ticker (round number).
@@ -225,8 +229,8 @@ impl Kubelet {
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
             KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),
-            KEv::KillPodNowReturned { ch, timed_out } => {
-                self.kill_pod_now_returned(ctx, ch, timed_out)
+            KEv::KillPodNowReturned { uid, ch, timed_out } => {
+                self.kill_pod_now_returned(ctx, uid, ch, timed_out)
             }
             KEv::EvictionSync => self.eviction_round(ctx),
             KEv::EvictionCleanupPoll(gen) => self.eviction_cleanup_poll(ctx, gen),

@@ -311,13 +311,10 @@ impl Kubelet {
         let index = run.next;
         run.next += 1;
         let (group, pods) = run.groups[index].clone();
-        ctx.emit(Transition::Shutdown {
-            what: format!(
-                "group priority {} ({}s): killing {} pods",
-                group.priority,
-                group.period_s,
-                pods.len()
-            ),
+        ctx.emit(Transition::ShutdownGroup {
+            priority: group.priority,
+            period_s: group.period_s,
+            pods: pods.len() as u32,
         });
         let mut kills = Vec::with_capacity(pods.len());
         for pod in pods {

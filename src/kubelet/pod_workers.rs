@@ -514,14 +514,22 @@ fn close_channel(
     closed: &mut Vec<u64>,
     waiters: &mut BTreeMap<u64, (PodUid, TimerKey)>,
     ctx: &mut Ctx,
+    uid: PodUid,
     ch: u64,
 ) {
     closed.push(ch);
+    ctx.emit(Transition::KillPodNow {
+        uid,
+        ch,
+        what: "closed",
+        evict: false,
+    });
     if let Some((_, timer)) = waiters.remove(&ch) {
         ctx.cancel(timer);
         let _ = ctx.after(
             Dur::ZERO,
             KEv::KillPodNowReturned {
+                uid,
                 ch,
                 timed_out: false,
             },
@@ -664,6 +672,7 @@ impl Kubelet {
                     &mut self.pw.closed_channels,
                     &mut self.pw.kill_waiters,
                     ctx,
+                    uid,
                     ch,
                 );
             }
@@ -687,6 +696,7 @@ impl Kubelet {
                     &mut self.pw.closed_channels,
                     &mut self.pw.kill_waiters,
                     ctx,
+                    uid,
                     ch,
                 );
             }
@@ -740,11 +750,18 @@ impl Kubelet {
         let timer = ctx.after(
             Dur::secs(timeout as u64),
             KEv::KillPodNowReturned {
+                uid: pod.uid,
                 ch,
                 timed_out: true,
             },
         );
         self.pw.kill_waiters.insert(ch, (pod.uid, timer));
+        ctx.emit(Transition::KillPodNow {
+            uid: pod.uid,
+            ch,
+            what: "requested",
+            evict,
+        });
         self.update_pod(
             ctx,
             UpdatePodOptions {
@@ -764,7 +781,13 @@ impl Kubelet {
     }
 
     /// A `killPodNow` caller stops waiting: its channel closed, or its timeout fired.
-    pub(super) fn kill_pod_now_returned(&mut self, ctx: &mut Ctx, ch: u64, timed_out: bool) {
+    pub(super) fn kill_pod_now_returned(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        ch: u64,
+        timed_out: bool,
+    ) {
         if timed_out {
             let Some((uid, _)) = self.pw.kill_waiters.remove(&ch) else {
                 return; // the channel closed first
@@ -772,6 +795,19 @@ impl Kubelet {
             ctx.emit(Transition::Note {
                 uid,
                 what: "ExceededGracePeriod: timeout waiting to kill pod",
+            });
+            ctx.emit(Transition::KillPodNow {
+                uid,
+                ch,
+                what: "timed out",
+                evict: false,
+            });
+        } else {
+            ctx.emit(Transition::KillPodNow {
+                uid,
+                ch,
+                what: "returned",
+                evict: false,
             });
         }
         // The callers: the graceful node shutdown manager and the eviction manager.
@@ -944,18 +980,19 @@ impl Kubelet {
                 st.terminated_at = Some(now);
                 let chans = std::mem::take(&mut st.notify_post_terminating);
                 st.status_post_terminating.clear();
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: "terminated",
+                });
                 for ch in chans {
                     close_channel(
                         &mut self.pw.closed_channels,
                         &mut self.pw.kill_waiters,
                         ctx,
+                        uid,
                         ch,
                     );
                 }
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: "terminated",
-                });
                 self.requeue_last_pod_update(uid);
                 phase_transition = true;
             }

@@ -390,7 +390,15 @@ impl Kubelet {
                     apply_status_fn(&mut api, f);
                 }
                 self.set_pod_status(ctx, &op.pod, api);
+                ctx.emit(Transition::SyncStep {
+                    uid,
+                    step: "status set",
+                });
                 self.probe_stop_liveness_and_startup(ctx, &op.pod);
+                ctx.emit(Transition::SyncStep {
+                    uid,
+                    step: "probes stopped: liveness, startup",
+                });
                 let (containers, sandboxes) = running_pod_from(&op.status);
                 op.plan.push_back(Step::KillPod {
                     containers,
@@ -552,6 +560,10 @@ impl Kubelet {
                     // The kill succeeded: every probe worker of the pod stops.
                     let pod = op.pod.clone();
                     self.probe_remove_pod(ctx, &pod);
+                    ctx.emit(Transition::SyncStep {
+                        uid,
+                        step: "probes removed",
+                    });
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
                     self.ops.insert(uid, op);

@@ -1,8 +1,11 @@
 //! Transitions: what every component reports as it happens. They go into the trace (and
-//! its hash) and, later, to the oracle. Display is the compact human-readable record.
+//! its hash) and to the invariant oracle (`crate::oracle`). Display is the compact
+//! human-readable record; some fields are there for the oracle only and are not displayed
+//! (they are hashed like the rest).
 
-use super::{ContainerId, PodPhase, PodUid, SandboxId};
+use super::{ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, SandboxId};
 use std::fmt;
+use std::sync::Arc;
 
 /// One observable transition of the world or the kubelet.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -11,6 +14,12 @@ pub enum Transition {
     ApiCreated {
         uid: PodUid,
         name: String,
+        /// The pod's spec (not displayed).
+        spec: Arc<PodSpec>,
+        /// A static pod's manifest appeared (not displayed).
+        static_pod: bool,
+        /// A mirror pod of this static pod was created (not displayed).
+        mirror_of: Option<PodUid>,
     },
     ApiDeleteRequested {
         uid: PodUid,
@@ -37,6 +46,8 @@ pub enum Transition {
         uid: PodUid,
         call: &'static str,
         target: u32,
+        /// `StopContainer`'s SIGTERM-to-SIGKILL timeout in seconds.
+        timeout_s: Option<i64>,
     },
     CriEnd {
         uid: PodUid,
@@ -178,13 +189,41 @@ pub enum Transition {
         what: &'static str,
         epoch: u32,
     },
+    /// A kubelet status PATCH changed the object `uid` (for a static pod, its mirror pod);
+    /// `of` is the pod whose status it is. Emitted after `ApiStatus` for every landed change.
+    ApiStatusPatched {
+        uid: PodUid,
+        of: PodUid,
+        status: Arc<ApiPodStatus>,
+    },
+    /// `killPodNow` and its `CompletedCh` `ch`: `requested` (by the eviction manager when
+    /// `evict`, else the node shutdown manager), `closed` by the pod worker, `returned` to
+    /// the caller, or `timed out` for the caller (`evict` is only meaningful on `requested`).
+    KillPodNow {
+        uid: PodUid,
+        ch: u64,
+        what: &'static str,
+        evict: bool,
+    },
+    /// A step inside a sync operation the oracle orders against others (`status set`,
+    /// `probes stopped`: `StopLivenessAndStartup`, `probes removed`: `RemovePod`).
+    SyncStep {
+        uid: PodUid,
+        step: &'static str,
+    },
+    /// The graceful node shutdown manager starts killing one priority group.
+    ShutdownGroup {
+        priority: i32,
+        period_s: i64,
+        pods: u32,
+    },
 }
 
 impl fmt::Display for Transition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Transition::*;
         match self {
-            ApiCreated { uid, name } => write!(f, "api {uid} created {name}"),
+            ApiCreated { uid, name, .. } => write!(f, "api {uid} created {name}"),
             ApiDeleteRequested { uid, grace } => write!(f, "api {uid} delete grace={grace}s"),
             ApiForceDeleted { uid } => write!(f, "api {uid} force-deleted"),
             ApiStatus { uid, phase, reason } => match reason {
@@ -193,7 +232,15 @@ impl fmt::Display for Transition {
             },
             ApiRemoved { uid, by } => write!(f, "api {uid} removed by {by}"),
             WatchDelivered { uid, kind } => write!(f, "watch {uid} {kind}"),
-            CriBegin { uid, call, target } => write!(f, "cri {uid} {call}#{target} begin"),
+            CriBegin {
+                uid,
+                call,
+                target,
+                timeout_s,
+            } => match timeout_s {
+                Some(t) => write!(f, "cri {uid} {call}#{target} begin timeout={t}s"),
+                None => write!(f, "cri {uid} {call}#{target} begin"),
+            },
             CriEnd {
                 uid,
                 call,
@@ -278,6 +325,33 @@ impl fmt::Display for Transition {
             }
             KubeletProcess { what, epoch } => write!(f, "kubelet#{epoch} {what}"),
             Note { uid, what } => write!(f, "note {uid} {what}"),
+            ApiStatusPatched { uid, status, .. } => write!(
+                f,
+                "api {uid} patched phase={} ready={}",
+                status.phase, status.ready
+            ),
+            KillPodNow {
+                uid,
+                ch,
+                what,
+                evict,
+            } => {
+                if *what == "requested" {
+                    let by = if *evict { "eviction" } else { "shutdown" };
+                    write!(f, "pw {uid} killPodNow ch={ch} requested ({by})")
+                } else {
+                    write!(f, "pw {uid} killPodNow ch={ch} {what}")
+                }
+            }
+            SyncStep { uid, step } => write!(f, "step {uid} {step}"),
+            ShutdownGroup {
+                priority,
+                period_s,
+                pods,
+            } => write!(
+                f,
+                "gns group priority {priority} ({period_s}s): killing {pods} pods"
+            ),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! The trace: every transition of a run, folded into a running hash and optionally kept
 //! as compact human-readable records (for `--trace` JSON Lines and determinism diffs).
+//! An [`Observer`] sees every record as it is emitted (the run's invariant oracle); it
+//! never touches the hash, so a trace with or without one hashes the same.
 
 use super::time::SimTime;
 use std::fmt::Display;
@@ -74,27 +76,56 @@ pub struct Record {
     pub hash: u64,
 }
 
-/// The trace of one run.
+/// Something that watches the records of a trace as they are emitted, read-only.
+pub trait Observer<T> {
+    fn observe(&mut self, at: SimTime, rec: &T);
+}
+
+/// The observer that looks at nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl<T> Observer<T> for NoObserver {
+    #[inline]
+    fn observe(&mut self, _at: SimTime, _rec: &T) {}
+}
+
+/// The trace of one run, with its observer `O`.
 #[derive(Clone, Debug, Default)]
-pub struct Trace {
+pub struct Trace<O = NoObserver> {
     hasher: StableHasher,
     count: u64,
     keep: bool,
     records: Vec<Record>,
+    observer: O,
 }
 
-impl Trace {
-    /// A trace that only hashes (`keep = false`) or also keeps readable records.
+impl<O: Default> Trace<O> {
+    /// A trace that only hashes (`keep = false`) or also keeps readable records, with the
+    /// default observer.
     pub fn new(keep: bool) -> Self {
+        Self::with_observer(keep, O::default())
+    }
+}
+
+impl<O> Trace<O> {
+    /// A trace whose records `observer` sees.
+    pub fn with_observer(keep: bool, observer: O) -> Self {
         Trace {
+            hasher: StableHasher::default(),
+            count: 0,
             keep,
-            ..Default::default()
+            records: Vec::new(),
+            observer,
         }
     }
 
-    /// Append one transition.
+    /// Append one transition (the observer sees it after it is hashed).
     #[inline]
-    pub fn emit<T: Hash + Display>(&mut self, at: SimTime, rec: &T) {
+    pub fn emit<T: Hash + Display>(&mut self, at: SimTime, rec: &T)
+    where
+        O: Observer<T>,
+    {
         self.hasher.write_u64(at.0);
         rec.hash(&mut self.hasher);
         self.count += 1;
@@ -106,6 +137,15 @@ impl Trace {
                 hash: self.hasher.finish(),
             });
         }
+        self.observer.observe(at, rec);
+    }
+
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
     }
 
     pub fn hash(&self) -> u64 {
@@ -148,13 +188,13 @@ mod tests {
 
     #[test]
     fn hash_depends_on_content_order_and_time() {
-        let mut a = Trace::new(false);
+        let mut a: Trace = Trace::new(false);
         a.emit(SimTime(1), &"x");
         a.emit(SimTime(2), &"y");
-        let mut b = Trace::new(false);
+        let mut b: Trace = Trace::new(false);
         b.emit(SimTime(1), &"y");
         b.emit(SimTime(2), &"x");
-        let mut c = Trace::new(true);
+        let mut c: Trace = Trace::new(true);
         c.emit(SimTime(1), &"x");
         c.emit(SimTime(3), &"y");
         assert_ne!(a.hash(), b.hash());
@@ -165,8 +205,8 @@ mod tests {
 
     #[test]
     fn first_difference_finds_divergence() {
-        let mut a = Trace::new(true);
-        let mut b = Trace::new(true);
+        let mut a: Trace = Trace::new(true);
+        let mut b: Trace = Trace::new(true);
         for (t, s) in [(1, "a"), (2, "b"), (3, "c")] {
             a.emit(SimTime(t), &s);
         }

@@ -11,7 +11,8 @@
 use super::dist::sample;
 use super::{Epoch, Event};
 use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
-use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
+use crate::sim::{Dur, Sim, SimTime, Stream};
+use crate::world::Trace;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -171,6 +172,9 @@ impl ApiServer {
             &Transition::ApiCreated {
                 uid,
                 name: spec.name.clone(),
+                spec: spec.clone(),
+                static_pod: false,
+                mirror_of: None,
             },
         );
         self.by_name
@@ -343,6 +347,14 @@ impl ApiServer {
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
         }
+        trace.emit(
+            now,
+            &Transition::ApiStatusPatched {
+                uid,
+                of: hist,
+                status: Arc::new(pod.status.clone()),
+            },
+        );
         let snapshot = pod.clone();
         self.notify(sim, WatchKind::Modified, &snapshot);
         self.pods.get(&uid)
@@ -412,6 +424,9 @@ impl ApiServer {
             &Transition::ApiCreated {
                 uid,
                 name: format!("{} (mirror of {})", of.spec.name, of.uid),
+                spec: of.spec.clone(),
+                static_pod: false,
+                mirror_of: Some(of.uid),
             },
         );
         self.by_name.insert(key, uid);

@@ -11,10 +11,14 @@ pub mod stats;
 
 use crate::kubelet::KEv;
 use crate::model::{ContainerId, PodUid, ProbeHandler, ProbeType, RunningPod, Transition};
-use crate::sim::{Dur, Sim, SimTime, TimerKey, Trace};
+use crate::sim::{Dur, Sim, SimTime, TimerKey};
 use apiserver::{ApiServer, WatchEvent};
 use node::LogindEv;
 use runtime::{CriReq, CriResult, RtEvent, Runtime};
+
+/// The run's trace: every transition is hashed, optionally kept, and shown to the
+/// invariant oracle (which never changes the hash).
+pub type Trace = crate::sim::Trace<crate::oracle::Oracle>;
 
 /// Who is waiting for a CRI reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -16,7 +16,8 @@
 //! state.
 
 use crate::model::Transition;
-use crate::sim::{Dur, SimTime, TimerKey, Trace};
+use crate::sim::{Dur, SimTime, TimerKey};
+use crate::world::Trace;
 use std::collections::BTreeSet;
 
 /// Events logind handles (D-Bus calls from the kubelet, and its own delay timer).

@@ -17,7 +17,8 @@ use crate::model::{
     Transition,
 };
 use crate::scenario::Fault;
-use crate::sim::{Dur, Sim, SimTime, Stream, Trace};
+use crate::sim::{Dur, Sim, SimTime, Stream};
+use crate::world::Trace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -359,6 +360,10 @@ impl Runtime {
                     uid,
                     call: req.name(),
                     target,
+                    timeout_s: match &req {
+                        CriReq::StopContainer { timeout_s, .. } => Some(*timeout_s),
+                        _ => None,
+                    },
                 },
             );
         }

@@ -1,0 +1,1449 @@
+//! The invariant oracle (design.md decision 9): read-only and separate from the model. It
+//! is the trace's [`Observer`]: it sees every [`Transition`] as it is emitted, after it is
+//! hashed, keeps its own history (per pod, a ring of the last [`RING`] transitions, for
+//! diagnostics) and its own derived state, and never reads the world. Removing it (or
+//! switching it off) changes no trace hash.
+//!
+//! Safety properties are checked as transitions happen; liveness properties (bounded
+//! progress) at the end of the run ([`Oracle::finish`]), each with its bound, and skipped
+//! (never failed) when the run leaves too little time after the trigger, the node powered
+//! off, or the kubelet is down. Each property is reported at most once per pod. The table
+//! of properties is [`invariants::INVARIANTS`] (`podsim invariants`).
+//!
+//! Not from upstream code: the properties come from `shared/reference/kubelet-model.md`
+//! section 11 and the consolidated checklist of `shared/reference/race-catalog.md`.
+
+pub mod invariants;
+
+use crate::model::{
+    ApiContainerState, ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, RestartPolicy,
+    Transition,
+};
+use crate::sim::{Dur, Observer, SimTime};
+use invariants::{Inv, INVARIANTS};
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+pub use invariants::{Invariant, Kind};
+
+/// Transitions kept per pod for a finding's diagnosis.
+pub const RING: usize = 20;
+
+/// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
+/// writes, CRI latencies, one post-kill verification retry).
+const SLACK: Dur = Dur::secs(60);
+/// Liveness: extra time per failed sync or CRI call of the pod (one pod-worker back-off of
+/// 10-15 s, and the retry).
+const PER_ERROR: Dur = Dur::secs(20);
+/// Final container status: the kubelet has seen an exit this long before it wrote a
+/// terminal status (PLEG relist period plus latencies, generously).
+const OBSERVABLE_AFTER: Dur = Dur::secs(5);
+/// The priority from which a pod is critical (`scheduling.SystemCriticalPriority`).
+const CRITICAL_PRIORITY: i32 = 2_000_000_000;
+
+/// A finding of the oracle (the run adds the replay line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OracleFinding {
+    pub invariant: &'static str,
+    /// The pod's name (empty for node-level findings).
+    pub pod: String,
+    pub at: SimTime,
+    /// What went wrong, then the pod's last transitions.
+    pub message: String,
+}
+
+/// One container instance (ground truth).
+#[derive(Clone, Debug)]
+struct Instance {
+    id: ContainerId,
+    name: String,
+    /// (exit code, when).
+    exit: Option<(i32, SimTime)>,
+    /// When the kubelet asked the runtime to remove it.
+    removed_at: Option<SimTime>,
+}
+
+/// What one kubelet worker record went through (reset when the record goes, and when the
+/// kubelet process dies).
+#[derive(Clone, Debug, Default)]
+struct Worker {
+    started: bool,
+    term_acked: bool,
+    terminating_began: bool,
+    terminated_began: bool,
+    last_terminating_ok: bool,
+    terminated_sync_ok: bool,
+    first_sight_terminal: bool,
+    terminated: bool,
+    finished: bool,
+    open_sync: Option<&'static str>,
+    last_grace: Option<i64>,
+    liveness_failed: bool,
+    status_set: bool,
+    lvs_stopped: bool,
+    probes_removed: bool,
+    /// Probes per (container, kind) after that kind's workers were told to stop.
+    probes_after_stop: BTreeMap<(String, &'static str), u32>,
+}
+
+/// What the current kubelet incarnation knows of a UID (reset when the process dies).
+#[derive(Clone, Debug, Default)]
+struct Incarnation {
+    config_known: bool,
+    added_after_shutdown: bool,
+    rejected: bool,
+    local_terminal: bool,
+    /// REMOVEd from config: the status manager may drop the pod's status at any time.
+    out_of_config: bool,
+    /// When it first saw the pod deleted (after the API delete).
+    saw_delete_at: Option<SimTime>,
+    /// When it first saw the UID as a runtime-only pod (and had no config for it).
+    runtime_only_at: Option<SimTime>,
+    /// The termination in progress (requested, not yet finished).
+    term_requested_at: Option<SimTime>,
+    /// A SyncPod was open when the deletion was seen: when it ended.
+    inflight_sync_end: Option<SimTime>,
+    inflight_sync_open: bool,
+}
+
+/// Everything the oracle keeps about one UID.
+#[derive(Clone, Debug, Default)]
+struct Pod {
+    name: String,
+    spec: Option<Arc<PodSpec>>,
+    static_pod: bool,
+    mirror_of: Option<PodUid>,
+    history: VecDeque<(SimTime, Transition)>,
+    /// Findings reported for this pod (bit per invariant).
+    reported: u64,
+    // ---- ground truth: runtime and node ----
+    running: Vec<ContainerId>,
+    instances: Vec<Instance>,
+    last_exit_at: Option<SimTime>,
+    mounted: bool,
+    cgroup: bool,
+    cgroup_removal_in_flight: bool,
+    // ---- ground truth: API ----
+    deleted_at: Option<SimTime>,
+    graceful_delete: bool,
+    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
+    zero_grace_delete: bool,
+    max_grace: i64,
+    removed_at: Option<SimTime>,
+    api_phase: PodPhase,
+    api_status: Option<Arc<ApiPodStatus>>,
+    api_status_at: SimTime,
+    evicted_at: Option<SimTime>,
+    /// The eviction's status function reaches SyncTerminatingPod (the pod was not already
+    /// terminating when it was evicted, and no other killPodNow replaced the function).
+    evict_status_applies: bool,
+    // ---- the kubelet ----
+    errors: Vec<SimTime>,
+    /// Failed StartContainer calls (each leaves a created container that never ran).
+    start_errors: Vec<SimTime>,
+    worker: Worker,
+    inc: Incarnation,
+}
+
+impl Pod {
+    fn is_critical(&self) -> bool {
+        self.static_pod
+            || self.mirror_of.is_some()
+            || self
+                .spec
+                .as_ref()
+                .is_some_and(|s| s.priority >= CRITICAL_PRIORITY)
+    }
+    fn spec_grace(&self) -> i64 {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30)
+    }
+    fn errors_since(&self, t: SimTime) -> u64 {
+        self.errors.iter().filter(|e| **e >= t).count() as u64
+    }
+    fn instance(&self, id: ContainerId) -> Option<&Instance> {
+        self.instances.iter().find(|i| i.id == id)
+    }
+}
+
+/// One priority group of a graceful node shutdown.
+#[derive(Clone, Debug)]
+struct Group {
+    priority: i32,
+    period_s: i64,
+    start: SimTime,
+    /// killPodNow channels requested for this group, and whether each returned.
+    kills: Vec<(u64, bool)>,
+}
+
+/// Node-level state.
+#[derive(Clone, Debug, Default)]
+struct Node {
+    kubelet_down: bool,
+    kubelet_started_at: SimTime,
+    crashes_at: Vec<SimTime>,
+    power_off_at: Option<SimTime>,
+    shutdown_started: Option<SimTime>,
+    group: Option<Group>,
+    /// The pod the eviction manager evicted and still waits for.
+    eviction_in_flight: Option<PodUid>,
+    /// Static full name -> UIDs started and not finished.
+    static_started: BTreeMap<String, Vec<PodUid>>,
+    reported: u64,
+    recent: VecDeque<(SimTime, Transition)>,
+}
+
+/// The oracle of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Oracle {
+    on: bool,
+    /// Bit per invariant active on the run's profile.
+    active: u64,
+    pods: Vec<Pod>,
+    node: Node,
+    findings: Vec<OracleFinding>,
+    /// Per invariant: liveness checks that had enough time (see `liveness_checked`).
+    checked: Vec<u64>,
+}
+
+fn t(at: SimTime) -> String {
+    format!(
+        "{}.{:03}s",
+        at.0 / 1_000_000_000,
+        (at.0 % 1_000_000_000) / 1_000_000
+    )
+}
+
+/// The invariants active on `profile`, as a bit set.
+pub fn active_on(profile: &str) -> u64 {
+    INVARIANTS
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.profiles.contains(&profile))
+        .fold(0, |m, (k, _)| m | (1u64 << k))
+}
+
+impl Observer<Transition> for Oracle {
+    #[inline]
+    fn observe(&mut self, at: SimTime, rec: &Transition) {
+        if self.on {
+            self.transition(at, rec);
+        }
+    }
+}
+
+impl Oracle {
+    /// An oracle checking the invariants of `profile`. (`Oracle::default()` is switched
+    /// off and looks at nothing.)
+    pub fn new(profile: &str) -> Self {
+        Oracle {
+            on: true,
+            active: active_on(profile),
+            checked: vec![0; INVARIANTS.len()],
+            ..Default::default()
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// The findings so far, in the order they were made.
+    pub fn findings(&self) -> &[OracleFinding] {
+        &self.findings
+    }
+
+    fn pod(&mut self, uid: PodUid) -> &mut Pod {
+        let i = uid.0 as usize;
+        if self.pods.len() <= i {
+            self.pods.resize_with(i + 1, Pod::default);
+        }
+        &mut self.pods[i]
+    }
+
+    fn get(&self, uid: PodUid) -> Option<&Pod> {
+        self.pods.get(uid.0 as usize)
+    }
+
+    /// Report `inv` for `uid` (once per pod and invariant).
+    fn report(&mut self, inv: Inv, uid: Option<PodUid>, at: SimTime, what: String) {
+        let bit = 1u64 << (inv as usize);
+        if self.active & bit == 0 {
+            return;
+        }
+        let mut msg = what;
+        let pod_name = match uid {
+            Some(u) => {
+                let p = self.pod(u);
+                if p.reported & bit != 0 {
+                    return;
+                }
+                p.reported |= bit;
+                let _ = write!(
+                    msg,
+                    "\n    last transitions of {} ({u}):",
+                    if p.name.is_empty() { "?" } else { &p.name }
+                );
+                for (at, tr) in &p.history {
+                    let _ = write!(msg, "\n      {}  {tr}", t(*at));
+                }
+                p.name.clone()
+            }
+            None => {
+                if self.node.reported & bit != 0 {
+                    return;
+                }
+                self.node.reported |= bit;
+                msg.push_str("\n    last node transitions:");
+                for (at, tr) in &self.node.recent {
+                    let _ = write!(msg, "\n      {}  {tr}", t(*at));
+                }
+                String::new()
+            }
+        };
+        self.findings.push(OracleFinding {
+            invariant: inv.name(),
+            pod: pod_name,
+            at,
+            message: msg,
+        });
+    }
+
+    /// The pod a transition is about, if any.
+    fn uid_of(tr: &Transition) -> Option<PodUid> {
+        use Transition::*;
+        match tr {
+            ApiCreated { uid, .. }
+            | ApiDeleteRequested { uid, .. }
+            | ApiForceDeleted { uid }
+            | ApiStatus { uid, .. }
+            | ApiRemoved { uid, .. }
+            | WatchDelivered { uid, .. }
+            | CriBegin { uid, .. }
+            | CriEnd { uid, .. }
+            | SandboxReady { uid, .. }
+            | SandboxStopped { uid, .. }
+            | ContainerRunning { uid, .. }
+            | Signal { uid, .. }
+            | ContainerExited { uid, .. }
+            | Host { uid, .. }
+            | PodRejected { uid, .. }
+            | Evict { uid, .. }
+            | Eviction { uid, .. }
+            | ConfigOp { uid, .. }
+            | UpdatePod { uid, .. }
+            | Worker { uid, .. }
+            | SyncBegin { uid, .. }
+            | SyncEnd { uid, .. }
+            | LocalStatus { uid, .. }
+            | ProbeWorker { uid, .. }
+            | Probe { uid, .. }
+            | ProbeResult { uid, .. }
+            | Note { uid, .. }
+            | KillPodNow { uid, .. }
+            | SyncStep { uid, .. } => Some(*uid),
+            ApiStatusPatched { of, .. } => Some(*of),
+            Logind { .. }
+            | PowerOff { .. }
+            | NodeMemoryAvailable { .. }
+            | NodeCondition { .. }
+            | Relist { .. }
+            | Housekeeping
+            | Shutdown { .. }
+            | NodeReady { .. }
+            | KubeletProcess { .. }
+            | ShutdownGroup { .. } => None,
+        }
+    }
+
+    /// Observe one transition.
+    pub fn transition(&mut self, at: SimTime, tr: &Transition) {
+        match Self::uid_of(tr) {
+            Some(uid) => {
+                let h = &mut self.pod(uid).history;
+                if h.len() == RING {
+                    h.pop_front();
+                }
+                h.push_back((at, tr.clone()));
+            }
+            None => {
+                let h = &mut self.node.recent;
+                if h.len() == RING {
+                    h.pop_front();
+                }
+                h.push_back((at, tr.clone()));
+            }
+        }
+        use Transition::*;
+        match tr {
+            ApiCreated {
+                uid,
+                spec,
+                static_pod,
+                mirror_of,
+                ..
+            } => {
+                let p = self.pod(*uid);
+                p.name.clone_from(&spec.name);
+                p.spec = Some(spec.clone());
+                p.static_pod = *static_pod;
+                p.mirror_of = *mirror_of;
+                p.max_grace = p.spec_grace();
+            }
+            ApiDeleteRequested { uid, grace } => {
+                let p = self.pod(*uid);
+                p.deleted_at.get_or_insert(at);
+                p.graceful_delete |= *grace > 0;
+                p.zero_grace_delete |= *grace == 0;
+                p.max_grace = p.max_grace.max(*grace);
+            }
+            ApiForceDeleted { uid } => {
+                let p = self.pod(*uid);
+                p.deleted_at.get_or_insert(at);
+                p.zero_grace_delete = true;
+            }
+            ApiRemoved { uid, by } => {
+                let uid = *uid;
+                self.pod(uid).removed_at = Some(at);
+                if *by == "kubelet" {
+                    self.kubelet_deleted(at, uid);
+                }
+                self.check_final_status(at, uid);
+            }
+            ApiStatus { .. } | WatchDelivered { .. } => {}
+            ApiStatusPatched { uid, of, status } => self.status_patched(at, *uid, *of, status),
+            CriBegin {
+                uid,
+                call,
+                timeout_s,
+                ..
+            } => self.cri_begin(at, *uid, call, *timeout_s),
+            CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            } => {
+                let p = self.pod(*uid);
+                if error.is_some() {
+                    p.errors.push(at);
+                    if *call == "StartContainer" {
+                        p.start_errors.push(at);
+                    }
+                }
+                if *call == "RemovePodCgroup" {
+                    p.cgroup_removal_in_flight = false;
+                }
+                if *call == "RemoveContainer" && error.is_none() {
+                    let id = ContainerId(*target);
+                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+                        i.removed_at.get_or_insert(at);
+                    }
+                }
+            }
+            SandboxReady { .. } | SandboxStopped { .. } | Signal { .. } => {}
+            ContainerRunning { uid, id, name } => {
+                let p = self.pod(*uid);
+                p.running.push(*id);
+                p.instances.push(Instance {
+                    id: *id,
+                    name: name.clone(),
+                    exit: None,
+                    removed_at: None,
+                });
+            }
+            ContainerExited { uid, id, code, .. } => {
+                let p = self.pod(*uid);
+                p.running.retain(|c| c != id);
+                if let Some(i) = p.instances.iter_mut().find(|i| i.id == *id) {
+                    i.exit = Some((*code, at));
+                }
+                p.last_exit_at = Some(at);
+            }
+            Host { uid, what } => {
+                let uid = *uid;
+                match *what {
+                    "volumes mounted" => {
+                        let p = self.pod(uid);
+                        p.mounted = true;
+                        p.cgroup = true;
+                    }
+                    "volumes unmounted" => {
+                        self.pod(uid).mounted = false;
+                        self.teardown_check(at, uid, "volumes were unmounted");
+                    }
+                    "pod cgroup removed" => self.pod(uid).cgroup = false,
+                    "pod dir removed" => {
+                        self.teardown_check(at, uid, "the pod directory was removed")
+                    }
+                    _ => {}
+                }
+            }
+            Logind { .. } | NodeMemoryAvailable { .. } | NodeCondition { .. } => {}
+            PowerOff { .. } => {
+                self.node.power_off_at.get_or_insert(at);
+            }
+            PodRejected { uid, .. } => self.pod(*uid).inc.rejected = true,
+            Evict { uid, .. } => self.evict(at, *uid),
+            Eviction { uid, what } => {
+                if matches!(
+                    *what,
+                    "pod cleaned up" | "timed out waiting for the pod to be cleaned up"
+                ) && self.node.eviction_in_flight == Some(*uid)
+                {
+                    self.node.eviction_in_flight = None;
+                }
+            }
+            ConfigOp { uid, op } => {
+                let shutdown = self.node.shutdown_started.is_some();
+                let p = self.pod(*uid);
+                if op.starts_with("ADD") && !p.inc.config_known && shutdown {
+                    p.inc.added_after_shutdown = true;
+                }
+                p.inc.config_known = true;
+                // Out of config, the status manager may forget the pod's status at any time
+                // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a
+                // later SetPodStatus starts again from the API's copy.
+                p.inc.out_of_config = op.starts_with("REMOVE");
+                let deleted = p.deleted_at.is_some() || *op == "REMOVE (file)";
+                if deleted && p.inc.saw_delete_at.is_none() {
+                    p.inc.saw_delete_at = Some(at);
+                    p.inc.inflight_sync_open = p.worker.open_sync == Some("SyncPod");
+                    if *op == "REMOVE (file)" {
+                        p.deleted_at.get_or_insert(at);
+                    }
+                }
+            }
+            UpdatePod {
+                uid, runtime_only, ..
+            } => {
+                let p = self.pod(*uid);
+                if *runtime_only && !p.inc.config_known {
+                    p.inc.runtime_only_at.get_or_insert(at);
+                }
+            }
+            Worker { uid, what } => self.worker(at, *uid, what),
+            SyncBegin { uid, kind, grace } => self.sync_begin(at, *uid, kind, *grace),
+            SyncEnd { uid, kind, error } => {
+                let p = self.pod(*uid);
+                if error.is_some() {
+                    p.errors.push(at);
+                }
+                if p.worker.open_sync == Some(*kind) {
+                    p.worker.open_sync = None;
+                }
+                match *kind {
+                    "SyncPod" if p.inc.inflight_sync_open => {
+                        p.inc.inflight_sync_open = false;
+                        p.inc.inflight_sync_end = Some(at);
+                    }
+                    "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                        p.worker.last_terminating_ok = error.is_none();
+                    }
+                    "SyncTerminatedPod" if error.is_none() => {
+                        p.worker.terminated_sync_ok = true;
+                    }
+                    _ => {}
+                }
+            }
+            LocalStatus { uid, phase } => {
+                let uid = *uid;
+                let p = self.pod(uid);
+                if phase.is_terminal() {
+                    p.inc.local_terminal = true;
+                } else if p.inc.local_terminal
+                    && !p.inc.out_of_config
+                    && matches!(phase, PodPhase::Pending | PodPhase::Running)
+                {
+                    self.report(
+                        Inv::LocalTerminalPhaseAbsorbing,
+                        Some(uid),
+                        at,
+                        format!(
+                            "the status manager's cache went from a terminal phase back to {phase}"
+                        ),
+                    );
+                }
+            }
+            Relist { .. } | Housekeeping | ProbeWorker { .. } | NodeReady { .. } => {}
+            Probe {
+                uid,
+                container,
+                kind,
+                ..
+            } => self.probe(at, *uid, container, kind),
+            ProbeResult {
+                uid, kind, result, ..
+            } => {
+                if matches!(*kind, "liveness" | "startup") && *result == "failure" {
+                    self.pod(*uid).worker.liveness_failed = true;
+                }
+            }
+            Shutdown { what } => match what.as_str() {
+                "PrepareForShutdown(true)" => {
+                    self.node.shutdown_started.get_or_insert(at);
+                }
+                "PrepareForShutdown(false)" => self.node.shutdown_started = None,
+                _ => {}
+            },
+            ShutdownGroup {
+                priority, period_s, ..
+            } => self.shutdown_group(at, *priority, *period_s),
+            Note { uid, what } => {
+                if what.starts_with("FailedSync") {
+                    self.pod(*uid).errors.push(at);
+                }
+            }
+            KubeletProcess { what, .. } => match *what {
+                "crashed" => self.kubelet_crashed(at),
+                "started" => {
+                    self.node.kubelet_down = false;
+                    self.node.kubelet_started_at = at;
+                }
+                _ => {}
+            },
+            KillPodNow {
+                uid,
+                ch,
+                what,
+                evict,
+            } => self.kill_pod_now(at, *uid, *ch, what, *evict),
+            SyncStep { uid, step } => {
+                let w = &mut self.pod(*uid).worker;
+                match *step {
+                    "status set" => w.status_set = true,
+                    "probes stopped: liveness, startup" => w.lvs_stopped = true,
+                    "probes removed" => w.probes_removed = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn kubelet_crashed(&mut self, at: SimTime) {
+        self.node.kubelet_down = true;
+        self.node.crashes_at.push(at);
+        self.node.shutdown_started = None;
+        self.node.group = None;
+        self.node.eviction_in_flight = None;
+        self.node.static_started.clear();
+        for p in &mut self.pods {
+            p.worker = Worker::default();
+            p.inc = Incarnation::default();
+        }
+    }
+
+    fn cri_begin(&mut self, at: SimTime, uid: PodUid, call: &str, timeout_s: Option<i64>) {
+        let p = self.pod(uid);
+        match call {
+            "RunPodSandbox" | "CreateContainer" | "StartContainer" => {
+                let acked = p.worker.term_acked;
+                let restart = acked && p.worker.liveness_failed && call == "StartContainer";
+                let after_shutdown = p.inc.added_after_shutdown;
+                if acked {
+                    self.report(
+                        Inv::NoStartAfterTermination,
+                        Some(uid),
+                        at,
+                        format!("{call} began after the pod's termination was acknowledged"),
+                    );
+                }
+                if restart {
+                    self.report(
+                        Inv::NoRestartAfterTermination,
+                        Some(uid),
+                        at,
+                        "a container was started again after a liveness/startup failure, with the pod's termination acknowledged".into(),
+                    );
+                }
+                if after_shutdown {
+                    self.report(
+                        Inv::ShutdownGroupOrder,
+                        Some(uid),
+                        at,
+                        format!("{call} began for a pod the kubelet first saw after the node shutdown started (it must be rejected)"),
+                    );
+                }
+            }
+            "StopContainer" | "ExecPreStop" => {
+                let before_status =
+                    p.worker.open_sync == Some("SyncTerminatingPod") && !p.worker.status_set;
+                if let Some(t) = timeout_s.filter(|t| *t < 2) {
+                    self.report(
+                        Inv::GraceNeverIncreases,
+                        Some(uid),
+                        at,
+                        format!("StopContainer with a timeout of {t}s (the minimum is 2 s)"),
+                    );
+                }
+                if before_status {
+                    self.report(
+                        Inv::StatusBeforeStop,
+                        Some(uid),
+                        at,
+                        format!(
+                            "{call} began in SyncTerminatingPod before the local status was set"
+                        ),
+                    );
+                }
+            }
+            "UnmountVolumes" | "RemovePodCgroup" | "RemovePodDir" => {
+                if call == "RemovePodCgroup" {
+                    p.cgroup_removal_in_flight = true;
+                }
+                self.teardown_check(at, uid, &format!("{call} began"));
+            }
+            _ => {}
+        }
+    }
+
+    fn teardown_check(&mut self, at: SimTime, uid: PodUid, what: &str) {
+        let p = self.pod(uid);
+        if let Some(c) = p.running.first().copied() {
+            self.report(
+                Inv::NoTeardownUnderRunningContainer,
+                Some(uid),
+                at,
+                format!("{what} while container {c} of the pod was running"),
+            );
+        }
+    }
+
+    fn worker(&mut self, at: SimTime, uid: PodUid, what: &str) {
+        let p = self.pod(uid);
+        let w = &mut p.worker;
+        match what {
+            "record" => {}
+            "first sight of a terminal pod: recorded as terminated" => {
+                w.term_acked = true;
+                w.terminated = true;
+                w.first_sight_terminal = true;
+            }
+            "termination requested" | "orphan: termination requested" => {
+                p.inc.term_requested_at.get_or_insert(at);
+            }
+            "pod is terminal: terminating" => {
+                w.term_acked = true;
+                p.inc.term_requested_at.get_or_insert(at);
+            }
+            "termination acknowledged" => w.term_acked = true,
+            "terminated" => w.terminated = true,
+            "started" => {
+                w.started = true;
+                let full = p.static_pod.then(|| {
+                    p.spec
+                        .as_ref()
+                        .map(|s| format!("{}_{}", s.name, s.namespace))
+                        .unwrap_or_default()
+                });
+                if let Some(full) = full {
+                    let others = self.node.static_started.entry(full.clone()).or_default();
+                    let other = others.first().copied();
+                    others.push(uid);
+                    if let Some(o) = other {
+                        self.report(
+                            Inv::StaticFullnameExclusivity,
+                            Some(uid),
+                            at,
+                            format!("static pod {full} started while {o}, of the same full name, was started and not finished"),
+                        );
+                    }
+                }
+            }
+            "finished" | "finished (never started)" => {
+                w.terminated = true;
+                w.finished = true;
+                let done = p.inc.term_requested_at.take().is_some();
+                self.termination_done(done);
+                self.release_static(uid);
+            }
+            "runtime pod terminated: record removed"
+            | "forgotten"
+            | "orphan never started: record dropped" => {
+                p.worker = Worker::default();
+                let done = p.inc.term_requested_at.take().is_some();
+                self.termination_done(done);
+                self.release_static(uid);
+            }
+            _ => {}
+        }
+    }
+
+    /// A termination finished: termination-finishes was met (counted as checked).
+    fn termination_done(&mut self, done: bool) {
+        if done && self.on {
+            self.checked[Inv::TerminationFinishes as usize] += 1;
+        }
+    }
+
+    fn release_static(&mut self, uid: PodUid) {
+        for v in self.node.static_started.values_mut() {
+            v.retain(|u| *u != uid);
+        }
+    }
+
+    fn sync_begin(&mut self, at: SimTime, uid: PodUid, kind: &'static str, grace: Option<i64>) {
+        let p = self.pod(uid);
+        let zero_grace_delete = p.zero_grace_delete;
+        let w = &p.worker;
+        let mut found: Vec<(Inv, String)> = Vec::new();
+        if let Some(open) = w.open_sync {
+            found.push((
+                Inv::SingleSyncPerUid,
+                format!("{kind} began while {open} was still open"),
+            ));
+        }
+        if w.finished {
+            found.push((
+                Inv::FinishedIsFinal,
+                format!("{kind} began after the worker finished"),
+            ));
+        }
+        match kind {
+            "SyncPod" => {
+                if w.terminating_began {
+                    found.push((
+                        Inv::SyncOrder,
+                        "SyncPod began after SyncTerminatingPod had begun".into(),
+                    ));
+                }
+                if w.terminated {
+                    found.push((
+                        Inv::NoSyncOfKnownTerminated,
+                        "SyncPod began for a pod whose worker reached Terminated".into(),
+                    ));
+                }
+            }
+            "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                if w.terminated_began {
+                    found.push((
+                        Inv::SyncOrder,
+                        format!("{kind} began after SyncTerminatedPod had begun"),
+                    ));
+                }
+                if let Some(g) = grace {
+                    if g < 1 {
+                        found.push((
+                            Inv::GraceNeverIncreases,
+                            format!("{kind} with a grace period of {g}s (the minimum is 1 s)"),
+                        ));
+                    }
+                    // v1.31's calculateEffectiveGracePeriod reads a deletionGracePeriodSeconds
+                    // of 0 as unset, so after a delete with grace 0 (worker grace 1) a later
+                    // kill override (eviction, node shutdown) raises the grace: upstream
+                    // behaviour, not checked.
+                    if let Some(prev) = w.last_grace.filter(|prev| g > *prev && !zero_grace_delete)
+                    {
+                        found.push((
+                            Inv::GraceNeverIncreases,
+                            format!("{kind} with grace {g}s after an earlier {prev}s"),
+                        ));
+                    }
+                }
+            }
+            "SyncTerminatedPod"
+                if !(w.first_sight_terminal || w.terminating_began && w.last_terminating_ok) =>
+            {
+                found.push((
+                    Inv::SyncOrder,
+                    "SyncTerminatedPod began without a successful SyncTerminatingPod before it"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+        let w = &mut p.worker;
+        w.open_sync = Some(kind);
+        match kind {
+            "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                w.terminating_began = true;
+                w.term_acked = true;
+                w.status_set = false;
+                if let Some(g) = grace {
+                    w.last_grace = Some(g);
+                }
+            }
+            "SyncTerminatedPod" => w.terminated_began = true,
+            _ => {}
+        }
+        for (inv, what) in found {
+            self.report(inv, Some(uid), at, what);
+        }
+    }
+
+    fn probe(&mut self, at: SimTime, uid: PodUid, container: &str, kind: &'static str) {
+        let w = &mut self.pod(uid).worker;
+        let stopped = w.probes_removed || (w.lvs_stopped && kind != "readiness");
+        if !stopped {
+            return;
+        }
+        let n = w
+            .probes_after_stop
+            .entry((container.to_string(), kind))
+            .or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n > 1 {
+            let when = if kind == "readiness" {
+                "RemovePod"
+            } else {
+                "StopLivenessAndStartup"
+            };
+            self.report(
+                Inv::NoProbeAfterTermination,
+                Some(uid),
+                at,
+                format!("{kind} probe of container {container} ran {n} times after {when}"),
+            );
+        }
+    }
+
+    fn evict(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        p.evicted_at = Some(at);
+        p.evict_status_applies = !p.worker.terminating_began;
+        let critical = p.is_critical();
+        if critical {
+            self.report(
+                Inv::EvictionRules,
+                Some(uid),
+                at,
+                "a critical pod (static, mirror or priority >= 2000000000) was evicted".into(),
+            );
+        }
+        if let Some(prev) = self.node.eviction_in_flight.filter(|u| *u != uid) {
+            self.report(
+                Inv::EvictionRules,
+                Some(uid),
+                at,
+                format!("evicted while the eviction of {prev} was still being waited for (more than one pod per round)"),
+            );
+        }
+        self.node.eviction_in_flight = Some(uid);
+    }
+
+    fn shutdown_group(&mut self, at: SimTime, priority: i32, period_s: i64) {
+        if let Some(g) = self.node.group.take() {
+            let elapsed = at >= g.start + Dur::secs(g.period_s.max(0) as u64);
+            let open = g.kills.iter().filter(|(_, done)| !done).count();
+            if priority <= g.priority {
+                self.report(
+                    Inv::ShutdownGroupOrder,
+                    None,
+                    at,
+                    format!(
+                        "group priority {priority} started after group priority {}",
+                        g.priority
+                    ),
+                );
+            }
+            if !elapsed && open > 0 {
+                self.report(
+                    Inv::ShutdownGroupOrder,
+                    None,
+                    at,
+                    format!(
+                        "group priority {priority} started {} after group priority {} (period {}s) with {open} of its kills not returned",
+                        t(SimTime(at.0 - g.start.0)),
+                        g.priority,
+                        g.period_s
+                    ),
+                );
+            }
+        }
+        self.node.group = Some(Group {
+            priority,
+            period_s,
+            start: at,
+            kills: Vec::new(),
+        });
+    }
+
+    fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
+        match what {
+            "requested" => {
+                let p = self.pod(uid);
+                if !evict && !p.worker.terminated {
+                    // The last status function registered before a SyncTerminatingPod
+                    // (each retry acknowledges again) wins: the shutdown manager's replaces
+                    // the eviction's.
+                    p.evict_status_applies = false;
+                }
+                if !evict {
+                    if let Some(g) = self.node.group.as_mut() {
+                        g.kills.push((ch, false));
+                    }
+                }
+            }
+            "closed" => {
+                let w = &self.pod(uid).worker;
+                if !w.terminated {
+                    self.report(
+                        Inv::KillCompletionTruthful,
+                        Some(uid),
+                        at,
+                        format!("killPodNow channel {ch} was closed before the pod's worker reached Terminated"),
+                    );
+                }
+            }
+            "returned" | "timed out" => {
+                if let Some(g) = self.node.group.as_mut() {
+                    for k in &mut g.kills {
+                        if k.0 == ch {
+                            k.1 = true;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn status_patched(&mut self, at: SimTime, obj: PodUid, of: PodUid, status: &Arc<ApiPodStatus>) {
+        let phase = status.phase;
+        let old = self.pod(obj).api_phase;
+        let p = self.pod(of);
+        let runtime_only = !p.inc.config_known;
+        let running = p.running.first().copied();
+        let terminated = p.worker.terminated;
+        let rejected = p.inc.rejected;
+        if runtime_only {
+            self.report(
+                Inv::RuntimePodsNoApiWrites,
+                Some(of),
+                at,
+                "the kubelet wrote the status of a pod it knows only as a runtime pod".into(),
+            );
+        }
+        if phase.is_terminal() && !old.is_terminal() && !rejected {
+            if let Some(c) = running {
+                self.report(
+                    Inv::NoTerminalPhaseWhileRunning,
+                    Some(of),
+                    at,
+                    format!("the API got phase {phase} while container {c} of the pod was running"),
+                );
+            } else if !terminated {
+                self.report(
+                    Inv::NoTerminalPhaseWhileRunning,
+                    Some(of),
+                    at,
+                    format!("the API got phase {phase} before the pod's worker reached Terminated"),
+                );
+            }
+        }
+        if old.is_terminal() && phase != old {
+            if old == PodPhase::Failed && phase == PodPhase::Succeeded {
+                self.report(
+                    Inv::FailedNeverBecomesSucceeded,
+                    Some(of),
+                    at,
+                    "the API phase went from Failed to Succeeded".into(),
+                );
+            } else {
+                self.report(
+                    Inv::TerminalPhaseAbsorbing,
+                    Some(of),
+                    at,
+                    format!("the API phase went from {old} to {phase}"),
+                );
+            }
+        }
+        if phase.is_terminal() && status.ready {
+            self.report(
+                Inv::NoReadyWithTerminalPhase,
+                Some(of),
+                at,
+                format!("the API shows the pod Ready with phase {phase}"),
+            );
+        }
+        let o = self.pod(obj);
+        o.api_phase = phase;
+        o.api_status = Some(status.clone());
+        o.api_status_at = at;
+    }
+
+    /// The kubelet's final DELETE of `uid` took effect.
+    fn kubelet_deleted(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        let mut missing = Vec::new();
+        if !p.worker.terminated_sync_ok {
+            missing.push("SyncTerminatedPod has not succeeded");
+        }
+        if p.mounted {
+            missing.push("volumes are still mounted");
+        }
+        if p.cgroup {
+            missing.push("the pod cgroup still exists");
+        }
+        if !p.api_phase.is_terminal() {
+            missing.push("the API phase is not terminal");
+        }
+        if p.deleted_at.is_none() {
+            missing.push("the pod has no deletion timestamp");
+        }
+        let runtime_only = !p.inc.config_known;
+        if !missing.is_empty() {
+            self.report(
+                Inv::DeleteOnlyAfterReclamation,
+                Some(uid),
+                at,
+                format!(
+                    "the kubelet deleted the pod object, yet {}",
+                    missing.join(", ")
+                ),
+            );
+        }
+        if runtime_only {
+            self.report(
+                Inv::RuntimePodsNoApiWrites,
+                Some(uid),
+                at,
+                "the kubelet deleted the object of a pod it knows only as a runtime pod".into(),
+            );
+        }
+    }
+
+    /// Final container status fidelity, on the object's last status (`at`: the object was
+    /// removed, or the run ended).
+    fn check_final_status(&mut self, at: SimTime, obj: PodUid) {
+        let Some(o) = self.get(obj) else {
+            return;
+        };
+        let Some(status) = o.api_status.clone() else {
+            return;
+        };
+        if !status.phase.is_terminal() {
+            return;
+        }
+        let written = o.api_status_at;
+        let of = o.mirror_of.unwrap_or(obj);
+        let Some(p) = self.get(of) else {
+            return;
+        };
+        // A kubelet restart between an exit and the write may lose what it saw.
+        let restarted = |since: SimTime| self.node.crashes_at.iter().any(|c| *c >= since);
+        let mut bad = Vec::new();
+        for c in &status.containers {
+            let ApiContainerState::Terminated {
+                exit_code, reason, ..
+            } = c.state
+            else {
+                continue;
+            };
+            let unknown = reason == "ContainerStatusUnknown";
+            if let Some(inst) = c
+                .container_id
+                .and_then(|id| p.instance(id))
+                .filter(|_| !unknown)
+            {
+                if let Some((code, _)) = inst.exit.filter(|(code, _)| *code != exit_code) {
+                    bad.push(format!(
+                        "container {} ({}) exited with {code}, the API says {exit_code}",
+                        c.name, inst.id
+                    ));
+                }
+                continue;
+            }
+            if unknown {
+                // TerminatePod's 137/ContainerStatusUnknown for a container that was not
+                // terminated (waiting, e.g. in back-off, or never seen): fine when the real
+                // exit of its newest instance is in the last termination state, or could
+                // not have been seen: it exited just before the write, was removed, a
+                // kubelet restart came since, or a failed StartContainer since left created
+                // containers that push it out of the two newest the status is built from.
+                let newest = p.instances.iter().rev().find(|i| i.name == c.name);
+                let in_last_state = |code: i32| {
+                    matches!(
+                        c.last_state,
+                        Some(ApiContainerState::Terminated { exit_code, .. }) if exit_code == code
+                    )
+                };
+                if let Some(i) = newest {
+                    if let Some((code, when)) = i.exit {
+                        if !in_last_state(code)
+                            && !p.start_errors.iter().any(|e| *e >= when)
+                            && when + OBSERVABLE_AFTER <= written
+                            && i.removed_at.is_none_or(|r| r > written)
+                            && !restarted(when)
+                        {
+                            let last = match &c.last_state {
+                                Some(ApiContainerState::Terminated { exit_code, .. }) => {
+                                    format!("exit code {exit_code}")
+                                }
+                                Some(ApiContainerState::Running { .. }) => "running".into(),
+                                Some(ApiContainerState::Waiting { reason }) => {
+                                    format!("waiting ({reason})")
+                                }
+                                None => "none".into(),
+                            };
+                            bad.push(format!(
+                                "container {} ({}) exited with {code} at {}, the API says ContainerStatusUnknown (last state: {last})",
+                                c.name,
+                                i.id,
+                                t(when)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if !bad.is_empty() {
+            self.report(
+                Inv::FinalContainerStatusFidelity,
+                Some(of),
+                at,
+                format!(
+                    "the final {} status written at {}: {}",
+                    status.phase,
+                    t(written),
+                    bad.join("; ")
+                ),
+            );
+        }
+    }
+
+    /// End of the run at `end`: the end-of-run safety checks and every liveness property.
+    pub fn finish(&mut self, end: SimTime) {
+        if !self.on {
+            return;
+        }
+        let n = self.pods.len();
+        for i in 0..n {
+            let uid = PodUid(i as u32);
+            if self.pods[i].spec.is_none() {
+                continue;
+            }
+            if self.pods[i].removed_at.is_none() {
+                self.check_final_status(end, uid);
+            }
+            self.final_eviction_status(end, uid);
+            self.liveness(end, uid);
+        }
+    }
+
+    fn final_eviction_status(&mut self, end: SimTime, uid: PodUid) {
+        let p = &self.pods[uid.0 as usize];
+        let Some(ev) = p.evicted_at else {
+            return;
+        };
+        if !p.evict_status_applies {
+            return; // a SyncTerminatingPod already running never applies the status function
+        }
+        if self.node.crashes_at.iter().any(|c| *c >= ev) {
+            return; // the new kubelet knows nothing of the eviction
+        }
+        let Some(status) = p.api_status.clone() else {
+            return;
+        };
+        if !status.phase.is_terminal() || p.api_status_at < ev {
+            return;
+        }
+        // v1.31 recomputes the phase once the containers stopped: every container (its
+        // newest instance) exited 0 gives Succeeded, whatever the status function said.
+        let all_zero = p.spec.as_ref().is_some_and(|s| {
+            s.containers.iter().all(|c| {
+                p.instances
+                    .iter()
+                    .rev()
+                    .find(|i| i.name == c.name)
+                    .and_then(|i| i.exit)
+                    .is_some_and(|(code, _)| code == 0)
+            })
+        });
+        let evicted =
+            status.phase == PodPhase::Failed && status.reason.as_deref() == Some("Evicted");
+        if !(evicted || status.phase == PodPhase::Succeeded && all_zero) {
+            self.report(
+                Inv::EvictionRules,
+                Some(uid),
+                end,
+                format!(
+                    "the pod was evicted at {}, yet its final API status is {} ({})",
+                    t(ev),
+                    status.phase,
+                    status.reason.as_deref().unwrap_or("no reason")
+                ),
+            );
+        }
+    }
+
+    /// The liveness properties of one pod at the end of the run.
+    fn liveness(&mut self, end: SimTime, uid: PodUid) {
+        if self.node.power_off_at.is_some() || self.node.kubelet_down {
+            return;
+        }
+        let up_since = self.node.kubelet_started_at;
+        let p = &self.pods[uid.0 as usize];
+        if p.mirror_of.is_some() {
+            return;
+        }
+        let grace = Dur::secs(
+            p.max_grace
+                .max(p.spec_grace())
+                .max(p.worker.last_grace.unwrap_or(0))
+                .max(0) as u64,
+        );
+        // Whether `bound` after `start` (and after the kubelet last started) fits before the end.
+        let due = |start: SimTime, bound: Dur| -> Option<SimTime> {
+            let start = start.max(up_since);
+            let deadline = start + bound + Dur(PER_ERROR.0 * p.errors_since(start));
+            (deadline <= end).then_some(start)
+        };
+        let mut found: Vec<(Inv, String)> = Vec::new();
+        let mut checked: Vec<Inv> = Vec::new();
+        let running = p.running.first().copied();
+        // L1 / L3: the kubelet saw the deletion.
+        if let Some(seen) = p.inc.saw_delete_at {
+            let start = match (p.inc.inflight_sync_open, p.inc.inflight_sync_end) {
+                (true, _) => None, // the SyncPod in flight never ended: unbounded
+                (false, Some(e)) => Some(e.max(seen)),
+                (false, None) => Some(seen),
+            };
+            if let Some(s) = start.and_then(|s| due(s, grace + SLACK)) {
+                checked.push(Inv::DeletedPodStops);
+                if let Some(c) = running {
+                    found.push((
+                        Inv::DeletedPodStops,
+                        format!(
+                            "the kubelet saw the deletion at {}, yet container {c} still runs at {} (bound from {}: grace {}s + {}s + {}s per error)",
+                            t(seen),
+                            t(end),
+                            t(s),
+                            grace.whole_secs(),
+                            SLACK.whole_secs(),
+                            PER_ERROR.whole_secs()
+                        ),
+                    ));
+                }
+                if p.graceful_delete && !p.static_pod {
+                    checked.push(Inv::DeletedPodRemovedFromApi);
+                }
+                if p.graceful_delete && p.removed_at.is_none() && !p.static_pod {
+                    found.push((
+                        Inv::DeletedPodRemovedFromApi,
+                        format!(
+                            "deleted gracefully, seen by the kubelet at {}, yet the object is still in the API at {} (phase {})",
+                            t(seen),
+                            t(end),
+                            p.api_phase
+                        ),
+                    ));
+                }
+            }
+        }
+        // L4: a termination in progress finishes.
+        if let Some(req) = p.inc.term_requested_at {
+            if let Some(s) = due(req, grace + SLACK) {
+                checked.push(Inv::TerminationFinishes);
+                let w = &p.worker;
+                found.push((
+                    Inv::TerminationFinishes,
+                    format!(
+                        "termination requested at {} (counted from {}) has not finished at {} (worker: acknowledged {}, terminated {}, open sync {:?})",
+                        t(req),
+                        t(s),
+                        t(end),
+                        w.term_acked,
+                        w.terminated,
+                        w.open_sync
+                    ),
+                ));
+            }
+        }
+        // L6: a pod the kubelet knows only as a runtime pod is killed with grace 1
+        // (SyncTerminatingRuntimePod), so every container gets the 2 s minimum.
+        let runtime_grace = Dur::secs(2);
+        if let Some(seen) = p.inc.runtime_only_at {
+            if !p.inc.config_known && due(seen, runtime_grace + SLACK).is_some() {
+                checked.push(Inv::OrphanedRuntimePodsDie);
+            }
+        }
+        if let (Some(seen), Some(c)) = (p.inc.runtime_only_at, running) {
+            if !p.inc.config_known && due(seen, runtime_grace + SLACK).is_some() {
+                found.push((
+                    Inv::OrphanedRuntimePodsDie,
+                    format!(
+                        "first seen as a runtime pod at {}, yet container {c} still runs at {}",
+                        t(seen),
+                        t(end)
+                    ),
+                ));
+            }
+        }
+        // L7: natural completion.
+        if let Some(last) = p.last_exit_at {
+            if let Some(spec) = p.spec.as_ref() {
+                let all_ran_and_exited = running.is_none()
+                    && spec.containers.iter().all(|c| {
+                        p.instances
+                            .iter()
+                            .any(|i| i.name == c.name && i.exit.is_some())
+                    });
+                let final_exits_zero = spec.containers.iter().all(|c| {
+                    p.instances
+                        .iter()
+                        .rev()
+                        .find(|i| i.name == c.name)
+                        .and_then(|i| i.exit)
+                        .is_some_and(|(code, _)| code == 0)
+                });
+                let completes = match spec.restart_policy {
+                    RestartPolicy::Never => true,
+                    RestartPolicy::OnFailure => final_exits_zero,
+                    RestartPolicy::Always => false,
+                };
+                let eligible = completes
+                    && all_ran_and_exited
+                    && spec.init_containers.is_empty()
+                    && !p.static_pod
+                    && p.deleted_at.is_none()
+                    && p.evicted_at.is_none()
+                    && p.inc.config_known
+                    && !p.inc.rejected;
+                if eligible && due(last, SLACK).is_some() {
+                    checked.push(Inv::NaturalCompletion);
+                    if !p.api_phase.is_terminal() {
+                        found.push((
+                            Inv::NaturalCompletion,
+                            format!(
+                                "every container exited (the last at {}) and restartPolicy {} restarts none, yet the API phase is {} at {}",
+                                t(last),
+                                spec.restart_policy.as_str(),
+                                p.api_phase,
+                                t(end)
+                            ),
+                        ));
+                    } else if !p.worker.finished {
+                        found.push((
+                            Inv::NaturalCompletion,
+                            format!(
+                                "every container exited (the last at {}) and the pod is {}, yet its worker has not finished at {}",
+                                t(last),
+                                p.api_phase,
+                                t(end)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for inv in checked {
+            self.checked[inv as usize] += 1;
+        }
+        for (inv, what) in found {
+            self.report(inv, Some(uid), end, what);
+        }
+    }
+
+    /// How many pods each liveness property was checked for (had enough time) at the end.
+    pub fn liveness_checked(&self, inv: Inv) -> u64 {
+        self.checked.get(inv as usize).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

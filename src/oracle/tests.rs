@@ -1,0 +1,899 @@
+//! Unit tests of the oracle: for each safety invariant a hand-written transition sequence
+//! that violates it (the finding is reported) and one that does not; the liveness
+//! properties on short hand-written runs.
+
+use super::*;
+use crate::model::{ApiContainerStatus, ContainerSpec};
+
+const P: PodUid = PodUid(1);
+const Q: PodUid = PodUid(2);
+
+fn spec(name: &str, policy: RestartPolicy) -> Arc<PodSpec> {
+    let mut s = PodSpec::new(
+        name,
+        "default",
+        policy,
+        vec![ContainerSpec::named("app", "img:1")],
+    );
+    s.termination_grace_period_seconds = Some(30);
+    Arc::new(s)
+}
+
+/// Feeds transitions to an oracle at increasing times.
+struct Feed {
+    o: Oracle,
+    now: SimTime,
+}
+
+impl Feed {
+    fn new() -> Self {
+        Feed {
+            o: Oracle::new("current"),
+            now: SimTime::ZERO,
+        }
+    }
+    /// Move the clock forward by `ms` milliseconds.
+    fn wait(&mut self, ms: u64) -> &mut Self {
+        self.now = self.now + Dur::millis(ms);
+        self
+    }
+    fn tr(&mut self, t: Transition) -> &mut Self {
+        self.o.transition(self.now, &t);
+        self
+    }
+    fn names(&self) -> Vec<&'static str> {
+        self.o.findings().iter().map(|f| f.invariant).collect()
+    }
+    fn finish(&mut self) -> Vec<&'static str> {
+        let end = self.now;
+        self.o.finish(end);
+        self.names()
+    }
+    fn has(&self, inv: Inv) -> bool {
+        self.names().contains(&inv.name())
+    }
+
+    fn created(&mut self, uid: PodUid, policy: RestartPolicy) -> &mut Self {
+        let name = format!("pod{}", uid.0);
+        self.tr(Transition::ApiCreated {
+            uid,
+            name: name.clone(),
+            spec: spec(&name, policy),
+            static_pod: false,
+            mirror_of: None,
+        })
+    }
+    fn cfg(&mut self, uid: PodUid, op: &'static str) -> &mut Self {
+        self.tr(Transition::ConfigOp { uid, op })
+    }
+    fn worker(&mut self, uid: PodUid, what: &'static str) -> &mut Self {
+        self.tr(Transition::Worker { uid, what })
+    }
+    fn begin(&mut self, uid: PodUid, kind: &'static str, grace: Option<i64>) -> &mut Self {
+        self.tr(Transition::SyncBegin { uid, kind, grace })
+    }
+    fn end(&mut self, uid: PodUid, kind: &'static str, ok: bool) -> &mut Self {
+        self.tr(Transition::SyncEnd {
+            uid,
+            kind,
+            error: (!ok).then(|| "boom".to_string()),
+        })
+    }
+    fn cri(&mut self, uid: PodUid, call: &'static str) -> &mut Self {
+        self.tr(Transition::CriBegin {
+            uid,
+            call,
+            target: 0,
+            timeout_s: None,
+        })
+    }
+    fn stop(&mut self, uid: PodUid, timeout: i64) -> &mut Self {
+        self.tr(Transition::CriBegin {
+            uid,
+            call: "StopContainer",
+            target: 1,
+            timeout_s: Some(timeout),
+        })
+    }
+    fn running(&mut self, uid: PodUid, id: u32) -> &mut Self {
+        self.tr(Transition::ContainerRunning {
+            uid,
+            id: ContainerId(id),
+            name: "app".into(),
+        })
+    }
+    fn exited(&mut self, uid: PodUid, id: u32, code: i32) -> &mut Self {
+        self.tr(Transition::ContainerExited {
+            uid,
+            id: ContainerId(id),
+            code,
+            reason: "Completed",
+        })
+    }
+    fn host(&mut self, uid: PodUid, what: &'static str) -> &mut Self {
+        self.tr(Transition::Host { uid, what })
+    }
+    fn step(&mut self, uid: PodUid, step: &'static str) -> &mut Self {
+        self.tr(Transition::SyncStep { uid, step })
+    }
+    fn local(&mut self, uid: PodUid, phase: PodPhase) -> &mut Self {
+        self.tr(Transition::LocalStatus { uid, phase })
+    }
+    fn patched(&mut self, uid: PodUid, phase: PodPhase, ready: bool) -> &mut Self {
+        self.patched_with(uid, phase, ready, Vec::new())
+    }
+    fn patched_with(
+        &mut self,
+        uid: PodUid,
+        phase: PodPhase,
+        ready: bool,
+        containers: Vec<ApiContainerStatus>,
+    ) -> &mut Self {
+        let status = ApiPodStatus {
+            phase,
+            ready,
+            containers,
+            ..Default::default()
+        };
+        self.tr(Transition::ApiStatusPatched {
+            uid,
+            of: uid,
+            status: Arc::new(status),
+        })
+    }
+    fn probe(&mut self, uid: PodUid, kind: &'static str) -> &mut Self {
+        self.tr(Transition::Probe {
+            uid,
+            container: "app".into(),
+            kind,
+            result: "success",
+        })
+    }
+    fn kill(&mut self, uid: PodUid, ch: u64, what: &'static str, evict: bool) -> &mut Self {
+        self.tr(Transition::KillPodNow {
+            uid,
+            ch,
+            what,
+            evict,
+        })
+    }
+
+    /// A pod created, admitted and running with container c1.
+    fn running_pod(&mut self, uid: PodUid, policy: RestartPolicy) -> &mut Self {
+        self.created(uid, policy)
+            .wait(10)
+            .cfg(uid, "ADD")
+            .worker(uid, "record")
+            .worker(uid, "started")
+            .begin(uid, "SyncPod", None)
+            .local(uid, PodPhase::Pending)
+            .cri(uid, "MountVolumes")
+            .wait(20)
+            .host(uid, "volumes mounted")
+            .cri(uid, "RunPodSandbox")
+            .wait(100)
+            .cri(uid, "CreateContainer")
+            .cri(uid, "StartContainer")
+            .wait(20)
+            .running(uid, 1)
+            .end(uid, "SyncPod", true)
+            .wait(1000)
+            .begin(uid, "SyncPod", None)
+            .local(uid, PodPhase::Running)
+            .end(uid, "SyncPod", true)
+            .wait(20)
+            .patched(uid, PodPhase::Running, true)
+    }
+
+    /// The pod is deleted with grace 30 and terminated the upstream way, up to the end of
+    /// `SyncTerminatingPod`.
+    fn terminate(&mut self, uid: PodUid) -> &mut Self {
+        self.tr(Transition::ApiDeleteRequested { uid, grace: 30 })
+            .wait(10)
+            .cfg(uid, "DELETE")
+            .worker(uid, "termination requested")
+            .begin(uid, "SyncTerminatingPod", Some(30))
+            .worker(uid, "termination acknowledged")
+            .step(uid, "status set")
+            .step(uid, "probes stopped: liveness, startup")
+            .stop(uid, 30)
+            .wait(3000)
+            .exited(uid, 1, 0)
+            .step(uid, "probes removed")
+            .local(uid, PodPhase::Succeeded)
+            .end(uid, "SyncTerminatingPod", true)
+            .worker(uid, "terminated")
+    }
+
+    /// From `terminate` on: the terminal status, SyncTerminatedPod and the kubelet's delete.
+    fn clean_up(&mut self, uid: PodUid) -> &mut Self {
+        self.wait(20)
+            .patched(uid, PodPhase::Succeeded, false)
+            .wait(1000)
+            .begin(uid, "SyncTerminatedPod", None)
+            .cri(uid, "UnmountVolumes")
+            .wait(20)
+            .host(uid, "volumes unmounted")
+            .cri(uid, "RemovePodCgroup")
+            .wait(5)
+            .host(uid, "pod cgroup removed")
+            .end(uid, "SyncTerminatedPod", true)
+            .worker(uid, "finished")
+            .wait(40)
+            .tr(Transition::ApiRemoved { uid, by: "kubelet" })
+    }
+}
+
+#[test]
+fn a_clean_lifecycle_has_no_finding() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .probe(P, "liveness")
+        .probe(P, "readiness")
+        .terminate(P)
+        .clean_up(P)
+        .wait(600_000);
+    assert_eq!(f.finish(), Vec::<&str>::new());
+}
+
+#[test]
+fn a_finding_carries_pod_time_and_last_transitions() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .cri(P, "StartContainer");
+    let x = &f.o.findings()[0];
+    assert_eq!(x.invariant, "no-start-after-termination");
+    assert_eq!(x.pod, "pod1");
+    assert_eq!(x.at, f.now);
+    assert!(x.message.contains("last transitions of pod1 (uid-0001)"));
+    assert!(x.message.contains("cri uid-0001 StartContainer#0 begin"));
+    assert!(x.message.lines().count() <= RING + 2);
+}
+
+#[test]
+fn s1_no_start_after_termination() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always).terminate(P);
+    assert!(!f.has(Inv::NoStartAfterTermination));
+    f.cri(P, "CreateContainer");
+    assert!(f.has(Inv::NoStartAfterTermination));
+    // A start before the acknowledgement (inside an in-flight SyncPod) is allowed.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None)
+        .worker(P, "termination requested")
+        .cri(P, "StartContainer")
+        .end(P, "SyncPod", true);
+    assert!(!g.has(Inv::NoStartAfterTermination));
+    // After a kubelet restart the new incarnation may start the pod again.
+    g.begin(P, "SyncTerminatingPod", Some(30))
+        .tr(Transition::KubeletProcess {
+            what: "crashed",
+            epoch: 0,
+        })
+        .tr(Transition::KubeletProcess {
+            what: "started",
+            epoch: 1,
+        })
+        .cri(P, "RunPodSandbox");
+    assert!(!g.has(Inv::NoStartAfterTermination));
+}
+
+#[test]
+fn s2_single_sync_per_uid() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None)
+        .end(P, "SyncPod", true)
+        .begin(Q, "SyncPod", None);
+    assert!(!f.has(Inv::SingleSyncPerUid));
+    f.begin(P, "SyncPod", None)
+        .begin(P, "SyncTerminatingPod", Some(3));
+    assert!(f.has(Inv::SingleSyncPerUid));
+}
+
+#[test]
+fn s3_sync_order() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always).terminate(P);
+    assert!(!f.has(Inv::SyncOrder));
+    f.begin(P, "SyncPod", None);
+    assert!(f.has(Inv::SyncOrder));
+    // SyncTerminatedPod after a failed SyncTerminatingPod.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .end(P, "SyncTerminatingPod", false)
+        .begin(P, "SyncTerminatedPod", None);
+    assert!(g.has(Inv::SyncOrder));
+    // First sight of a terminal pod: SyncTerminatedPod directly is fine.
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Never)
+        .cfg(P, "ADD")
+        .worker(P, "first sight of a terminal pod: recorded as terminated")
+        .worker(P, "record")
+        .begin(P, "SyncTerminatedPod", None)
+        .end(P, "SyncTerminatedPod", true);
+    assert!(!h.has(Inv::SyncOrder));
+}
+
+#[test]
+fn s4_no_terminal_phase_while_running() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .patched(P, PodPhase::Failed, false);
+    assert!(f.has(Inv::NoTerminalPhaseWhileRunning));
+    // Containers stopped but the worker has not reached Terminated yet.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .exited(P, 1, 0)
+        .patched(P, PodPhase::Succeeded, false);
+    assert!(g.has(Inv::NoTerminalPhaseWhileRunning));
+    // An admission rejection has no worker.
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .tr(Transition::PodRejected {
+            uid: P,
+            reason: "OutOfpods".into(),
+        })
+        .patched(P, PodPhase::Failed, false);
+    assert!(!h.has(Inv::NoTerminalPhaseWhileRunning));
+}
+
+#[test]
+fn s5_terminal_phase_absorbing_and_failed_never_succeeded() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P);
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched(P, PodPhase::Succeeded, false)
+        .patched(P, PodPhase::Succeeded, false);
+    assert!(g.names().is_empty());
+    g.patched(P, PodPhase::Running, false);
+    assert!(g.has(Inv::TerminalPhaseAbsorbing));
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched(P, PodPhase::Failed, false)
+        .patched(P, PodPhase::Succeeded, false);
+    assert!(h.has(Inv::FailedNeverBecomesSucceeded));
+    assert!(!h.has(Inv::TerminalPhaseAbsorbing));
+}
+
+#[test]
+fn s5p_local_terminal_phase_absorbing() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .local(P, PodPhase::Failed)
+        .local(P, PodPhase::Succeeded);
+    assert!(!f.has(Inv::LocalTerminalPhaseAbsorbing));
+    f.local(P, PodPhase::Running);
+    assert!(f.has(Inv::LocalTerminalPhaseAbsorbing));
+}
+
+#[test]
+fn s6_delete_only_after_reclamation() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched(P, PodPhase::Succeeded, false)
+        .tr(Transition::ApiRemoved {
+            uid: P,
+            by: "kubelet",
+        });
+    assert!(f.has(Inv::DeleteOnlyAfterReclamation));
+    let m = &f.o.findings()[0].message;
+    assert!(m.contains("SyncTerminatedPod has not succeeded") && m.contains("volumes"));
+    // Removal by a force delete is not the kubelet's.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiForceDeleted { uid: P })
+        .tr(Transition::ApiRemoved {
+            uid: P,
+            by: "force delete",
+        });
+    assert!(!g.has(Inv::DeleteOnlyAfterReclamation));
+}
+
+#[test]
+fn s7_grace_never_increases() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .end(P, "SyncTerminatingPod", false)
+        .begin(P, "SyncTerminatingPod", Some(10))
+        .end(P, "SyncTerminatingPod", false)
+        .stop(P, 2);
+    assert!(!f.has(Inv::GraceNeverIncreases));
+    f.begin(P, "SyncTerminatingPod", Some(20));
+    assert!(f.has(Inv::GraceNeverIncreases));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always).stop(P, 1);
+    assert!(g.has(Inv::GraceNeverIncreases));
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(0));
+    assert!(h.has(Inv::GraceNeverIncreases));
+    // The v1.31 quirk after a delete with grace 0: 1 s, then a shutdown's 19 s.
+    let mut q = Feed::new();
+    q.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiForceDeleted { uid: P })
+        .begin(P, "SyncTerminatingPod", Some(1))
+        .end(P, "SyncTerminatingPod", false)
+        .begin(P, "SyncTerminatingPod", Some(19));
+    assert!(!q.has(Inv::GraceNeverIncreases));
+}
+
+#[test]
+fn s8_no_probe_after_termination() {
+    // One liveness probe past the select is allowed; readiness runs until RemovePod.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .step(P, "status set")
+        .step(P, "probes stopped: liveness, startup")
+        .probe(P, "liveness")
+        .probe(P, "readiness")
+        .probe(P, "readiness");
+    assert!(!f.has(Inv::NoProbeAfterTermination));
+    f.probe(P, "liveness");
+    assert!(f.has(Inv::NoProbeAfterTermination));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .probe(P, "readiness");
+    assert!(!g.has(Inv::NoProbeAfterTermination));
+    g.probe(P, "readiness");
+    assert!(g.has(Inv::NoProbeAfterTermination));
+}
+
+#[test]
+fn s10_no_restart_after_termination() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ProbeResult {
+            uid: P,
+            id: ContainerId(1),
+            kind: "liveness",
+            result: "failure",
+        })
+        .cri(P, "StartContainer");
+    assert!(!f.has(Inv::NoRestartAfterTermination));
+    f.terminate(P).cri(P, "StartContainer");
+    assert!(f.has(Inv::NoRestartAfterTermination));
+}
+
+#[test]
+fn s11_finished_is_final() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P);
+    f.worker(P, "forgotten")
+        .worker(P, "record")
+        .worker(P, "started")
+        .begin(P, "SyncPod", None);
+    assert!(!f.has(Inv::FinishedIsFinal));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P)
+        .begin(P, "SyncTerminatedPod", None);
+    assert!(g.has(Inv::FinishedIsFinal));
+}
+
+#[test]
+fn s12_static_fullname_exclusivity() {
+    let stat = |uid| Transition::ApiCreated {
+        uid,
+        name: "web (static manifest)".into(),
+        spec: spec("web", RestartPolicy::Always),
+        static_pod: true,
+        mirror_of: None,
+    };
+    let mut f = Feed::new();
+    f.tr(stat(P))
+        .tr(stat(Q))
+        .worker(P, "started")
+        .worker(P, "finished")
+        .worker(Q, "started");
+    assert!(!f.has(Inv::StaticFullnameExclusivity));
+    let mut g = Feed::new();
+    g.tr(stat(P))
+        .tr(stat(Q))
+        .worker(P, "started")
+        .worker(Q, "started");
+    assert!(g.has(Inv::StaticFullnameExclusivity));
+}
+
+#[test]
+fn s13_kill_completion_truthful() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .kill(P, 7, "requested", true)
+        .kill(P, 7, "closed", false);
+    assert!(f.has(Inv::KillCompletionTruthful));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .kill(P, 7, "requested", true)
+        .terminate(P)
+        .kill(P, 7, "closed", false)
+        .kill(P, 7, "returned", false);
+    assert!(!g.has(Inv::KillCompletionTruthful));
+}
+
+#[test]
+fn s14_runtime_pods_no_api_writes() {
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .tr(Transition::UpdatePod {
+            uid: P,
+            ty: "kill",
+            runtime_only: true,
+        })
+        .patched(P, PodPhase::Failed, false);
+    assert!(f.has(Inv::RuntimePodsNoApiWrites));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .patched(P, PodPhase::Running, false);
+    assert!(!g.has(Inv::RuntimePodsNoApiWrites));
+}
+
+#[test]
+fn s15_eviction_rules() {
+    let evict = |uid| Transition::Evict {
+        uid,
+        signal: "memory.available",
+        grace: 0,
+    };
+    let cleaned = |uid| Transition::Eviction {
+        uid,
+        what: "pod cleaned up",
+    };
+    // One at a time, each after the previous was cleaned up.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .running_pod(Q, RestartPolicy::Always)
+        .tr(evict(P))
+        .tr(cleaned(P))
+        .tr(evict(Q));
+    assert!(!f.has(Inv::EvictionRules));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .running_pod(Q, RestartPolicy::Always)
+        .tr(evict(P))
+        .tr(evict(Q));
+    assert!(g.has(Inv::EvictionRules));
+    // A critical pod.
+    let mut crit = (*spec("sys", RestartPolicy::Always)).clone();
+    crit.priority = 2_000_000_000;
+    let mut h = Feed::new();
+    h.tr(Transition::ApiCreated {
+        uid: P,
+        name: "sys".into(),
+        spec: Arc::new(crit),
+        static_pod: false,
+        mirror_of: None,
+    })
+    .tr(evict(P));
+    assert!(h.has(Inv::EvictionRules));
+    // The evicted pod's final status must be Failed/Evicted.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .begin(P, "SyncTerminatingPod", Some(1))
+        .exited(P, 1, 143)
+        .end(P, "SyncTerminatingPod", true)
+        .worker(P, "terminated")
+        .patched(P, PodPhase::Succeeded, false);
+    k.finish();
+    assert!(k.has(Inv::EvictionRules));
+    // v1.31 recomputes Succeeded when every container exited 0 after the kill.
+    let mut z = Feed::new();
+    z.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .terminate(P)
+        .patched(P, PodPhase::Succeeded, false);
+    z.finish();
+    assert!(!z.has(Inv::EvictionRules));
+    let mut ok = Feed::new();
+    ok.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .terminate(P);
+    let status = ApiPodStatus {
+        phase: PodPhase::Failed,
+        reason: Some("Evicted".into()),
+        ..Default::default()
+    };
+    ok.tr(Transition::ApiStatusPatched {
+        uid: P,
+        of: P,
+        status: Arc::new(status),
+    });
+    ok.finish();
+    assert!(!ok.has(Inv::EvictionRules));
+}
+
+#[test]
+fn s16_shutdown_group_order() {
+    let group = |priority, period_s| Transition::ShutdownGroup {
+        priority,
+        period_s,
+        pods: 1,
+    };
+    let shutdown = || Transition::Shutdown {
+        what: "PrepareForShutdown(true)".into(),
+    };
+    // The next group after every kill returned, or after the period.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .running_pod(Q, RestartPolicy::Always)
+        .tr(shutdown())
+        .tr(group(0, 10))
+        .kill(P, 1, "requested", false)
+        .wait(2000)
+        .kill(P, 1, "returned", false)
+        .tr(group(100, 10))
+        .kill(Q, 2, "requested", false)
+        .wait(10_000)
+        .tr(group(200, 5));
+    assert!(!f.has(Inv::ShutdownGroupOrder));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown())
+        .tr(group(0, 10))
+        .kill(P, 1, "requested", false)
+        .wait(2000)
+        .tr(group(100, 10));
+    assert!(g.has(Inv::ShutdownGroupOrder));
+    // A pod added after the shutdown started must not run.
+    let mut h = Feed::new();
+    h.tr(shutdown()).running_pod(P, RestartPolicy::Always);
+    assert!(h.has(Inv::ShutdownGroupOrder));
+}
+
+#[test]
+fn s17_no_sync_of_known_terminated() {
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Never)
+        .cfg(P, "ADD")
+        .worker(P, "first sight of a terminal pod: recorded as terminated")
+        .worker(P, "record");
+    assert!(!f.has(Inv::NoSyncOfKnownTerminated));
+    f.begin(P, "SyncPod", None);
+    assert!(f.has(Inv::NoSyncOfKnownTerminated));
+}
+
+#[test]
+fn s18_status_before_stop() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .stop(P, 30);
+    assert!(f.has(Inv::StatusBeforeStop));
+    // A liveness kill inside SyncPod sets no pod status first.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None)
+        .stop(P, 30);
+    assert!(!g.has(Inv::StatusBeforeStop));
+}
+
+#[test]
+fn no_teardown_under_running_container() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .cri(P, "UnmountVolumes");
+    assert!(f.has(Inv::NoTeardownUnderRunningContainer));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .host(P, "pod dir removed");
+    assert!(g.has(Inv::NoTeardownUnderRunningContainer));
+}
+
+#[test]
+fn no_ready_with_terminal_phase() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched(P, PodPhase::Succeeded, true);
+    assert!(f.has(Inv::NoReadyWithTerminalPhase));
+}
+
+#[test]
+fn final_container_status_fidelity() {
+    let terminated = |id: Option<u32>, exit_code, reason| ApiContainerStatus {
+        name: "app".into(),
+        state: ApiContainerState::Terminated {
+            exit_code,
+            reason,
+            started_at: None,
+            finished_at: None,
+        },
+        last_state: None,
+        restart_count: 0,
+        ready: false,
+        started: false,
+        container_id: id.map(ContainerId),
+    };
+    // The real exit code 0 reported as 137.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched_with(
+            P,
+            PodPhase::Failed,
+            false,
+            vec![terminated(Some(1), 137, "Error")],
+        );
+    f.finish();
+    assert!(f.has(Inv::FinalContainerStatusFidelity));
+    // ContainerStatusUnknown long after the kubelet could have seen the exit.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .wait(10_000)
+        .patched_with(
+            P,
+            PodPhase::Failed,
+            false,
+            vec![terminated(None, 137, "ContainerStatusUnknown")],
+        );
+    g.finish();
+    assert!(g.has(Inv::FinalContainerStatusFidelity));
+    // The truth.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .patched_with(
+            P,
+            PodPhase::Succeeded,
+            false,
+            vec![terminated(Some(1), 0, "Completed")],
+        );
+    h.finish();
+    assert!(!h.has(Inv::FinalContainerStatusFidelity));
+}
+
+#[test]
+fn l1_l3_l4_deleted_pod_stops_and_leaves() {
+    // Deleted, the kill never happens: after grace + slack, all three fire.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
+        .cfg(P, "DELETE")
+        .worker(P, "termination requested")
+        .wait(89_000);
+    let mut early = f.o.clone();
+    early.finish(f.now);
+    assert!(early.findings().is_empty(), "not enough time: skipped");
+    f.wait(2_000);
+    let got = f.finish();
+    assert!(got.contains(&"deleted-pod-stops"), "{got:?}");
+    assert!(got.contains(&"deleted-pod-removed-from-api"));
+    assert!(got.contains(&"termination-finishes"));
+    // Each failed sync call gives 20 s more.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
+        .cfg(P, "DELETE")
+        .worker(P, "termination requested")
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .end(P, "SyncTerminatingPod", false)
+        .wait(100_000);
+    assert!(g.finish().is_empty());
+    // Skipped after a power-off.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
+        .cfg(P, "DELETE")
+        .tr(Transition::PowerOff {
+            cause: "x",
+            alive: 1,
+        })
+        .wait(600_000);
+    assert!(h.finish().is_empty());
+}
+
+#[test]
+fn l6_orphaned_runtime_pods_die() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::KubeletProcess {
+            what: "crashed",
+            epoch: 0,
+        })
+        .tr(Transition::ApiForceDeleted { uid: P })
+        .tr(Transition::ApiRemoved {
+            uid: P,
+            by: "force delete",
+        })
+        .wait(5000)
+        .tr(Transition::KubeletProcess {
+            what: "started",
+            epoch: 1,
+        })
+        .tr(Transition::UpdatePod {
+            uid: P,
+            ty: "kill",
+            runtime_only: true,
+        })
+        .wait(200_000);
+    assert_eq!(f.finish(), vec!["orphaned-runtime-pods-die"]);
+}
+
+#[test]
+fn l7_natural_completion() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Never)
+        .exited(P, 1, 0)
+        .wait(61_000);
+    assert_eq!(f.finish(), vec!["natural-completion"]);
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Never)
+        .exited(P, 1, 0)
+        .wait(1000)
+        .begin(P, "SyncPod", None)
+        .local(P, PodPhase::Succeeded)
+        .end(P, "SyncPod", true)
+        .worker(P, "pod is terminal: terminating")
+        .begin(P, "SyncTerminatingPod", None)
+        .step(P, "status set")
+        .end(P, "SyncTerminatingPod", true)
+        .worker(P, "terminated")
+        .patched(P, PodPhase::Succeeded, false)
+        .begin(P, "SyncTerminatedPod", None)
+        .end(P, "SyncTerminatedPod", true)
+        .worker(P, "finished")
+        .wait(100_000);
+    assert!(g.finish().is_empty());
+    // Always restarts: never complete.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .exited(P, 1, 0)
+        .wait(100_000);
+    assert!(h.finish().is_empty());
+}
+
+#[test]
+fn inactive_on_other_profiles_and_off_by_default() {
+    assert_eq!(active_on("current").count_ones() as usize, INVARIANTS.len());
+    assert!(active_on("v1.21") & (1 << Inv::NoTerminalPhaseWhileRunning as usize) == 0);
+    let mut o = Oracle::new("v1.21");
+    o.transition(
+        SimTime::ZERO,
+        &Transition::ApiStatusPatched {
+            uid: P,
+            of: P,
+            status: Arc::new(ApiPodStatus {
+                phase: PodPhase::Failed,
+                ..Default::default()
+            }),
+        },
+    );
+    assert!(o.findings().is_empty());
+    let mut off = Oracle::default();
+    off.observe(
+        SimTime::ZERO,
+        &Transition::SyncBegin {
+            uid: P,
+            kind: "SyncPod",
+            grace: None,
+        },
+    );
+    off.observe(
+        SimTime::ZERO,
+        &Transition::SyncBegin {
+            uid: P,
+            kind: "SyncPod",
+            grace: None,
+        },
+    );
+    off.finish(SimTime(u64::MAX / 2));
+    assert!(!off.is_on() && off.findings().is_empty());
+}
