@@ -6,25 +6,8 @@
 //!
 //! Included from `tests/main.rs` as `mod eviction;`.
 
-use crate::lifecycle::{compact, run_json};
+use crate::lifecycle::{compact, ns, pod, run_json, S, SEEDS};
 use serde_json::Value;
-
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const S: u64 = 1_000_000_000;
-
-fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["pods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no pod {name}"))
-}
-
-fn ns(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("expected a number, got {v}"))
-}
 
 fn evictions(v: &Value) -> &Vec<Value> {
     v["metrics"]["evictions"].as_array().unwrap()

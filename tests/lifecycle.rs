@@ -6,8 +6,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const S: u64 = 1_000_000_000;
+pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+pub const S: u64 = 1_000_000_000;
 
 /// `podsim run FILE --seed N --json`, parsed.
 pub fn run_json(file: &str, seed: u64, extra: &[&str]) -> Value {
@@ -67,7 +67,7 @@ pub fn compact(v: &Value) -> Vec<String> {
         .collect()
 }
 
-fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
+pub fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["pods"]
         .as_array()
         .unwrap()
@@ -76,7 +76,7 @@ fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no pod {name}"))
 }
 
-fn ns(v: &Value) -> u64 {
+pub fn ns(v: &Value) -> u64 {
     v.as_u64()
         .unwrap_or_else(|| panic!("expected a number, got {v}"))
 }

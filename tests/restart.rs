@@ -3,26 +3,9 @@
 //! the API server and the disk. Each runs through the `podsim` binary with `--json` on
 //! seeds 1-5.
 
-use crate::lifecycle::{compact, run_json};
+use crate::lifecycle::{compact, ns, pod, run_json, S, SEEDS};
 use assert_cmd::Command;
 use serde_json::Value;
-
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const S: u64 = 1_000_000_000;
-
-fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["pods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no pod {name}"))
-}
-
-fn ns(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("expected a number, got {v}"))
-}
 
 fn nums(v: &Value) -> Vec<u64> {
     v.as_array().unwrap().iter().map(ns).collect()

@@ -4,25 +4,8 @@
 //! (kubernetes issue 108040), power-off at the release of the inhibitor lock or at the
 //! inhibit delay, and admission rejecting pods once the shutdown started.
 
-use crate::lifecycle::{compact, run_json};
+use crate::lifecycle::{compact, ns, pod, run_json, S, SEEDS};
 use serde_json::Value;
-
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const S: u64 = 1_000_000_000;
-
-fn pod<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["pods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no pod {name}"))
-}
-
-fn ns(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("expected a number, got {v}"))
-}
 
 /// The first container of a pod.
 fn c0<'a>(v: &'a Value, name: &str) -> &'a Value {

@@ -1,16 +1,8 @@
 //! Static pods, mirror pods and same-name pods (`scenarios/static/`): the full-name start
 //! gate, mirror-pod lifecycle, and UID-carrying writes when a pod is re-created.
 
-use crate::lifecycle::run_json;
+use crate::lifecycle::{ns, run_json, S, SEEDS};
 use serde_json::Value;
-
-const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
-const S: u64 = 1_000_000_000;
-
-fn ns(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("expected a number, got {v}"))
-}
 
 fn pods<'a>(v: &'a Value, name: &str) -> Vec<&'a Value> {
     v["pods"]

@@ -290,27 +290,7 @@ impl Kubelet {
         id: crate::model::ContainerId,
         ready: bool,
     ) {
-        let Some(pod) = self.config.pods.get(&uid).cloned() else {
-            return;
-        };
-        let Some(v) = self.status.statuses.get(&uid) else {
-            return;
-        };
-        let Some(i) = v
-            .status
-            .containers
-            .iter()
-            .position(|c| c.container_id == Some(id))
-        else {
-            return;
-        };
-        if v.status.containers[i].ready == ready {
-            return;
-        }
-        let mut status = v.status.clone();
-        status.containers[i].ready = ready;
-        status.ready = pod_is_ready(status.phase, &status.containers);
-        self.update_status_internal(ctx, &pod, status, false, false);
+        self.set_container_flag(ctx, uid, id, |c| &mut c.ready, ready);
     }
 
     /// `SetContainerStartup`: a startup result changed.
@@ -320,6 +300,19 @@ impl Kubelet {
         uid: PodUid,
         id: crate::model::ContainerId,
         started: bool,
+    ) {
+        self.set_container_flag(ctx, uid, id, |c| &mut c.started, started);
+    }
+
+    /// Set one flag of a cached container status (found by container ID) and write the
+    /// status if it changed; the pod's Ready condition follows its containers' readiness.
+    fn set_container_flag(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        id: crate::model::ContainerId,
+        flag: fn(&mut ApiContainerStatus) -> &mut bool,
+        value: bool,
     ) {
         let Some(pod) = self.config.pods.get(&uid).cloned() else {
             return;
@@ -335,11 +328,12 @@ impl Kubelet {
         else {
             return;
         };
-        if v.status.containers[i].started == started {
+        let mut status = v.status.clone();
+        if *flag(&mut status.containers[i]) == value {
             return;
         }
-        let mut status = v.status.clone();
-        status.containers[i].started = started;
+        *flag(&mut status.containers[i]) = value;
+        status.ready = pod_is_ready(status.phase, &status.containers);
         self.update_status_internal(ctx, &pod, status, false, false);
     }
 
