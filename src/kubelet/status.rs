@@ -41,6 +41,10 @@ pub struct StatusManager {
     in_flight: Option<PodUid>,
     signalled: bool,
     pub period: Dur,
+    /// UIDs that `needsUpdate` could select: a cached version newer than the API's, or a
+    /// finished pod (which may be deletable). The change-triggered batch scans only these,
+    /// in UID order, instead of every cached status; the result is the same.
+    watch: BTreeSet<PodUid>,
 }
 
 impl StatusManager {
@@ -428,9 +432,27 @@ impl Kubelet {
                 name: pod.spec.name.clone(),
             },
         );
+        self.status_recheck(uid);
         if !self.status.signalled {
             self.status.signalled = true;
             let _ = ctx.after(Dur::ZERO, KEv::StatusSignal);
+        }
+    }
+
+    /// Keep `uid`'s membership of the watch set in step with its cached status.
+    fn status_recheck(&mut self, uid: PodUid) {
+        let candidate = self.status.statuses.get(&uid).is_some_and(|v| {
+            v.pod_is_finished
+                || self
+                    .status
+                    .api_versions
+                    .get(&uid)
+                    .is_none_or(|a| *a < v.version)
+        });
+        if candidate {
+            self.status.watch.insert(uid);
+        } else {
+            self.status.watch.remove(&uid);
         }
     }
 
@@ -453,7 +475,19 @@ impl Kubelet {
             self.status.signalled = false;
         }
         let mut todo = Vec::new();
-        for (uid, v) in &self.status.statuses {
+        let watched: Vec<(PodUid, &Versioned)>;
+        let scan: Box<dyn Iterator<Item = (&PodUid, &Versioned)>> = if all {
+            Box::new(self.status.statuses.iter())
+        } else {
+            watched = self
+                .status
+                .watch
+                .iter()
+                .filter_map(|u| self.status.statuses.get(u).map(|v| (*u, v)))
+                .collect();
+            Box::new(watched.iter().map(|(u, v)| (u, *v)))
+        };
+        for (uid, v) in scan {
             if self.status_needs_update(*uid, v) {
                 todo.push(*uid);
             } else if all {
@@ -480,6 +514,7 @@ impl Kubelet {
                     if let Some(p) = self.config.pods.get(&uid) {
                         if !can_be_deleted(p, self.status.statuses[&uid].pod_is_finished) {
                             self.status.api_versions.remove(&uid);
+                            self.status_recheck(uid);
                         }
                     }
                 }
@@ -517,6 +552,7 @@ impl Kubelet {
         if api.uid != uid && api.mirror_of != Some(uid) {
             // Deleted and recreated: drop our status.
             self.status.statuses.remove(&uid);
+            self.status_recheck(uid);
             self.status_done(ctx);
             return None;
         }
@@ -543,6 +579,7 @@ impl Kubelet {
         let version = v.version;
         let finished = v.pod_is_finished;
         self.status.api_versions.insert(uid, version);
+        self.status_recheck(uid);
         if let Some(pod) = after {
             if can_be_deleted(pod, finished) {
                 ctx.api_delete(uid);
@@ -556,6 +593,7 @@ impl Kubelet {
     /// The DELETE answered: drop the cached status.
     pub fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
         self.status.statuses.remove(&uid);
+        self.status_recheck(uid);
         self.status_done(ctx);
     }
 
@@ -567,6 +605,7 @@ impl Kubelet {
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
         self.status.statuses.retain(|uid, _| keep.contains_key(uid));
+        self.status.watch.retain(|uid| keep.contains_key(uid));
         self.status
             .api_versions
             .retain(|uid, _| keep.contains_key(uid));
