@@ -17,6 +17,19 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The trace label of a watch (or, `file`, file-source) event.
+fn watch_label(kind: crate::world::apiserver::WatchKind, file: bool) -> &'static str {
+    use crate::world::apiserver::WatchKind::*;
+    match (kind, file) {
+        (Added, false) => "ADDED",
+        (Modified, false) => "MODIFIED",
+        (Deleted, false) => "DELETED",
+        (Added, true) => "FILE ADDED",
+        (Modified, true) => "FILE MODIFIED",
+        (Deleted, true) => "FILE REMOVED",
+    }
+}
+
 /// How to run.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -400,11 +413,7 @@ impl World {
                     sim.now(),
                     &Transition::WatchDelivered {
                         uid: w.pod.uid,
-                        kind: match w.kind {
-                            crate::world::apiserver::WatchKind::Added => "ADDED",
-                            crate::world::apiserver::WatchKind::Modified => "MODIFIED",
-                            crate::world::apiserver::WatchKind::Deleted => "DELETED",
-                        },
+                        kind: watch_label(w.kind, false),
                     },
                 );
                 let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);
@@ -461,11 +470,7 @@ impl World {
                     sim.now(),
                     &Transition::WatchDelivered {
                         uid: w.pod.uid,
-                        kind: match w.kind {
-                            crate::world::apiserver::WatchKind::Added => "FILE ADDED",
-                            crate::world::apiserver::WatchKind::Modified => "FILE MODIFIED",
-                            crate::world::apiserver::WatchKind::Deleted => "FILE REMOVED",
-                        },
+                        kind: watch_label(w.kind, true),
                     },
                 );
                 let mut ctx = Ctx::new(sim, trace, runtime, api, epoch);

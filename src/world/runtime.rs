@@ -571,18 +571,7 @@ impl Runtime {
                 }
                 CriReq::ExecPreStop { .. } => CriResult::Ok,
                 CriReq::StopPodSandbox { uid, id } => {
-                    let victims: Vec<ContainerId> = self
-                        .pods
-                        .get(uid)
-                        .map(|p| p.containers.clone())
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|c| {
-                            self.containers
-                                .get(c)
-                                .is_some_and(|c| c.sandbox == *id && c.state == RtState::Running)
-                        })
-                        .collect();
+                    let victims = self.running_containers(*uid, Some(*id));
                     for cid in victims {
                         self.exit(sim, trace, cid, 137, "Error");
                     }
@@ -648,18 +637,7 @@ impl Runtime {
                 }
                 CriReq::RemovePodCgroup { uid } => {
                     // Destroying the cgroup kills whatever still runs in it.
-                    let victims: Vec<ContainerId> = self
-                        .pods
-                        .get(uid)
-                        .map(|p| p.containers.clone())
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|c| {
-                            self.containers
-                                .get(c)
-                                .is_some_and(|c| c.state == RtState::Running)
-                        })
-                        .collect();
+                    let victims = self.running_containers(*uid, None);
                     let n = victims.len() as u32;
                     for cid in victims {
                         let replies = self.exit(sim, trace, cid, 137, "Error");
@@ -1107,6 +1085,22 @@ impl Runtime {
                     .is_some_and(|c| c.state == RtState::Running)
             })
         })
+    }
+
+    /// The running containers of a pod (of one of its sandboxes, if given), oldest first.
+    fn running_containers(&self, uid: PodUid, sandbox: Option<SandboxId>) -> Vec<ContainerId> {
+        self.pods
+            .get(&uid)
+            .map(|p| p.containers.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| {
+                self.containers.get(c).is_some_and(|c| {
+                    c.state == RtState::Running && sandbox.is_none_or(|s| c.sandbox == s)
+                })
+            })
+            .copied()
+            .collect()
     }
 
     /// Pod directories present on the node (what a listing of the pods dir shows) and
