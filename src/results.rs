@@ -174,6 +174,9 @@ pub struct RunRow {
     pub parameters: BTreeMap<String, String>,
     /// Findings of this run, counted by invariant (empty: a clean run).
     pub findings: BTreeMap<String, u64>,
+    /// Reach points the run got into.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reached: Vec<String>,
     pub trace_hash: String,
     pub stop_reason: String,
     pub metrics: BTreeMap<String, Metric>,
@@ -239,6 +242,9 @@ pub struct Cell {
     pub findings: BTreeMap<String, Rate>,
     /// By metric name; a per-pod metric is `name/pod`.
     pub metrics: BTreeMap<String, Percentiles>,
+    /// Runs that got into each reach point, by point name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reached: BTreeMap<String, u64>,
 }
 
 /// `summary.json`.
@@ -314,6 +320,7 @@ struct CellAcc {
     any: (u64, Option<FirstFailing>),
     by: BTreeMap<String, (u64, Option<FirstFailing>)>,
     metrics: BTreeMap<String, Vec<u64>>,
+    reached: BTreeMap<String, u64>,
 }
 
 fn rate(runs: u64, (k, first): (u64, Option<FirstFailing>)) -> Rate {
@@ -373,6 +380,9 @@ impl<'m> SummaryBuilder<'m> {
             e.0 += 1;
             e.1.get_or_insert_with(first);
         }
+        for p in &r.reached {
+            *c.reached.entry(p.clone()).or_default() += 1;
+        }
         for (k, v) in &r.metrics {
             match v {
                 Metric::Value(x) => c.metrics.entry(k.clone()).or_default().push(*x),
@@ -399,6 +409,7 @@ impl<'m> SummaryBuilder<'m> {
                 runs,
                 any_finding: rate(runs, c.any),
                 findings: c.by.into_iter().map(|(k, v)| (k, rate(runs, v))).collect(),
+                reached: c.reached,
                 metrics: c
                     .metrics
                     .into_iter()

@@ -180,6 +180,8 @@ pub struct RunOutput {
     pub simulated_ns: u64,
     pub stop_reason: String,
     pub findings: Vec<Finding>,
+    /// Reach points this run got into (`crate::model::reach`), in table order.
+    pub reached: Vec<String>,
     pub pods: Vec<PodSummary>,
     pub metrics: Metrics,
     pub replay: String,
@@ -244,7 +246,7 @@ impl World {
     pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let observer = if oracle {
-            Oracle::new(&sc.kubelet.profile)
+            Oracle::new()
         } else {
             Oracle::default()
         };
@@ -924,12 +926,13 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         seed: opts.seed,
         profile: sc.kubelet.profile.clone(),
         upstream_release: UPSTREAM_RELEASE.into(),
-        behaviours: sc.kubelet.behaviours.clone(),
+        behaviours: w.kubelet.b.to_map(),
         trace_hash: w.trace.hash_hex(),
         events: w.sim.events(),
         simulated_ns: w.sim.now().0,
         stop_reason: stop.as_str().into(),
         findings,
+        reached: crate::model::reach::names(w.trace.reached()),
         pods,
         metrics,
         replay: opts.replay.clone(),

@@ -423,6 +423,7 @@ pub fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
         profile: m.profiles[pi].clone(),
         parameters: m.points[point as usize].parameters.clone(),
         findings,
+        reached: out.reached.clone(),
         trace_hash: out.trace_hash.clone(),
         stop_reason: out.stop_reason.clone(),
         metrics,

@@ -108,6 +108,8 @@ enum Wait {
 /// The eviction manager's state (`managerImpl`).
 #[derive(Clone, Debug)]
 pub struct EvictionManager {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     pub thresholds: Vec<EvictionThreshold>,
     pub max_pod_grace_period: i64,
     pub pressure_transition_period: Dur,
@@ -155,6 +157,7 @@ impl EvictionManager {
             });
         }
         EvictionManager {
+            b: Default::default(),
             thresholds,
             max_pod_grace_period: c.eviction_max_pod_grace_period,
             pressure_transition_period: c.eviction_pressure_transition_period,

@@ -36,6 +36,7 @@ pub mod nodeshutdown;
 pub mod pleg;
 pub mod pod_workers;
 pub mod prober;
+pub mod profile;
 pub mod restart;
 pub mod status;
 pub mod sync;
@@ -125,6 +126,8 @@ pub enum KEv {
 /// All in-memory kubelet state.
 #[derive(Clone, Debug)]
 pub struct Kubelet {
+    /// The run's behaviour switches: the profile with the scenario's overrides.
+    pub b: profile::Behaviours,
     pub config: PodManager,
     pub pw: PodWorkers,
     pub pleg: Pleg,
@@ -154,7 +157,9 @@ pub struct Kubelet {
 impl Kubelet {
     pub fn new(sc: &Scenario, seed: u64) -> Self {
         let t = &sc.kubelet.timing;
-        Kubelet {
+        let b = profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours);
+        let mut k = Kubelet {
+            b,
             config: PodManager::default(),
             pw: PodWorkers::new(seed, sc.kubelet.config.sync_frequency, BACKOFF_PERIOD),
             pleg: Pleg::new(t.pleg_relist_period),
@@ -172,7 +177,14 @@ impl Kubelet {
             housekeeping_enabled: true,
             allocatable: admission::Allocatable::from_scenario(sc),
             eviction: EvictionManager::new(sc),
-        }
+        };
+        k.pw.b = b;
+        k.pleg.b = b;
+        k.status.b = b;
+        k.prober.b = b;
+        k.shutdown.b = b;
+        k.eviction.b = b;
+        k
     }
 
     /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager, and the

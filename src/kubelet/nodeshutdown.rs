@@ -138,6 +138,8 @@ struct Processing {
 /// The manager's state (`managerImpl`).
 #[derive(Clone, Debug)]
 pub struct ShutdownManager {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     /// Sorted by priority; empty for the stub manager.
     pub groups: Vec<ShutdownGroup>,
     /// The delay lock held, if any.
@@ -153,6 +155,7 @@ pub struct ShutdownManager {
 impl ShutdownManager {
     pub fn new(c: &KubeletConfig) -> Self {
         ShutdownManager {
+            b: Default::default(),
             groups: shutdown_groups(c),
             inhibit_lock: None,
             next_lock: 1,

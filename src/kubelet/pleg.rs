@@ -37,6 +37,8 @@ struct CacheEntry {
 /// The PLEG with its pod cache.
 #[derive(Clone, Debug)]
 pub struct Pleg {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     pub relist_period: Dur,
     /// The previous relist's view of each pod's containers.
     old: BTreeMap<PodUid, BTreeMap<ContainerId, RtState>>,
@@ -54,6 +56,7 @@ pub struct Pleg {
 impl Pleg {
     pub fn new(relist_period: Dur) -> Self {
         Pleg {
+            b: Default::default(),
             relist_period,
             old: BTreeMap::new(),
             reinspect: BTreeSet::new(),

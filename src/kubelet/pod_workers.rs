@@ -261,6 +261,8 @@ impl PodSyncStatus {
 /// The pod workers' shared state (upstream's `podWorkers` struct).
 #[derive(Clone, Debug)]
 pub struct PodWorkers {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     pub records: BTreeMap<PodUid, PodSyncStatus>,
     /// False until the first `SyncKnownPods`.
     pub pods_synced: bool,
@@ -336,6 +338,7 @@ pub const NETWORK_NOT_READY: &str = "network is not ready";
 impl PodWorkers {
     pub fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
         PodWorkers {
+            b: Default::default(),
             records: BTreeMap::new(),
             pods_synced: false,
             work_queue: WorkQueue::default(),

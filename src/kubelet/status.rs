@@ -34,6 +34,8 @@ pub struct Versioned {
 /// The status manager's state.
 #[derive(Clone, Debug, Default)]
 pub struct StatusManager {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     pub statuses: BTreeMap<PodUid, Versioned>,
     pub api_versions: BTreeMap<PodUid, u64>,
     queue: VecDeque<PodUid>,

@@ -364,6 +364,7 @@ pub fn quantity(bytes: u64) -> String {
     format!("{n}{suffix}")
 }
 
+pub mod reach;
 pub mod status;
 pub use status::*;
 pub mod transition;

@@ -414,3 +414,8 @@ mod tests {
         }
     }
 }
+
+/// The invariant named `name`.
+pub fn by_name(name: &str) -> Option<&'static Invariant> {
+    INVARIANTS.iter().find(|i| i.name == name)
+}

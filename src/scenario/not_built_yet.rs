@@ -21,10 +21,6 @@ pub enum Capability {
     ReadinessProbe,
     StartupProbe,
     InitContainers,
-    ProfileV1_21,
-    ProfileV1_22,
-    ProfileV1_27,
-    KubeletBehaviours,
     ShutdownGracePeriod,
     ShutdownGracePeriodCriticalPods,
     ShutdownGracePeriodByPodPriority,
@@ -33,17 +29,12 @@ pub enum Capability {
     EvictionMaxPodGracePeriod,
 }
 
-const PROFILE: &str =
-    "is not built yet: the only kubelet profile podsim models so far is `current`";
-
 /// The table: capability -> (what the user wrote, why it is rejected).
-pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[
-    (Capability::InitContainers, "`initContainers`", "need init-container sequencing, which podsim does not model yet"),
-    (Capability::ProfileV1_21, "profile `v1.21`", PROFILE),
-    (Capability::ProfileV1_22, "profile `v1.22`", PROFILE),
-    (Capability::ProfileV1_27, "profile `v1.27`", PROFILE),
-    (Capability::KubeletBehaviours, "`behaviours`", "needs behaviour switches, which podsim does not model yet (only the `current` profile's behaviour is built)"),
-];
+pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[(
+    Capability::InitContainers,
+    "`initContainers`",
+    "need init-container sequencing, which podsim does not model yet",
+)];
 
 /// The error message if `cap` is not built yet, `None` if it is.
 pub fn not_built_yet(cap: Capability) -> Option<String> {
@@ -51,14 +42,4 @@ pub fn not_built_yet(cap: Capability) -> Option<String> {
         .iter()
         .find(|(c, _, _)| *c == cap)
         .map(|(_, what, why)| format!("{what} {why}"))
-}
-
-/// The capability for a (valid) profile name, `None` for `current`.
-pub fn profile_capability(name: &str) -> Option<Capability> {
-    match name {
-        "v1.21" => Some(Capability::ProfileV1_21),
-        "v1.22" => Some(Capability::ProfileV1_22),
-        "v1.27" => Some(Capability::ProfileV1_27),
-        _ => None,
-    }
 }

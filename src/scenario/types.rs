@@ -206,4 +206,17 @@ pub enum Action {
 pub struct Expect {
     /// Invariant names that must be reported; empty means none may be.
     pub findings: Vec<String>,
+    /// Reach points (`crate::model::reach`) the scenario exists to get into: each must be
+    /// reached by at least one of the seeds a test or sweep runs.
+    pub reach: Vec<String>,
+    /// `old`: the behaviour before the fix the scenario replays, and what it shows.
+    pub old: Option<ExpectOld>,
+}
+
+/// `spec.expect.old`: switch values that restore an old behaviour, and the invariants that
+/// behaviour must break on at least one of the first 200 seeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectOld {
+    pub behaviours: BTreeMap<String, bool>,
+    pub findings: Vec<String>,
 }

@@ -7,11 +7,12 @@
 
 use super::defaults;
 use super::error::{LoadError, Note, Problem};
-use super::not_built_yet::{not_built_yet, profile_capability, Capability};
+use super::not_built_yet::{not_built_yet, Capability};
 use super::overrides;
 use super::quantity::Quantity;
 use super::schema::{self, Key, Kind, Loc, Node};
 use super::types::*;
+use crate::kubelet::profile;
 use crate::model::{
     Behaviour, ContainerSpec, CriCall, CriError, Dist, OnSigterm, PodSpec, Probe, ProbeHandler,
     ProbeOutcome, Resources, RestartPolicy, RunFor,
@@ -936,6 +937,44 @@ fn threshold(cx: &mut Cx, n: &Node, path: &str) -> Option<Threshold> {
     bytes(cx, Some(n), path).map(Threshold::Bytes)
 }
 
+/// `behaviours`: switch name -> bool, names checked against the switch table.
+fn switch_map(cx: &mut Cx, b: &Node, bp: &str, out: &mut BTreeMap<String, bool>) {
+    match &b.kind {
+        Kind::Map(entries) => {
+            for (key, v) in entries {
+                let kp = join(bp, &key.name);
+                let Some(val) = boolean(cx, Some(v), &kp) else {
+                    continue;
+                };
+                match profile::by_name(&key.name) {
+                        None => {
+                            let names: Vec<&str> =
+                                profile::SWITCHES.iter().map(|s| s.name).collect();
+                            let hint = suggest(&key.name, &names);
+                            cx.err(
+                                key.loc,
+                                &kp,
+                                format!("unknown behaviour switch `{}`{hint}", key.name),
+                            );
+                        }
+                        Some(s) if !s.built && !val => cx.err(
+                            v.loc,
+                            &kp,
+                            format!(
+                                "`{}: false` is not built yet: podsim does not model the behaviour before {} (every profile runs it as `true`)",
+                                s.name, s.refs
+                            ),
+                        ),
+                        Some(_) => {
+                            out.insert(key.name.clone(), val);
+                        }
+                    }
+            }
+        }
+        _ => expected(cx, b, bp, "a mapping of switch names to `true`/`false`"),
+    }
+}
+
 fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     let mut k = KubeletSpec {
         profile: defaults::PROFILE.to_owned(),
@@ -956,25 +995,10 @@ fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     };
     if let Some(i) = one_of(cx, o.get("profile"), &o.at("profile"), &defaults::PROFILES) {
         k.profile = defaults::PROFILES[i].to_owned();
-        if let (Some(cap), Some(v)) = (profile_capability(&k.profile), o.get("profile")) {
-            cx.uses(cap, v.loc, &o.at("profile"));
-        }
     }
     if let Some(b) = o.get("behaviours") {
         let bp = o.at("behaviours");
-        match &b.kind {
-            Kind::Map(entries) => {
-                for (key, v) in entries {
-                    if let Some(val) = boolean(cx, Some(v), &join(&bp, &key.name)) {
-                        k.behaviours.insert(key.name.clone(), val);
-                    }
-                }
-                if !entries.is_empty() {
-                    cx.uses(Capability::KubeletBehaviours, b.loc, &bp);
-                }
-            }
-            _ => expected(cx, b, &bp, "a mapping of switch names to `true`/`false`"),
-        }
+        switch_map(cx, b, &bp, &mut k.behaviours);
     }
     if let Some(c) = o.get("config") {
         kubelet_config(cx, c, &o.at("config"), &mut k.config);
@@ -1979,19 +2003,74 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Act
 }
 
 fn expect(cx: &mut Cx, n: &Node) -> Option<Expect> {
-    let o = obj(cx, n, "spec.expect", &["findings"], Unknown::Error)?;
-    let fp = o.at("findings");
+    let o = obj(
+        cx,
+        n,
+        "spec.expect",
+        &["findings", "reach", "old"],
+        Unknown::Error,
+    )?;
+    let findings = invariant_names(cx, o.get("findings"), &o.at("findings"));
+    let rp = o.at("reach");
+    let mut reach = Vec::new();
+    for (i, r) in list(cx, o.get("reach"), &rp).iter().enumerate() {
+        let ip = idx(&rp, i);
+        if let Some(s) = string(cx, Some(r), &ip) {
+            if crate::model::reach::by_name(&s).is_some() {
+                reach.push(s);
+            } else {
+                let names: Vec<&str> = crate::model::reach::REACH.iter().map(|p| p.name).collect();
+                let hint = suggest(&s, &names);
+                cx.err(r.loc, &ip, format!("unknown reach point `{s}`{hint}"));
+            }
+        } else if r.kind == Kind::Null {
+            expected(cx, r, &ip, "a reach point name");
+        }
+    }
+    let old = o.get("old").and_then(|v| {
+        let op = o.at("old");
+        let oo = obj(cx, v, &op, &["behaviours", "findings"], Unknown::Error)?;
+        let mut behaviours = BTreeMap::new();
+        if let Some(b) = oo.get("behaviours") {
+            let bp = oo.at("behaviours");
+            switch_map(cx, b, &bp, &mut behaviours);
+        }
+        let findings = invariant_names(cx, oo.get("findings"), &oo.at("findings"));
+        Some(ExpectOld {
+            behaviours,
+            findings,
+        })
+    });
+    Some(Expect {
+        findings,
+        reach,
+        old,
+    })
+}
+
+/// A list of invariant names (checked against the oracle's table).
+fn invariant_names(cx: &mut Cx, n: Option<&Node>, fp: &str) -> Vec<String> {
     let mut findings = Vec::new();
-    for (i, f) in list(cx, o.get("findings"), &fp).iter().enumerate() {
-        let ip = idx(&fp, i);
+    for (i, f) in list(cx, n, fp).iter().enumerate() {
+        let ip = idx(fp, i);
         match string(cx, Some(f), &ip) {
             Some(s) if s.is_empty() => cx.err(f.loc, &ip, "an invariant name must not be empty"),
+            Some(s)
+                if crate::oracle::invariants::by_name(&s).is_none() && s != "run-limit-reached" =>
+            {
+                let names: Vec<&str> = crate::oracle::invariants::INVARIANTS
+                    .iter()
+                    .map(|i| i.name)
+                    .collect();
+                let hint = suggest(&s, &names);
+                cx.err(f.loc, &ip, format!("unknown invariant `{s}`{hint}"));
+            }
             Some(s) => findings.push(s),
             None if f.kind == Kind::Null => cx.err(f.loc, &ip, "expected an invariant name"),
             None => {}
         }
     }
-    Some(Expect { findings })
+    findings
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2031,9 +2110,6 @@ fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> Option<Swee
             if profiles.contains(&prof) {
                 cx.err(p.loc, &pp, format!("profile `{prof}` is listed twice"));
             } else {
-                if let Some(cap) = profile_capability(&prof) {
-                    cx.uses(cap, p.loc, &pp);
-                }
                 profiles.push(prof);
             }
         } else if p.kind == Kind::Null {
@@ -2352,14 +2428,21 @@ mod tests {
     }
 
     #[test]
-    fn not_built_yet_is_rejected_but_type_checked() {
-        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {x: true}\n");
+    fn behaviour_switches_are_checked_and_unknown_profiles_rejected() {
+        let e = problems("  kubelet:\n    profile: v1.22\n    behaviours: {stopProbesAtTermnation: true, podWorkerOwnsLifecycle: 1}\n");
         assert_eq!(e.len(), 2, "{e:#?}");
         assert!(
-            e.iter()
-                .all(|m| m.contains("not model") || m.contains("not built")),
+            e[0].contains("unknown behaviour switch `stopProbesAtTermnation`; did you mean `stopProbesAtTermination`?"),
             "{e:#?}"
         );
+        assert!(e[1].contains("expected `true` or `false`"), "{e:#?}");
+        if let Some(s) = crate::kubelet::profile::SWITCHES.iter().find(|s| !s.built) {
+            let e = problems(&format!(
+                "  kubelet:\n    behaviours: {{{}: false}}\n",
+                s.name
+            ));
+            assert!(e[0].contains("is not built yet"), "{e:#?}");
+        }
         let e = problems(
             "  kubelet:\n    profile: v1.23\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
         );

@@ -98,6 +98,9 @@ pub struct Trace<O = NoObserver> {
     keep: bool,
     records: Vec<Record>,
     observer: O,
+    /// Coverage points reached (a bit each; not part of the hash): the rare states a run
+    /// got into, see `crate::model::reach`.
+    reached: u64,
 }
 
 impl<O: Default> Trace<O> {
@@ -117,7 +120,19 @@ impl<O> Trace<O> {
             keep,
             records: Vec::new(),
             observer,
+            reached: 0,
         }
+    }
+
+    /// Record that coverage point `bit` (< 64) was reached.
+    #[inline]
+    pub fn reach(&mut self, bit: u32) {
+        self.reached |= 1 << bit;
+    }
+
+    /// The coverage points reached, a bit each.
+    pub fn reached(&self) -> u64 {
+        self.reached
     }
 
     /// Append one transition (the observer sees it after it is hashed).

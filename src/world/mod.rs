@@ -233,6 +233,12 @@ impl<'a> Ctx<'a> {
         self.trace.emit(self.sim.now(), &t);
     }
 
+    /// Mark reach point `r` (a rare state this run got into; not part of the trace).
+    #[inline]
+    pub fn reach(&mut self, r: crate::model::reach::Reach) {
+        self.trace.reach(r as u32);
+    }
+
     /// Issue a CRI call; the reply comes back through `Kubelet::on_cri_reply`.
     pub fn cri(&mut self, caller: Caller, req: CriReq) {
         let client = CriClient {

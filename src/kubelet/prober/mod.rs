@@ -48,6 +48,8 @@ pub struct ProbeKey {
 /// The probe manager's state.
 #[derive(Clone, Debug)]
 pub struct ProbeManager {
+    /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
+    pub b: crate::kubelet::profile::Behaviours,
     pub workers: BTreeMap<ProbeKey, Worker>,
     pub liveness: ResultsManager,
     pub readiness: ResultsManager,
@@ -64,6 +66,7 @@ pub struct ProbeManager {
 impl ProbeManager {
     pub fn new(seed: u64) -> Self {
         ProbeManager {
+            b: Default::default(),
             workers: BTreeMap::new(),
             liveness: ResultsManager::default(),
             readiness: ResultsManager::default(),

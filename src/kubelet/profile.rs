@@ -1,0 +1,397 @@
+//! Behaviour profiles and behaviour switches (design.md decision 7).
+//!
+//! A *switch* stands for one upstream change to the kubelet's pod-lifecycle logic and is
+//! named after what that change does; `true` means the change is in (the newer behaviour),
+//! `false` re-creates the behaviour from before it. A *profile* names a release line and is
+//! the set of switch values that release had. A scenario picks a profile
+//! (`spec.kubelet.profile`) and may override single switches
+//! (`spec.kubelet.behaviours: {name: bool}`, or `--set spec.kubelet.behaviours.NAME=false` on
+//! the command line).
+//!
+//! Profiles:
+//! * `v1.21`: the last release before the pod-worker state machine (PR 102344).
+//! * `v1.22`: v1.22.0, the first release with the state machine and its regressions.
+//! * `v1.27`: v1.27.0 (PRs 113145 and 115331 in, PR 118497 not yet).
+//! * `current`: the release [`super::UPSTREAM_RELEASE`] the port follows.
+//!
+//! Each switch row cites the race-catalog entry (`shared/reference/race-catalog.md`) whose
+//! old behaviour it restores, and the upstream issue and PR. A switch that upstream has not
+//! made (an open upstream bug, with the change a fix would make) is on in no profile.
+//!
+//! A row with `built: false` is declared but its old behaviour is not modelled yet: the
+//! switch cannot be set to `false` in a scenario (validation says so), and every profile
+//! runs it as `true`.
+
+use std::collections::BTreeMap;
+
+/// Every behaviour switch, by position in [`SWITCHES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Sw {
+    PodWorkerOwnsLifecycle,
+    KillPodMarksPendingAtOnce,
+    HousekeepingSkipsPodsBeingKilled,
+    TerminalPhaseKept,
+    TerminalPhaseAfterTermination,
+    UnknownExitCodeIs137,
+    StaticPodFullNameGate,
+    PodWorkerHandlesUidReuse,
+    UnstartedPodsDoNotBlockStart,
+    ShutdownSetsFailedPhase,
+    ShutdownCancelsKillsAtGroupDeadline,
+    StopProbesAtTermination,
+    OrphanedPodsDrivenToCompletion,
+    TerminalPodsTerminatedOnFirstSight,
+    DeletionUsesLocalPhase,
+    GraceOverrideZeroHonoured,
+    EvictionWaitsForReclaim,
+    SecretConfigMapRegisteredPerUid,
+    VolumesKeptForTerminatingPodsAcrossRestart,
+    FullNameGateCountsRuntimePods,
+    PlegTimestampBeforeList,
+    PlegReinspectsFailedPods,
+}
+
+/// One switch.
+#[derive(Clone, Copy, Debug)]
+pub struct Switch {
+    pub sw: Sw,
+    /// camelCase name used in scenarios, `--json` and `podsim bisect`.
+    pub name: &'static str,
+    /// race-catalog.md entry numbers whose old behaviour `false` restores.
+    pub entries: &'static [u32],
+    /// Upstream issue(s) and PR(s).
+    pub refs: &'static str,
+    /// One line: what `true` does, and what `false` restores.
+    pub meaning: &'static str,
+    /// The profiles on which the switch is `true`.
+    pub on: &'static [&'static str],
+    /// Whether `false` is modelled.
+    pub built: bool,
+}
+
+/// Every profile, oldest first.
+pub const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
+
+const ALL: &[&str] = &["v1.21", "v1.22", "v1.27", "current"];
+const V122: &[&str] = &["v1.22", "v1.27", "current"];
+const V127: &[&str] = &["v1.27", "current"];
+const NOT_V122: &[&str] = &["v1.21", "v1.27", "current"];
+const NOT_V127: &[&str] = &["v1.21", "v1.22", "current"];
+const NONE: &[&str] = &[];
+
+/// The switch table, in [`Sw`] order.
+pub const SWITCHES: &[Switch] = &[
+    Switch {
+        sw: Sw::PodWorkerOwnsLifecycle,
+        name: "podWorkerOwnsLifecycle",
+        entries: &[1, 13],
+        refs: "issue 102149, PR 102344",
+        meaning: "every kill goes through the pod worker's state machine; false: the v1.21 design (dispatchWork's terminal shortcut, a separate pod killer, workers forgotten when the pod leaves config)",
+        on: V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::KillPodMarksPendingAtOnce,
+        name: "killPodMarksPendingAtOnce",
+        entries: &[11],
+        refs: "issue 98953, PR 98956",
+        meaning: "(v1.21 design) the pod killer marks a pod pending termination before it queues the kill; false: only when its goroutine dequeues it",
+        on: ALL,
+        built: false,
+    },
+    Switch {
+        sw: Sw::HousekeepingSkipsPodsBeingKilled,
+        name: "housekeepingSkipsPodsBeingKilled",
+        entries: &[12],
+        refs: "issue 98142, PRs 98424, 101524",
+        meaning: "(v1.21 design) orphan cgroup and volume cleanup skips pods the pod killer is still killing; false: tears them down",
+        on: ALL,
+        built: false,
+    },
+    Switch {
+        sw: Sw::TerminalPhaseKept,
+        name: "terminalPhaseKept",
+        entries: &[2],
+        refs: "issue 105358, PR 105462",
+        meaning: "a newly generated status keeps a terminal phase the status manager already holds; false: it is recomputed from containers (Failed can go back to Running)",
+        on: NOT_V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::TerminalPhaseAfterTermination,
+        name: "terminalPhaseAfterTermination",
+        entries: &[3],
+        refs: "issues 106884, 108733, PR 108366",
+        meaning: "a terminal phase is written only once the pod worker says no container can run; false: written as soon as it is computed",
+        on: V127,
+        built: false,
+    },
+    Switch {
+        sw: Sw::UnknownExitCodeIs137,
+        name: "unknownExitCodeIs137",
+        entries: &[4],
+        refs: "issue 58711, PR 88440",
+        meaning: "TerminatePod reports a container whose exit was not observed as ContainerStatusUnknown/137; false: as terminated with exit code 0",
+        on: ALL,
+        built: false,
+    },
+    Switch {
+        sw: Sw::StaticPodFullNameGate,
+        name: "staticPodFullNameGate",
+        entries: &[5],
+        refs: "issue 97722, PR 104743",
+        meaning: "a static pod starts only when no other UID with its full name is started (FIFO wait); false: UIDs with one full name run side by side",
+        on: V127,
+        built: false,
+    },
+    Switch {
+        sw: Sw::PodWorkerHandlesUidReuse,
+        name: "podWorkerHandlesUidReuse",
+        entries: &[6],
+        refs: "issue 104648, PR 104847",
+        meaning: "a create for a UID that is terminating asks for a restart once it finishes; false: a UID terminated once never starts again",
+        on: NOT_V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::UnstartedPodsDoNotBlockStart,
+        name: "unstartedPodsDoNotBlockStart",
+        entries: &[7],
+        refs: "issue 107733, PRs 107695, 107900",
+        meaning: "static pods terminated before they started leave the full-name wait queue; false: they block later UIDs of the same name",
+        on: ALL,
+        built: false,
+    },
+    Switch {
+        sw: Sw::ShutdownSetsFailedPhase,
+        name: "shutdownSetsFailedPhase",
+        entries: &[8],
+        refs: "issue 104531, PRs 106899, 106900, 106901",
+        meaning: "pods killed by graceful node shutdown get phase Failed unless Succeeded; false: only reason and message are set (the v1.22 regression)",
+        on: NOT_V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::ShutdownCancelsKillsAtGroupDeadline,
+        name: "shutdownCancelsKillsAtGroupDeadline",
+        entries: &[9],
+        refs: "issues 108040, 109531, 110755, PR 108193",
+        meaning: "at a priority group's deadline the shutdown manager cancels the group's kills still in flight; false: it moves on while they keep running",
+        on: NONE,
+        built: false,
+    },
+    Switch {
+        sw: Sw::StopProbesAtTermination,
+        name: "stopProbesAtTermination",
+        entries: &[10],
+        refs: "issues 105014, 110309, PRs 98571, 110191",
+        meaning: "the pod worker owns probes: liveness/startup stop when termination starts, readiness runs until containers stop, all removed after the kill; false: probes follow the pod's config (stop at deletion, keep running after eviction)",
+        on: V127,
+        built: false,
+    },
+    Switch {
+        sw: Sw::OrphanedPodsDrivenToCompletion,
+        name: "orphanedPodsDrivenToCompletion",
+        entries: &[15],
+        refs: "PR 113145, issue 116544",
+        meaning: "housekeeping drives workers of pods gone from config to completion, retrying failed kills; false: a failed kill of a force-deleted pod is never retried",
+        on: &["v1.21", "v1.27", "current"],
+        built: false,
+    },
+    Switch {
+        sw: Sw::TerminalPodsTerminatedOnFirstSight,
+        name: "terminalPodsTerminatedOnFirstSight",
+        entries: &[16],
+        refs: "issue 105523, PR 105527",
+        meaning: "a pod first seen with a terminal API phase and nothing running is terminated at once (not counted by admission); false: it counts until its worker finishes",
+        on: NOT_V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::DeletionUsesLocalPhase,
+        name: "deletionUsesLocalPhase",
+        entries: &[17],
+        refs: "issue 118472, PR 118497",
+        meaning: "the status manager's final delete checks the kubelet's own phase; false: the API object's phase (a pod rejected after a restart stays Terminating)",
+        on: NOT_V127,
+        built: false,
+    },
+    Switch {
+        sw: Sw::GraceOverrideZeroHonoured,
+        name: "graceOverrideZeroHonoured",
+        entries: &[20],
+        refs: "issue 115819, PR 115835",
+        meaning: "an explicit grace of 0 (eviction override, force delete) means 1 s; false: 0 is taken as unset and the spec's grace is used",
+        on: &["v1.21", "v1.27", "current"],
+        built: false,
+    },
+    Switch {
+        sw: Sw::EvictionWaitsForReclaim,
+        name: "evictionWaitsForReclaim",
+        entries: &[21],
+        refs: "issues 40474, 43166, PRs 43590, 50350",
+        meaning: "after an eviction the eviction manager waits (bounded) until the pod's resources are reclaimed; false: it decides again at the next period",
+        on: ALL,
+        built: false,
+    },
+    Switch {
+        sw: Sw::SecretConfigMapRegisteredPerUid,
+        name: "secretConfigMapRegisteredPerUid",
+        entries: &[23],
+        refs: "issue 105204, PRs 107821, 107831",
+        meaning: "configmap/secret references are registered in SyncPod and unregistered in SyncTerminatedPod, keyed by UID; false: keyed by namespace/name (a same-name predecessor unregisters the successor's)",
+        on: NOT_V122,
+        built: false,
+    },
+    Switch {
+        sw: Sw::VolumesKeptForTerminatingPodsAcrossRestart,
+        name: "volumesKeptForTerminatingPodsAcrossRestart",
+        entries: &[24],
+        refs: "issues 113979, 103651, 75345",
+        meaning: "after a kubelet restart the desired volume state keeps volumes of pods whose containers could still run; false: a deleted pod's reconstructed volumes are unmounted at once",
+        on: NONE,
+        built: false,
+    },
+    Switch {
+        sw: Sw::FullNameGateCountsRuntimePods,
+        name: "fullNameGateCountsRuntimePods",
+        entries: &[27],
+        refs: "issues 112814, 116880, 15195, PR 105547 (closed)",
+        meaning: "the static full-name gate also counts runtime-only containers of the same full name, across a restart; false: only UIDs this kubelet process started",
+        on: NONE,
+        built: false,
+    },
+    Switch {
+        sw: Sw::PlegTimestampBeforeList,
+        name: "plegTimestampBeforeList",
+        entries: &[29],
+        refs: "PR 138024",
+        meaning: "the PLEG takes the cache timestamp before listing sandboxes; false: after, so a status can claim a freshness it does not have",
+        on: NONE,
+        built: false,
+    },
+    Switch {
+        sw: Sw::PlegReinspectsFailedPods,
+        name: "plegReinspectsFailedPods",
+        entries: &[29],
+        refs: "issues 23636, 24819, PRs 22155, 25077",
+        meaning: "the PLEG re-inspects pods whose inspection failed and updates records of pods that disappeared; false: a failed or missed inspection leaves the cache stale",
+        on: ALL,
+        built: false,
+    },
+];
+
+/// The switch named `name`.
+pub fn by_name(name: &str) -> Option<&'static Switch> {
+    SWITCHES.iter().find(|s| s.name == name)
+}
+
+/// The resolved switch values of one run: a bit per switch, set when the switch is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Behaviours(u64);
+
+impl Default for Behaviours {
+    /// Every switch on: the `current` profile when every switch it has is on.
+    fn default() -> Self {
+        Behaviours::profile("current")
+    }
+}
+
+impl Behaviours {
+    /// The switch values of `profile` (an unknown name gives `current`'s). A switch whose
+    /// old behaviour is not built is on everywhere.
+    pub fn profile(profile: &str) -> Self {
+        let mut bits = 0u64;
+        for (i, s) in SWITCHES.iter().enumerate() {
+            if !s.built || s.on.contains(&profile) {
+                bits |= 1 << i;
+            }
+        }
+        Behaviours(bits)
+    }
+
+    /// `profile` with the scenario's overrides applied (unknown names are ignored here;
+    /// validation rejects them).
+    pub fn resolve(profile: &str, overrides: &BTreeMap<String, bool>) -> Self {
+        let mut b = Behaviours::profile(profile);
+        for (name, &v) in overrides {
+            if let Some(s) = by_name(name) {
+                b.set(s.sw, v);
+            }
+        }
+        b
+    }
+
+    /// Whether switch `sw` is on.
+    #[inline]
+    pub fn on(self, sw: Sw) -> bool {
+        self.0 & (1 << sw as u32) != 0
+    }
+
+    pub fn set(&mut self, sw: Sw, v: bool) {
+        if v {
+            self.0 |= 1 << sw as u32;
+        } else {
+            self.0 &= !(1 << sw as u32);
+        }
+    }
+
+    /// Every switch with its value, by name (for `--json`).
+    pub fn to_map(self) -> BTreeMap<String, bool> {
+        SWITCHES
+            .iter()
+            .map(|s| (s.name.to_owned(), self.on(s.sw)))
+            .collect()
+    }
+
+    /// The switches whose value differs from `profile`'s, by name.
+    pub fn diff(self, profile: &str) -> BTreeMap<String, bool> {
+        let base = Behaviours::profile(profile);
+        SWITCHES
+            .iter()
+            .filter(|s| self.on(s.sw) != base.on(s.sw))
+            .map(|s| (s.name.to_owned(), self.on(s.sw)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_in_enum_order_with_unique_names() {
+        for (i, s) in SWITCHES.iter().enumerate() {
+            assert_eq!(s.sw as usize, i, "{} out of order", s.name);
+            assert_eq!(
+                SWITCHES.iter().filter(|t| t.name == s.name).count(),
+                1,
+                "{} twice",
+                s.name
+            );
+            for p in s.on {
+                assert!(PROFILES.contains(p), "{}: unknown profile {p}", s.name);
+            }
+        }
+        assert!(SWITCHES.len() <= 64);
+    }
+
+    #[test]
+    fn overrides_apply_on_top_of_the_profile() {
+        let mut o = BTreeMap::new();
+        o.insert("stopProbesAtTermination".to_owned(), false);
+        let b = Behaviours::resolve("current", &o);
+        assert!(!b.on(Sw::StopProbesAtTermination));
+        assert!(b.on(Sw::PlegReinspectsFailedPods));
+        assert_eq!(b.diff("current"), o);
+    }
+
+    #[test]
+    fn unbuilt_switches_are_on_in_every_profile() {
+        for s in SWITCHES.iter().filter(|s| !s.built) {
+            for p in PROFILES {
+                assert!(Behaviours::profile(p).on(s.sw), "{} on {p}", s.name);
+            }
+        }
+    }
+}
