@@ -371,6 +371,11 @@ pub const INVARIANTS: &[Invariant] = &[
     },
 ];
 
+/// The invariant named `name`.
+pub fn by_name(name: &str) -> Option<&'static Invariant> {
+    INVARIANTS.iter().find(|i| i.name == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,9 +418,4 @@ mod tests {
             !self.meaning.is_empty() && !self.source.is_empty() && INVARIANTS.len() < 64
         }
     }
-}
-
-/// The invariant named `name`.
-pub fn by_name(name: &str) -> Option<&'static Invariant> {
-    INVARIANTS.iter().find(|i| i.name == name)
 }
