@@ -40,6 +40,31 @@ pub enum Command {
     Merge(MergeArgs),
     /// List the invariants the oracle checks: name, meaning, source and profiles.
     Invariants,
+    /// Run a scenario under every profile and every single switch flip on the same seeds;
+    /// report which behaviour changes the findings.
+    Bisect(BisectArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BisectArgs {
+    /// The scenario file (not needed with `--list`).
+    #[arg(required_unless_present = "list")]
+    pub scenario: Option<PathBuf>,
+    /// Seeds per variant (seeds 1..=N).
+    #[arg(long, default_value_t = 200)]
+    pub seeds: u64,
+    /// Override a scenario field for every variant (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// Worker threads (default: one per CPU).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print the result as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// List the behaviour switches and the profiles' values, and exit.
+    #[arg(long)]
+    pub list: bool,
 }
 
 #[derive(Args, Debug)]
@@ -136,7 +161,90 @@ pub fn main_with(cli: Cli) -> ExitCode {
             print!("{}", invariants_table());
             ExitCode::SUCCESS
         }
+        Command::Bisect(a) => cmd_bisect(a),
     }
+}
+
+/// `podsim bisect --list`: every switch, its value on each profile, and its references.
+pub fn switches_table() -> String {
+    use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
+    let mut s = format!("{:44} {}\n", "switch", PROFILES.join("  "));
+    for sw in SWITCHES {
+        let vals: Vec<String> = PROFILES
+            .iter()
+            .map(|p| {
+                let v = if Behaviours::profile(p).on(sw.sw) {
+                    "on"
+                } else {
+                    "off"
+                };
+                format!("{v:>width$}", width = p.len())
+            })
+            .collect();
+        s.push_str(&format!(
+            "{:44} {}{}\n  {}\n  catalog entries {:?}; {}\n",
+            sw.name,
+            vals.join("  "),
+            if sw.built {
+                ""
+            } else {
+                "  (old behaviour not built: on everywhere)"
+            },
+            sw.meaning,
+            sw.entries,
+            sw.refs
+        ));
+    }
+    s
+}
+
+fn cmd_bisect(a: BisectArgs) -> ExitCode {
+    if a.list {
+        print!("{}", switches_table());
+        return ExitCode::SUCCESS;
+    }
+    let Some(path) = a.scenario else {
+        eprintln!("error: a scenario file is needed");
+        return ExitCode::from(2);
+    };
+    if a.seeds == 0 {
+        eprintln!("error: --seeds must be at least 1");
+        return ExitCode::from(2);
+    }
+    let overrides = match parse_sets(&a.set, &None) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let sc = match load(&path, &overrides) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(a.jobs.unwrap_or(0))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start worker threads: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let b = crate::bisect::bisect(&path, &a.set, &sc, a.seeds, &pool);
+    if a.json {
+        match serde_json::to_string_pretty(&b) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        print!("{}", crate::bisect::table(&b));
+    }
+    ExitCode::SUCCESS
 }
 
 /// `podsim invariants`: every invariant of the oracle, one block each.

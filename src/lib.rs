@@ -43,6 +43,7 @@
 //! wall clock (`clippy.toml` bans both). Same (scenario, seed, version) gives the same
 //! trace hash on any thread count.
 
+pub mod bisect;
 pub mod cli;
 pub mod junit;
 pub mod kubelet;

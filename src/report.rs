@@ -168,6 +168,24 @@ pub fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
             );
         }
     }
+    if !out.reached.is_empty() {
+        let _ = writeln!(s, "reached: {}", out.reached.join(", "));
+    }
+    if let Some(e) = &sc.expect {
+        let missed: Vec<&str> = e
+            .reach
+            .iter()
+            .filter(|r| !out.reached.contains(r))
+            .map(String::as_str)
+            .collect();
+        if !missed.is_empty() {
+            let _ = writeln!(
+                s,
+                "not reached on this seed (declared in expect.reach): {}",
+                missed.join(", ")
+            );
+        }
+    }
     let _ = writeln!(s, "replay: {}", out.replay);
     s
 }

@@ -1,0 +1,287 @@
+//! `podsim bisect`: which behaviour change causes or cures a scenario's findings.
+//!
+//! The scenario runs on the same seeds (common random numbers) under its own profile (the
+//! base), under every other profile, and with every built switch flipped alone from the
+//! base. For each variant the table gives the runs with a finding, the rate with a 95%
+//! Wilson interval, the invariants reported and the first failing seed's replay line. A
+//! variant *changes the outcome* when its finding rate differs from the base's by a
+//! two-sided Fisher exact test at p < 0.01 (a strict level, since ~25 variants are
+//! compared); the switches that do are named at the end.
+
+use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
+use crate::results::wilson;
+use crate::run::{run, RunOptions};
+use crate::scenario::Scenario;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One variant: a profile, or the base with one switch flipped.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    /// `profile v1.22` or `switch name=false`.
+    pub label: String,
+    pub profile: String,
+    /// The `--set` flags that reproduce the variant on top of the scenario.
+    pub sets: Vec<String>,
+    pub runs: u64,
+    /// Runs with at least one finding.
+    pub failing: u64,
+    pub rate: f64,
+    pub ci95: [f64; 2],
+    /// Runs reporting each invariant.
+    pub findings: BTreeMap<String, u64>,
+    pub first_failing_replay: Option<String>,
+    /// Fisher exact two-sided p-value against the base (1 for the base itself).
+    pub p_value: f64,
+    pub changes_outcome: bool,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bisect {
+    pub scenario: String,
+    pub seeds: u64,
+    pub base_profile: String,
+    pub variants: Vec<Variant>,
+    /// Switches whose flip changes the outcome.
+    pub culprits: Vec<String>,
+}
+
+struct Spec {
+    label: String,
+    profile: String,
+    sets: Vec<String>,
+    sc: Arc<Scenario>,
+}
+
+/// Runs the bisection of `sc` (loaded from `path` with the `--set` flags `base_sets`) over
+/// seeds 1..=`seeds`.
+pub fn bisect(
+    path: &Path,
+    base_sets: &[String],
+    sc: &Scenario,
+    seeds: u64,
+    pool: &rayon::ThreadPool,
+) -> Bisect {
+    let base_profile = sc.kubelet.profile.clone();
+    let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
+    let mut specs = vec![Spec {
+        label: format!("base (profile {base_profile})"),
+        profile: base_profile.clone(),
+        sets: Vec::new(),
+        sc: Arc::new(sc.clone()),
+    }];
+    for p in PROFILES.iter().filter(|p| **p != base_profile) {
+        let mut s = sc.clone();
+        s.kubelet.profile = (*p).to_owned();
+        specs.push(Spec {
+            label: format!("profile {p}"),
+            profile: (*p).to_owned(),
+            sets: vec![format!("spec.kubelet.profile={p}")],
+            sc: Arc::new(s),
+        });
+    }
+    for sw in SWITCHES.iter().filter(|s| s.built) {
+        let v = !base_b.on(sw.sw);
+        let mut s = sc.clone();
+        s.kubelet.behaviours.insert(sw.name.to_owned(), v);
+        specs.push(Spec {
+            label: format!("switch {}={v}", sw.name),
+            profile: base_profile.clone(),
+            sets: vec![format!("spec.kubelet.behaviours.{}={v}", sw.name)],
+            sc: Arc::new(s),
+        });
+    }
+    let jobs: Vec<(usize, u64)> = (0..specs.len())
+        .flat_map(|v| (1..=seeds).map(move |s| (v, s)))
+        .collect();
+    // Each run's finding set, in job order (never completion order).
+    let outcomes: Vec<Vec<String>> = pool.install(|| {
+        jobs.par_iter()
+            .map(|&(v, seed)| {
+                let spec = &specs[v];
+                let out = run(
+                    spec.sc.clone(),
+                    &RunOptions {
+                        seed,
+                        keep_trace: false,
+                        replay: String::new(),
+                        no_oracle: false,
+                    },
+                );
+                let mut f: Vec<String> = out.findings.into_iter().map(|f| f.invariant).collect();
+                f.sort();
+                f.dedup();
+                f
+            })
+            .collect()
+    });
+    let mut variants = Vec::new();
+    for (v, spec) in specs.iter().enumerate() {
+        let runs = &outcomes[v * seeds as usize..(v + 1) * seeds as usize];
+        let failing = runs.iter().filter(|f| !f.is_empty()).count() as u64;
+        let mut findings = BTreeMap::new();
+        for f in runs.iter().flatten() {
+            *findings.entry(f.clone()).or_insert(0) += 1;
+        }
+        let mut sets = base_sets.to_vec();
+        sets.extend(spec.sets.iter().cloned());
+        let first = runs
+            .iter()
+            .position(|f| !f.is_empty())
+            .map(|i| crate::cli::replay_line(path, i as u64 + 1, &sets, &None));
+        let (lo, hi) = wilson(failing, seeds);
+        variants.push(Variant {
+            label: spec.label.clone(),
+            profile: spec.profile.clone(),
+            sets: spec.sets.clone(),
+            runs: seeds,
+            failing,
+            rate: failing as f64 / seeds.max(1) as f64,
+            ci95: [lo, hi],
+            findings,
+            first_failing_replay: first,
+            p_value: 1.0,
+            changes_outcome: false,
+        });
+    }
+    let base_k = variants[0].failing;
+    for v in variants.iter_mut().skip(1) {
+        v.p_value = fisher_two_sided(base_k, seeds, v.failing, seeds);
+        v.changes_outcome = v.p_value < 0.01;
+    }
+    let culprits = variants
+        .iter()
+        .filter(|v| v.changes_outcome && v.label.starts_with("switch "))
+        .map(|v| {
+            v.label
+                .trim_start_matches("switch ")
+                .split('=')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    Bisect {
+        scenario: sc.name.clone(),
+        seeds,
+        base_profile,
+        variants,
+        culprits,
+    }
+}
+
+/// The printed table.
+pub fn table(b: &Bisect) -> String {
+    let mut s = format!(
+        "bisect {}: {} seeds per variant (seeds 1-{}), base profile {}\n\n",
+        b.scenario, b.seeds, b.seeds, b.base_profile
+    );
+    let w = b.variants.iter().map(|v| v.label.len()).max().unwrap_or(0);
+    s.push_str(&format!(
+        "{:w$}  {:>9}  {:>7}  {:>17}  {:>8}  invariants\n",
+        "variant", "failing", "rate", "95% interval", "p"
+    ));
+    for v in &b.variants {
+        let inv: Vec<String> = v.findings.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        s.push_str(&format!(
+            "{:w$}  {:>4}/{:<4}  {:>6.1}%  [{:>5.1}%, {:>5.1}%]  {:>8}  {}{}\n",
+            v.label,
+            v.failing,
+            v.runs,
+            100.0 * v.rate,
+            100.0 * v.ci95[0],
+            100.0 * v.ci95[1],
+            if v.label.starts_with("base") {
+                "-".to_owned()
+            } else {
+                format!("{:.2e}", v.p_value)
+            },
+            inv.join(", "),
+            if v.changes_outcome {
+                "  <- changes"
+            } else {
+                ""
+            }
+        ));
+    }
+    s.push('\n');
+    if b.culprits.is_empty() {
+        s.push_str("no single switch changes the outcome (Fisher exact test, p < 0.01)\n");
+    } else {
+        s.push_str(&format!(
+            "switches that change the outcome (Fisher exact test, p < 0.01): {}\n",
+            b.culprits.join(", ")
+        ));
+    }
+    for v in b
+        .variants
+        .iter()
+        .filter(|v| v.changes_outcome || v.label.starts_with("base"))
+    {
+        if let Some(r) = &v.first_failing_replay {
+            s.push_str(&format!("  first failing run, {}: {r}\n", v.label));
+        }
+    }
+    s
+}
+
+/// Two-sided Fisher exact test for k1/n1 against k2/n2: the probability, under equal
+/// rates, of a table at most as likely as the one observed.
+pub fn fisher_two_sided(k1: u64, n1: u64, k2: u64, n2: u64) -> f64 {
+    let k = k1 + k2;
+    let n = n1 + n2;
+    // lf[i] = ln(i!)
+    let lf: Vec<f64> = (0..=n)
+        .scan(0.0, |acc, i| {
+            if i > 1 {
+                *acc += (i as f64).ln();
+            }
+            Some(*acc)
+        })
+        .collect();
+    let lp = |a: u64| -> f64 {
+        // a successes in group 1: hypergeometric
+        lf[k as usize] + lf[(n - k) as usize] + lf[n1 as usize] + lf[n2 as usize]
+            - lf[n as usize]
+            - lf[a as usize]
+            - lf[(k - a) as usize]
+            - lf[(n1 - a) as usize]
+            - lf[(n2 - (k - a)) as usize]
+    };
+    let lo = k.saturating_sub(n2);
+    let hi = k.min(n1);
+    let obs = lp(k1);
+    let mut p = 0.0;
+    for a in lo..=hi {
+        let l = lp(a);
+        if l <= obs + 1e-9 {
+            p += l.exp();
+        }
+    }
+    p.min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fisher_known_values() {
+        // Same proportions: p = 1.
+        assert!((fisher_two_sided(5, 100, 5, 100) - 1.0).abs() < 1e-9);
+        // 0/200 vs 20/200: clearly different.
+        assert!(fisher_two_sided(0, 200, 20, 200) < 1e-5);
+        // 0/200 vs 4/200: p = 0.1234 (two-sided), not significant at 0.01.
+        let p = fisher_two_sided(0, 200, 4, 200);
+        assert!((p - 0.1234).abs() < 1e-3, "{p}");
+        // The classic tea-tasting table 3/4 vs 1/4: p = 0.4857.
+        let p = fisher_two_sided(3, 4, 1, 4);
+        assert!((p - 0.4857).abs() < 1e-3, "{p}");
+    }
+}
