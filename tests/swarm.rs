@@ -455,6 +455,9 @@ struct Stats {
     bc_terminal_pods: u64,
     d_never_pods: u64,
     e_kubelet_removals: u64,
+    /// Findings of known open upstream bugs (invariants that do not hold on `current`
+    /// upstream either), by invariant: reported, not failed.
+    known_open: BTreeMap<String, u64>,
 }
 
 fn check(plan: &Plan, out: &RunOutput, stats: &mut Stats) -> Vec<String> {
@@ -712,8 +715,15 @@ fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
     }
     stats.cases += 1;
     // The invariant oracle (src/oracle) holds every safety and liveness property on the
-    // `current` profile.
+    // `current` profile, except the known open upstream bugs: the invariants whose table
+    // row does not list `current` among the profiles where they hold (counted, not failed).
     for f in &a.findings {
+        let known_open = podsim::oracle::invariants::by_name(&f.invariant)
+            .is_some_and(|i| !i.profiles.contains(&"current"));
+        if known_open {
+            *stats.known_open.entry(f.invariant.clone()).or_default() += 1;
+            continue;
+        }
         bad.push(format!(
             "oracle finding [{}] {} at {}: {}\n    replay: {}",
             f.invariant,

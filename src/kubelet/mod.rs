@@ -146,6 +146,9 @@ pub struct Kubelet {
     pub waiting_work: BTreeMap<PodUid, (u64, Work)>,
     pub sync_tick: Dur,
     pub housekeeping_period: Dur,
+    /// Offsets of the first PLEG relist and the first housekeeping tick after a start.
+    pub pleg_phase: Dur,
+    pub housekeeping_phase: Dur,
     /// Housekeeping runs (true in every real run; conformance tests that drive the pod
     /// workers by hand switch it off, as upstream's pod-worker tests have no housekeeping).
     pub housekeeping_enabled: bool,
@@ -174,6 +177,8 @@ impl Kubelet {
             waiting_work: BTreeMap::new(),
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,
+            pleg_phase: t.pleg_relist_phase,
+            housekeeping_phase: t.housekeeping_phase,
             housekeeping_enabled: true,
             allocatable: admission::Allocatable::from_scenario(sc),
             eviction: EvictionManager::new(sc),
@@ -191,10 +196,13 @@ impl Kubelet {
     /// eviction manager (started once the runtime is up, its first round at once).
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.prober.start = ctx.now();
-        let _ = ctx.after(Dur::ZERO, KEv::PlegRelist);
+        let _ = ctx.after(self.pleg_phase, KEv::PlegRelist);
         let _ = ctx.after(Dur::ZERO, KEv::EvictionSync);
         let _ = ctx.after(self.sync_tick, KEv::SyncTick);
-        let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
+        let _ = ctx.after(
+            self.housekeeping_period + self.housekeeping_phase,
+            KEv::HousekeepingTick,
+        );
         let _ = ctx.after(self.status.period, KEv::StatusTick);
         self.shutdown_start(ctx);
     }
@@ -220,7 +228,10 @@ impl Kubelet {
                 if self.config.sources_ready && self.housekeeping_enabled {
                     self.handle_pod_cleanups(ctx);
                 }
-                let _ = ctx.after(self.housekeeping_period, KEv::HousekeepingTick);
+                let _ = ctx.after(
+            self.housekeeping_period + self.housekeeping_phase,
+            KEv::HousekeepingTick,
+        );
             }
             KEv::PlegRelist => self.pleg_relist(ctx),
             KEv::PlegEvent { uid, sync, died } => {

@@ -19,6 +19,8 @@
 //! | `spec.kubelet.config.evictionMaxPodGracePeriod` | `0` |
 //! | `spec.kubelet.config.evictionPressureTransitionPeriod` | `5m` |
 //! | `spec.kubelet.timing.plegRelistPeriod` | `1s` |
+//! | `spec.kubelet.timing.plegRelistPhase` | `0s` |
+//! | `spec.kubelet.timing.housekeepingPhase` | `0s` |
 //! | `spec.kubelet.timing.housekeepingPeriod` | `2s` |
 //! | `spec.kubelet.timing.statusSyncPeriod` | `10s` |
 //! | `spec.kubelet.timing.evictionMonitoringPeriod` | `10s` |
@@ -115,5 +117,7 @@ pub fn timing() -> Timing {
         status_sync_period: Dur::secs(10),
         eviction_monitoring_period: Dur::secs(10),
         sync_loop_tick: Dur::secs(1),
+        pleg_relist_phase: Dur::ZERO,
+        housekeeping_phase: Dur::ZERO,
     }
 }

@@ -102,6 +102,11 @@ pub struct Timing {
     pub eviction_monitoring_period: Dur,
     /// default 1s (kubelet sync ticker; README addition)
     pub sync_loop_tick: Dur,
+    /// default 0s: when the first PLEG relist runs after the kubelet starts (README
+    /// addition; a sweep axis for the relist's phase against other events)
+    pub pleg_relist_phase: Dur,
+    /// default 0s: added to the first housekeeping tick (README addition)
+    pub housekeeping_phase: Dur,
 }
 
 /// `spec.node`.

@@ -1012,7 +1012,8 @@ fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
             "evictionMonitoringPeriod",
             "syncLoopTick",
         ];
-        if let Some(to) = obj(cx, t, &tp, &fields, Unknown::Error) {
+        let all = [&fields[..], &["plegRelistPhase", "housekeepingPhase"]].concat();
+        if let Some(to) = obj(cx, t, &tp, &all, Unknown::Error) {
             let tm = &mut k.timing;
             let slots = [
                 &mut tm.pleg_relist_period,
@@ -1023,6 +1024,14 @@ fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
             ];
             for (f, slot) in fields.iter().zip(slots) {
                 if let Some(d) = pos_dur(cx, to.get(f), &to.at(f)) {
+                    *slot = d;
+                }
+            }
+            for (f, slot) in [
+                ("plegRelistPhase", &mut tm.pleg_relist_phase),
+                ("housekeepingPhase", &mut tm.housekeeping_phase),
+            ] {
+                if let Some(d) = dur(cx, to.get(f), &to.at(f)) {
                     *slot = d;
                 }
             }
