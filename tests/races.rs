@@ -33,6 +33,8 @@ pub struct Side {
     /// Runs that reported one of the wanted invariants.
     pub hits: u64,
     pub first_hit: Option<u64>,
+    /// Every seed that hit, ascending.
+    pub hit_seeds: Vec<u64>,
     /// Reach point -> runs that reached it.
     pub reached: BTreeMap<String, u64>,
     /// Runs whose set of findings was not exactly the expected set (seed, findings).
@@ -58,6 +60,7 @@ pub fn side(
         runs: 0,
         hits: 0,
         first_hit: None,
+        hit_seeds: Vec::new(),
         reached: BTreeMap::new(),
         unexpected: Vec::new(),
     };
@@ -82,6 +85,7 @@ pub fn side(
         if got.iter().any(|g| wanted.contains(g)) {
             s.hits += 1;
             s.first_hit.get_or_insert(seed);
+            s.hit_seeds.push(seed);
         }
         if let Some(want) = exact {
             let mut w = want.to_vec();
@@ -95,6 +99,20 @@ pub fn side(
         }
     }
     s
+}
+
+/// Median number of seeds run until the first detection, starting from each seed 1..=n
+/// that has a hit at or after it (seeds are tried in order): a user's expected cost of
+/// finding the race by running consecutive seeds.
+pub fn median_seeds_to_detection(hits: &[u64], n: u64) -> Option<u64> {
+    let mut d: Vec<u64> = (1..=n)
+        .filter_map(|s| hits.iter().find(|&&h| h >= s).map(|h| h - s + 1))
+        .collect();
+    if d.is_empty() {
+        return None;
+    }
+    d.sort_unstable();
+    Some(d[(d.len() - 1) / 2])
 }
 
 /// The whole check of one catalog entry.
@@ -125,12 +143,13 @@ pub fn check(slug: &str) {
         n,
     );
     println!(
-        "race {slug}: old behaviour {:?}: {}/{} runs report {:?} (first seed {:?}); current: {}/{} runs report {:?}, {} runs differ from expect",
+        "race {slug}: old behaviour {:?}: {}/{} runs report {:?} (first seed {:?}, median seeds to detection {:?}); current: {}/{} runs report {:?}, {} runs differ from expect",
         old.behaviours,
         a.hits,
         a.runs,
         old.findings,
         a.first_hit,
+        median_seeds_to_detection(&a.hit_seeds, n),
         b.hits,
         b.runs,
         expect.findings,
