@@ -1,5 +1,6 @@
 //! Swarm testing: random scenarios (generated as YAML text, so the parser and validation
-//! are exercised too), each run twice, checking that podsim never panics, never stops at a
+//! are exercised too; pod counts, restart policies, probes, faults, timeline actions, and
+//! some features switched off, such as eviction thresholds), each run twice, checking that podsim never panics, never stops at a
 //! run limit, is deterministic, that the invariant oracle reports no finding, and that
 //! lifecycle properties upstream kubelet guarantees on the `current` profile hold whatever
 //! the randomness.
@@ -140,13 +141,21 @@ fn generate(seed: u64) -> (String, Plan) {
     let mut sd = Stream::new(seed, "swarm/shutdown");
     let shutdown = sd.chance_ppm(250_000);
     let custom_sync = s.chance_ppm(300_000);
-    if custom_sync || shutdown {
+    // Probes and switched-off features come from their own streams too.
+    let mut pr = Stream::new(seed, "swarm/probes");
+    let mut ft = Stream::new(seed, "swarm/features");
+    let no_eviction = ft.chance_ppm(200_000);
+    if custom_sync || shutdown || no_eviction {
         let _ = writeln!(w, "  kubelet:");
         let _ = writeln!(w, "    profile: current");
         let _ = writeln!(w, "    config:");
     }
     if custom_sync {
         let _ = writeln!(w, "      syncFrequency: {}s", s.between(10, 120));
+    }
+    if no_eviction {
+        // The eviction manager has no threshold: never evicts.
+        let _ = writeln!(w, "      evictionHard: {{}}");
     }
     if shutdown {
         if sd.chance_ppm(500_000) {
@@ -274,6 +283,18 @@ fn generate(seed: u64) -> (String, Plan) {
                     ", lifecycle: {{preStop: {{exec: {{command: [drain]}}}}}}"
                 );
             }
+            // Probes: each kind on about a quarter of the containers.
+            for kind in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                if pr.chance_ppm(250_000) {
+                    let _ = write!(
+                        w,
+                        ", {kind}: {{exec: {{command: [check]}}, initialDelaySeconds: {}, periodSeconds: {}, failureThreshold: {}}}",
+                        pr.between(0, 5),
+                        pr.between(1, 10),
+                        pr.between(1, 3)
+                    );
+                }
+            }
             let _ = writeln!(w, "}}");
         }
         let mut behaviour = String::new();
@@ -311,6 +332,24 @@ fn generate(seed: u64) -> (String, Plan) {
             if s.chance_ppm(150_000) {
                 let r = s.between(0, 500) as f64 / 1000.0;
                 fields.push(format!("imagePullFailureRatio: {r}"));
+            }
+            if pr.chance_ppm(400_000) {
+                let outcome = |pr: &mut Stream| match pr.below(4) {
+                    0 => "{succeed: true}".to_string(),
+                    1 => format!("{{failFrom: {}}}", ms(pr.between(0, 120_000))),
+                    2 => {
+                        let a = pr.between(0, 60_000);
+                        format!(
+                            "{{failBetween: [{}, {}]}}",
+                            ms(a),
+                            ms(a + pr.between(0, 60_000))
+                        )
+                    }
+                    _ => format!("{{failureRatio: {}}}", pr.between(0, 500) as f64 / 1000.0),
+                };
+                let l = outcome(&mut pr);
+                let r = outcome(&mut pr);
+                fields.push(format!("probes: {{liveness: {l}, readiness: {r}}}"));
             }
             let _ = writeln!(behaviour, "        {c}: {{{}}}", fields.join(", "));
         }
@@ -821,6 +860,12 @@ fn swarm_generator_covers_its_features() {
         "{uniform:",
         "{exponential:",
         "{lognormal:",
+        "livenessProbe:",
+        "readinessProbe:",
+        "startupProbe:",
+        "probes: {liveness: {failFrom:",
+        "failBetween:",
+        "evictionHard: {}",
         "call: stopContainer",
         "call: createContainer",
         "call: startContainer",

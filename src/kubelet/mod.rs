@@ -229,9 +229,9 @@ impl Kubelet {
                     self.handle_pod_cleanups(ctx);
                 }
                 let _ = ctx.after(
-            self.housekeeping_period + self.housekeeping_phase,
-            KEv::HousekeepingTick,
-        );
+                    self.housekeeping_period + self.housekeeping_phase,
+                    KEv::HousekeepingTick,
+                );
             }
             KEv::PlegRelist => self.pleg_relist(ctx),
             KEv::PlegEvent { uid, sync, died } => {
