@@ -115,7 +115,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 105358, PR 105462",
         meaning: "a newly generated status keeps a terminal phase the status manager already holds; false: it is recomputed from containers (Failed can go back to Running)",
         on: NOT_V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::TerminalPhaseAfterTermination,
@@ -124,7 +124,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issues 106884, 108733, PR 108366",
         meaning: "a terminal phase is written only once the pod worker says no container can run; false: written as soon as it is computed",
         on: V127,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::UnknownExitCodeIs137,
@@ -133,7 +133,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 58711, PR 88440",
         meaning: "TerminatePod reports a container whose exit was not observed as ContainerStatusUnknown/137; false: as terminated with exit code 0",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::StaticPodFullNameGate,
@@ -205,7 +205,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 105523, PR 105527",
         meaning: "a pod first seen with a terminal API phase and nothing running is terminated at once (not counted by admission); false: it counts until its worker finishes",
         on: NOT_V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::DeletionUsesLocalPhase,
@@ -214,7 +214,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 118472, PR 118497",
         meaning: "the status manager's final delete checks the kubelet's own phase; false: the API object's phase (a pod rejected after a restart stays Terminating)",
         on: NOT_V127,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::GraceOverrideZeroHonoured,
