@@ -169,3 +169,4 @@ macro_rules! race {
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
 race!(entry_2_evicted_pod_back_to_running, "evicted-pod-back-to-running");
+race!(entry_3_terminal_phase_before_resources_released, "terminal-phase-before-resources-released");
