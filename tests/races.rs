@@ -170,3 +170,4 @@ macro_rules! race {
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
 race!(entry_2_evicted_pod_back_to_running, "evicted-pod-back-to-running");
 race!(entry_3_terminal_phase_before_resources_released, "terminal-phase-before-resources-released");
+race!(entry_16_restart_terminal_pods_counted_in_admission, "restart-terminal-pods-counted-in-admission");
