@@ -364,6 +364,9 @@ impl Kubelet {
             .get(&pod.uid)
             .map(|v| v.status.clone())
             .unwrap_or_else(|| pod.status.clone());
+        if status.containers.iter().any(|c| !c.state.is_terminated()) {
+            ctx.reach(crate::model::reach::Reach::TerminatePodWithUnterminatedContainer);
+        }
         if !self.status.b.on(Sw::UnknownExitCodeIs137) {
             // Before PR 88440 (v1.17): every container status, terminated ones included,
             // became a default Terminated state (exit code 0, no reason); the container

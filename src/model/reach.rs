@@ -27,6 +27,7 @@ pub enum Reach {
     RuntimeOnlyPodKilled,
     DeleteDuringKubeletDowntime,
     TerminalPhaseWhileSyncing,
+    TerminatePodWithUnterminatedContainer,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -57,6 +58,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::RuntimeOnlyPodKilled, name: "runtime-only-pod-killed", meaning: "housekeeping killed a pod known only from the runtime" },
     Point { reach: Reach::DeleteDuringKubeletDowntime, name: "delete-during-kubelet-downtime", meaning: "a pod was deleted in the API while the kubelet was down" },
     Point { reach: Reach::TerminalPhaseWhileSyncing, name: "terminal-phase-while-syncing", meaning: "SyncPod computed a terminal phase for a pod whose worker had not started terminating it" },
+    Point { reach: Reach::TerminatePodWithUnterminatedContainer, name: "terminate-pod-with-unterminated-container", meaning: "TerminatePod found a container status that was not terminated (an exit the kubelet never observed)" },
 ];
 
 /// The point named `name`.

@@ -1154,6 +1154,22 @@ impl Oracle {
                 continue;
             };
             let unknown = reason == "ContainerStatusUnknown";
+            if exit_code == 0
+                && !unknown
+                && c.container_id.is_none()
+                && !p
+                    .instances
+                    .iter()
+                    .any(|i| i.name == c.name && matches!(i.exit, Some((0, _))))
+            {
+                // Success reported for a container none of whose instances exited 0 (the
+                // default state TerminatePod gave unobserved containers before PR 88440).
+                bad.push(format!(
+                    "container {} never exited 0, the API says it terminated with exit code 0",
+                    c.name
+                ));
+                continue;
+            }
             if let Some(inst) = c
                 .container_id
                 .and_then(|id| p.instance(id))

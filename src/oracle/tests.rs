@@ -758,6 +758,22 @@ fn final_container_status_fidelity() {
         );
     h.finish();
     assert!(!h.has(Inv::FinalContainerStatusFidelity));
+    // Exit code 0 without a container ID for a container that never exited 0 (the
+    // default TerminatePod state before PR 88440): reported.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Never)
+        .terminate(P)
+        .patched_with(P, PodPhase::Failed, false, vec![terminated(None, 0, "")]);
+    k.finish();
+    assert!(k.has(Inv::FinalContainerStatusFidelity));
+    // ... but not when an instance of it did exit 0.
+    let mut m = Feed::new();
+    m.running_pod(P, RestartPolicy::Never)
+        .exited(P, 1, 0)
+        .terminate(P)
+        .patched_with(P, PodPhase::Succeeded, false, vec![terminated(None, 0, "")]);
+    m.finish();
+    assert!(!m.has(Inv::FinalContainerStatusFidelity));
 }
 
 #[test]
