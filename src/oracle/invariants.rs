@@ -395,7 +395,10 @@ mod tests {
 
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
-        assert_eq!(Inv::NaturalCompletion as usize + 1, INVARIANTS.len());
+        assert_eq!(
+            Inv::RestartReadmitsRunningPods as usize + 1,
+            INVARIANTS.len()
+        );
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());
         for (k, i) in Inv::ALL.iter().enumerate() {
             assert_eq!(*i as usize, k);

@@ -761,8 +761,10 @@ fn final_container_status_fidelity() {
     // Exit code 0 without a container ID for a container that never exited 0 (the
     // default TerminatePod state before PR 88440): reported.
     let mut k = Feed::new();
-    k.running_pod(P, RestartPolicy::Never)
-        .terminate(P)
+    k.created(P, RestartPolicy::Never)
+        .wait(10)
+        .cfg(P, "ADD")
+        .wait(1000)
         .patched_with(P, PodPhase::Failed, false, vec![terminated(None, 0, "")]);
     k.finish();
     assert!(k.has(Inv::FinalContainerStatusFidelity));
