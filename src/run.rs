@@ -564,12 +564,20 @@ impl World {
                 grace_period_seconds,
             } => {
                 if let Some(uid) = self.uid_of(&pod) {
+                    if !self.process.up {
+                        self.trace
+                            .reach(crate::model::reach::Reach::DeleteDuringKubeletDowntime as u32);
+                    }
                     self.api
                         .delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
                 }
             }
             Action::ForceDeletePod { pod } => {
                 if let Some(uid) = self.uid_of(&pod) {
+                    if !self.process.up {
+                        self.trace
+                            .reach(crate::model::reach::Reach::DeleteDuringKubeletDowntime as u32);
+                    }
                     self.api.force_delete(&mut self.sim, &mut self.trace, uid);
                 }
             }

@@ -187,3 +187,23 @@ macro_rules! race {
 }
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
+race!(
+    entry_2_evicted_pod_back_to_running,
+    "evicted-pod-back-to-running"
+);
+race!(
+    entry_3_terminal_phase_before_resources_released,
+    "terminal-phase-before-resources-released"
+);
+race!(
+    entry_16_restart_terminal_pods_counted_in_admission,
+    "restart-terminal-pods-counted-in-admission"
+);
+race!(
+    entry_17_rejected_pod_deletion_after_restart,
+    "rejected-pod-deletion-after-restart"
+);
+race!(
+    entry_4_failed_to_succeeded_phase,
+    "failed-to-succeeded-phase"
+);

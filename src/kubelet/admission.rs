@@ -199,6 +199,9 @@ impl Kubelet {
             uid: pod.uid,
             reason: reason.clone(),
         });
+        if ctx.epoch() > 0 {
+            ctx.reach(crate::model::reach::Reach::RejectedAfterRestart);
+        }
         let status = ApiPodStatus {
             phase: PodPhase::Failed,
             reason: Some(reason),

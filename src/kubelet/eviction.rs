@@ -382,6 +382,7 @@ impl Kubelet {
             signal: MEMORY_AVAILABLE,
             grace,
         });
+        ctx.reach(crate::model::reach::Reach::EvictionKill);
         let status_fn = StatusFn::SetTerminal {
             phase: PodPhase::Failed,
             reason: REASON.to_string(),

@@ -8,6 +8,7 @@
 //! are not modelled yet.
 
 use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
+use super::profile::Sw;
 use super::Kubelet;
 use crate::model::Transition;
 use crate::world::Ctx;
@@ -53,8 +54,11 @@ impl Kubelet {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod.clone()));
             }
         }
-        // Terminal pods with a deletion timestamp that no worker knows and nothing runs.
-        for (uid, pod) in &all_pods {
+        // Terminal pods with a deletion timestamp that no worker knows and nothing runs
+        // (`filterTerminalPodsToDelete`, PR 118497; before it, a pod rejected at admission
+        // after a restart never reached a worker, so nothing finished it).
+        let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
+        for (uid, pod) in all_pods.iter().filter(|_| push_terminal) {
             if working.contains_key(uid) || self.pw.records.contains_key(uid) {
                 continue;
             }

@@ -21,7 +21,9 @@
 //! * Static pods: the full-name start gate (`allowStaticPodStart`) keeps one started UID
 //!   per full name and a FIFO of waiting UIDs, as upstream.
 
+use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::model::reach::Reach;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use crate::world::Ctx;
@@ -578,7 +580,14 @@ impl Kubelet {
         if first_time {
             let mut st = PodSyncStatus::new(fullname, now);
             if let Some(pod) = &options.pod {
-                if pod.status.phase.is_terminal() {
+                if pod.status.phase.is_terminal() && ctx.epoch() > 0 {
+                    ctx.reach(Reach::TerminalPodSeenAfterRestart);
+                }
+                // Before PR 105527 (v1.22.0-2) a pod first seen terminal got a fresh record
+                // like any other, and counted in admission until its worker terminated it.
+                if pod.status.phase.is_terminal()
+                    && self.pw.b.on(Sw::TerminalPodsTerminatedOnFirstSight)
+                {
                     let idle = self
                         .pleg
                         .cache_get(uid)
@@ -952,6 +961,17 @@ impl Kubelet {
         st.last_sync_time = Some(now);
         let runtime_only = work.options.is_runtime_only();
         let mut phase_transition = false;
+        // Before PR 108366 SyncPod returned only an error: the worker learned that the pod
+        // was terminal only from a later update whose pod carried a terminal API phase.
+        let result = match result {
+            Ok(true)
+                if work.work_type == WorkType::Sync
+                    && !self.b.on(Sw::TerminalPhaseAfterTermination) =>
+            {
+                Ok(false)
+            }
+            r => r,
+        };
         match (&result, work.work_type) {
             (Err(_), _) => {}
             (Ok(_), WorkType::Terminated) => {

@@ -12,6 +12,7 @@
 //! status thread handles one pod at a time (as upstream), with each API round trip
 //! taking the scenario's `statusWriteDelay`; mirror pods are not modelled yet.
 
+use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
@@ -258,9 +259,16 @@ impl Kubelet {
             statuses.push(s);
         }
         let trigger = self.probe_update_pod_status(pod.uid, &mut statuses);
+        // Before PR 115331 (v1.27) getPhase had no podIsTerminal: a stopped RestartPolicy
+        // Always pod was Running even at the end of its termination (see
+        // `Sw::TerminalPhaseAfterTermination`, false on the profiles before v1.27).
+        let pod_is_terminal =
+            pod_is_terminal && self.status.b.on(Sw::TerminalPhaseAfterTermination);
         let mut phase = get_phase(pod, &statuses, pod_is_terminal);
         if !phase.is_terminal() {
-            if old.phase.is_terminal() {
+            // The three-way merge of PR 105462: a terminal phase the status manager holds
+            // wins over the recomputed one. Without it (v1.22.0) only the API's copy does.
+            if old.phase.is_terminal() && self.status.b.on(Sw::TerminalPhaseKept) {
                 phase = old.phase;
             } else if pod.status.phase.is_terminal() {
                 phase = pod.status.phase;
@@ -357,6 +365,22 @@ impl Kubelet {
             .get(&pod.uid)
             .map(|v| v.status.clone())
             .unwrap_or_else(|| pod.status.clone());
+        if status.containers.iter().any(|c| !c.state.is_terminated()) {
+            ctx.reach(crate::model::reach::Reach::TerminatePodWithUnterminatedContainer);
+        }
+        if !self.status.b.on(Sw::UnknownExitCodeIs137) {
+            // Before PR 88440 (v1.17): every container status, terminated ones included,
+            // became a default Terminated state (exit code 0, no reason); the container
+            // ID and last state stay.
+            for c in &mut status.containers {
+                c.state = ApiContainerState::Terminated {
+                    exit_code: 0,
+                    reason: "",
+                    started_at: None,
+                    finished_at: None,
+                };
+            }
+        }
         for c in &mut status.containers {
             if !c.state.is_terminated() {
                 c.state = ApiContainerState::Terminated {
@@ -562,7 +586,9 @@ impl Kubelet {
             self.status_done(ctx);
             return None;
         };
-        let could = self.pw.could_have_running_containers(uid);
+        // Before PR 108366 the terminal phase was written as soon as it was computed.
+        let could = self.pw.could_have_running_containers(uid)
+            && self.status.b.on(Sw::TerminalPhaseAfterTermination);
         Some(merge_pod_status(&api.status, &v.status, could))
     }
 

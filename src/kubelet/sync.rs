@@ -320,6 +320,7 @@ impl Kubelet {
                 let terminal = api.phase.is_terminal();
                 self.set_pod_status(ctx, &op.pod, api);
                 if terminal {
+                    ctx.reach(crate::model::reach::Reach::TerminalPhaseWhileSyncing);
                     self.end_op(ctx, uid, op, Ok(true));
                     return;
                 }

@@ -26,6 +26,8 @@ pub enum Reach {
     PlegInspectionFailed,
     RuntimeOnlyPodKilled,
     DeleteDuringKubeletDowntime,
+    TerminalPhaseWhileSyncing,
+    TerminatePodWithUnterminatedContainer,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -55,6 +57,8 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::PlegInspectionFailed, name: "pleg-inspection-failed", meaning: "a PLEG relist could not inspect a pod" },
     Point { reach: Reach::RuntimeOnlyPodKilled, name: "runtime-only-pod-killed", meaning: "housekeeping killed a pod known only from the runtime" },
     Point { reach: Reach::DeleteDuringKubeletDowntime, name: "delete-during-kubelet-downtime", meaning: "a pod was deleted in the API while the kubelet was down" },
+    Point { reach: Reach::TerminalPhaseWhileSyncing, name: "terminal-phase-while-syncing", meaning: "SyncPod computed a terminal phase for a pod whose worker had not started terminating it" },
+    Point { reach: Reach::TerminatePodWithUnterminatedContainer, name: "terminate-pod-with-unterminated-container", meaning: "TerminatePod found a container status that was not terminated (an exit the kubelet never observed)" },
 ];
 
 /// The point named `name`.

@@ -51,6 +51,8 @@ pub const ALL: &[&str] = &["v1.21", "v1.22", "v1.27", "current"];
 const V122: &[&str] = &["v1.22", "v1.27", "current"];
 /// Since v1.27 (PRs 113145, 115331); also where the 1.23-1.25 fixes are required.
 const V127: &[&str] = &["v1.27", "current"];
+/// Every profile but v1.22 (a v1.22.0-2 regression, fixed in 1.22.3 and 1.23).
+const NOT_V122: &[&str] = &["v1.21", "v1.27", "current"];
 
 /// An invariant by position in [`INVARIANTS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -82,11 +84,12 @@ pub enum Inv {
     TerminationFinishes,
     OrphanedRuntimePodsDie,
     NaturalCompletion,
+    RestartReadmitsRunningPods,
 }
 
 impl Inv {
     /// Every invariant, in table order.
-    pub const ALL: [Inv; 27] = [
+    pub const ALL: [Inv; 28] = [
         Inv::NoStartAfterTermination,
         Inv::SingleSyncPerUid,
         Inv::SyncOrder,
@@ -114,6 +117,7 @@ impl Inv {
         Inv::TerminationFinishes,
         Inv::OrphanedRuntimePodsDie,
         Inv::NaturalCompletion,
+        Inv::RestartReadmitsRunningPods,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -369,6 +373,15 @@ pub const INVARIANTS: &[Invariant] = &[
         source: "pkg/kubelet/kubelet.go SyncPod isTerminal, pod_workers.go completeSync (PR 115331)",
         profiles: V127,
     },
+    Invariant {
+        name: "restart-readmits-running-pods",
+        id: "C16",
+        kind: Kind::Safety,
+        meaning: "a restarted kubelet does not reject for resources (OutOf<resource>) a pod whose containers were running when it went down, unless a pod was created since (with unchanged capacity the pods admitted before the restart still fit; terminal pods must not count)",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go UpdatePod first sight of a terminal pod, kubelet_pods.go filterOutInactivePods (PR 105527, issue 105523); race catalog 16",
+        profiles: NOT_V122,
+    },
 ];
 
 /// The invariant named `name`.
@@ -382,7 +395,10 @@ mod tests {
 
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
-        assert_eq!(Inv::NaturalCompletion as usize + 1, INVARIANTS.len());
+        assert_eq!(
+            Inv::RestartReadmitsRunningPods as usize + 1,
+            INVARIANTS.len()
+        );
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());
         for (k, i) in Inv::ALL.iter().enumerate() {
             assert_eq!(*i as usize, k);

@@ -140,6 +140,8 @@ struct Pod {
     evict_status_applies: bool,
     // ---- the kubelet ----
     errors: Vec<SimTime>,
+    /// A container of it ran when the kubelet last crashed.
+    running_at_crash: bool,
     /// Failed StartContainer calls (each leaves a created container that never ran).
     start_errors: Vec<SimTime>,
     worker: Worker,
@@ -185,6 +187,8 @@ struct Node {
     kubelet_down: bool,
     kubelet_started_at: SimTime,
     crashes_at: Vec<SimTime>,
+    /// A pod object (not a mirror pod) was created since the kubelet last crashed.
+    created_since_crash: bool,
     power_off_at: Option<SimTime>,
     shutdown_started: Option<SimTime>,
     group: Option<Group>,
@@ -385,6 +389,9 @@ impl Oracle {
                 p.static_pod = *static_pod;
                 p.mirror_of = *mirror_of;
                 p.max_grace = p.spec_grace();
+                if mirror_of.is_none() {
+                    self.node.created_since_crash = true;
+                }
             }
             ApiDeleteRequested { uid, grace } => {
                 let p = self.pod(*uid);
@@ -479,7 +486,24 @@ impl Oracle {
             PowerOff { .. } => {
                 self.node.power_off_at.get_or_insert(at);
             }
-            PodRejected { uid, .. } => self.pod(*uid).inc.rejected = true,
+            PodRejected { uid, reason } => {
+                let uid = *uid;
+                let p = self.pod(uid);
+                p.inc.rejected = true;
+                let was_running = p.running_at_crash;
+                if reason.starts_with("OutOf")
+                    && was_running
+                    && !self.node.crashes_at.is_empty()
+                    && !self.node.created_since_crash
+                {
+                    self.report(
+                        Inv::RestartReadmitsRunningPods,
+                        Some(uid),
+                        at,
+                        format!("the restarted kubelet rejected the pod ({reason}), whose containers ran when it went down; no pod was created since"),
+                    );
+                }
+            }
             Evict { uid, .. } => self.evict(at, *uid),
             Eviction { uid, what } => {
                 if matches!(
@@ -623,7 +647,9 @@ impl Oracle {
         self.node.group = None;
         self.node.eviction_in_flight = None;
         self.node.static_started.clear();
+        self.node.created_since_crash = false;
         for p in &mut self.pods {
+            p.running_at_crash = !p.running.is_empty();
             p.worker = Worker::default();
             p.inc = Incarnation::default();
         }
@@ -1128,6 +1154,22 @@ impl Oracle {
                 continue;
             };
             let unknown = reason == "ContainerStatusUnknown";
+            if exit_code == 0
+                && !unknown
+                && c.container_id.is_none()
+                && !p
+                    .instances
+                    .iter()
+                    .any(|i| i.name == c.name && matches!(i.exit, Some((0, _))))
+            {
+                // Success reported for a container none of whose instances exited 0 (the
+                // default state TerminatePod gave unobserved containers before PR 88440).
+                bad.push(format!(
+                    "container {} never exited 0, the API says it terminated with exit code 0",
+                    c.name
+                ));
+                continue;
+            }
             if let Some(inst) = c
                 .container_id
                 .and_then(|id| p.instance(id))

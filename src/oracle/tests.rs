@@ -758,6 +758,24 @@ fn final_container_status_fidelity() {
         );
     h.finish();
     assert!(!h.has(Inv::FinalContainerStatusFidelity));
+    // Exit code 0 without a container ID for a container that never exited 0 (the
+    // default TerminatePod state before PR 88440): reported.
+    let mut k = Feed::new();
+    k.created(P, RestartPolicy::Never)
+        .wait(10)
+        .cfg(P, "ADD")
+        .wait(1000)
+        .patched_with(P, PodPhase::Failed, false, vec![terminated(None, 0, "")]);
+    k.finish();
+    assert!(k.has(Inv::FinalContainerStatusFidelity));
+    // ... but not when an instance of it did exit 0.
+    let mut m = Feed::new();
+    m.running_pod(P, RestartPolicy::Never)
+        .exited(P, 1, 0)
+        .terminate(P)
+        .patched_with(P, PodPhase::Succeeded, false, vec![terminated(None, 0, "")]);
+    m.finish();
+    assert!(!m.has(Inv::FinalContainerStatusFidelity));
 }
 
 #[test]
@@ -882,4 +900,61 @@ fn every_invariant_is_checked_and_off_by_default_checks_nothing() {
     );
     off.finish(SimTime(u64::MAX / 2));
     assert!(!off.is_on() && off.findings().is_empty());
+}
+
+#[test]
+fn c16_restart_readmits_running_pods() {
+    let crash_and_reject = |h: &mut Feed, uid: PodUid, reason: &str| {
+        h.wait(1000)
+            .tr(Transition::KubeletProcess {
+                what: "crashed",
+                epoch: 0,
+            })
+            .wait(5000)
+            .tr(Transition::KubeletProcess {
+                what: "started",
+                epoch: 1,
+            })
+            .wait(10)
+            .cfg(uid, "ADD")
+            .tr(Transition::PodRejected {
+                uid,
+                reason: reason.into(),
+            });
+    };
+    // A pod running across the restart rejected OutOfcpu: reported.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always);
+    crash_and_reject(&mut h, P, "OutOfcpu");
+    assert!(h.has(Inv::RestartReadmitsRunningPods));
+    // Another reason (memory pressure) is not this invariant's business.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always);
+    crash_and_reject(&mut h, P, "Evicted");
+    assert!(!h.has(Inv::RestartReadmitsRunningPods));
+    // A pod that did not run at the crash: not reported.
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always);
+    crash_and_reject(&mut h, P, "OutOfcpu");
+    assert!(!h.has(Inv::RestartReadmitsRunningPods));
+    // A pod created while the kubelet was down may legitimately take the capacity.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .wait(1000)
+        .tr(Transition::KubeletProcess {
+            what: "crashed",
+            epoch: 0,
+        })
+        .created(Q, RestartPolicy::Always)
+        .wait(5000)
+        .tr(Transition::KubeletProcess {
+            what: "started",
+            epoch: 1,
+        })
+        .cfg(P, "ADD")
+        .tr(Transition::PodRejected {
+            uid: P,
+            reason: "OutOfcpu".into(),
+        });
+    assert!(!h.has(Inv::RestartReadmitsRunningPods));
 }
