@@ -168,3 +168,11 @@ macro_rules! race {
 }
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
+race!(
+    entry_29_pleg_relist_stale_or_missed_state,
+    "pleg-relist-stale-or-missed-state"
+);
+race!(
+    entry_23_configmap_unregistered_during_overlap,
+    "configmap-unregistered-during-overlap"
+);

@@ -82,11 +82,13 @@ pub enum Inv {
     TerminationFinishes,
     OrphanedRuntimePodsDie,
     NaturalCompletion,
+    CacheFreshness,
+    ReferencedObjectsRegistered,
 }
 
 impl Inv {
     /// Every invariant, in table order.
-    pub const ALL: [Inv; 27] = [
+    pub const ALL: [Inv; 29] = [
         Inv::NoStartAfterTermination,
         Inv::SingleSyncPerUid,
         Inv::SyncOrder,
@@ -114,6 +116,8 @@ impl Inv {
         Inv::TerminationFinishes,
         Inv::OrphanedRuntimePodsDie,
         Inv::NaturalCompletion,
+        Inv::CacheFreshness,
+        Inv::ReferencedObjectsRegistered,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -369,6 +373,24 @@ pub const INVARIANTS: &[Invariant] = &[
         source: "pkg/kubelet/kubelet.go SyncPod isTerminal, pod_workers.go completeSync (PR 115331)",
         profiles: V127,
     },
+    Invariant {
+        name: "cache-freshness",
+        id: "C15",
+        kind: Kind::Safety,
+        meaning: "a SyncPod acts on a pod status newer than the end of the pod's previous SyncPod: it never creates a sandbox while one that was ready before that end still is, and never runs a restartPolicy=Never container again that already ran before that end",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go (GetNewerThan the last sync), pkg/kubelet/pleg/generic.go updateCache (PRs 7749, 138024); race catalog 29",
+        profiles: ALL,
+    },
+    Invariant {
+        name: "referenced-objects-registered",
+        id: "C14",
+        kind: Kind::Safety,
+        meaning: "while a pod is being synced (its worker started it and its termination is not acknowledged), the configmaps and secrets it references are registered: no volume SetUp of the pod fails with \"not registered\"",
+        bound: "",
+        source: "pkg/kubelet/kubelet.go SyncPod/SyncTerminatedPod RegisterPod/UnregisterPod, pkg/kubelet/util/manager/cache_based_manager.go (PRs 107821, 107831); race catalog 23",
+        profiles: V127,
+    },
 ];
 
 /// The invariant named `name`.
@@ -382,7 +404,10 @@ mod tests {
 
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
-        assert_eq!(Inv::NaturalCompletion as usize + 1, INVARIANTS.len());
+        assert_eq!(
+            Inv::ReferencedObjectsRegistered as usize + 1,
+            INVARIANTS.len()
+        );
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());
         for (k, i) in Inv::ALL.iter().enumerate() {
             assert_eq!(*i as usize, k);
