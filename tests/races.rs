@@ -196,6 +196,10 @@ race!(
     "terminal-phase-before-resources-released"
 );
 race!(
+    entry_4_failed_to_succeeded_phase,
+    "failed-to-succeeded-phase"
+);
+race!(
     entry_16_restart_terminal_pods_counted_in_admission,
     "restart-terminal-pods-counted-in-admission"
 );
@@ -204,6 +208,10 @@ race!(
     "rejected-pod-deletion-after-restart"
 );
 race!(
-    entry_4_failed_to_succeeded_phase,
-    "failed-to-succeeded-phase"
+    entry_23_configmap_unregistered_during_overlap,
+    "configmap-unregistered-during-overlap"
+);
+race!(
+    entry_29_pleg_relist_stale_or_missed_state,
+    "pleg-relist-stale-or-missed-state"
 );

@@ -173,6 +173,7 @@ impl Kubelet {
             Vec::new()
         };
         self.config.pods.insert(pod.uid, pod.clone());
+        self.objects_on_pod_manager_update(ctx, &pod);
         if needs_admission {
             if let Some((reason, message)) = self.admission_reason(&pod, &active) {
                 self.reject_pod(ctx, &pod, reason, message);
@@ -186,6 +187,7 @@ impl Kubelet {
     /// `HandlePodUpdates` (also graceful deletion).
     fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.insert(pod.uid, pod.clone());
+        self.objects_on_pod_manager_update(ctx, &pod);
         let opts = self.update_options(UpdateType::Update, pod);
         self.update_pod(ctx, opts);
     }
@@ -196,6 +198,7 @@ impl Kubelet {
         let evicted = pod.status.phase == crate::model::PodPhase::Failed
             && pod.status.reason.as_deref() == Some(super::eviction::REASON);
         let uid = pod.uid;
+        self.objects_on_pod_manager_update(ctx, &pod);
         self.config.pods.insert(uid, pod);
         if evicted {
             if let Ok(status) = self.pleg.cache_get(uid) {

@@ -33,6 +33,7 @@ pub mod config;
 pub mod eviction;
 pub mod housekeeping;
 pub mod nodeshutdown;
+pub mod objects;
 pub mod pleg;
 pub mod pod_workers;
 pub mod prober;
@@ -140,6 +141,8 @@ pub struct Kubelet {
     pub reason_cache: BTreeMap<(PodUid, String), &'static str>,
     /// The volume manager's actual state: pods whose volumes are mounted.
     pub mounted: std::collections::BTreeSet<PodUid>,
+    /// Secret and configmap registrations, and the mount back-off.
+    pub objects: objects::Objects,
     /// In-flight sync operations by UID.
     pub ops: BTreeMap<PodUid, sync::Op>,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
@@ -174,6 +177,7 @@ impl Kubelet {
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
             mounted: Default::default(),
+            objects: Default::default(),
             waiting_work: BTreeMap::new(),
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,

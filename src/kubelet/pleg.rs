@@ -8,8 +8,17 @@
 //! inspections of pods that changed) whose latency is one `podStatus` draw; the runtime
 //! tells the relist which pods changed instead of the PLEG diffing every pod (the result
 //! is the same, it only saves work); the PLEG event channel never overflows.
+//!
+//! Timestamps: v1.31's `updateCache` reads the clock before `GetPodStatus` lists the pod's
+//! sandboxes and containers; the model stamps every entry with the relist's start and
+//! observes the runtime when the round trip completes, so an entry never claims a freshness
+//! it lacks. `plegTimestampBeforeList: false` recreates master between PRs 137471 and
+//! 138024 (issue 137724): the list is taken when the relist is issued and entries are
+//! stamped when it completes.
 
+use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::model::reach::Reach;
 use crate::model::{ContainerId, CriError, PodUid, RtPodStatus, RtState, Transition};
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
@@ -125,7 +134,20 @@ impl Kubelet {
         let reinspect: Vec<PodUid> = self.pleg.reinspect.iter().copied().collect();
         // The first relist has no previous view to diff against: every pod is inspected.
         let all = self.pleg.relists == 0;
-        ctx.cri(Caller::Pleg, CriReq::Relist { reinspect, all });
+        // PR 138024 takes the timestamp before the sandboxes are listed (the model's
+        // `true`: the list and the inspections happen when the call completes, stamped with
+        // its start). `false`: the list is taken now and each pod's timestamp when its
+        // inspection begins, so a change in between is missing from a status whose
+        // timestamp is newer than it.
+        let list_first = !self.pleg.b.on(Sw::PlegTimestampBeforeList);
+        ctx.cri(
+            Caller::Pleg,
+            CriReq::Relist {
+                reinspect,
+                all,
+                list_first,
+            },
+        );
     }
 
     /// The relist's CRI round trip returned.
@@ -134,12 +156,28 @@ impl Kubelet {
             return;
         };
         self.pleg.relists += 1;
+        // The timestamp the pods' cache entries carry (see `pleg_relist`).
+        let stamp = if self.pleg.b.on(Sw::PlegTimestampBeforeList) {
+            start
+        } else {
+            ctx.now()
+        };
         let mut changed_pods = 0u32;
         let mut to_notify: Vec<(PodUid, bool, Vec<ContainerId>)> = Vec::new();
         if let CriResult::Relist(items) = result {
             for (uid, r) in items {
+                if self
+                    .pw
+                    .records
+                    .get(&uid)
+                    .and_then(|r| r.last_sync_time)
+                    .is_some_and(|end| end > start)
+                {
+                    ctx.reach(Reach::RelistSpansSyncEnd);
+                }
                 match r {
                     Err(e) => {
+                        ctx.reach(Reach::PlegInspectionFailed);
                         // Inspection failed: the cache holds the error; the old record is
                         // kept so the same events come again at the next relist.
                         self.pleg.reinspect.insert(uid);
@@ -147,7 +185,7 @@ impl Kubelet {
                             uid,
                             CacheEntry {
                                 status: Err(e),
-                                modified: start,
+                                modified: stamp,
                             },
                         );
                         changed_pods += 1;
@@ -179,7 +217,7 @@ impl Kubelet {
                             uid,
                             CacheEntry {
                                 status: Ok(status),
-                                modified: start,
+                                modified: stamp,
                             },
                         );
                         changed_pods += 1;

@@ -241,7 +241,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 105204, PRs 107821, 107831",
         meaning: "configmap/secret references are registered in SyncPod and unregistered in SyncTerminatedPod, keyed by UID; false: keyed by namespace/name (a same-name predecessor unregisters the successor's)",
         on: NOT_V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::VolumesKeptForTerminatingPodsAcrossRestart,
@@ -265,10 +265,10 @@ pub const SWITCHES: &[Switch] = &[
         sw: Sw::PlegTimestampBeforeList,
         name: "plegTimestampBeforeList",
         entries: &[29],
-        refs: "PR 138024",
-        meaning: "the PLEG takes the cache timestamp before listing sandboxes; false: after, so a status can claim a freshness it does not have",
-        on: NONE,
-        built: false,
+        refs: "issue 137724, PRs 137471, 138024",
+        meaning: "the PLEG takes a pod's cache timestamp before its sandboxes and containers are listed (v1.31 updateCache, and master since PR 138024); false: after (master between PRs 137471 and 138024), so a status can claim a freshness it does not have",
+        on: ALL,
+        built: true,
     },
     Switch {
         sw: Sw::PlegReinspectsFailedPods,

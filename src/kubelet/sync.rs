@@ -342,6 +342,8 @@ impl Kubelet {
                 let actions =
                     compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
                 op.sandbox = actions.sandbox;
+                let pod = op.pod.clone();
+                self.objects_on_sync_pod(ctx, &pod);
                 if !self.mounted.contains(&uid) {
                     op.plan.push_back(Step::MountVolumes);
                 }
@@ -571,6 +573,10 @@ impl Kubelet {
                     return;
                 }
                 Step::MountVolumes => {
+                    if let Err(e) = self.mount_backoff(uid, ctx.now()) {
+                        op.fatal = Some(e);
+                        continue;
+                    }
                     ctx.cri(caller(0), CriReq::MountVolumes { uid });
                     self.ops.insert(uid, op);
                     return;
@@ -582,6 +588,8 @@ impl Kubelet {
                 }
                 Step::RemovePodCgroup => {
                     // Secrets and configmaps are unregistered (in memory) before this.
+                    let pod = op.pod.clone();
+                    self.objects_unregister(&pod);
                     ctx.emit(Transition::Note {
                         uid,
                         what: "secrets and configmaps unregistered",
@@ -850,7 +858,13 @@ impl Kubelet {
             CriReq::MountVolumes { .. } => {
                 match result.error() {
                     None => {
-                        self.mounted.insert(uid);
+                        let pod = op.pod.clone();
+                        match self.mount_set_up(ctx, &pod) {
+                            Ok(()) => {
+                                self.mounted.insert(uid);
+                            }
+                            Err(e) => op.fatal = Some(e),
+                        }
                     }
                     Some(e) => op.fatal = Some(format!("FailedMountVolume: {e}")),
                 }

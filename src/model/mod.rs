@@ -175,6 +175,22 @@ pub struct PodSpec {
     pub host_network: bool,
     pub init_containers: Vec<ContainerSpec>,
     pub containers: Vec<ContainerSpec>,
+    /// The configmaps and secrets the pod's volumes reference.
+    pub objects: ObjectRefs,
+}
+
+/// The configmaps (`configmap/NAME`) and secrets (`secret/NAME`) a pod's `configMap` and
+/// `secret` volumes reference, in spec order. Hashes nothing when empty, so pods without
+/// such volumes keep the trace hashes they had before volumes were parsed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRefs(pub Vec<String>);
+
+impl std::hash::Hash for ObjectRefs {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if !self.0.is_empty() {
+            self.0.hash(state);
+        }
+    }
 }
 
 impl PodSpec {
@@ -413,6 +429,7 @@ impl PodSpec {
             host_network: false,
             init_containers: Vec::new(),
             containers,
+            objects: ObjectRefs::default(),
         }
     }
 }

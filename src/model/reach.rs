@@ -28,6 +28,7 @@ pub enum Reach {
     DeleteDuringKubeletDowntime,
     TerminalPhaseWhileSyncing,
     TerminatePodWithUnterminatedContainer,
+    RelistSpansSyncEnd,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -59,6 +60,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::DeleteDuringKubeletDowntime, name: "delete-during-kubelet-downtime", meaning: "a pod was deleted in the API while the kubelet was down" },
     Point { reach: Reach::TerminalPhaseWhileSyncing, name: "terminal-phase-while-syncing", meaning: "SyncPod computed a terminal phase for a pod whose worker had not started terminating it" },
     Point { reach: Reach::TerminatePodWithUnterminatedContainer, name: "terminate-pod-with-unterminated-container", meaning: "TerminatePod found a container status that was not terminated (an exit the kubelet never observed)" },
+    Point { reach: Reach::RelistSpansSyncEnd, name: "relist-spans-sync-end", meaning: "a PLEG relist that started before a pod's SyncPod ended inspected the pod after it ended" },
 ];
 
 /// The point named `name`.

@@ -85,11 +85,13 @@ pub enum Inv {
     OrphanedRuntimePodsDie,
     NaturalCompletion,
     RestartReadmitsRunningPods,
+    CacheFreshness,
+    ReferencedObjectsRegistered,
 }
 
 impl Inv {
     /// Every invariant, in table order.
-    pub const ALL: [Inv; 28] = [
+    pub const ALL: &[Inv] = &[
         Inv::NoStartAfterTermination,
         Inv::SingleSyncPerUid,
         Inv::SyncOrder,
@@ -118,6 +120,8 @@ impl Inv {
         Inv::OrphanedRuntimePodsDie,
         Inv::NaturalCompletion,
         Inv::RestartReadmitsRunningPods,
+        Inv::CacheFreshness,
+        Inv::ReferencedObjectsRegistered,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -382,6 +386,24 @@ pub const INVARIANTS: &[Invariant] = &[
         source: "pkg/kubelet/pod_workers.go UpdatePod first sight of a terminal pod, kubelet_pods.go filterOutInactivePods (PR 105527, issue 105523); race catalog 16",
         profiles: NOT_V122,
     },
+    Invariant {
+        name: "cache-freshness",
+        id: "C15",
+        kind: Kind::Safety,
+        meaning: "a SyncPod acts on a pod status newer than the end of the pod's previous SyncPod: it never creates a sandbox while one that was ready before that end still is, and never runs a restartPolicy=Never container again that already ran before that end",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go (GetNewerThan the last sync), pkg/kubelet/pleg/generic.go updateCache (PRs 7749, 138024); race catalog 29",
+        profiles: ALL,
+    },
+    Invariant {
+        name: "referenced-objects-registered",
+        id: "C14",
+        kind: Kind::Safety,
+        meaning: "while a pod is being synced (its worker started it and its termination is not acknowledged), the configmaps and secrets it references are registered: no volume SetUp of the pod fails with \"not registered\"",
+        bound: "",
+        source: "pkg/kubelet/kubelet.go SyncPod/SyncTerminatedPod RegisterPod/UnregisterPod, pkg/kubelet/util/manager/cache_based_manager.go (PRs 107821, 107831); race catalog 23",
+        profiles: V127,
+    },
 ];
 
 /// The invariant named `name`.
@@ -396,7 +418,7 @@ mod tests {
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
         assert_eq!(
-            Inv::RestartReadmitsRunningPods as usize + 1,
+            Inv::ReferencedObjectsRegistered as usize + 1,
             INVARIANTS.len()
         );
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());

@@ -17,7 +17,7 @@ pub mod invariants;
 
 use crate::model::{
     ApiContainerState, ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, RestartPolicy,
-    Transition,
+    SandboxId, Transition,
 };
 use crate::sim::{Dur, Observer, SimTime};
 use invariants::{Inv, INVARIANTS};
@@ -62,6 +62,8 @@ struct Instance {
     exit: Option<(i32, SimTime)>,
     /// When the kubelet asked the runtime to remove it.
     removed_at: Option<SimTime>,
+    /// When it started running.
+    running_at: SimTime,
 }
 
 /// What one kubelet worker record went through (reset when the record goes, and when the
@@ -85,6 +87,8 @@ struct Worker {
     probes_removed: bool,
     /// Probes per (container, kind) after that kind's workers were told to stop.
     probes_after_stop: BTreeMap<(String, &'static str), u32>,
+    /// When the record's last SyncPod ended.
+    last_sync_pod_end: Option<SimTime>,
 }
 
 /// What the current kubelet incarnation knows of a UID (reset when the process dies).
@@ -119,6 +123,8 @@ struct Pod {
     reported: u64,
     // ---- ground truth: runtime and node ----
     running: Vec<ContainerId>,
+    /// Ready sandboxes and when each became ready.
+    ready_sandboxes: Vec<(SandboxId, SimTime)>,
     instances: Vec<Instance>,
     last_exit_at: Option<SimTime>,
     mounted: bool,
@@ -444,16 +450,39 @@ impl Oracle {
                     }
                 }
             }
-            SandboxReady { .. } | SandboxStopped { .. } | Signal { .. } => {}
+            SandboxReady { uid, id } => self.pod(*uid).ready_sandboxes.push((*id, at)),
+            SandboxStopped { uid, id } => self.pod(*uid).ready_sandboxes.retain(|s| s.0 != *id),
+            Signal { .. } => {}
             ContainerRunning { uid, id, name } => {
-                let p = self.pod(*uid);
+                let uid = *uid;
+                let p = self.pod(uid);
+                let never = p
+                    .spec
+                    .as_ref()
+                    .is_some_and(|s| s.restart_policy == RestartPolicy::Never);
+                let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
+                    (Some("SyncPod"), Some(end)) if never => p
+                        .instances
+                        .iter()
+                        .any(|i| i.name == *name && i.running_at <= end),
+                    _ => false,
+                };
                 p.running.push(*id);
                 p.instances.push(Instance {
                     id: *id,
                     name: name.clone(),
                     exit: None,
                     removed_at: None,
+                    running_at: at,
                 });
+                if stale {
+                    self.report(
+                        Inv::CacheFreshness,
+                        Some(uid),
+                        at,
+                        format!("restartPolicy=Never container {name} runs a second time: the SyncPod that started it did not see the instance that ran before the previous SyncPod ended"),
+                    );
+                }
             }
             ContainerExited { uid, id, code, .. } => {
                 let p = self.pod(*uid);
@@ -552,6 +581,9 @@ impl Oracle {
                 if p.worker.open_sync == Some(*kind) {
                     p.worker.open_sync = None;
                 }
+                if *kind == "SyncPod" {
+                    p.worker.last_sync_pod_end = Some(at);
+                }
                 match *kind {
                     "SyncPod" if p.inc.inflight_sync_open => {
                         p.inc.inflight_sync_open = false;
@@ -613,6 +645,18 @@ impl Oracle {
                 if what.starts_with("FailedSync") {
                     self.pod(*uid).errors.push(at);
                 }
+                if what.starts_with("FailedMount") {
+                    let p = self.pod(*uid);
+                    p.errors.push(at);
+                    if p.worker.started && !p.worker.term_acked {
+                        self.report(
+                            Inv::ReferencedObjectsRegistered,
+                            Some(*uid),
+                            at,
+                            format!("a volume SetUp of a pod being synced failed: {what}"),
+                        );
+                    }
+                }
             }
             KubeletProcess { what, .. } => match *what {
                 "crashed" => self.kubelet_crashed(at),
@@ -656,6 +700,23 @@ impl Oracle {
     }
 
     fn cri_begin(&mut self, at: SimTime, uid: PodUid, call: &str, timeout_s: Option<i64>) {
+        let p = self.pod(uid);
+        if call == "RunPodSandbox" && p.worker.open_sync == Some("SyncPod") {
+            let end = p.worker.last_sync_pod_end;
+            let old = p
+                .ready_sandboxes
+                .iter()
+                .find(|s| end.is_some_and(|e| s.1 <= e))
+                .map(|s| s.0);
+            if let Some(sb) = old {
+                self.report(
+                    Inv::CacheFreshness,
+                    Some(uid),
+                    at,
+                    format!("RunPodSandbox began while sandbox {sb}, ready before the previous SyncPod ended, still is: the sync used a status older than that sync"),
+                );
+            }
+        }
         let p = self.pod(uid);
         match call {
             "RunPodSandbox" | "CreateContainer" | "StartContainer" => {

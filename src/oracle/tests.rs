@@ -958,3 +958,69 @@ fn c16_restart_readmits_running_pods() {
         });
     assert!(!h.has(Inv::RestartReadmitsRunningPods));
 }
+
+#[test]
+fn cache_freshness_flags_a_sync_acting_on_a_status_older_than_the_previous_sync() {
+    use crate::model::SandboxId;
+    let sandbox = |f: &mut Feed, uid| {
+        f.tr(Transition::SandboxReady {
+            uid,
+            id: SandboxId(1),
+        });
+    };
+    // A Never container that ran before the previous SyncPod ended runs again.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Never).begin(P, "SyncPod", None);
+    f.wait(10).running(P, 1).wait(10).end(P, "SyncPod", true);
+    f.wait(500).begin(P, "SyncPod", None).wait(10).running(P, 2);
+    assert!(f.has(Inv::CacheFreshness));
+    // An Always container restarted after it exited is fine.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None);
+    f.wait(10).running(P, 1).wait(10).end(P, "SyncPod", true);
+    f.wait(100).exited(P, 1, 1);
+    f.wait(500).begin(P, "SyncPod", None).wait(10).running(P, 2);
+    assert!(!f.has(Inv::CacheFreshness));
+    // A second sandbox while the first, ready before the last sync ended, still is.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None);
+    sandbox(&mut f, P);
+    f.wait(10).end(P, "SyncPod", true);
+    f.wait(500)
+        .begin(P, "SyncPod", None)
+        .cri(P, "RunPodSandbox");
+    assert!(f.has(Inv::CacheFreshness));
+    // The first sync's own sandbox, and a new one after the old was stopped, are fine.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .begin(P, "SyncPod", None);
+    f.cri(P, "RunPodSandbox");
+    sandbox(&mut f, P);
+    f.wait(10).end(P, "SyncPod", true);
+    f.tr(Transition::SandboxStopped {
+        uid: P,
+        id: SandboxId(1),
+    });
+    f.wait(500)
+        .begin(P, "SyncPod", None)
+        .cri(P, "RunPodSandbox");
+    assert!(!f.has(Inv::CacheFreshness));
+}
+
+#[test]
+fn referenced_objects_registered_flags_a_mount_failure_while_syncing() {
+    let what = "FailedMount: MountVolume.SetUp failed: object not registered";
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always).worker(P, "started");
+    f.begin(P, "SyncPod", None)
+        .tr(Transition::Note { uid: P, what });
+    assert!(f.has(Inv::ReferencedObjectsRegistered));
+    // After the termination was acknowledged the pod is no longer synced.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always).worker(P, "started");
+    f.worker(P, "termination acknowledged");
+    f.tr(Transition::Note { uid: P, what });
+    assert!(!f.has(Inv::ReferencedObjectsRegistered));
+}

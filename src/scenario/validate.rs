@@ -14,8 +14,8 @@ use super::schema::{self, Key, Kind, Loc, Node};
 use super::types::*;
 use crate::kubelet::profile;
 use crate::model::{
-    Behaviour, ContainerSpec, CriCall, CriError, Dist, OnSigterm, PodSpec, Probe, ProbeHandler,
-    ProbeOutcome, Resources, RestartPolicy, RunFor,
+    Behaviour, ContainerSpec, CriCall, CriError, Dist, ObjectRefs, OnSigterm, PodSpec, Probe,
+    ProbeHandler, ProbeOutcome, Resources, RestartPolicy, RunFor,
 };
 use crate::sim::{Dur, Strategy};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1439,6 +1439,7 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
         "hostNetwork",
         "initContainers",
         "containers",
+        "volumes",
     ];
     let s = o
         .req(cx, "spec")
@@ -1509,6 +1510,7 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
             );
         }
     }
+    let objects = volume_objects(cx, &s);
     let name = pod_name?;
     if !ok {
         return None;
@@ -1524,10 +1526,48 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
             host_network,
             init_containers,
             containers,
+            objects,
         },
         name_loc,
         containers_ok,
     ))
+}
+
+/// `spec.volumes`: the configmaps and secrets referenced by `configMap` and `secret`
+/// volumes (other volume sources are accepted and not modelled).
+fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
+    let lp = s.at("volumes");
+    let mut out = Vec::new();
+    for (i, node) in list(cx, s.get("volumes"), &lp).iter().enumerate() {
+        let vp = idx(&lp, i);
+        let fields = ["name", "configMap", "secret"];
+        let Some(v) = obj(cx, node, &vp, &fields, Unknown::Note) else {
+            continue;
+        };
+        let vn = v.req(cx, "name");
+        let _ = name(cx, vn, &v.at("name"), false, 63);
+        if let Some(c) = v.get("configMap") {
+            let cp = v.at("configMap");
+            let cf = ["name", "items", "optional", "defaultMode"];
+            if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                let cn = co.req(cx, "name");
+                if let Some(n) = name(cx, cn, &co.at("name"), true, 253) {
+                    out.push(format!("configmap/{n}"));
+                }
+            }
+        }
+        if let Some(c) = v.get("secret") {
+            let cp = v.at("secret");
+            let cf = ["secretName", "items", "optional", "defaultMode"];
+            if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                let sn = co.req(cx, "secretName");
+                if let Some(n) = name(cx, sn, &co.at("secretName"), true, 253) {
+                    out.push(format!("secret/{n}"));
+                }
+            }
+        }
+    }
+    ObjectRefs(out)
 }
 
 fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {

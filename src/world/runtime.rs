@@ -93,6 +93,10 @@ pub enum CriReq {
     Relist {
         reinspect: Vec<PodUid>,
         all: bool,
+        /// The list is taken when the call is issued and the inspections run when it
+        /// completes (`plegTimestampBeforeList: false`): what changed in between is missing
+        /// from the inspected statuses and waits for the next relist.
+        list_first: bool,
     },
 }
 
@@ -267,6 +271,9 @@ pub struct Runtime {
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
     changed: BTreeSet<PodUid>,
+    /// A `list_first` relist's listing: the pods to inspect, and the sandboxes and
+    /// containers each had when it was listed.
+    listed: Option<Listed>,
     next_container: u32,
     next_sandbox: u32,
     /// Containers killed by SIGKILL at the end of their grace period.
@@ -277,6 +284,13 @@ pub struct Runtime {
     pub node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
     pub memory_available_override: Option<u64>,
+}
+
+/// What a `list_first` relist listed (see [`CriReq::Relist`]).
+#[derive(Clone, Debug, Default)]
+pub struct Listed {
+    pods: BTreeSet<PodUid>,
+    members: BTreeMap<PodUid, (BTreeSet<SandboxId>, BTreeSet<ContainerId>)>,
 }
 
 /// Events the runtime schedules for itself.
@@ -308,6 +322,7 @@ impl Runtime {
             workloads: BTreeMap::new(),
             host: BTreeMap::new(),
             changed: BTreeSet::new(),
+            listed: None,
             next_container: 1,
             next_sandbox: 1,
             sigkills: 0,
@@ -366,6 +381,28 @@ impl Runtime {
                     },
                 },
             );
+        }
+        if let CriReq::Relist {
+            reinspect,
+            all,
+            list_first: true,
+        } = &req
+        {
+            let mut pods: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
+            pods.extend(reinspect.iter().copied());
+            if *all {
+                pods.extend(self.pods.keys().copied());
+            }
+            let members = pods
+                .iter()
+                .filter_map(|u| self.pods.get(u).map(|p| (*u, p)))
+                .map(|(u, p)| {
+                    let sandboxes = p.sandboxes.iter().copied().collect();
+                    let containers = p.containers.iter().copied().collect();
+                    (u, (sandboxes, containers))
+                })
+                .collect();
+            self.listed = Some(Listed { pods, members });
         }
         let (delay, fault) = match &req {
             CriReq::ExecPreStop { id, .. } => {
@@ -678,7 +715,27 @@ impl Runtime {
                     None => CriResult::Ok,
                 },
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
-                CriReq::Relist { reinspect, all } => {
+                CriReq::Relist {
+                    list_first: true, ..
+                } => {
+                    let listed = self.listed.take().unwrap_or_default();
+                    let mut out = Vec::with_capacity(listed.pods.len());
+                    for uid in listed.pods {
+                        match self.fault(CriCall::PodStatus, now) {
+                            Some(e) => out.push((uid, Err(e))),
+                            None => {
+                                let mut st = self.pod_status(uid);
+                                let (sb, cs) =
+                                    listed.members.get(&uid).cloned().unwrap_or_default();
+                                st.sandboxes.retain(|s| sb.contains(&s.id));
+                                st.containers.retain(|c| cs.contains(&c.id));
+                                out.push((uid, Ok(Arc::new(st))));
+                            }
+                        }
+                    }
+                    CriResult::Relist(out)
+                }
+                CriReq::Relist { reinspect, all, .. } => {
                     let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
                     set.extend(reinspect.iter().copied());
                     if *all {
