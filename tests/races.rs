@@ -168,3 +168,11 @@ macro_rules! race {
 }
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
+race!(
+    entry_9_gns_kills_outlive_group_deadline,
+    "gns-kills-outlive-group-deadline"
+);
+race!(
+    entry_10_probes_after_termination,
+    "probes-after-termination"
+);

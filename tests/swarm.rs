@@ -712,8 +712,12 @@ fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
     }
     stats.cases += 1;
     // The invariant oracle (src/oracle) holds every safety and liveness property on the
-    // `current` profile.
-    for f in &a.findings {
+    // `current` profile (an invariant no release holds, an open upstream bug, is not a
+    // port bug).
+    for f in a.findings.iter().filter(|f| {
+        podsim::oracle::invariants::by_name(&f.invariant)
+            .is_none_or(|i| i.profiles.contains(&"current"))
+    }) {
         bad.push(format!(
             "oracle finding [{}] {} at {}: {}\n    replay: {}",
             f.invariant,

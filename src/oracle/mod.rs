@@ -82,6 +82,9 @@ struct Worker {
     liveness_failed: bool,
     status_set: bool,
     lvs_stopped: bool,
+    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
+    /// probes; the same instant as `lvs_stopped` there).
+    terminating_status_set: bool,
     probes_removed: bool,
     /// Probes per (container, kind) after that kind's workers were told to stop.
     probes_after_stop: BTreeMap<(String, &'static str), u32>,
@@ -177,6 +180,8 @@ struct Group {
     start: SimTime,
     /// killPodNow channels requested for this group, and whether each returned.
     kills: Vec<(u64, bool)>,
+    /// Kills of this group whose channel has not closed yet.
+    open: Vec<(u64, PodUid)>,
 }
 
 /// Node-level state.
@@ -561,6 +566,12 @@ impl Oracle {
                     );
                 }
             }
+            ProbeWorker {
+                uid,
+                container,
+                kind: "readiness",
+                what: "stopped",
+            } => self.readiness_stopped(at, *uid, container),
             Relist { .. } | Housekeeping | ProbeWorker { .. } | NodeReady { .. } => {}
             Probe {
                 uid,
@@ -580,6 +591,11 @@ impl Oracle {
                     self.node.shutdown_started.get_or_insert(at);
                 }
                 "PrepareForShutdown(false)" => self.node.shutdown_started = None,
+                w if w.starts_with("shutdown processed") => {
+                    if let Some(g) = self.node.group.take() {
+                        self.kills_left_open(at, &g, "the inhibitor lock was released");
+                    }
+                }
                 _ => {}
             },
             ShutdownGroup {
@@ -607,7 +623,10 @@ impl Oracle {
             SyncStep { uid, step } => {
                 let w = &mut self.pod(*uid).worker;
                 match *step {
-                    "status set" => w.status_set = true,
+                    "status set" => {
+                        w.status_set = true;
+                        w.terminating_status_set = true;
+                    }
                     "probes stopped: liveness, startup" => w.lvs_stopped = true,
                     "probes removed" => w.probes_removed = true,
                     _ => {}
@@ -869,7 +888,8 @@ impl Oracle {
 
     fn probe(&mut self, at: SimTime, uid: PodUid, container: &str, kind: &'static str) {
         let w = &mut self.pod(uid).worker;
-        let stopped = w.probes_removed || (w.lvs_stopped && kind != "readiness");
+        let lvs = w.lvs_stopped || w.terminating_status_set;
+        let stopped = w.probes_removed || (lvs && kind != "readiness");
         if !stopped {
             return;
         }
@@ -892,6 +912,26 @@ impl Oracle {
                 format!("{kind} probe of container {container} ran {n} times after {when}"),
             );
         }
+    }
+
+    /// A readiness worker exited: while the pod terminates, not before its kill completed
+    /// if its container still runs (unless the kubelet's phase is already terminal).
+    fn readiness_stopped(&mut self, at: SimTime, uid: PodUid, container: &str) {
+        let p = self.pod(uid);
+        let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
+        let runs = p
+            .instances
+            .iter()
+            .any(|i| i.name == container && i.exit.is_none() && p.running.contains(&i.id));
+        if !terminating || !runs || p.worker.probes_removed || p.inc.local_terminal {
+            return;
+        }
+        self.report(
+            Inv::ReadinessDuringTermination,
+            Some(uid),
+            at,
+            format!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
+        );
     }
 
     fn evict(&mut self, at: SimTime, uid: PodUid) {
@@ -918,8 +958,26 @@ impl Oracle {
         self.node.eviction_in_flight = Some(uid);
     }
 
+    /// Kills of group `g` still in flight when `when`.
+    fn kills_left_open(&mut self, at: SimTime, g: &Group, when: &str) {
+        for (ch, uid) in &g.open {
+            self.report(
+                Inv::ShutdownKillsDoneAtGroupDeadline,
+                Some(*uid),
+                at,
+                format!(
+                    "the node-shutdown kill (channel {ch}) of group priority {} was still in flight when {when}, {} after the group started (period {}s)",
+                    g.priority,
+                    t(SimTime(at.0 - g.start.0)),
+                    g.period_s
+                ),
+            );
+        }
+    }
+
     fn shutdown_group(&mut self, at: SimTime, priority: i32, period_s: i64) {
         if let Some(g) = self.node.group.take() {
+            self.kills_left_open(at, &g, &format!("group priority {priority} started"));
             let elapsed = at >= g.start + Dur::secs(g.period_s.max(0) as u64);
             let open = g.kills.iter().filter(|(_, done)| !done).count();
             if priority <= g.priority {
@@ -952,6 +1010,7 @@ impl Oracle {
             period_s,
             start: at,
             kills: Vec::new(),
+            open: Vec::new(),
         });
     }
 
@@ -968,10 +1027,14 @@ impl Oracle {
                 if !evict {
                     if let Some(g) = self.node.group.as_mut() {
                         g.kills.push((ch, false));
+                        g.open.push((ch, uid));
                     }
                 }
             }
             "closed" => {
+                if let Some(g) = self.node.group.as_mut() {
+                    g.open.retain(|(c, _)| *c != ch);
+                }
                 let w = &self.pod(uid).worker;
                 if !w.terminated {
                     self.report(
