@@ -176,3 +176,8 @@ race!(
     entry_10_probes_after_termination,
     "probes-after-termination"
 );
+race!(entry_8_gns_phase_revert, "gns-phase-revert");
+race!(
+    entry_21_eviction_vs_housekeeping_double_kill,
+    "eviction-vs-housekeeping-double-kill"
+);

@@ -6,7 +6,9 @@
 //! `migrateConfig`, `groupByPriority`, `periodRequested`, `start`, `acquireInhibitLock`,
 //! `Admit`, `processShutdownEvent`) and `killPodNow` from `pkg/kubelet/pod_workers.go`
 //! (in `pod_workers.rs`). Behaviour is that of the `current` profile: killed pods get
-//! phase Failed (unless Succeeded), reason `Terminated` (PRs 106899/106900/106901).
+//! phase Failed (unless Succeeded), reason `Terminated` (PRs 106899/106900/106901); with
+//! the switch `shutdownSetsFailedPhase` off (v1.22.0-v1.23.0, race catalog 8, issue 104531)
+//! the kill's status function sets only reason and message.
 //!
 //! As in v1.31, a group ends when every `killPodNow` call of the group has returned or
 //! the group's period has passed, whichever comes first; kills still running at the
@@ -343,9 +345,13 @@ impl Kubelet {
                 }
             }
             let uid = pod.uid;
-            let status_fn = StatusFn::FailedUnlessSucceeded {
-                reason: NODE_SHUTDOWN_REASON.into(),
-                message: NODE_SHUTDOWN_MESSAGE.into(),
+            let (reason, message) = (NODE_SHUTDOWN_REASON.into(), NODE_SHUTDOWN_MESSAGE.into());
+            let status_fn = if self.shutdown.b.on(Sw::ShutdownSetsFailedPhase) {
+                StatusFn::FailedUnlessSucceeded { reason, message }
+            } else {
+                // v1.22.0-v1.23.0 (after PR 102344, before PRs 106899-106901): the phase is
+                // left as computed from the containers (issue 104531).
+                StatusFn::ReasonOnly { reason, message }
             };
             let ch = self.kill_pod_now(ctx, pod, false, Some(grace), Some(status_fn));
             kills.push((ch, uid));

@@ -167,9 +167,9 @@ pub const SWITCHES: &[Switch] = &[
         name: "shutdownSetsFailedPhase",
         entries: &[8],
         refs: "issue 104531, PRs 106899, 106900, 106901",
-        meaning: "pods killed by graceful node shutdown get phase Failed unless Succeeded; false: only reason and message are set (the v1.22 regression)",
+        meaning: "pods killed by graceful node shutdown get phase Failed unless Succeeded; false: only reason and message are set, the phase is recomputed from the containers (the v1.22 regression)",
         on: NOT_V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::ShutdownCancelsKillsAtGroupDeadline,
@@ -230,9 +230,9 @@ pub const SWITCHES: &[Switch] = &[
         name: "evictionWaitsForReclaim",
         entries: &[21],
         refs: "issues 40474, 43166, PRs 43590, 50350",
-        meaning: "after an eviction the eviction manager waits (bounded) until the pod's resources are reclaimed; false: it decides again at the next period",
+        meaning: "after an eviction the eviction manager waits (bounded) until the pod's resources are reclaimed; false: it decides again a monitoring period after the kill returned, and evicts again while the pod still holds its memory",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::SecretConfigMapRegisteredPerUid,

@@ -256,6 +256,10 @@ fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
         }
+        StatusFn::ReasonOnly { reason, message } => {
+            status.reason = Some(reason.clone());
+            status.message = Some(message.clone());
+        }
     }
 }
 

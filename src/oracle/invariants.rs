@@ -87,11 +87,12 @@ pub enum Inv {
     NaturalCompletion,
     ShutdownKillsDoneAtGroupDeadline,
     ReadinessDuringTermination,
+    ShutdownPodsFailed,
 }
 
 impl Inv {
     /// Every invariant, in table order.
-    pub const ALL: [Inv; 29] = [
+    pub const ALL: [Inv; 30] = [
         Inv::NoStartAfterTermination,
         Inv::SingleSyncPerUid,
         Inv::SyncOrder,
@@ -121,6 +122,7 @@ impl Inv {
         Inv::NaturalCompletion,
         Inv::ShutdownKillsDoneAtGroupDeadline,
         Inv::ReadinessDuringTermination,
+        Inv::ShutdownPodsFailed,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -263,9 +265,9 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "eviction-rules",
         id: "S15",
         kind: Kind::Safety,
-        meaning: "at most one pod is evicted per eviction round (the next only after the previous was cleaned up or the wait timed out); no critical (static, mirror or priority >= 2000000000) pod is evicted; an evicted pod's final API status is Failed/Evicted (v1.31: Succeeded if every container exited 0, as the phase is recomputed after the kill; not checked when the pod was already terminating or another killPodNow's status function replaced the eviction's, or after a kubelet restart)",
+        meaning: "at most one pod is evicted per eviction round (the next only after the previous was cleaned up, its containers, volumes and cgroup were reclaimed, or the wait timed out); no critical (static, mirror or priority >= 2000000000) pod is evicted; an evicted pod's final API status is Failed/Evicted (v1.31: Succeeded if every container exited 0, as the phase is recomputed after the kill; not checked when the pod was already terminating or another killPodNow's status function replaced the eviction's, or after a kubelet restart)",
         bound: "",
-        source: "pkg/kubelet/eviction/eviction_manager.go synchronize, evictPod; pkg/kubelet/types IsCriticalPod",
+        source: "pkg/kubelet/eviction/eviction_manager.go synchronize, evictPod, waitForPodsCleanup (PRs 43590, 50350); pkg/kubelet/types IsCriticalPod; race catalog 21",
         profiles: ALL,
     },
     Invariant {
@@ -394,6 +396,15 @@ pub const INVARIANTS: &[Invariant] = &[
         source: "pkg/kubelet/kubelet.go SyncTerminatingPod, prober/prober_manager.go (PR 110191, issue 110309); race catalog 10 (ii)",
         profiles: &["v1.21", "v1.27", "current"],
     },
+    Invariant {
+        name: "shutdown-pods-failed",
+        id: "C8",
+        kind: Kind::Safety,
+        meaning: "a pod the graceful node shutdown manager kills gets phase Failed (unless it had Succeeded) in the status SyncTerminatingPod sets",
+        bound: "",
+        source: "pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go processShutdownEvent (PRs 106899, 106900, 106901; issue 104531); race catalog 8",
+        profiles: &["v1.21", "v1.27", "current"],
+    },
 ];
 
 /// The invariant named `name`.
@@ -407,10 +418,7 @@ mod tests {
 
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
-        assert_eq!(
-            Inv::ReadinessDuringTermination as usize + 1,
-            INVARIANTS.len()
-        );
+        assert_eq!(Inv::ShutdownPodsFailed as usize + 1, INVARIANTS.len());
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());
         for (k, i) in Inv::ALL.iter().enumerate() {
             assert_eq!(*i as usize, k);

@@ -108,6 +108,13 @@ struct Incarnation {
     /// A SyncPod was open when the deletion was seen: when it ended.
     inflight_sync_end: Option<SimTime>,
     inflight_sync_open: bool,
+    /// The node shutdown manager asked to kill the pod.
+    shutdown_killed: bool,
+    /// The latest SyncTerminatingPod began after that request (its status function
+    /// applies there).
+    shutdown_fn_applies: bool,
+    /// The phase of the status manager's cache (the last `LocalStatus`).
+    local_phase: Option<PodPhase>,
 }
 
 /// Everything the oracle keeps about one UID.
@@ -550,6 +557,7 @@ impl Oracle {
             LocalStatus { uid, phase } => {
                 let uid = *uid;
                 let p = self.pod(uid);
+                p.inc.local_phase = Some(*phase);
                 if phase.is_terminal() {
                     p.inc.local_terminal = true;
                 } else if p.inc.local_terminal
@@ -626,6 +634,7 @@ impl Oracle {
                     "status set" => {
                         w.status_set = true;
                         w.terminating_status_set = true;
+                        self.shutdown_status_check(at, *uid);
                     }
                     "probes stopped: liveness, startup" => w.lvs_stopped = true,
                     "probes removed" => w.probes_removed = true,
@@ -871,6 +880,7 @@ impl Oracle {
         w.open_sync = Some(kind);
         match kind {
             "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                p.inc.shutdown_fn_applies = p.inc.shutdown_killed;
                 w.terminating_began = true;
                 w.term_acked = true;
                 w.status_set = false;
@@ -914,6 +924,22 @@ impl Oracle {
         }
     }
 
+    /// SyncTerminatingPod set the status of a pod the shutdown manager kills: Failed,
+    /// unless it had Succeeded.
+    fn shutdown_status_check(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        let phase = p.inc.local_phase.unwrap_or_default();
+        if !p.inc.shutdown_fn_applies || phase.is_terminal() {
+            return;
+        }
+        self.report(
+            Inv::ShutdownPodsFailed,
+            Some(uid),
+            at,
+            format!("SyncTerminatingPod of a pod killed by the node shutdown manager set phase {phase} (want Failed unless Succeeded)"),
+        );
+    }
+
     /// A readiness worker exited: while the pod terminates, not before its kill completed
     /// if its container still runs (unless the kubelet's phase is already terminal).
     fn readiness_stopped(&mut self, at: SimTime, uid: PodUid, container: &str) {
@@ -947,12 +973,20 @@ impl Oracle {
                 "a critical pod (static, mirror or priority >= 2000000000) was evicted".into(),
             );
         }
-        if let Some(prev) = self.node.eviction_in_flight.filter(|u| *u != uid) {
+        // The previous evicted pod's resources were reclaimed (nothing runs, volumes
+        // unmounted, cgroup gone): the manager may go on (the manager's own "cleaned up" or
+        // time-out transitions also end the wait).
+        let reclaimed = |p: &Pod| p.running.is_empty() && !p.mounted && !p.cgroup;
+        let pending = self
+            .node
+            .eviction_in_flight
+            .filter(|u| *u != uid && !self.get(*u).is_some_and(reclaimed));
+        if let Some(prev) = pending {
             self.report(
                 Inv::EvictionRules,
                 Some(uid),
                 at,
-                format!("evicted while the eviction of {prev} was still being waited for (more than one pod per round)"),
+                format!("evicted while {prev}, evicted before, still held containers, volumes or its cgroup and its cleanup wait had not ended (more than one pod per round)"),
             );
         }
         self.node.eviction_in_flight = Some(uid);
@@ -1017,12 +1051,16 @@ impl Oracle {
     fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
         match what {
             "requested" => {
+                let in_group = self.node.group.is_some();
                 let p = self.pod(uid);
                 if !evict && !p.worker.terminated {
                     // The last status function registered before a SyncTerminatingPod
                     // (each retry acknowledges again) wins: the shutdown manager's replaces
                     // the eviction's.
                     p.evict_status_applies = false;
+                }
+                if !evict && in_group {
+                    p.inc.shutdown_killed = true;
                 }
                 if !evict {
                     if let Some(g) = self.node.group.as_mut() {

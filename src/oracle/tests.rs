@@ -757,6 +757,43 @@ fn c9_shutdown_kills_done_at_group_deadline() {
 }
 
 #[test]
+fn c8_shutdown_pods_failed() {
+    let run = |phase: PodPhase| {
+        let mut f = Feed::new();
+        f.running_pod(P, RestartPolicy::Always)
+            .tr(Transition::Shutdown {
+                what: "PrepareForShutdown(true)".into(),
+            })
+            .tr(Transition::ShutdownGroup {
+                priority: 0,
+                period_s: 10,
+                pods: 1,
+            })
+            .kill(P, 1, "requested", false)
+            .begin(P, "SyncTerminatingPod", Some(10))
+            .local(P, phase)
+            .step(P, "status set");
+        f.has(Inv::ShutdownPodsFailed)
+    };
+    assert!(!run(PodPhase::Failed));
+    assert!(!run(PodPhase::Succeeded));
+    // v1.22.0: only reason and message set, the phase recomputed (Running).
+    assert!(run(PodPhase::Running));
+    // A termination that began before the shutdown's kill is not checked.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .tr(Transition::ShutdownGroup {
+            priority: 0,
+            period_s: 10,
+            pods: 1,
+        })
+        .kill(P, 1, "requested", false)
+        .step(P, "status set");
+    assert!(!g.has(Inv::ShutdownPodsFailed));
+}
+
+#[test]
 fn s17_no_sync_of_known_terminated() {
     let mut f = Feed::new();
     f.created(P, RestartPolicy::Never)
