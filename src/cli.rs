@@ -257,7 +257,11 @@ pub fn invariants_table() -> String {
             i.name,
             i.id,
             i.kind.as_str(),
-            i.profiles.join(", "),
+            if i.profiles.is_empty() {
+                "none (open upstream bug)".to_string()
+            } else {
+                i.profiles.join(", ")
+            },
             i.meaning
         ));
         if !i.bound.is_empty() {

@@ -35,6 +35,18 @@ fn scenario_files() -> Vec<PathBuf> {
     files
 }
 
+/// A finding of an invariant no release holds (an open upstream bug) that the scenario's
+/// `expect.findings` names.
+fn expected_upstream_bug(sc: &Scenario, invariant: &str) -> bool {
+    let upstream_bug = podsim::oracle::invariants::by_name(invariant)
+        .is_some_and(|i| !i.profiles.contains(&"current"));
+    upstream_bug
+        && sc
+            .expect
+            .as_ref()
+            .is_some_and(|e| e.findings.iter().any(|f| f == invariant))
+}
+
 fn scenario(path: &Path) -> Arc<Scenario> {
     Arc::new(load(path, &[]).unwrap().scenario)
 }
@@ -48,7 +60,8 @@ fn opts(seed: u64, replay: String, no_oracle: bool, keep_trace: bool) -> RunOpti
     }
 }
 
-/// The whole scenario set on seeds 1-20: no invariant is violated on `current`.
+/// The whole scenario set on seeds 1-20: no invariant is violated on `current` (but those
+/// no release holds, where the scenario's `expect.findings` names them).
 #[test]
 fn no_finding_on_any_bundled_scenario() {
     let files = scenario_files();
@@ -61,6 +74,11 @@ fn no_finding_on_any_bundled_scenario() {
             let replay = format!("podsim run {} --seed {seed}", f.display());
             let out = run(sc.clone(), &opts(seed, replay, false, false));
             for x in &out.findings {
+                // An invariant no release holds (an open upstream bug) may be reported
+                // where the scenario says so.
+                if expected_upstream_bug(&sc, &x.invariant) {
+                    continue;
+                }
                 bad.push(format!(
                     "[{}] {} at {} ns: {}\n    replay: {}",
                     x.invariant, x.pod, x.at_ns, x.message, x.replay
@@ -134,7 +152,10 @@ fn podsim_invariants_lists_every_name() {
             .lines()
             .find(|l| l.split_whitespace().next() == Some(i.name))
             .unwrap_or_else(|| panic!("{} not listed:\n{text}", i.name));
-        assert!(line.contains("current"), "{line}");
+        assert!(
+            line.contains("current") || line.contains("none (open upstream bug)"),
+            "{line}"
+        );
         assert!(text.contains(i.meaning) && text.contains(i.source));
     }
 }
@@ -153,7 +174,13 @@ fn every_liveness_property_is_exercised() {
             let end = w.sim.now();
             let o = w.trace.observer_mut();
             o.finish(end);
-            assert!(o.findings().is_empty(), "{}", f.display());
+            assert!(
+                o.findings()
+                    .iter()
+                    .all(|x| expected_upstream_bug(&sc, x.invariant)),
+                "{}",
+                f.display()
+            );
             for (k, c) in counts.iter_mut().enumerate() {
                 *c += o.liveness_checked(Inv::ALL[k]);
             }

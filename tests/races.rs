@@ -199,6 +199,15 @@ race!(
     entry_4_failed_to_succeeded_phase,
     "failed-to-succeeded-phase"
 );
+race!(entry_8_gns_phase_revert, "gns-phase-revert");
+race!(
+    entry_9_gns_kills_outlive_group_deadline,
+    "gns-kills-outlive-group-deadline"
+);
+race!(
+    entry_10_probes_after_termination,
+    "probes-after-termination"
+);
 race!(
     entry_16_restart_terminal_pods_counted_in_admission,
     "restart-terminal-pods-counted-in-admission"
@@ -206,6 +215,10 @@ race!(
 race!(
     entry_17_rejected_pod_deletion_after_restart,
     "rejected-pod-deletion-after-restart"
+);
+race!(
+    entry_21_eviction_vs_housekeeping_double_kill,
+    "eviction-vs-housekeeping-double-kill"
 );
 race!(
     entry_23_configmap_unregistered_during_overlap,

@@ -10,6 +10,7 @@
 //! with inotify); the HTTP source is not.
 
 use super::pod_workers::{UpdatePodOptions, UpdateType};
+use super::profile::Sw;
 use super::Kubelet;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::world::apiserver::{WatchEvent, WatchKind};
@@ -180,16 +181,30 @@ impl Kubelet {
                 return;
             }
         }
-        let opts = self.update_options(UpdateType::Create, pod);
+        let opts = self.update_options(UpdateType::Create, pod.clone());
         self.update_pod(ctx, opts);
+        // Before PR 110191 (v1.22-v1.24) the probe workers followed config: added here.
+        if !self.b.on(Sw::StopProbesAtTermination) {
+            self.probe_add_pod(ctx, &pod);
+        }
     }
 
     /// `HandlePodUpdates` (also graceful deletion).
     fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.insert(pod.uid, pod.clone());
         self.objects_on_pod_manager_update(ctx, &pod);
-        let opts = self.update_options(UpdateType::Update, pod);
+        let deleted = pod.deletion_timestamp.is_some();
+        let opts = self.update_options(UpdateType::Update, pod.clone());
         self.update_pod(ctx, opts);
+        // Before PR 110191, in the pod-worker design (v1.22-v1.24): handling the deletion
+        // stopped every probe of the pod, so readiness was not reported during
+        // termination (the v1.22 regression, issue 110309; v1.21 probed until REMOVE).
+        if deleted
+            && !self.b.on(Sw::StopProbesAtTermination)
+            && self.b.on(Sw::PodWorkerOwnsLifecycle)
+        {
+            self.probe_remove_pod(ctx, &pod);
+        }
     }
 
     /// `HandlePodReconcile`: a status-only change. Once the API shows the pod evicted, all
@@ -217,6 +232,9 @@ impl Kubelet {
     /// `HandlePodRemoves` and `deletePod`.
     fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.remove(&pod.uid);
+        if !self.b.on(Sw::StopProbesAtTermination) {
+            self.probe_remove_pod(ctx, &pod); // before PR 110191
+        }
         if !self.config.sources_ready {
             // Housekeeping will handle it once all sources are ready.
             return;

@@ -13,6 +13,13 @@
 //! `max(10 s, 1.5 x grace)` passes), or polling `PodIsFinished` every 1 s for up to 30 s,
 //! after which the next round starts at once, as upstream's loop does.
 //!
+//! Behaviour switch `evictionWaitsForReclaim` (race catalog 21, PRs 43590 and 50350, on in
+//! every profile): off, the manager does not wait for the evicted pod's cleanup; it sleeps
+//! a monitoring period after `killPodNow` returned and decides again (the <= v1.6 loop,
+//! `wait.Until(synchronize, monitoringInterval)`), and its active pods leave out pods whose
+//! local phase is terminal (<= v1.6 `filterOutTerminatedPods`), so an evicted pod still
+//! holding memory then makes it evict another.
+//!
 //! Where it deliberately differs:
 //! * Only the `memory.available` signal has observations (see `world::stats` for the
 //!   memory model and the `memoryPressure` action). Thresholds on other signals are
@@ -29,6 +36,7 @@
 
 use super::admission::{is_best_effort, is_critical_pod, pod_requests, threshold_quantity};
 use super::pod_workers::StatusFn;
+use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::model::{ApiPod, PodPhase, PodUid, Transition};
 use crate::scenario::{Scenario, Threshold};
@@ -285,7 +293,19 @@ impl Kubelet {
             return false;
         }
         let now = ctx.now();
-        let active = self.active_pods();
+        let mut active = self.active_pods();
+        if !self.eviction.b.on(Sw::EvictionWaitsForReclaim) {
+            // <= v1.6 `filterOutTerminatedPods`: a pod whose status manager phase is terminal
+            // (an evicted pod, from its kill on) is no longer active, though its containers
+            // may still run and hold memory.
+            active.retain(|p| {
+                !self
+                    .status
+                    .statuses
+                    .get(&p.uid)
+                    .is_some_and(|v| v.status.phase.is_terminal())
+            });
+        }
         let summary = ctx.stats_summary();
         let obs = Observation {
             available: summary.node_available_bytes,
@@ -388,6 +408,7 @@ impl Kubelet {
             reason: REASON.to_string(),
             message,
         };
+        ctx.reach(crate::model::reach::Reach::EvictionKill);
         // killPodNow sets the caller's timeout itself (KEv::KillPodNowReturned).
         let ch = self.kill_pod_now(ctx, pod.clone(), true, Some(grace), Some(status_fn));
         self.eviction.history.push(EvictionRecord {
@@ -430,6 +451,14 @@ impl Kubelet {
         if let Some(r) = self.eviction.history.last_mut() {
             r.kill_returned_at = Some(ctx.now());
             r.kill_timed_out = timed_out;
+        }
+        if !self.eviction.b.on(Sw::EvictionWaitsForReclaim) {
+            // Before PRs 43590/50350 (<= v1.6): no wait for the pod's resources to be
+            // reclaimed; the next round comes a monitoring period later, on whatever the
+            // stats then say.
+            self.eviction.wait = Wait::Sleeping;
+            let _ = ctx.after(self.eviction.monitoring_period, KEv::EvictionSync);
+            return true;
         }
         let gen = self.eviction.next_gen;
         self.eviction.next_gen += 1;

@@ -6,14 +6,22 @@
 //! `migrateConfig`, `groupByPriority`, `periodRequested`, `start`, `acquireInhibitLock`,
 //! `Admit`, `processShutdownEvent`) and `killPodNow` from `pkg/kubelet/pod_workers.go`
 //! (in `pod_workers.rs`). Behaviour is that of the `current` profile: killed pods get
-//! phase Failed (unless Succeeded), reason `Terminated` (PRs 106899/106900/106901).
+//! phase Failed (unless Succeeded), reason `Terminated` (PRs 106899/106900/106901); with
+//! the switch `shutdownSetsFailedPhase` off (v1.22.0-v1.23.0, race catalog 8, issue 104531)
+//! the kill's status function sets only reason and message.
 //!
 //! As in v1.31, a group ends when every `killPodNow` call of the group has returned or
 //! the group's period has passed, whichever comes first; kills still running at the
 //! deadline are neither waited for nor cancelled (the behaviour behind kubernetes issue
 //! 108040 and PR 108193), and after the last group the lock is released at once, so
 //! status writes still queued in the status manager can be lost at power-off (issues
-//! 109531, 112443).
+//! 109531, 112443). Later upstream (the `podManager` split) adds a context cancelled at the
+//! deadline, but it only bounds the wait for volume unmounts; the kills still run on.
+//!
+//! Behaviour switch `shutdownCancelsKillsAtGroupDeadline` (race catalog 9), on in no
+//! profile: when on, a group ends only once every kill of it completed (the pod worker
+//! reached Terminated), so no kill outlives its group into the next group or past the lock
+//! release. It is the change the issue threads ask for, not an upstream release.
 //!
 //! Where it deliberately differs:
 //! * Goroutines become events: each `killPodNow` caller's wait is a channel number plus
@@ -31,7 +39,9 @@
 //! * The feature gates are taken as on (their v1.31 defaults).
 
 use super::pod_workers::StatusFn;
+use super::profile::Sw;
 use super::Kubelet;
+use crate::model::reach::Reach;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::scenario::KubeletConfig;
 use crate::sim::{Dur, TimerKey};
@@ -50,6 +60,10 @@ pub const NODE_SHUTDOWN_MESSAGE: &str = "Pod was terminated in response to immin
 pub const NODE_SHUTDOWN_NOT_ADMITTED_REASON: &str = "NodeShutdown";
 pub const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE: &str =
     "Pod was rejected as the node is shutting down.";
+
+/// `shutdownCancelsKillsAtGroupDeadline`: how often the manager re-checks the kills it
+/// waits for after a group's deadline (a model choice; the switch is on in no release).
+pub const JOIN_POLL: Dur = Dur::millis(100);
 
 /// `ShutdownGracePeriodByPodPriority`: one priority group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +138,9 @@ struct CurrentGroup {
     /// `killPodNow` calls that have not returned yet.
     waiting: BTreeSet<u64>,
     timer: TimerKey,
+    /// `shutdownCancelsKillsAtGroupDeadline`: the deadline passed and the manager waits
+    /// for the group's kills still in flight.
+    joining: bool,
 }
 
 /// `processShutdownEvent` in progress.
@@ -328,9 +345,13 @@ impl Kubelet {
                 }
             }
             let uid = pod.uid;
-            let status_fn = StatusFn::FailedUnlessSucceeded {
-                reason: NODE_SHUTDOWN_REASON.into(),
-                message: NODE_SHUTDOWN_MESSAGE.into(),
+            let (reason, message) = (NODE_SHUTDOWN_REASON.into(), NODE_SHUTDOWN_MESSAGE.into());
+            let status_fn = if self.shutdown.b.on(Sw::ShutdownSetsFailedPhase) {
+                StatusFn::FailedUnlessSucceeded { reason, message }
+            } else {
+                // v1.22.0-v1.23.0 (after PR 102344, before PRs 106899-106901): the phase is
+                // left as computed from the containers (issue 104531).
+                StatusFn::ReasonOnly { reason, message }
             };
             let ch = self.kill_pod_now(ctx, pod, false, Some(grace), Some(status_fn));
             kills.push((ch, uid));
@@ -347,6 +368,7 @@ impl Kubelet {
                 kills,
                 waiting,
                 timer,
+                joining: false,
             });
         }
     }
@@ -370,6 +392,18 @@ impl Kubelet {
             return;
         };
         if !g.waiting.remove(&ch) || !g.waiting.is_empty() {
+            return;
+        }
+        // With the switch on, a call that timed out does not end the group: the group's
+        // timer (or the join's re-check) waits for the kill itself.
+        let g = self
+            .shutdown
+            .processing
+            .as_ref()
+            .and_then(|p| p.current.as_ref());
+        if self.shutdown.b.on(Sw::ShutdownCancelsKillsAtGroupDeadline)
+            && g.is_some_and(|g| self.kills_in_flight(g) > 0)
+        {
             return;
         }
         let g = self
@@ -401,13 +435,59 @@ impl Kubelet {
         if current.is_none_or(|g| g.index != index) {
             return;
         }
+        let g = current.expect("current group");
+        let in_flight = self.kills_in_flight(g);
+        if in_flight > 0 {
+            ctx.reach(Reach::ShutdownDeadlineWithKillsInFlight);
+        }
+        if self.shutdown.b.on(Sw::ShutdownCancelsKillsAtGroupDeadline) {
+            // Not upstream (no release does it): the deadline ends the group's kills
+            // before the manager moves on. SyncTerminatingPod ignores its context (v1.31),
+            // so a kill in flight cannot be cut short: the manager waits for it,
+            // re-checking every JOIN_POLL.
+            let first = !g.joining;
+            let priority = g.group.priority;
+            if in_flight > 0 {
+                if first {
+                    ctx.emit(Transition::Shutdown {
+                        what: format!(
+                            "group priority {priority} deadline passed with {in_flight} kills in flight: waiting for them"
+                        ),
+                    });
+                }
+                let timer = ctx.after(
+                    JOIN_POLL,
+                    super::KEv::ShutdownGroupDeadline { group: index },
+                );
+                if let Some(g) = self
+                    .shutdown
+                    .processing
+                    .as_mut()
+                    .and_then(|p| p.current.as_mut())
+                {
+                    g.joining = true;
+                    g.timer = timer;
+                }
+                return;
+            }
+            if !first {
+                self.shutdown
+                    .processing
+                    .as_mut()
+                    .and_then(|p| p.current.take());
+                ctx.emit(Transition::Shutdown {
+                    what: format!("group priority {priority}: every kill completed"),
+                });
+                self.shutdown_next_group(ctx);
+                return;
+            }
+        }
         let g = self
             .shutdown
             .processing
             .as_mut()
             .and_then(|p| p.current.take())
             .expect("current group");
-        let in_flight = self.kills_in_flight(&g);
         ctx.emit(Transition::Shutdown {
             what: format!(
                 "group priority {} deadline passed with {} kills in flight",

@@ -62,6 +62,9 @@ pub enum StatusFn {
     /// Set phase Failed unless it is already Succeeded, plus reason and message (what the
     /// graceful node shutdown manager does since PRs 106899/106900/106901).
     FailedUnlessSucceeded { reason: String, message: String },
+    /// Set only reason and message: the phase stays as computed from the containers (the
+    /// node shutdown manager of v1.22.0-v1.23.0, switch `shutdownSetsFailedPhase` off).
+    ReasonOnly { reason: String, message: String },
 }
 
 /// `KillPodOptions`.

@@ -18,6 +18,7 @@
 
 use super::pod_workers::{StatusFn, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
+use super::profile::Sw;
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::model::{
@@ -255,6 +256,10 @@ fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
         }
+        StatusFn::ReasonOnly { reason, message } => {
+            status.reason = Some(reason.clone());
+            status.message = Some(message.clone());
+        }
     }
 }
 
@@ -338,7 +343,10 @@ impl Kubelet {
                         ctx.api_create_mirror(op.pod.clone());
                     }
                 }
-                self.probe_add_pod(ctx, &op.pod);
+                // Before PR 110191 (switch off) probes follow config (HandlePodAdditions).
+                if self.b.on(Sw::StopProbesAtTermination) {
+                    self.probe_add_pod(ctx, &op.pod);
+                }
                 let actions =
                     compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
                 op.sandbox = actions.sandbox;
@@ -397,11 +405,13 @@ impl Kubelet {
                     uid,
                     step: "status set",
                 });
-                self.probe_stop_liveness_and_startup(ctx, &op.pod);
-                ctx.emit(Transition::SyncStep {
-                    uid,
-                    step: "probes stopped: liveness, startup",
-                });
+                if self.b.on(Sw::StopProbesAtTermination) {
+                    self.probe_stop_liveness_and_startup(ctx, &op.pod);
+                    ctx.emit(Transition::SyncStep {
+                        uid,
+                        step: "probes stopped: liveness, startup",
+                    });
+                }
                 let (containers, sandboxes) = running_pod_from(&op.status);
                 op.plan.push_back(Step::KillPod {
                     containers,
@@ -561,12 +571,14 @@ impl Kubelet {
                 }
                 Step::VerifyStopped => {
                     // The kill succeeded: every probe worker of the pod stops.
-                    let pod = op.pod.clone();
-                    self.probe_remove_pod(ctx, &pod);
-                    ctx.emit(Transition::SyncStep {
-                        uid,
-                        step: "probes removed",
-                    });
+                    if self.b.on(Sw::StopProbesAtTermination) {
+                        let pod = op.pod.clone();
+                        self.probe_remove_pod(ctx, &pod);
+                        ctx.emit(Transition::SyncStep {
+                            uid,
+                            step: "probes removed",
+                        });
+                    }
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
                     self.ops.insert(uid, op);

@@ -84,6 +84,9 @@ struct Worker {
     liveness_failed: bool,
     status_set: bool,
     lvs_stopped: bool,
+    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
+    /// probes; the same instant as `lvs_stopped` there).
+    terminating_status_set: bool,
     probes_removed: bool,
     /// Probes per (container, kind) after that kind's workers were told to stop.
     probes_after_stop: BTreeMap<(String, &'static str), u32>,
@@ -109,6 +112,13 @@ struct Incarnation {
     /// A SyncPod was open when the deletion was seen: when it ended.
     inflight_sync_end: Option<SimTime>,
     inflight_sync_open: bool,
+    /// The node shutdown manager asked to kill the pod.
+    shutdown_killed: bool,
+    /// The latest SyncTerminatingPod began after that request (its status function
+    /// applies there).
+    shutdown_fn_applies: bool,
+    /// The phase of the status manager's cache (the last `LocalStatus`).
+    local_phase: Option<PodPhase>,
 }
 
 /// Everything the oracle keeps about one UID.
@@ -185,6 +195,8 @@ struct Group {
     start: SimTime,
     /// killPodNow channels requested for this group, and whether each returned.
     kills: Vec<(u64, bool)>,
+    /// Kills of this group whose channel has not closed yet.
+    open: Vec<(u64, PodUid)>,
 }
 
 /// Node-level state.
@@ -601,6 +613,7 @@ impl Oracle {
             LocalStatus { uid, phase } => {
                 let uid = *uid;
                 let p = self.pod(uid);
+                p.inc.local_phase = Some(*phase);
                 if phase.is_terminal() {
                     p.inc.local_terminal = true;
                 } else if p.inc.local_terminal
@@ -617,6 +630,12 @@ impl Oracle {
                     );
                 }
             }
+            ProbeWorker {
+                uid,
+                container,
+                kind: "readiness",
+                what: "stopped",
+            } => self.readiness_stopped(at, *uid, container),
             Relist { .. } | Housekeeping | ProbeWorker { .. } | NodeReady { .. } => {}
             Probe {
                 uid,
@@ -636,6 +655,11 @@ impl Oracle {
                     self.node.shutdown_started.get_or_insert(at);
                 }
                 "PrepareForShutdown(false)" => self.node.shutdown_started = None,
+                w if w.starts_with("shutdown processed") => {
+                    if let Some(g) = self.node.group.take() {
+                        self.kills_left_open(at, &g, "the inhibitor lock was released");
+                    }
+                }
                 _ => {}
             },
             ShutdownGroup {
@@ -675,7 +699,11 @@ impl Oracle {
             SyncStep { uid, step } => {
                 let w = &mut self.pod(*uid).worker;
                 match *step {
-                    "status set" => w.status_set = true,
+                    "status set" => {
+                        w.status_set = true;
+                        w.terminating_status_set = true;
+                        self.shutdown_status_check(at, *uid);
+                    }
                     "probes stopped: liveness, startup" => w.lvs_stopped = true,
                     "probes removed" => w.probes_removed = true,
                     _ => {}
@@ -939,6 +967,7 @@ impl Oracle {
         w.open_sync = Some(kind);
         match kind {
             "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                p.inc.shutdown_fn_applies = p.inc.shutdown_killed;
                 w.terminating_began = true;
                 w.term_acked = true;
                 w.status_set = false;
@@ -956,7 +985,8 @@ impl Oracle {
 
     fn probe(&mut self, at: SimTime, uid: PodUid, container: &str, kind: &'static str) {
         let w = &mut self.pod(uid).worker;
-        let stopped = w.probes_removed || (w.lvs_stopped && kind != "readiness");
+        let lvs = w.lvs_stopped || w.terminating_status_set;
+        let stopped = w.probes_removed || (lvs && kind != "readiness");
         if !stopped {
             return;
         }
@@ -981,6 +1011,42 @@ impl Oracle {
         }
     }
 
+    /// SyncTerminatingPod set the status of a pod the shutdown manager kills: Failed,
+    /// unless it had Succeeded.
+    fn shutdown_status_check(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        let phase = p.inc.local_phase.unwrap_or_default();
+        if !p.inc.shutdown_fn_applies || phase.is_terminal() {
+            return;
+        }
+        self.report(
+            Inv::ShutdownPodsFailed,
+            Some(uid),
+            at,
+            format!("SyncTerminatingPod of a pod killed by the node shutdown manager set phase {phase} (want Failed unless Succeeded)"),
+        );
+    }
+
+    /// A readiness worker exited: while the pod terminates, not before its kill completed
+    /// if its container still runs (unless the kubelet's phase is already terminal).
+    fn readiness_stopped(&mut self, at: SimTime, uid: PodUid, container: &str) {
+        let p = self.pod(uid);
+        let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
+        let runs = p
+            .instances
+            .iter()
+            .any(|i| i.name == container && i.exit.is_none() && p.running.contains(&i.id));
+        if !terminating || !runs || p.worker.probes_removed || p.inc.local_terminal {
+            return;
+        }
+        self.report(
+            Inv::ReadinessDuringTermination,
+            Some(uid),
+            at,
+            format!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
+        );
+    }
+
     fn evict(&mut self, at: SimTime, uid: PodUid) {
         let p = self.pod(uid);
         p.evicted_at = Some(at);
@@ -994,19 +1060,45 @@ impl Oracle {
                 "a critical pod (static, mirror or priority >= 2000000000) was evicted".into(),
             );
         }
-        if let Some(prev) = self.node.eviction_in_flight.filter(|u| *u != uid) {
+        // The previous evicted pod's resources were reclaimed (nothing runs, volumes
+        // unmounted, cgroup gone): the manager may go on (the manager's own "cleaned up" or
+        // time-out transitions also end the wait).
+        let reclaimed = |p: &Pod| p.running.is_empty() && !p.mounted && !p.cgroup;
+        let pending = self
+            .node
+            .eviction_in_flight
+            .filter(|u| *u != uid && !self.get(*u).is_some_and(reclaimed));
+        if let Some(prev) = pending {
             self.report(
                 Inv::EvictionRules,
                 Some(uid),
                 at,
-                format!("evicted while the eviction of {prev} was still being waited for (more than one pod per round)"),
+                format!("evicted while {prev}, evicted before, still held containers, volumes or its cgroup and its cleanup wait had not ended (more than one pod per round)"),
             );
         }
         self.node.eviction_in_flight = Some(uid);
     }
 
+    /// Kills of group `g` still in flight when `when`.
+    fn kills_left_open(&mut self, at: SimTime, g: &Group, when: &str) {
+        for (ch, uid) in &g.open {
+            self.report(
+                Inv::ShutdownKillsDoneAtGroupDeadline,
+                Some(*uid),
+                at,
+                format!(
+                    "the node-shutdown kill (channel {ch}) of group priority {} was still in flight when {when}, {} after the group started (period {}s)",
+                    g.priority,
+                    t(SimTime(at.0 - g.start.0)),
+                    g.period_s
+                ),
+            );
+        }
+    }
+
     fn shutdown_group(&mut self, at: SimTime, priority: i32, period_s: i64) {
         if let Some(g) = self.node.group.take() {
+            self.kills_left_open(at, &g, &format!("group priority {priority} started"));
             let elapsed = at >= g.start + Dur::secs(g.period_s.max(0) as u64);
             let open = g.kills.iter().filter(|(_, done)| !done).count();
             if priority <= g.priority {
@@ -1039,12 +1131,14 @@ impl Oracle {
             period_s,
             start: at,
             kills: Vec::new(),
+            open: Vec::new(),
         });
     }
 
     fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
         match what {
             "requested" => {
+                let in_group = self.node.group.is_some();
                 let p = self.pod(uid);
                 if !evict && !p.worker.terminated {
                     // The last status function registered before a SyncTerminatingPod
@@ -1052,13 +1146,20 @@ impl Oracle {
                     // the eviction's.
                     p.evict_status_applies = false;
                 }
+                if !evict && in_group {
+                    p.inc.shutdown_killed = true;
+                }
                 if !evict {
                     if let Some(g) = self.node.group.as_mut() {
                         g.kills.push((ch, false));
+                        g.open.push((ch, uid));
                     }
                 }
             }
             "closed" => {
+                if let Some(g) = self.node.group.as_mut() {
+                    g.open.retain(|(c, _)| *c != ch);
+                }
                 let w = &self.pod(uid).worker;
                 if !w.terminated {
                     self.report(

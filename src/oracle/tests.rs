@@ -453,6 +453,56 @@ fn s8_no_probe_after_termination() {
 }
 
 #[test]
+fn s8_liveness_probes_through_a_kill_are_seen_without_the_stop_step() {
+    // Before PR 110191 no StopLivenessAndStartup: liveness keeps probing after the status
+    // was set in SyncTerminatingPod.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .step(P, "status set")
+        .probe(P, "liveness");
+    assert!(!f.has(Inv::NoProbeAfterTermination));
+    f.wait(5000).probe(P, "liveness");
+    assert!(f.has(Inv::NoProbeAfterTermination));
+}
+
+#[test]
+fn c10_readiness_during_termination() {
+    let stopped = |uid| Transition::ProbeWorker {
+        uid,
+        container: "app".into(),
+        kind: "readiness",
+        what: "stopped",
+    };
+    // v1.22 regression: every probe removed when the deletion is handled.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
+        .wait(10)
+        .cfg(P, "DELETE")
+        .worker(P, "termination requested")
+        .tr(stopped(P));
+    assert!(f.has(Inv::ReadinessDuringTermination));
+    // After the kill (RemovePod), or once the container exited: fine.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .tr(stopped(P));
+    assert!(!g.has(Inv::ReadinessDuringTermination));
+    // A terminal local phase (eviction) stops it early: issue 124648, not checked.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .local(P, PodPhase::Failed)
+        .tr(stopped(P));
+    assert!(!h.has(Inv::ReadinessDuringTermination));
+    // Not terminating: not this invariant's business.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always).tr(stopped(P));
+    assert!(!k.has(Inv::ReadinessDuringTermination));
+}
+
+#[test]
 fn s10_no_restart_after_termination() {
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)
@@ -655,6 +705,92 @@ fn s16_shutdown_group_order() {
     let mut h = Feed::new();
     h.tr(shutdown()).running_pod(P, RestartPolicy::Always);
     assert!(h.has(Inv::ShutdownGroupOrder));
+}
+
+#[test]
+fn c9_shutdown_kills_done_at_group_deadline() {
+    let group = |priority, period_s| Transition::ShutdownGroup {
+        priority,
+        period_s,
+        pods: 1,
+    };
+    let shutdown = |what: &str| Transition::Shutdown { what: what.into() };
+    let released =
+        || shutdown("shutdown processed: inhibitor lock 1 released, node will shut down");
+    // Each kill completed (channel closed) before the next group and the release.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .running_pod(Q, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(group(0, 10))
+        .kill(P, 1, "requested", false)
+        .wait(2000)
+        .worker(P, "terminated")
+        .kill(P, 1, "closed", false)
+        .kill(P, 1, "returned", false)
+        .tr(group(100, 10))
+        .kill(Q, 2, "requested", false)
+        .wait(10_000)
+        .worker(Q, "terminated")
+        .kill(Q, 2, "closed", false)
+        .tr(released());
+    assert!(!f.has(Inv::ShutdownKillsDoneAtGroupDeadline));
+    // The deadline passed with P's kill in flight: the next group starts (issue 108040).
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(group(0, 10))
+        .kill(P, 1, "requested", false)
+        .wait(10_000)
+        .tr(group(100, 10));
+    assert!(g.has(Inv::ShutdownKillsDoneAtGroupDeadline));
+    assert!(!g.has(Inv::ShutdownGroupOrder));
+    // The lock is released with the last group's kill in flight (issues 109531, 110755).
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(group(0, 10))
+        .kill(P, 1, "requested", false)
+        .wait(10_000)
+        .tr(released());
+    assert!(h.has(Inv::ShutdownKillsDoneAtGroupDeadline));
+}
+
+#[test]
+fn c8_shutdown_pods_failed() {
+    let run = |phase: PodPhase| {
+        let mut f = Feed::new();
+        f.running_pod(P, RestartPolicy::Always)
+            .tr(Transition::Shutdown {
+                what: "PrepareForShutdown(true)".into(),
+            })
+            .tr(Transition::ShutdownGroup {
+                priority: 0,
+                period_s: 10,
+                pods: 1,
+            })
+            .kill(P, 1, "requested", false)
+            .begin(P, "SyncTerminatingPod", Some(10))
+            .local(P, phase)
+            .step(P, "status set");
+        f.has(Inv::ShutdownPodsFailed)
+    };
+    assert!(!run(PodPhase::Failed));
+    assert!(!run(PodPhase::Succeeded));
+    // v1.22.0: only reason and message set, the phase recomputed (Running).
+    assert!(run(PodPhase::Running));
+    // A termination that began before the shutdown's kill is not checked.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .begin(P, "SyncTerminatingPod", Some(30))
+        .tr(Transition::ShutdownGroup {
+            priority: 0,
+            period_s: 10,
+            pods: 1,
+        })
+        .kill(P, 1, "requested", false)
+        .step(P, "status set");
+    assert!(!g.has(Inv::ShutdownPodsFailed));
 }
 
 #[test]

@@ -7,6 +7,12 @@
 //! [`worker`] (`worker.go`), [`results_manager`] (`results/results_manager.go`), and the
 //! three probe cases of `syncLoopIteration` in `pkg/kubelet/kubelet.go` (`handleProbeSync`).
 //!
+//! Behaviour switch `stopProbesAtTermination` (race catalog 10, PR 110191, on from v1.25 and
+//! in the 1.22.x-1.24.x backports): off, the probe workers follow config as before: added
+//! by `HandlePodAdditions`, all removed when a deletion is handled (the pod-worker design of
+//! v1.22-v1.24, issue 110309) and by `HandlePodRemoves`, and housekeeping's `CleanupPods`;
+//! `SyncPod` and `SyncTerminatingPod` do not touch them.
+//!
 //! Where it deliberately differs:
 //! * Each worker goroutine is a small state machine driven by `KEv::ProbeWorker` events
 //!   (first run after the start-up sleep, ticks, manual triggers, stop); the 1-slot stop and

@@ -244,6 +244,9 @@ impl Kubelet {
             return true;
         }
         let handler = w.spec.handler;
+        if self.pw.is_pod_termination_requested(uid) {
+            ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
+        }
         let Ok(result) = self.run_probe(ctx, key, id, handler) else {
             return true;
         };
