@@ -711,6 +711,9 @@ impl Kubelet {
             options.kill = None;
         } else if st.is_termination_requested() {
             let kill = options.kill.get_or_insert_with(KillPodOptions::default);
+            if kill.grace_override == Some(0) {
+                ctx.reach(Reach::KillWithZeroGraceOverride);
+            }
             if let Some(ch) = kill.completed {
                 st.notify_post_terminating.push(ch);
             }

@@ -27,6 +27,7 @@ pub enum Reach {
     RuntimeOnlyPodKilled,
     DeleteDuringKubeletDowntime,
     StaticPodStartedBesideRuntimePod,
+    KillWithZeroGraceOverride,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -57,6 +58,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::RuntimeOnlyPodKilled, name: "runtime-only-pod-killed", meaning: "housekeeping killed a pod known only from the runtime" },
     Point { reach: Reach::DeleteDuringKubeletDowntime, name: "delete-during-kubelet-downtime", meaning: "a pod was deleted in the API while the kubelet was down" },
     Point { reach: Reach::StaticPodStartedBesideRuntimePod, name: "static-pod-started-beside-runtime-pod", meaning: "a static pod started while the runtime ran containers of another UID with its full name (after a kubelet restart: a runtime-only pod)" },
+    Point { reach: Reach::KillWithZeroGraceOverride, name: "kill-with-zero-grace-override", meaning: "the pod worker was asked to kill a pod with an explicit grace override of 0 (hard eviction)" },
 ];
 
 /// The point named `name`.
