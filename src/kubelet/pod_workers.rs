@@ -1285,6 +1285,34 @@ mod tests {
             (1, true)
         );
         assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
+        // v1.22-v1.26 (graceOverrideZeroHonoured false): an explicit 0 falls back to the spec.
+        assert_eq!(
+            PodWorkers::effective_grace_as(0, Some(&pod(Some(30), None)), Some(&kill(0)), false),
+            (30, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace_as(0, Some(&pod(Some(30), None)), Some(&kill(5)), false),
+            (5, false)
+        );
+    }
+
+    /// v1.22.5-v1.23 (unstartedPodsDoNotBlockStart false): a UID whose termination was
+    /// requested before it started still heads the queue and blocks the next one.
+    #[test]
+    fn terminating_unstarted_uid_blocks_the_queue_before_pr_107900() {
+        let full = "etcd_kube-system";
+        for (fixed, v3_starts) in [(true, true), (false, false)] {
+            let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
+            pw.b.set(Sw::UnstartedPodsDoNotBlockStart, fixed);
+            for u in [2, 3] {
+                pw.records
+                    .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+            }
+            pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
+            pw.waiting_static_by_fullname
+                .insert(full.into(), vec![PodUid(2), PodUid(3)]);
+            assert_eq!(pw.allow_static_pod_start(full, PodUid(3)), v3_starts);
+        }
     }
 
     /// Mirrors upstream `Test_allowPodStart` (the static-pod cases).
