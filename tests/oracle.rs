@@ -48,7 +48,17 @@ fn opts(seed: u64, replay: String, no_oracle: bool, keep_trace: bool) -> RunOpti
     }
 }
 
-/// The whole scenario set on seeds 1-20: no invariant is violated on `current`.
+/// The findings a scenario declares in `spec.expect.findings` (an open upstream bug that
+/// `current` still reproduces, e.g. race catalog 27); every other finding is a failure.
+fn declared(sc: &Scenario) -> Vec<String> {
+    sc.expect
+        .as_ref()
+        .map(|e| e.findings.clone())
+        .unwrap_or_default()
+}
+
+/// The whole scenario set on seeds 1-20: no invariant is violated on `current` (beyond
+/// what a scenario declares).
 #[test]
 fn no_finding_on_any_bundled_scenario() {
     let files = scenario_files();
@@ -57,10 +67,11 @@ fn no_finding_on_any_bundled_scenario() {
     for f in &files {
         let sc = scenario(f);
         assert_eq!(sc.kubelet.profile, "current");
+        let ok = declared(&sc);
         for seed in 1..=20 {
             let replay = format!("podsim run {} --seed {seed}", f.display());
             let out = run(sc.clone(), &opts(seed, replay, false, false));
-            for x in &out.findings {
+            for x in out.findings.iter().filter(|x| !ok.contains(&x.invariant)) {
                 bad.push(format!(
                     "[{}] {} at {} ns: {}\n    replay: {}",
                     x.invariant, x.pod, x.at_ns, x.message, x.replay
@@ -153,7 +164,14 @@ fn every_liveness_property_is_exercised() {
             let end = w.sim.now();
             let o = w.trace.observer_mut();
             o.finish(end);
-            assert!(o.findings().is_empty(), "{}", f.display());
+            let ok = declared(&sc);
+            assert!(
+                o.findings()
+                    .iter()
+                    .all(|x| ok.iter().any(|d| d == x.invariant)),
+                "{}",
+                f.display()
+            );
             for (k, c) in counts.iter_mut().enumerate() {
                 *c += o.liveness_checked(Inv::ALL[k]);
             }

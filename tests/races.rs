@@ -168,9 +168,27 @@ macro_rules! race {
 }
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
-race!(entry_5_static_pod_fullname_overlap, "static-pod-fullname-overlap");
-race!(entry_6_static_pod_uid_reuse_restart, "static-pod-uid-reuse-restart");
-race!(entry_7_static_pod_rapid_update_blocked, "static-pod-rapid-update-blocked");
-race!(entry_15_orphaned_pod_stuck_after_cri_error, "orphaned-pod-stuck-after-cri-error");
-race!(entry_20_eviction_grace_override_zero, "eviction-grace-override-zero");
-race!(entry_27_static_pod_sources_not_ready, "static-pod-sources-not-ready");
+race!(
+    entry_5_static_pod_fullname_overlap,
+    "static-pod-fullname-overlap"
+);
+race!(
+    entry_6_static_pod_uid_reuse_restart,
+    "static-pod-uid-reuse-restart"
+);
+race!(
+    entry_7_static_pod_rapid_update_blocked,
+    "static-pod-rapid-update-blocked"
+);
+race!(
+    entry_15_orphaned_pod_stuck_after_cri_error,
+    "orphaned-pod-stuck-after-cri-error"
+);
+race!(
+    entry_20_eviction_grace_override_zero,
+    "eviction-grace-override-zero"
+);
+race!(
+    entry_27_static_pod_sources_not_ready,
+    "static-pod-sources-not-ready"
+);

@@ -220,9 +220,9 @@ pub const SWITCHES: &[Switch] = &[
         sw: Sw::GraceOverrideZeroHonoured,
         name: "graceOverrideZeroHonoured",
         entries: &[20],
-        refs: "issue 115819, PR 115835",
+        refs: "issue 115819 (still on master in PR 119570, Jul 2023, and issue 124405, Apr 2024), PR 115835 (unverified)",
         meaning: "an explicit grace of 0 (eviction override, force delete) means 1 s; false: 0 is taken as unset and the spec's grace is used",
-        on: &["v1.21", "v1.27", "current"],
+        on: &["v1.21", "current"],
         built: true,
     },
     Switch {

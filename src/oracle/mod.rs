@@ -900,7 +900,9 @@ impl Oracle {
                     if let Some(o) = min_override.filter(|o| g > (*o).max(1)) {
                         found.push((
                             Inv::GraceWithinOverrides,
-                            format!("{kind} with grace {g}s after an eviction with grace override {o}s"),
+                            format!(
+                                "{kind} with grace {g}s after an eviction with grace override {o}s"
+                            ),
                         ));
                     }
                     if let Some(prev) = w.last_grace.filter(|prev| g > *prev && !zero_grace_delete)

@@ -523,7 +523,11 @@ fn s12_static_fullname_exclusivity() {
     assert!(h.has(Inv::StaticFullnameExclusivity));
     // The old container exited first: no finding.
     let mut k = Feed::new();
-    k.tr(stat(P)).running(P, 1).exited(P, 1, 0).tr(stat(Q)).running(Q, 2);
+    k.tr(stat(P))
+        .running(P, 1)
+        .exited(P, 1, 0)
+        .tr(stat(Q))
+        .running(Q, 2);
     assert!(!k.has(Inv::StaticFullnameExclusivity));
 }
 
