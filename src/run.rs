@@ -578,6 +578,10 @@ impl World {
                         self.trace
                             .reach(crate::model::reach::Reach::DeleteDuringKubeletDowntime as u32);
                     }
+                    if self.runtime.has_running(uid) {
+                        self.trace
+                            .reach(crate::model::reach::Reach::ForceDeleteWhileRunning as u32);
+                    }
                     self.api.force_delete(&mut self.sim, &mut self.trace, uid);
                 }
             }
@@ -614,6 +618,7 @@ impl World {
                 // with the same full name (the file source's REMOVE, then ADD).
                 let now = self.sim.now();
                 if let Some(old) = self.files.remove(&mut self.sim, &pod) {
+                    self.trace.observer_mut().static_manifest_removed(old.uid);
                     self.api
                         .record_static_removed(old.uid, now, "manifest updated");
                     self.add_static(old.decl);
@@ -622,8 +627,25 @@ impl World {
             Action::RemoveStaticPod { pod } => {
                 let now = self.sim.now();
                 if let Some(old) = self.files.remove(&mut self.sim, &pod) {
+                    self.trace.observer_mut().static_manifest_removed(old.uid);
                     self.api
                         .record_static_removed(old.uid, now, "manifest removed");
+                }
+            }
+            Action::RestoreStaticPod { pod } => {
+                let now = self.sim.now();
+                if let Some(p) = self.files.restore(&mut self.sim, &pod) {
+                    self.api.record_static_restored(p.uid);
+                    self.trace.emit(
+                        now,
+                        &Transition::ApiCreated {
+                            uid: p.uid,
+                            name: format!("{} (static manifest restored)", p.spec.name),
+                            spec: p.spec.clone(),
+                            static_pod: true,
+                            mirror_of: None,
+                        },
+                    );
                 }
             }
             Action::RecreatePod { pod } => {

@@ -199,6 +199,18 @@ race!(
     entry_4_failed_to_succeeded_phase,
     "failed-to-succeeded-phase"
 );
+race!(
+    entry_5_static_pod_fullname_overlap,
+    "static-pod-fullname-overlap"
+);
+race!(
+    entry_6_static_pod_uid_reuse_restart,
+    "static-pod-uid-reuse-restart"
+);
+race!(
+    entry_7_static_pod_rapid_update_blocked,
+    "static-pod-rapid-update-blocked"
+);
 race!(entry_8_gns_phase_revert, "gns-phase-revert");
 race!(
     entry_9_gns_kills_outlive_group_deadline,
@@ -209,6 +221,10 @@ race!(
     "probes-after-termination"
 );
 race!(
+    entry_15_orphaned_pod_stuck_after_cri_error,
+    "orphaned-pod-stuck-after-cri-error"
+);
+race!(
     entry_16_restart_terminal_pods_counted_in_admission,
     "restart-terminal-pods-counted-in-admission"
 );
@@ -217,12 +233,20 @@ race!(
     "rejected-pod-deletion-after-restart"
 );
 race!(
+    entry_20_eviction_grace_override_zero,
+    "eviction-grace-override-zero"
+);
+race!(
     entry_21_eviction_vs_housekeeping_double_kill,
     "eviction-vs-housekeeping-double-kill"
 );
 race!(
     entry_23_configmap_unregistered_during_overlap,
     "configmap-unregistered-during-overlap"
+);
+race!(
+    entry_27_static_pod_sources_not_ready,
+    "static-pod-sources-not-ready"
 );
 race!(
     entry_29_pleg_relist_stale_or_missed_state,

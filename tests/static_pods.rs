@@ -129,3 +129,31 @@ fn recreated_pod_overlaps_and_writes_carry_their_uid() {
         }
     }
 }
+
+/// Race catalog entry 27 (open upstream): with the proposed fix
+/// (`fullNameGateCountsRuntimePods`, on in no profile) the new static UID waits until the
+/// old UID's runtime-only containers are gone, so the duplicate that `current` reproduces on
+/// every seed is not there.
+#[test]
+fn full_name_gate_counting_runtime_pods_prevents_the_duplicate_after_restart() {
+    let mut b = std::collections::BTreeMap::new();
+    b.insert("fullNameGateCountsRuntimePods".to_string(), true);
+    let s = crate::races::side(
+        "scenarios/races/static-pod-sources-not-ready.yaml",
+        &b,
+        &[],
+        Some(&[]),
+        50,
+    );
+    assert!(
+        s.unexpected.is_empty(),
+        "findings with the fix (seed, findings): {:?}",
+        s.unexpected
+    );
+    assert_eq!(
+        s.reached.get("static-pod-waits-for-full-name").copied(),
+        Some(50),
+        "the new UID must have waited on every seed: {:?}",
+        s.reached
+    );
+}

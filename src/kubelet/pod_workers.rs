@@ -394,10 +394,12 @@ impl PodWorkers {
             .unwrap_or_default();
         let mut rest: &[PodUid] = &waiting;
         for (i, w) in waiting.iter().enumerate() {
-            let live = self
-                .records
-                .get(w)
-                .is_some_and(|s| !s.is_termination_requested() && !s.is_terminated());
+            // Before PR 107900 only UIDs without a record were skipped: one whose
+            // termination was requested before it started stayed at the head.
+            let skip_terminating = self.b.on(Sw::UnstartedPodsDoNotBlockStart);
+            let live = self.records.get(w).is_some_and(|s| {
+                !skip_terminating || (!s.is_termination_requested() && !s.is_terminated())
+            });
             if !live {
                 continue;
             }
@@ -491,6 +493,19 @@ impl PodWorkers {
         pod: Option<&ApiPod>,
         kill: Option<&KillPodOptions>,
     ) -> (i64, bool) {
+        Self::effective_grace_as(prev, pod, kill, true)
+    }
+
+    /// [`Self::effective_grace`]; `honour_zero: false` is the v1.22-v1.26 calculation
+    /// (switch `graceOverrideZeroHonoured`, issue 115819): with no `overridden` flag, a
+    /// grace that came out 0 (an explicit override or deletion grace of 0) falls back to
+    /// the spec's terminationGracePeriodSeconds.
+    pub fn effective_grace_as(
+        prev: i64,
+        pod: Option<&ApiPod>,
+        kill: Option<&KillPodOptions>,
+        honour_zero: bool,
+    ) -> (i64, bool) {
         let mut g = prev;
         let mut overridden = false;
         if let Some(d) = pod.and_then(|p| p.deletion_grace_period_seconds) {
@@ -505,7 +520,7 @@ impl PodWorkers {
                 overridden = true;
             }
         }
-        if !overridden && g == 0 {
+        if (!overridden || !honour_zero) && g == 0 {
             if let Some(t) = pod.and_then(|p| p.spec.termination_grace_period_seconds) {
                 g = t;
             }
@@ -635,6 +650,15 @@ impl Kubelet {
         // 4. A create for a UID that is terminating: remember that a restart was asked for.
         if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create
         {
+            ctx.reach(Reach::CreateForTerminatingUid);
+        }
+        // v1.22.0 (switch `podWorkerHandlesUidReuse` false, issue 104648) had no such step:
+        // the create merges into a termination, and a finished UID ignores it for good.
+        if !first_time
+            && st.is_termination_requested()
+            && options.update_type == UpdateType::Create
+            && self.pw.b.on(Sw::PodWorkerHandlesUidReuse)
+        {
             st.restart_requested = true;
             ctx.emit(Transition::Worker {
                 uid,
@@ -674,6 +698,9 @@ impl Kubelet {
                     uid,
                     what: "termination requested",
                 });
+                if !st.is_started() && !is_runtime_pod && st.has_worker {
+                    ctx.reach(Reach::KillOfUnstartedPod);
+                }
             }
         }
         // 7. Kill options by state.
@@ -694,14 +721,24 @@ impl Kubelet {
             options.kill = None;
         } else if st.is_termination_requested() {
             let kill = options.kill.get_or_insert_with(KillPodOptions::default);
+            if kill.grace_override == Some(0) {
+                ctx.reach(Reach::KillWithZeroGraceOverride);
+            }
             if let Some(ch) = kill.completed {
                 st.notify_post_terminating.push(ch);
             }
             if let Some(f) = &kill.status_fn {
                 st.status_post_terminating.push(f.clone());
             }
-            let (g, shortened) =
-                PodWorkers::effective_grace(st.grace_period, decision_pod.as_deref(), Some(kill));
+            let (g, shortened) = PodWorkers::effective_grace_as(
+                st.grace_period,
+                decision_pod.as_deref(),
+                Some(kill),
+                self.pw.b.on(Sw::GraceOverrideZeroHonoured),
+            );
+            if shortened {
+                ctx.reach(Reach::GraceShortened);
+            }
             st.grace_period = g;
             kill.grace_override = Some(g);
             was_grace_shortened = shortened;
@@ -721,11 +758,21 @@ impl Kubelet {
             st.has_worker = true;
             if options.pod.as_ref().is_some_and(|p| p.static_pod) {
                 let full = st.fullname.clone();
-                self.pw
-                    .waiting_static_by_fullname
-                    .entry(full)
-                    .or_default()
-                    .push(uid);
+                let held = self
+                    .pw
+                    .started_static_by_fullname
+                    .get(&full)
+                    .is_some_and(|u| *u != uid);
+                // v1.22.0 (switch `staticPodFullNameGate` false) had no wait queue.
+                if self.pw.b.on(Sw::StaticPodFullNameGate) {
+                    let queue = self.pw.waiting_static_by_fullname.entry(full).or_default();
+                    if held || !queue.is_empty() {
+                        ctx.reach(Reach::SameNamePodsOverlap);
+                    }
+                    queue.push(uid);
+                } else if held {
+                    ctx.reach(Reach::SameNamePodsOverlap);
+                }
             }
         }
         let st = self.pw.records.get_mut(&uid).expect("present");
@@ -861,16 +908,43 @@ impl Kubelet {
             // allowPodStart: non-static pods may always start; a static pod whose
             // termination was requested never can; another only when it holds its full name.
             let is_static = options.pod.as_ref().is_some_and(|p| p.static_pod);
-            if is_static {
-                if st.is_termination_requested() {
+            let gate = self.pw.b.on(Sw::StaticPodFullNameGate);
+            let unstarted_fix = self.pw.b.on(Sw::UnstartedPodsDoNotBlockStart);
+            let mut beside_runtime = false;
+            if is_static && !gate {
+                // v1.22.0: no full-name gate; remember the UID last started under the name
+                // (for the orphaned mirror-pod check).
+                let full = st.fullname.clone();
+                self.pw.started_static_by_fullname.insert(full, uid);
+            } else if is_static {
+                if st.is_termination_requested() && unstarted_fix {
                     st.merge_last_update(&options);
                     self.cleanup_unstarted_pod(ctx, uid);
                     return;
                 }
                 let full = st.fullname.clone();
-                if !self.pw.allow_static_pod_start(&full, uid) {
+                // Containers of another UID with this full name that the runtime runs (after
+                // a restart: a runtime-only pod the gate does not know, issues 112814,
+                // 116880). Counted only with switch `fullNameGateCountsRuntimePods`.
+                let runtime_other = ctx.list_running_pods().iter().any(|rp| {
+                    rp.uid != uid
+                        && !rp.containers.is_empty()
+                        && rp.name.len() + rp.namespace.len() + 1 == full.len()
+                        && full.starts_with(rp.name.as_str())
+                        && full.ends_with(rp.namespace.as_str())
+                });
+                let runtime_blocks =
+                    runtime_other && self.pw.b.on(Sw::FullNameGateCountsRuntimePods);
+                beside_runtime = runtime_other;
+                if runtime_blocks || !self.pw.allow_static_pod_start(&full, uid) {
+                    ctx.reach(Reach::StaticPodWaitsForFullName);
                     let st = self.pw.records.get_mut(&uid).expect("present");
-                    st.pending_update = Some(options);
+                    if unstarted_fix {
+                        st.pending_update = Some(options);
+                    }
+                    // else (v1.22.5 / v1.23.0, PR 104743 before PR 107900): the update is
+                    // consumed; only a later UpdatePod (the work queue's resync of a pod
+                    // still in config) asks again.
                     st.working = false;
                     let delay = self.pw.jitter(self.pw.back_off_period);
                     self.pw.work_queue.enqueue(uid, now + delay);
@@ -882,6 +956,9 @@ impl Kubelet {
                 }
             }
             let st = self.pw.records.get_mut(&uid).expect("present");
+            if beside_runtime {
+                ctx.reach(Reach::StaticPodStartedBesideRuntimePod);
+            }
             st.started_at = Some(now);
             st.merge_last_update(&options);
             ctx.emit(Transition::Worker {
@@ -1114,7 +1191,10 @@ impl Kubelet {
                     });
                     continue;
                 }
-                if orphan {
+                // v1.22-v1.26 (switch `orphanedPodsDrivenToCompletion` false, PR 113145):
+                // removeTerminatedWorker only; an orphan whose last sync failed waits for an
+                // UpdatePod that never comes.
+                if orphan && self.pw.b.on(Sw::OrphanedPodsDrivenToCompletion) {
                     st.deleted = true;
                     if !st.is_started() && !st.observed_runtime {
                         self.pw.release_static(uid);
@@ -1130,7 +1210,13 @@ impl Kubelet {
                         let pod = st.active_update.as_ref().and_then(|u| u.pod.clone());
                         st.grace_period = match pod {
                             Some(p) => {
-                                PodWorkers::effective_grace(st.grace_period, Some(&p), None).0
+                                PodWorkers::effective_grace_as(
+                                    st.grace_period,
+                                    Some(&p),
+                                    None,
+                                    self.pw.b.on(Sw::GraceOverrideZeroHonoured),
+                                )
+                                .0
                             }
                             None => 1,
                         };
@@ -1220,6 +1306,34 @@ mod tests {
             (1, true)
         );
         assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
+        // v1.22-v1.26 (graceOverrideZeroHonoured false): an explicit 0 falls back to the spec.
+        assert_eq!(
+            PodWorkers::effective_grace_as(0, Some(&pod(Some(30), None)), Some(&kill(0)), false),
+            (30, false)
+        );
+        assert_eq!(
+            PodWorkers::effective_grace_as(0, Some(&pod(Some(30), None)), Some(&kill(5)), false),
+            (5, false)
+        );
+    }
+
+    /// v1.22.5-v1.23 (unstartedPodsDoNotBlockStart false): a UID whose termination was
+    /// requested before it started still heads the queue and blocks the next one.
+    #[test]
+    fn terminating_unstarted_uid_blocks_the_queue_before_pr_107900() {
+        let full = "etcd_kube-system";
+        for (fixed, v3_starts) in [(true, true), (false, false)] {
+            let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
+            pw.b.set(Sw::UnstartedPodsDoNotBlockStart, fixed);
+            for u in [2, 3] {
+                pw.records
+                    .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+            }
+            pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
+            pw.waiting_static_by_fullname
+                .insert(full.into(), vec![PodUid(2), PodUid(3)]);
+            assert_eq!(pw.allow_static_pod_start(full, PodUid(3)), v3_starts);
+        }
     }
 
     /// Mirrors upstream `Test_allowPodStart` (the static-pod cases).

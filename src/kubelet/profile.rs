@@ -142,7 +142,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 97722, PR 104743",
         meaning: "a static pod starts only when no other UID with its full name is started (FIFO wait); false: UIDs with one full name run side by side",
         on: V127,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::PodWorkerHandlesUidReuse,
@@ -151,7 +151,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 104648, PR 104847",
         meaning: "a create for a UID that is terminating asks for a restart once it finishes; false: a UID terminated once never starts again",
         on: NOT_V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::UnstartedPodsDoNotBlockStart,
@@ -160,7 +160,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 107733, PRs 107695, 107900",
         meaning: "static pods terminated before they started leave the full-name wait queue; false: they block later UIDs of the same name",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::ShutdownSetsFailedPhase,
@@ -196,7 +196,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "PR 113145, issue 116544",
         meaning: "housekeeping drives workers of pods gone from config to completion, retrying failed kills; false: a failed kill of a force-deleted pod is never retried",
         on: &["v1.21", "v1.27", "current"],
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::TerminalPodsTerminatedOnFirstSight,
@@ -220,10 +220,10 @@ pub const SWITCHES: &[Switch] = &[
         sw: Sw::GraceOverrideZeroHonoured,
         name: "graceOverrideZeroHonoured",
         entries: &[20],
-        refs: "issue 115819, PR 115835",
+        refs: "issue 115819 (still on master in PR 119570, Jul 2023, and issue 124405, Apr 2024), PR 115835 (unverified)",
         meaning: "an explicit grace of 0 (eviction override, force delete) means 1 s; false: 0 is taken as unset and the spec's grace is used",
-        on: &["v1.21", "v1.27", "current"],
-        built: false,
+        on: &["v1.21", "current"],
+        built: true,
     },
     Switch {
         sw: Sw::EvictionWaitsForReclaim,
@@ -259,7 +259,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issues 112814, 116880, 15195, PR 105547 (closed)",
         meaning: "the static full-name gate also counts runtime-only containers of the same full name, across a restart; false: only UIDs this kubelet process started",
         on: NONE,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::PlegTimestampBeforeList,

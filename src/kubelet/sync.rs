@@ -740,6 +740,7 @@ impl Kubelet {
                 }
                 if let Some(e) = result.error() {
                     ks.errors.push(format!("StopContainer {id}: {e}"));
+                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
                 }
                 if ks.pending.is_empty() {
                     self.kill_next_sandbox(ctx, uid, op);
@@ -750,6 +751,7 @@ impl Kubelet {
             CriReq::StopPodSandbox { id, .. } => {
                 let _ = tag;
                 if let Some(e) = result.error() {
+                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
                     let ks = op.kill.as_mut().expect("kill in progress");
                     ks.errors.push(format!("StopPodSandbox {id}: {e}"));
                 }

@@ -29,6 +29,8 @@ pub enum Reach {
     TerminalPhaseWhileSyncing,
     TerminatePodWithUnterminatedContainer,
     RelistSpansSyncEnd,
+    StaticPodStartedBesideRuntimePod,
+    KillWithZeroGraceOverride,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -61,6 +63,8 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::TerminalPhaseWhileSyncing, name: "terminal-phase-while-syncing", meaning: "SyncPod computed a terminal phase for a pod whose worker had not started terminating it" },
     Point { reach: Reach::TerminatePodWithUnterminatedContainer, name: "terminate-pod-with-unterminated-container", meaning: "TerminatePod found a container status that was not terminated (an exit the kubelet never observed)" },
     Point { reach: Reach::RelistSpansSyncEnd, name: "relist-spans-sync-end", meaning: "a PLEG relist that started before a pod's SyncPod ended inspected the pod after it ended" },
+    Point { reach: Reach::StaticPodStartedBesideRuntimePod, name: "static-pod-started-beside-runtime-pod", meaning: "a static pod started while the runtime ran containers of another UID with its full name (after a kubelet restart: a runtime-only pod)" },
+    Point { reach: Reach::KillWithZeroGraceOverride, name: "kill-with-zero-grace-override", meaning: "the pod worker was asked to kill a pod with an explicit grace override of 0 (hard eviction)" },
 ];
 
 /// The point named `name`.

@@ -93,6 +93,8 @@ pub enum Inv {
     ShutdownKillsDoneAtGroupDeadline,
     ReadinessDuringTermination,
     ShutdownPodsFailed,
+    GraceWithinOverrides,
+    DesiredStaticPodRuns,
 }
 
 impl Inv {
@@ -131,6 +133,8 @@ impl Inv {
         Inv::ShutdownKillsDoneAtGroupDeadline,
         Inv::ReadinessDuringTermination,
         Inv::ShutdownPodsFailed,
+        Inv::GraceWithinOverrides,
+        Inv::DesiredStaticPodRuns,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -246,9 +250,9 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "static-fullname-exclusivity",
         id: "S12",
         kind: Kind::Safety,
-        meaning: "no two UIDs of static pods with the same full name are started and not finished at the same time",
+        meaning: "no two UIDs of static pods with the same full name are started and not finished at the same time (in one kubelet process), and no container of a static pod starts while a container of another UID with the same full name runs (ground truth, across kubelet restarts: runtime-only containers count)",
         bound: "",
-        source: "pkg/kubelet/pod_workers.go allowStaticPodStart (PR 104743, issue 97722); race catalog 5",
+        source: "pkg/kubelet/pod_workers.go allowStaticPodStart (PR 104743, issue 97722); race catalog 5, 27 (issues 112814, 116880: open upstream)",
         profiles: V127,
     },
     Invariant {
@@ -439,6 +443,24 @@ pub const INVARIANTS: &[Invariant] = &[
         bound: "",
         source: "pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go processShutdownEvent (PRs 106899, 106900, 106901; issue 104531); race catalog 8",
         profiles: &["v1.21", "v1.27", "current"],
+    },
+    Invariant {
+        name: "grace-within-overrides",
+        id: "C8",
+        kind: Kind::Safety,
+        meaning: "a SyncTerminatingPod that begins after an eviction killed the pod with grace override o gets a grace <= max(o, 1): an explicit 0 means 1 s, never the spec's grace (the kubelet process that evicted; a restart forgets)",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, eviction/eviction_manager.go evictPod (issue 115819, PR 115835); race catalog 20",
+        profiles: V127,
+    },
+    Invariant {
+        name: "desired-static-pod-runs",
+        id: "C7",
+        kind: Kind::Liveness,
+        meaning: "a static pod whose manifest is on the node gets a container started after the manifest (re)appeared, once no other UID with its full name has a running container",
+        bound: "60 s after the later of: the manifest (re)appeared, the last container of another UID with the same full name exited, the kubelet last started; + 20 s per failed sync or CRI call of the pod since; not checked once a node shutdown started or the pod was rejected",
+        source: "pkg/kubelet/pod_workers.go UpdatePod restartRequested, allowStaticPodStart, cleanupUnstartedPod (PRs 104847, 107900; issues 104648, 107733); race catalog 6, 7",
+        profiles: V127,
     },
 ];
 

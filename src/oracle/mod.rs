@@ -154,7 +154,13 @@ struct Pod {
     /// The eviction's status function reaches SyncTerminatingPod (the pod was not already
     /// terminating when it was evicted, and no other killPodNow replaced the function).
     evict_status_applies: bool,
+    /// A static pod's manifest is on the node: since when (it last (re)appeared).
+    desired_since: Option<SimTime>,
+    /// When a container of the pod last started running.
+    last_started_at: Option<SimTime>,
     // ---- the kubelet ----
+    /// The smallest grace override of an eviction of the pod by the running kubelet.
+    min_override: Option<i64>,
     errors: Vec<SimTime>,
     /// A container of it ran when the kubelet last crashed.
     running_at_crash: bool,
@@ -402,6 +408,20 @@ impl Oracle {
                 ..
             } => {
                 let p = self.pod(*uid);
+                if *static_pod && p.spec.is_some() {
+                    // The same manifest put back (its UID is a hash of its content): a
+                    // new life of the UID; its earlier removal no longer counts.
+                    p.deleted_at = None;
+                    p.removed_at = None;
+                    p.graceful_delete = false;
+                    p.zero_grace_delete = false;
+                    p.inc.saw_delete_at = None;
+                    p.inc.inflight_sync_end = None;
+                    p.inc.inflight_sync_open = false;
+                }
+                if *static_pod {
+                    p.desired_since = Some(at);
+                }
                 p.name.clone_from(&spec.name);
                 p.spec = Some(spec.clone());
                 p.static_pod = *static_pod;
@@ -467,7 +487,9 @@ impl Oracle {
             Signal { .. } => {}
             ContainerRunning { uid, id, name } => {
                 let uid = *uid;
+                self.static_container_started(at, uid);
                 let p = self.pod(uid);
+                p.last_started_at = Some(at);
                 let never = p
                     .spec
                     .as_ref()
@@ -545,7 +567,11 @@ impl Oracle {
                     );
                 }
             }
-            Evict { uid, .. } => self.evict(at, *uid),
+            Evict { uid, grace, .. } => {
+                let p = self.pod(*uid);
+                p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
+                self.evict(at, *uid);
+            }
             Eviction { uid, what } => {
                 if matches!(
                     *what,
@@ -724,6 +750,7 @@ impl Oracle {
             p.running_at_crash = !p.running.is_empty();
             p.worker = Worker::default();
             p.inc = Incarnation::default();
+            p.min_override = None;
         }
     }
 
@@ -887,6 +914,47 @@ impl Oracle {
         }
     }
 
+    /// A static pod's manifest went away (the world tells the oracle directly, outside
+    /// the trace, so trace hashes do not change).
+    pub fn static_manifest_removed(&mut self, uid: PodUid) {
+        if self.on {
+            self.pod(uid).desired_since = None;
+        }
+    }
+
+    /// The static full name of a pod, if it is a static pod.
+    fn static_full_name(p: &Pod) -> Option<String> {
+        if !p.static_pod {
+            return None;
+        }
+        p.spec
+            .as_ref()
+            .map(|s| format!("{}_{}", s.name, s.namespace))
+    }
+
+    /// Ground truth for static-fullname-exclusivity: a container of a static pod starts
+    /// while a container of another UID with the same full name runs (whether or not the
+    /// kubelet knows that UID: after a restart it may be a runtime-only pod).
+    fn static_container_started(&mut self, at: SimTime, uid: PodUid) {
+        let Some(full) = self.get(uid).and_then(Self::static_full_name) else {
+            return;
+        };
+        let other = self.pods.iter().enumerate().find_map(|(i, q)| {
+            (i != uid.0 as usize
+                && !q.running.is_empty()
+                && Self::static_full_name(q).as_deref() == Some(full.as_str()))
+            .then_some(PodUid(i as u32))
+        });
+        if let Some(o) = other {
+            self.report(
+                Inv::StaticFullnameExclusivity,
+                Some(uid),
+                at,
+                format!("a container of static pod {full} started while a container of {o}, of the same full name, was running"),
+            );
+        }
+    }
+
     fn release_static(&mut self, uid: PodUid) {
         for v in self.node.static_started.values_mut() {
             v.retain(|u| *u != uid);
@@ -896,6 +964,7 @@ impl Oracle {
     fn sync_begin(&mut self, at: SimTime, uid: PodUid, kind: &'static str, grace: Option<i64>) {
         let p = self.pod(uid);
         let zero_grace_delete = p.zero_grace_delete;
+        let min_override = p.min_override;
         let w = &p.worker;
         let mut found: Vec<(Inv, String)> = Vec::new();
         if let Some(open) = w.open_sync {
@@ -943,6 +1012,14 @@ impl Oracle {
                     // of 0 as unset, so after a delete with grace 0 (worker grace 1) a later
                     // kill override (eviction, node shutdown) raises the grace: upstream
                     // behaviour, not checked.
+                    if let Some(o) = min_override.filter(|o| g > (*o).max(1)) {
+                        found.push((
+                            Inv::GraceWithinOverrides,
+                            format!(
+                                "{kind} with grace {g}s after an eviction with grace override {o}s"
+                            ),
+                        ));
+                    }
                     if let Some(prev) = w.last_grace.filter(|prev| g > *prev && !zero_grace_delete)
                     {
                         found.push((
@@ -1569,6 +1646,40 @@ impl Oracle {
                         t(end)
                     ),
                 ));
+            }
+        }
+        // C7: a static pod whose manifest is on the node runs.
+        if let Some(since) = p.desired_since {
+            let full = Self::static_full_name(p);
+            let mut others_running = false;
+            let mut others_exit: Option<SimTime> = None;
+            for (i, q) in self.pods.iter().enumerate() {
+                if i == uid.0 as usize || Self::static_full_name(q) != full {
+                    continue;
+                }
+                others_running |= !q.running.is_empty();
+                others_exit = others_exit.max(q.last_exit_at);
+            }
+            let eligible = !others_running
+                && self.node.shutdown_started.is_none()
+                && !p.inc.rejected
+                && p.mirror_of.is_none();
+            let start = others_exit.map_or(since, |e| e.max(since));
+            if let Some(s) = eligible.then(|| due(start, SLACK)).flatten() {
+                checked.push(Inv::DesiredStaticPodRuns);
+                if p.last_started_at.is_none_or(|t| t < since) {
+                    found.push((
+                        Inv::DesiredStaticPodRuns,
+                        format!(
+                            "the manifest has been on the node since {}, yet no container of the pod started by {} (bound from {}: {}s + {}s per error)",
+                            t(since),
+                            t(end),
+                            t(s),
+                            SLACK.whole_secs(),
+                            PER_ERROR.whole_secs()
+                        ),
+                    ));
+                }
             }
         }
         // L7: natural completion.

@@ -559,6 +559,83 @@ fn s12_static_fullname_exclusivity() {
         .worker(P, "started")
         .worker(Q, "started");
     assert!(g.has(Inv::StaticFullnameExclusivity));
+    // Ground truth across a restart (race catalog 27): the old UID is a runtime-only pod
+    // of the new kubelet, whose gate knows nothing of it.
+    let mut h = Feed::new();
+    h.tr(stat(P)).worker(P, "started").running(P, 1);
+    h.tr(Transition::KubeletProcess {
+        what: "crashed",
+        epoch: 0,
+    });
+    h.tr(stat(Q)).worker(Q, "started");
+    assert!(!h.has(Inv::StaticFullnameExclusivity));
+    h.running(Q, 2);
+    assert!(h.has(Inv::StaticFullnameExclusivity));
+    // The old container exited first: no finding.
+    let mut k = Feed::new();
+    k.tr(stat(P))
+        .running(P, 1)
+        .exited(P, 1, 0)
+        .tr(stat(Q))
+        .running(Q, 2);
+    assert!(!k.has(Inv::StaticFullnameExclusivity));
+}
+
+#[test]
+fn c8_grace_within_overrides() {
+    let evict = |uid| Transition::Evict {
+        uid,
+        signal: "memory.available",
+        grace: 0,
+    };
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .begin(P, "SyncTerminatingPod", Some(30));
+    assert!(f.has(Inv::GraceWithinOverrides));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(evict(P))
+        .begin(P, "SyncTerminatingPod", Some(1));
+    assert!(!g.has(Inv::GraceWithinOverrides));
+}
+
+#[test]
+fn c7_desired_static_pod_runs() {
+    let stat = |uid| Transition::ApiCreated {
+        uid,
+        name: "web (static manifest)".into(),
+        spec: spec("web", RestartPolicy::Always),
+        static_pod: true,
+        mirror_of: None,
+    };
+    // Never started: reported once the bound passed.
+    let mut f = Feed::new();
+    f.tr(stat(P)).wait(61_000);
+    assert!(f.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    // Started: fine.
+    let mut g = Feed::new();
+    g.tr(stat(P)).wait(1_000).running(P, 1).wait(61_000);
+    assert!(!g.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    // Re-added (same UID) after it ran: a start before the re-add does not count; a
+    // removed manifest is not checked.
+    let mut h = Feed::new();
+    h.tr(stat(P))
+        .running(P, 1)
+        .wait(1_000)
+        .exited(P, 1, 0)
+        .tr(stat(P))
+        .wait(61_000);
+    assert!(h.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    let mut k = Feed::new();
+    k.tr(stat(P)).wait(1_000);
+    k.o.static_manifest_removed(P);
+    k.wait(61_000);
+    assert!(!k.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    // Another UID with the full name still runs: not due.
+    let mut m = Feed::new();
+    m.tr(stat(P)).running(P, 1).tr(stat(Q)).wait(61_000);
+    assert!(!m.finish().contains(&Inv::DesiredStaticPodRuns.name()));
 }
 
 #[test]

@@ -201,6 +201,11 @@ pub enum Action {
     RemoveStaticPod {
         pod: String,
     },
+    /// The manifest removed last puts back unchanged: its UID is a hash of its content, so
+    /// the same UID comes back (a no-op if the manifest is present).
+    RestoreStaticPod {
+        pod: String,
+    },
     RecreatePod {
         pod: String,
     },

@@ -1861,7 +1861,7 @@ fn probe_outcome(cx: &mut Cx, n: &Node, p: &str) -> Option<ProbeOutcome> {
 // ---------------------------------------------------------------------------------------
 // Timeline and expect
 
-const ACTIONS: [&str; 9] = [
+const ACTIONS: [&str; 10] = [
     "deletePod",
     "forceDeletePod",
     "nodeShutdown",
@@ -1870,6 +1870,7 @@ const ACTIONS: [&str; 9] = [
     "containerExit",
     "updateStaticPod",
     "removeStaticPod",
+    "restoreStaticPod",
     "recreatePod",
 ];
 
@@ -1948,7 +1949,7 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Act
         "memoryPressure" => Some(Capability::MemoryPressureAction),
         "kubeletRestart" => Some(Capability::KubeletRestartAction),
         "updateStaticPod" => Some(Capability::UpdateStaticPodAction),
-        "removeStaticPod" => Some(Capability::RemoveStaticPodAction),
+        "removeStaticPod" | "restoreStaticPod" => Some(Capability::RemoveStaticPodAction),
         "recreatePod" => Some(Capability::RecreatePodAction),
         _ => None,
     };
@@ -2026,7 +2027,7 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Act
                 exit_code: code.map_or(0, |c| c as i32),
             })
         }
-        "updateStaticPod" | "removeStaticPod" => {
+        "updateStaticPod" | "removeStaticPod" | "restoreStaticPod" => {
             let pod = pod_ref(cx, &o, pods)?;
             if pods
                 .by_name
@@ -2041,10 +2042,10 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Act
                 );
                 return None;
             }
-            Some(if kind == "updateStaticPod" {
-                Action::UpdateStaticPod { pod }
-            } else {
-                Action::RemoveStaticPod { pod }
+            Some(match kind {
+                "updateStaticPod" => Action::UpdateStaticPod { pod },
+                "removeStaticPod" => Action::RemoveStaticPod { pod },
+                _ => Action::RestoreStaticPod { pod },
             })
         }
         _ => pod_ref(cx, &o, pods).map(|pod| Action::RecreatePod { pod }),

@@ -384,6 +384,16 @@ impl ApiServer {
         );
     }
 
+    /// A removed static manifest was put back unchanged: the same UID's history goes on,
+    /// no longer removed.
+    pub fn record_static_restored(&mut self, uid: PodUid) {
+        if let Some(h) = self.history.get_mut(&uid) {
+            h.deletion_requested_at = None;
+            h.removed_at = None;
+            h.removed_by = None;
+        }
+    }
+
     /// A static pod's manifest was removed (or replaced) on the node.
     pub fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: &'static str) {
         if let Some(h) = self.history.get_mut(&uid) {

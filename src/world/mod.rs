@@ -124,6 +124,8 @@ impl Event {
 #[derive(Clone, Debug, Default)]
 pub struct FileSource {
     manifests: std::collections::BTreeMap<String, std::sync::Arc<crate::model::ApiPod>>,
+    /// The manifest last removed, per pod name (what `restoreStaticPod` puts back).
+    removed: std::collections::BTreeMap<String, std::sync::Arc<crate::model::ApiPod>>,
     last_delivery: SimTime,
     /// The kubelet incarnation whose file source watches, if one runs.
     epoch: Option<Epoch>,
@@ -179,8 +181,24 @@ impl FileSource {
         name: &str,
     ) -> Option<std::sync::Arc<crate::model::ApiPod>> {
         let old = self.manifests.remove(name)?;
+        self.removed.insert(name.to_string(), old.clone());
         self.deliver(sim, apiserver::WatchKind::Deleted, old.clone());
         Some(old)
+    }
+
+    /// The manifest last removed under this pod name puts back unchanged (same content,
+    /// so the same UID); `None` if a manifest with the name is present or none was removed.
+    pub fn restore(
+        &mut self,
+        sim: &mut Sim<Event>,
+        name: &str,
+    ) -> Option<std::sync::Arc<crate::model::ApiPod>> {
+        if self.manifests.contains_key(name) {
+            return None;
+        }
+        let pod = self.removed.remove(name)?;
+        self.add(sim, pod.clone());
+        Some(pod)
     }
 }
 
