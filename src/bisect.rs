@@ -3,10 +3,14 @@
 //! The scenario runs on the same seeds (common random numbers) under its own profile (the
 //! base), under every other profile, and with every built switch flipped alone from the
 //! base. For each variant the table gives the runs with a finding, the rate with a 95%
-//! Wilson interval, the invariants reported and the first failing seed's replay line. A
-//! variant *changes the outcome* when its finding rate differs from the base's by a
+//! Wilson interval, the invariants reported and the first failing seed's replay line.
+//!
+//! The *outcome* is a run reporting one of the scenario's target invariants: those its
+//! `spec.expect` names (`findings` and `old.findings`), or any invariant when it names none.
+//! A variant *changes the outcome* when its outcome rate differs from the base's by a
 //! two-sided Fisher exact test at p < 0.01 (a strict level, since ~25 variants are
-//! compared); the switches that do are named at the end.
+//! compared); the switches that do are named at the end. Invariants outside the target
+//! whose rate changes as much are listed per variant as side effects.
 
 use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
 use crate::results::wilson;
@@ -28,7 +32,7 @@ pub struct Variant {
     /// The `--set` flags that reproduce the variant on top of the scenario.
     pub sets: Vec<String>,
     pub runs: u64,
-    /// Runs with at least one finding.
+    /// Runs with an outcome finding (a target invariant, or any when there is no target).
     pub failing: u64,
     pub rate: f64,
     pub ci95: [f64; 2],
@@ -38,6 +42,8 @@ pub struct Variant {
     /// Fisher exact two-sided p-value against the base (1 for the base itself).
     pub p_value: f64,
     pub changes_outcome: bool,
+    /// Invariants outside the target whose rate differs from the base's (p < 0.01).
+    pub side_effects: Vec<String>,
 }
 
 /// The whole result.
@@ -47,6 +53,8 @@ pub struct Bisect {
     pub scenario: String,
     pub seeds: u64,
     pub base_profile: String,
+    /// The target invariants (empty: any finding is the outcome).
+    pub target: Vec<String>,
     pub variants: Vec<Variant>,
     /// Switches whose flip changes the outcome.
     pub culprits: Vec<String>,
@@ -69,6 +77,25 @@ pub fn bisect(
     pool: &rayon::ThreadPool,
 ) -> Bisect {
     let base_profile = sc.kubelet.profile.clone();
+    let mut target: Vec<String> = sc
+        .expect
+        .iter()
+        .flat_map(|e| {
+            e.findings
+                .iter()
+                .chain(e.old.iter().flat_map(|o| o.findings.iter()))
+                .cloned()
+        })
+        .collect();
+    target.sort();
+    target.dedup();
+    let hit = |f: &[String]| {
+        if target.is_empty() {
+            !f.is_empty()
+        } else {
+            f.iter().any(|x| target.contains(x))
+        }
+    };
     let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
     let mut specs = vec![Spec {
         label: format!("base (profile {base_profile})"),
@@ -124,7 +151,7 @@ pub fn bisect(
     let mut variants = Vec::new();
     for (v, spec) in specs.iter().enumerate() {
         let runs = &outcomes[v * seeds as usize..(v + 1) * seeds as usize];
-        let failing = runs.iter().filter(|f| !f.is_empty()).count() as u64;
+        let failing = runs.iter().filter(|f| hit(f)).count() as u64;
         let mut findings = BTreeMap::new();
         for f in runs.iter().flatten() {
             *findings.entry(f.clone()).or_insert(0) += 1;
@@ -133,7 +160,7 @@ pub fn bisect(
         sets.extend(spec.sets.iter().cloned());
         let first = runs
             .iter()
-            .position(|f| !f.is_empty())
+            .position(|f| hit(f))
             .map(|i| crate::cli::replay_line(path, i as u64 + 1, &sets, &None));
         let (lo, hi) = wilson(failing, seeds);
         variants.push(Variant {
@@ -148,12 +175,27 @@ pub fn bisect(
             first_failing_replay: first,
             p_value: 1.0,
             changes_outcome: false,
+            side_effects: Vec::new(),
         });
     }
     let base_k = variants[0].failing;
+    let base_findings = variants[0].findings.clone();
     for v in variants.iter_mut().skip(1) {
         v.p_value = fisher_two_sided(base_k, seeds, v.failing, seeds);
         v.changes_outcome = v.p_value < 0.01;
+        let mut names: Vec<&String> = base_findings.keys().chain(v.findings.keys()).collect();
+        names.sort();
+        names.dedup();
+        v.side_effects = names
+            .into_iter()
+            .filter(|n| !target.contains(n) && !target.is_empty())
+            .filter(|n| {
+                let a = base_findings.get(*n).copied().unwrap_or(0);
+                let b = v.findings.get(*n).copied().unwrap_or(0);
+                fisher_two_sided(a, seeds, b, seeds) < 0.01
+            })
+            .cloned()
+            .collect();
     }
     let culprits = variants
         .iter()
@@ -171,6 +213,7 @@ pub fn bisect(
         scenario: sc.name.clone(),
         seeds,
         base_profile,
+        target,
         variants,
         culprits,
     }
@@ -179,8 +222,16 @@ pub fn bisect(
 /// The printed table.
 pub fn table(b: &Bisect) -> String {
     let mut s = format!(
-        "bisect {}: {} seeds per variant (seeds 1-{}), base profile {}\n\n",
-        b.scenario, b.seeds, b.seeds, b.base_profile
+        "bisect {}: {} seeds per variant (seeds 1-{}), base profile {}\noutcome: a run reporting {}\n\n",
+        b.scenario,
+        b.seeds,
+        b.seeds,
+        b.base_profile,
+        if b.target.is_empty() {
+            "any finding".to_owned()
+        } else {
+            b.target.join(" or ")
+        }
     );
     let w = b.variants.iter().map(|v| v.label.len()).max().unwrap_or(0);
     s.push_str(&format!(
