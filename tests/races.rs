@@ -168,3 +168,7 @@ macro_rules! race {
 }
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
+race!(
+    entry_1_pod_worker_owns_lifecycle,
+    "pod-worker-owns-lifecycle"
+);

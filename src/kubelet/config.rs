@@ -150,7 +150,7 @@ impl Kubelet {
         }
         if let Some(pod) = self.config.static_by_full_name(&full) {
             let opts = self.update_options(UpdateType::Update, pod);
-            self.update_pod(ctx, opts);
+            self.dispatch_work(ctx, opts);
         }
     }
 
@@ -180,14 +180,26 @@ impl Kubelet {
             }
         }
         let opts = self.update_options(UpdateType::Create, pod);
-        self.update_pod(ctx, opts);
+        self.dispatch_work(ctx, opts);
     }
 
     /// `HandlePodUpdates` (also graceful deletion).
     fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        if pod.deletion_timestamp.is_some() {
+            let started = self.pleg.cache_get(pod.uid).is_ok_and(|s| {
+                pod.spec.containers.iter().all(|c| {
+                    s.containers
+                        .iter()
+                        .any(|r| r.name == c.name && r.started_at.is_some())
+                })
+            });
+            if !started {
+                ctx.reach(crate::model::reach::Reach::DeleteBeforeContainersStarted);
+            }
+        }
         self.config.pods.insert(pod.uid, pod.clone());
         let opts = self.update_options(UpdateType::Update, pod);
-        self.update_pod(ctx, opts);
+        self.dispatch_work(ctx, opts);
     }
 
     /// `HandlePodReconcile`: a status-only change. Once the API shows the pod evicted, all
@@ -214,6 +226,10 @@ impl Kubelet {
     /// `HandlePodRemoves` and `deletePod`.
     fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.remove(&pod.uid);
+        if self.legacy() {
+            self.legacy_handle_pod_removes(ctx, pod);
+            return;
+        }
         if !self.config.sources_ready {
             // Housekeeping will handle it once all sources are ready.
             return;
@@ -227,7 +243,7 @@ impl Kubelet {
         for uid in uids {
             if let Some(pod) = self.config.pods.get(uid).cloned() {
                 let opts = self.update_options(UpdateType::Sync, pod);
-                self.update_pod(ctx, opts);
+                self.dispatch_work(ctx, opts);
             }
         }
     }

@@ -88,7 +88,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 102149, PR 102344",
         meaning: "every kill goes through the pod worker's state machine; false: the v1.21 design (dispatchWork's terminal shortcut, a separate pod killer, workers forgotten when the pod leaves config)",
         on: V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::KillPodMarksPendingAtOnce,

@@ -82,11 +82,12 @@ pub enum Inv {
     TerminationFinishes,
     OrphanedRuntimePodsDie,
     NaturalCompletion,
+    WorkerKeptUntilTerminated,
 }
 
 impl Inv {
     /// Every invariant, in table order.
-    pub const ALL: [Inv; 27] = [
+    pub const ALL: [Inv; 28] = [
         Inv::NoStartAfterTermination,
         Inv::SingleSyncPerUid,
         Inv::SyncOrder,
@@ -114,6 +115,7 @@ impl Inv {
         Inv::TerminationFinishes,
         Inv::OrphanedRuntimePodsDie,
         Inv::NaturalCompletion,
+        Inv::WorkerKeptUntilTerminated,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -130,7 +132,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "no-start-after-termination",
         id: "S1",
         kind: Kind::Safety,
-        meaning: "no RunPodSandbox, CreateContainer or StartContainer begins for a UID after its termination was acknowledged (SyncTerminatingPod began)",
+        meaning: "no RunPodSandbox, CreateContainer or StartContainer begins for a UID after its termination was acknowledged (SyncTerminatingPod began; in the v1.21 design: dispatchWork treated the pod as terminated, called TerminatePod and skipped its worker)",
         bound: "",
         source: "pkg/kubelet/pod_workers.go (PR 102344); race catalog 1",
         profiles: V122,
@@ -369,6 +371,15 @@ pub const INVARIANTS: &[Invariant] = &[
         source: "pkg/kubelet/kubelet.go SyncPod isTerminal, pod_workers.go completeSync (PR 115331)",
         profiles: V127,
     },
+    Invariant {
+        name: "worker-kept-until-terminated",
+        id: "C7",
+        kind: Kind::Safety,
+        meaning: "a pod worker is not forgotten (its record removed, or in the v1.21 design its goroutine told to exit by ForgetWorker) while a container of the pod runs or a sync of it is in flight",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go SyncKnownPods, removeTerminatedWorker (PR 102344; v1.21 ForgetNonExistingPodWorkers); race catalog 13",
+        profiles: V122,
+    },
 ];
 
 /// The invariant named `name`.
@@ -382,7 +393,10 @@ mod tests {
 
     #[test]
     fn table_is_in_enum_order_with_unique_kebab_names() {
-        assert_eq!(Inv::NaturalCompletion as usize + 1, INVARIANTS.len());
+        assert_eq!(
+            Inv::WorkerKeptUntilTerminated as usize + 1,
+            INVARIANTS.len()
+        );
         assert_eq!(Inv::ALL.len(), INVARIANTS.len());
         for (k, i) in Inv::ALL.iter().enumerate() {
             assert_eq!(*i as usize, k);

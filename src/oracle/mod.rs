@@ -723,6 +723,8 @@ impl Oracle {
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "termination acknowledged" => w.term_acked = true,
+            // v1.21: dispatchWork decided the pod is finished and skips its worker.
+            crate::kubelet::legacy::TREATED_AS_TERMINATED => w.term_acked = true,
             "terminated" => w.terminated = true,
             "started" => {
                 w.started = true;
@@ -753,9 +755,15 @@ impl Oracle {
                 self.termination_done(done);
                 self.release_static(uid);
             }
+            crate::kubelet::legacy::FORGOTTEN => {
+                // v1.21: the goroutine ends after the sync it is in; its record stays.
+                self.forgotten_check(at, uid);
+            }
             "runtime pod terminated: record removed"
             | "forgotten"
             | "orphan never started: record dropped" => {
+                self.forgotten_check(at, uid);
+                let p = self.pod(uid);
                 p.worker = Worker::default();
                 let done = p.inc.term_requested_at.take().is_some();
                 self.termination_done(done);
@@ -763,6 +771,19 @@ impl Oracle {
             }
             _ => {}
         }
+    }
+
+    /// A worker is forgotten: nothing of the pod may still run or be synced.
+    fn forgotten_check(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        let what = match (p.running.first(), p.worker.open_sync) {
+            (Some(c), _) => {
+                format!("the pod worker was forgotten while container {c} of the pod was running")
+            }
+            (None, Some(s)) => format!("the pod worker was forgotten while {s} was in flight"),
+            (None, None) => return,
+        };
+        self.report(Inv::WorkerKeptUntilTerminated, Some(uid), at, what);
     }
 
     /// A termination finished: termination-finishes was met (counted as checked).

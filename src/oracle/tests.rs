@@ -883,3 +883,45 @@ fn every_invariant_is_checked_and_off_by_default_checks_nothing() {
     off.finish(SimTime(u64::MAX / 2));
     assert!(!off.is_on() && off.findings().is_empty());
 }
+
+#[test]
+fn s1_no_start_after_v121_terminal_shortcut() {
+    // v1.21: dispatchWork treated the deleted pod as terminated while its SyncPod was still
+    // creating the container.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "record")
+        .begin(P, "SyncPod", None)
+        .cri(P, "RunPodSandbox")
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 1 })
+        .cfg(P, "DELETE")
+        .worker(P, crate::kubelet::legacy::TREATED_AS_TERMINATED);
+    assert!(!f.has(Inv::NoStartAfterTermination));
+    f.cri(P, "CreateContainer");
+    assert!(f.has(Inv::NoStartAfterTermination));
+}
+
+#[test]
+fn c7_worker_kept_until_terminated() {
+    // Forgotten once finished: fine.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P)
+        .worker(P, "forgotten");
+    assert!(!f.has(Inv::WorkerKeptUntilTerminated));
+    // v1.21 ForgetWorker while the container still runs.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+    assert!(g.has(Inv::WorkerKeptUntilTerminated));
+    // ... or while a SyncPod is in flight (nothing running yet).
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "record")
+        .begin(P, "SyncPod", None)
+        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+    assert!(h.has(Inv::WorkerKeptUntilTerminated));
+}
