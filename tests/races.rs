@@ -172,3 +172,7 @@ race!(
     entry_1_pod_worker_owns_lifecycle,
     "pod-worker-owns-lifecycle"
 );
+race!(
+    entry_13_pod_worker_exited_stuck_terminating,
+    "pod-worker-exited-stuck-terminating"
+);

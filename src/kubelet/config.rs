@@ -196,6 +196,19 @@ impl Kubelet {
             if !started {
                 ctx.reach(crate::model::reach::Reach::DeleteBeforeContainersStarted);
             }
+            let exited = self.pleg.cache_get(pod.uid).is_ok_and(|s| {
+                s.containers
+                    .iter()
+                    .any(|r| r.state == crate::model::RtState::Exited)
+                    && !s.has_running_container()
+            });
+            let syncing = self
+                .ops
+                .get(&pod.uid)
+                .is_some_and(|o| o.kind == super::sync::SyncKind::SyncPod);
+            if exited && syncing {
+                ctx.reach(crate::model::reach::Reach::DeleteWhileRestartingContainer);
+            }
         }
         self.config.pods.insert(pod.uid, pod.clone());
         let opts = self.update_options(UpdateType::Update, pod);

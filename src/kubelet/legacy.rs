@@ -28,9 +28,9 @@
 //!   waits until the old sync ends (one operation per UID).
 //! * The pod killer kills a pod without an API object with the 2 s minimum grace (v1.21
 //!   restores the grace period from container labels, which the model does not keep).
-//! * The volume manager's clean-up of pods that are gone or terminated runs with
-//!   housekeeping (every 2 s, like the desired-state populator's pod-status rate limit)
-//!   and reads the running pods from the runtime cache.
+//! * The volume manager's clean-up of pods that are gone or terminated
+//!   (`findAndRemoveDeletedPods`: no container of the pod running in a fresh runtime
+//!   listing) runs with housekeeping, every 2 s like the populator's rate limit.
 //! * The kubelet's pod-worker transitions are emitted for the oracle where v1.21 has an
 //!   equivalent: `dispatchWork`'s shortcut is recorded as a worker transition
 //!   ([`TREATED_AS_TERMINATED`]) because from then on the kubelet treats the pod as finished
@@ -559,8 +559,10 @@ impl Kubelet {
         // Kill every running pod that is not desired.
         let running = self.legacy_runtime_pods(ctx);
         let running_uids: BTreeSet<PodUid> = running.iter().map(|p| p.uid).collect();
-        let with_containers: BTreeSet<PodUid> = running
-            .iter()
+        // The volume manager lists the runtime's pods itself (`GetPods(false)`).
+        let with_containers: BTreeSet<PodUid> = ctx
+            .list_running_pods()
+            .into_iter()
             .filter(|p| !p.containers.is_empty())
             .map(|p| p.uid)
             .collect();
@@ -576,8 +578,8 @@ impl Kubelet {
             self.pod_killer_kill(ctx, None, rp);
         }
         self.status_remove_orphans(&all_pods);
-        // The volume manager: unmount the volumes of pods gone or terminated whose
-        // containers the runtime cache does not show running.
+        // The volume manager: unmount the volumes of pods gone or terminated with no
+        // container running.
         let unmount: Vec<PodUid> = self
             .mounted
             .iter()

@@ -26,6 +26,7 @@ pub enum Reach {
     PlegInspectionFailed,
     RuntimeOnlyPodKilled,
     DeleteDuringKubeletDowntime,
+    DeleteWhileRestartingContainer,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -55,6 +56,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::PlegInspectionFailed, name: "pleg-inspection-failed", meaning: "a PLEG relist could not inspect a pod" },
     Point { reach: Reach::RuntimeOnlyPodKilled, name: "runtime-only-pod-killed", meaning: "housekeeping killed a pod known only from the runtime" },
     Point { reach: Reach::DeleteDuringKubeletDowntime, name: "delete-during-kubelet-downtime", meaning: "a pod was deleted in the API while the kubelet was down" },
+    Point { reach: Reach::DeleteWhileRestartingContainer, name: "delete-while-restarting-container", meaning: "an API delete reached the kubelet while a SyncPod was restarting a container of the pod that had exited" },
 ];
 
 /// The point named `name`.
