@@ -176,3 +176,11 @@ race!(
     entry_13_pod_worker_exited_stuck_terminating,
     "pod-worker-exited-stuck-terminating"
 );
+race!(
+    entry_11_killpod_pending_termination_gap,
+    "killpod-pending-termination-gap"
+);
+race!(
+    entry_12_orphan_cleanup_during_kill,
+    "orphan-cleanup-during-kill"
+);

@@ -62,6 +62,10 @@ pub const KILLER_DEQUEUE_MAX: Dur = Dur::millis(50);
 /// The worker transition recorded when `dispatchWork` treats a pod as terminated.
 pub const TREATED_AS_TERMINATED: &str =
     "v1.21 dispatchWork: pod and containers terminal: TerminatePod, worker skipped";
+/// Notes of the pod killer: a `KillPod` request, and its kill done or failed.
+pub const KILL_REQUESTED: &str = "v1.21 pod killer: kill requested";
+pub const KILL_DONE: &str = "v1.21 pod killer: pod killed";
+pub const KILL_FAILED: &str = "FailedSync: v1.21 pod killer: failed to kill pod";
 /// The worker transition recorded by `ForgetWorker` (the goroutine ends after its sync).
 pub const FORGOTTEN: &str = "v1.21 ForgetWorker: worker forgotten";
 
@@ -440,6 +444,10 @@ impl Kubelet {
         api: Option<Arc<ApiPod>>,
         running: RunningPod,
     ) {
+        ctx.emit(Transition::Note {
+            uid: running.uid,
+            what: KILL_REQUESTED,
+        });
         if self.b.on(Sw::KillPodMarksPendingAtOnce) && !self.legacy.pending.insert(running.uid) {
             return;
         }
@@ -518,9 +526,9 @@ impl Kubelet {
         ctx.emit(Transition::Note {
             uid,
             what: if result.is_ok() {
-                "v1.21 pod killer: pod killed"
+                KILL_DONE
             } else {
-                "FailedSync: v1.21 pod killer: failed to kill pod"
+                KILL_FAILED
             },
         });
     }

@@ -97,7 +97,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 98953, PR 98956",
         meaning: "(v1.21 design) the pod killer marks a pod pending termination before it queues the kill; false: only when its goroutine dequeues it",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::HousekeepingSkipsPodsBeingKilled,
@@ -106,7 +106,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 98142, PRs 98424, 101524",
         meaning: "(v1.21 design) orphan cgroup and volume cleanup skips pods the pod killer is still killing; false: tears them down",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::TerminalPhaseKept,

@@ -294,7 +294,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "no-teardown-under-running-container",
         id: "C5",
         kind: Kind::Safety,
-        meaning: "no volume unmount, pod cgroup removal or pod directory removal begins or takes effect while a container of the pod runs",
+        meaning: "no volume unmount, pod cgroup removal or pod directory removal begins or takes effect while a container of the pod runs, or begins while a kill of the pod is in flight (termination requested and not yet terminated; in the v1.21 design, a pod-killer kill not yet done)",
         bound: "",
         source: "pkg/kubelet/kubelet.go SyncTerminatedPod, kubelet_pods.go cleanupOrphanedPodDirs (PRs 98424, 101524; issues 98142, 113979); race catalog 12, 24",
         profiles: V122,

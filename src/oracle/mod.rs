@@ -80,6 +80,9 @@ struct Worker {
     open_sync: Option<&'static str>,
     last_grace: Option<i64>,
     liveness_failed: bool,
+    /// A kill of the pod is in flight: termination requested and not yet terminated, or
+    /// (v1.21 design) a pod-killer kill requested and not yet done.
+    kill_in_flight: bool,
     status_set: bool,
     lvs_stopped: bool,
     probes_removed: bool,
@@ -586,8 +589,16 @@ impl Oracle {
                 priority, period_s, ..
             } => self.shutdown_group(at, *priority, *period_s),
             Note { uid, what } => {
+                let p = self.pod(*uid);
                 if what.starts_with("FailedSync") {
-                    self.pod(*uid).errors.push(at);
+                    p.errors.push(at);
+                }
+                if *what == crate::kubelet::legacy::KILL_REQUESTED {
+                    p.worker.kill_in_flight = true;
+                } else if *what == crate::kubelet::legacy::KILL_DONE
+                    || *what == crate::kubelet::legacy::KILL_FAILED
+                {
+                    p.worker.kill_in_flight = false;
                 }
             }
             KubeletProcess { what, .. } => match *what {
@@ -687,7 +698,16 @@ impl Oracle {
                 if call == "RemovePodCgroup" {
                     p.cgroup_removal_in_flight = true;
                 }
+                let killing = p.worker.kill_in_flight;
                 self.teardown_check(at, uid, &format!("{call} began"));
+                if killing {
+                    self.report(
+                        Inv::NoTeardownUnderRunningContainer,
+                        Some(uid),
+                        at,
+                        format!("{call} began while a kill of the pod was in flight"),
+                    );
+                }
             }
             _ => {}
         }
@@ -711,21 +731,27 @@ impl Oracle {
         match what {
             "record" => {}
             "first sight of a terminal pod: recorded as terminated" => {
+                w.kill_in_flight = false;
                 w.term_acked = true;
                 w.terminated = true;
                 w.first_sight_terminal = true;
             }
             "termination requested" | "orphan: termination requested" => {
+                w.kill_in_flight = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "pod is terminal: terminating" => {
+                w.kill_in_flight = true;
                 w.term_acked = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "termination acknowledged" => w.term_acked = true,
             // v1.21: dispatchWork decided the pod is finished and skips its worker.
             crate::kubelet::legacy::TREATED_AS_TERMINATED => w.term_acked = true,
-            "terminated" => w.terminated = true,
+            "terminated" => {
+                w.terminated = true;
+                w.kill_in_flight = false;
+            }
             "started" => {
                 w.started = true;
                 let full = p.static_pod.then(|| {
@@ -749,6 +775,7 @@ impl Oracle {
                 }
             }
             "finished" | "finished (never started)" => {
+                w.kill_in_flight = false;
                 w.terminated = true;
                 w.finished = true;
                 let done = p.inc.term_requested_at.take().is_some();

@@ -925,3 +925,43 @@ fn c7_worker_kept_until_terminated() {
         .worker(P, crate::kubelet::legacy::FORGOTTEN);
     assert!(h.has(Inv::WorkerKeptUntilTerminated));
 }
+
+#[test]
+fn c5_no_teardown_while_a_kill_is_in_flight() {
+    // v1.21: the pod killer was asked to kill the pod and has not finished.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_REQUESTED,
+        })
+        .cri(P, "UnmountVolumes");
+    assert!(f.has(Inv::NoTeardownUnderRunningContainer));
+    // Once the kill is done, teardown may begin.
+    let mut g = Feed::new();
+    g.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_REQUESTED,
+        })
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_DONE,
+        })
+        .cri(P, "UnmountVolumes");
+    assert!(!g.has(Inv::NoTeardownUnderRunningContainer));
+    // v1.31: termination requested and not terminated.
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "termination requested")
+        .cri(P, "RemovePodDir");
+    assert!(h.has(Inv::NoTeardownUnderRunningContainer));
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P);
+    assert!(!k.has(Inv::NoTeardownUnderRunningContainer));
+}
