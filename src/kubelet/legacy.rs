@@ -217,10 +217,8 @@ impl Kubelet {
             ty: options.update_type.as_str(),
             runtime_only: false,
         });
-        if !self.pw.records.contains_key(&uid) {
-            self.pw
-                .records
-                .insert(uid, PodSyncStatus::new(pod.spec.full_name(), now));
+        if let std::collections::btree_map::Entry::Vacant(e) = self.pw.records.entry(uid) {
+            e.insert(PodSyncStatus::new(pod.spec.full_name(), now));
             ctx.emit(Transition::Worker {
                 uid,
                 what: "record",
