@@ -188,6 +188,10 @@ macro_rules! race {
 
 // One test per catalog entry: `race!(entry_<n>_<slug with underscores>, "<slug>");`
 race!(
+    entry_1_pod_worker_owns_lifecycle,
+    "pod-worker-owns-lifecycle"
+);
+race!(
     entry_2_evicted_pod_back_to_running,
     "evicted-pod-back-to-running"
 );
@@ -219,6 +223,18 @@ race!(
 race!(
     entry_10_probes_after_termination,
     "probes-after-termination"
+);
+race!(
+    entry_11_killpod_pending_termination_gap,
+    "killpod-pending-termination-gap"
+);
+race!(
+    entry_12_orphan_cleanup_during_kill,
+    "orphan-cleanup-during-kill"
+);
+race!(
+    entry_13_pod_worker_exited_stuck_terminating,
+    "pod-worker-exited-stuck-terminating"
 );
 race!(
     entry_15_orphaned_pod_stuck_after_cri_error,

@@ -151,7 +151,7 @@ impl Kubelet {
         }
         if let Some(pod) = self.config.static_by_full_name(&full) {
             let opts = self.update_options(UpdateType::Update, pod);
-            self.update_pod(ctx, opts);
+            self.dispatch_work(ctx, opts);
         }
     }
 
@@ -182,7 +182,7 @@ impl Kubelet {
             }
         }
         let opts = self.update_options(UpdateType::Create, pod.clone());
-        self.update_pod(ctx, opts);
+        self.dispatch_work(ctx, opts);
         // Before PR 110191 (v1.22-v1.24) the probe workers followed config: added here.
         if !self.b.on(Sw::StopProbesAtTermination) {
             self.probe_add_pod(ctx, &pod);
@@ -191,11 +191,36 @@ impl Kubelet {
 
     /// `HandlePodUpdates` (also graceful deletion).
     fn handle_pod_updates(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
+        if pod.deletion_timestamp.is_some() {
+            let started = self.pleg.cache_get(pod.uid).is_ok_and(|s| {
+                pod.spec.containers.iter().all(|c| {
+                    s.containers
+                        .iter()
+                        .any(|r| r.name == c.name && r.started_at.is_some())
+                })
+            });
+            if !started {
+                ctx.reach(crate::model::reach::Reach::DeleteBeforeContainersStarted);
+            }
+            let exited = self.pleg.cache_get(pod.uid).is_ok_and(|s| {
+                s.containers
+                    .iter()
+                    .any(|r| r.state == crate::model::RtState::Exited)
+                    && !s.has_running_container()
+            });
+            let syncing = self
+                .ops
+                .get(&pod.uid)
+                .is_some_and(|o| o.kind == super::sync::SyncKind::SyncPod);
+            if exited && syncing {
+                ctx.reach(crate::model::reach::Reach::DeleteWhileRestartingContainer);
+            }
+        }
         self.config.pods.insert(pod.uid, pod.clone());
         self.objects_on_pod_manager_update(ctx, &pod);
         let deleted = pod.deletion_timestamp.is_some();
         let opts = self.update_options(UpdateType::Update, pod.clone());
-        self.update_pod(ctx, opts);
+        self.dispatch_work(ctx, opts);
         // Before PR 110191, in the pod-worker design (v1.22-v1.24): handling the deletion
         // stopped every probe of the pod, so readiness was not reported during
         // termination (the v1.22 regression, issue 110309; v1.21 probed until REMOVE).
@@ -235,6 +260,10 @@ impl Kubelet {
         if !self.b.on(Sw::StopProbesAtTermination) {
             self.probe_remove_pod(ctx, &pod); // before PR 110191
         }
+        if self.legacy() {
+            self.legacy_handle_pod_removes(ctx, pod);
+            return;
+        }
         if !self.config.sources_ready {
             // Housekeeping will handle it once all sources are ready.
             return;
@@ -248,7 +277,7 @@ impl Kubelet {
         for uid in uids {
             if let Some(pod) = self.config.pods.get(uid).cloned() {
                 let opts = self.update_options(UpdateType::Sync, pod);
-                self.update_pod(ctx, opts);
+                self.dispatch_work(ctx, opts);
             }
         }
     }

@@ -114,6 +114,7 @@ impl Kubelet {
             .collect();
         for rp in ctx.list_running_pods_of(&orphans) {
             let uid = rp.uid;
+            ctx.reach(crate::model::reach::Reach::RuntimeOnlyPodKilled);
             ctx.emit(Transition::Note {
                 uid,
                 what: "housekeeping kills an orphaned runtime pod",

@@ -32,6 +32,7 @@ pub mod backoff;
 pub mod config;
 pub mod eviction;
 pub mod housekeeping;
+pub mod legacy;
 pub mod nodeshutdown;
 pub mod objects;
 pub mod pleg;
@@ -122,6 +123,10 @@ pub enum KEv {
     EvictionCleanupPoll(u64),
     /// The eviction manager's `waitForPodsCleanup` timeout (round number).
     EvictionCleanupTimeout(u64),
+    /// The v1.21 pod killer's goroutine receives a request from its channel.
+    PodKillerReceive,
+    /// The v1.21 design's periodic container garbage collection.
+    LegacyContainerGc,
 }
 
 /// All in-memory kubelet state.
@@ -158,6 +163,8 @@ pub struct Kubelet {
     /// The node's allocatable resources (admission).
     pub allocatable: admission::Allocatable,
     pub eviction: EvictionManager,
+    /// State of the v1.21 design (`podWorkerOwnsLifecycle: false`).
+    pub legacy: legacy::LegacyState,
 }
 
 impl Kubelet {
@@ -186,6 +193,7 @@ impl Kubelet {
             housekeeping_enabled: true,
             allocatable: admission::Allocatable::from_scenario(sc),
             eviction: EvictionManager::new(sc),
+            legacy: legacy::LegacyState::new(seed),
         };
         k.pw.b = b;
         k.pleg.b = b;
@@ -208,12 +216,16 @@ impl Kubelet {
             KEv::HousekeepingTick,
         );
         let _ = ctx.after(self.status.period, KEv::StatusTick);
+        if self.legacy() {
+            let _ = ctx.after(legacy::CONTAINER_GC_PERIOD, KEv::LegacyContainerGc);
+        }
         self.shutdown_start(ctx);
     }
 
     /// One kubelet event.
     pub fn handle(&mut self, ctx: &mut Ctx, ev: KEv) {
         match ev {
+            KEv::WorkerWake(uid) if self.legacy() => self.legacy_worker_wake(ctx, uid),
             KEv::WorkerWake(uid) => self.worker_wake(ctx, uid),
             KEv::WorkerCacheReady(uid) => self.worker_cache_ready(ctx, uid),
             KEv::SyncTick => {
@@ -230,7 +242,11 @@ impl Kubelet {
             }
             KEv::HousekeepingTick => {
                 if self.config.sources_ready && self.housekeeping_enabled {
-                    self.handle_pod_cleanups(ctx);
+                    if self.legacy() {
+                        self.legacy_handle_pod_cleanups(ctx);
+                    } else {
+                        self.handle_pod_cleanups(ctx);
+                    }
                 }
                 let _ = ctx.after(
                     self.housekeeping_period + self.housekeeping_phase,
@@ -262,6 +278,8 @@ impl Kubelet {
             KEv::EvictionSync => self.eviction_round(ctx),
             KEv::EvictionCleanupPoll(gen) => self.eviction_cleanup_poll(ctx, gen),
             KEv::EvictionCleanupTimeout(gen) => self.eviction_cleanup_timeout(ctx, gen),
+            KEv::PodKillerReceive => self.pod_killer_receive(ctx),
+            KEv::LegacyContainerGc => self.legacy_container_gc(ctx),
         }
     }
 
@@ -272,7 +290,12 @@ impl Kubelet {
         let Ok(status) = self.pleg.cache_get(uid) else {
             return;
         };
-        let keep = if self.pw.should_pod_content_be_removed(uid) {
+        let remove_all = if self.legacy() {
+            self.legacy_remove_all_dead(ctx, uid)
+        } else {
+            self.pw.should_pod_content_be_removed(uid)
+        };
+        let keep = if remove_all {
             0
         } else {
             MIN_DEAD_CONTAINERS_IN_POD
@@ -310,7 +333,7 @@ impl Kubelet {
     pub fn on_cri_reply(&mut self, ctx: &mut Ctx, caller: Caller, req: CriReq, result: CriResult) {
         match caller {
             Caller::Pleg => self.pleg_on_relist(ctx, result),
-            Caller::Deletor => {}
+            Caller::Deletor => self.deletor_reply(&req, result.error().is_none()),
             Caller::Worker { uid, op, tag } => self.worker_on_cri(ctx, uid, op, tag, req, result),
         }
     }

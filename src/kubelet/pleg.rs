@@ -93,6 +93,11 @@ impl Pleg {
         self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
     }
 
+    /// The UIDs the cache holds an entry for.
+    pub fn cached_uids(&self) -> Vec<PodUid> {
+        self.cache.keys().copied().collect()
+    }
+
     pub fn add_waiter(&mut self, uid: PodUid, min: Option<SimTime>) {
         self.waiters.insert(uid, min);
     }

@@ -533,7 +533,7 @@ impl PodWorkers {
 }
 
 /// Close `CompletedCh` `ch`; a `killPodNow` caller blocked on it returns (an event).
-fn close_channel(
+pub(super) fn close_channel(
     closed: &mut Vec<u64>,
     waiters: &mut BTreeMap<u64, (PodUid, TimerKey)>,
     ctx: &mut Ctx,
@@ -574,6 +574,10 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
 impl Kubelet {
     /// `UpdatePod`: hand an update to the pod's worker (section 1.3).
     pub fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
+        if self.legacy() {
+            self.legacy_update_pod(ctx, options);
+            return;
+        }
         let now = ctx.now();
         // 1. Identify the pod.
         let is_runtime_pod = options.is_runtime_only();
@@ -694,6 +698,9 @@ impl Kubelet {
                 became_terminating = true;
             }
             if became_terminating {
+                if !st.is_started() {
+                    ctx.reach(crate::model::reach::Reach::KillOfUnstartedPod);
+                }
                 ctx.emit(Transition::Worker {
                     uid,
                     what: "termination requested",
@@ -1033,6 +1040,10 @@ impl Kubelet {
         work: &Work,
         result: Result<bool, String>,
     ) {
+        if self.legacy() {
+            self.legacy_finish_work(ctx, uid, work, result);
+            return;
+        }
         let now = ctx.now();
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return;

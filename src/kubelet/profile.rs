@@ -88,7 +88,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 102149, PR 102344",
         meaning: "every kill goes through the pod worker's state machine; false: the v1.21 design (dispatchWork's terminal shortcut, a separate pod killer, workers forgotten when the pod leaves config)",
         on: V122,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::KillPodMarksPendingAtOnce,
@@ -97,7 +97,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 98953, PR 98956",
         meaning: "(v1.21 design) the pod killer marks a pod pending termination before it queues the kill; false: only when its goroutine dequeues it",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::HousekeepingSkipsPodsBeingKilled,
@@ -106,7 +106,7 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 98142, PRs 98424, 101524",
         meaning: "(v1.21 design) orphan cgroup and volume cleanup skips pods the pod killer is still killing; false: tears them down",
         on: ALL,
-        built: false,
+        built: true,
     },
     Switch {
         sw: Sw::TerminalPhaseKept,

@@ -179,7 +179,7 @@ impl Kubelet {
         status
     }
 
-    fn generate_api_pod_status_inner(
+    pub(super) fn generate_api_pod_status_inner(
         &self,
         pod: &ApiPod,
         rt: &RtPodStatus,
@@ -399,7 +399,7 @@ impl Kubelet {
     }
 
     /// `updateStatusInternal`.
-    fn update_status_internal(
+    pub(super) fn update_status_internal(
         &mut self,
         ctx: &mut Ctx,
         pod: &ApiPod,
@@ -483,15 +483,39 @@ impl Kubelet {
     }
 
     /// `needsUpdate`.
-    fn status_needs_update(&self, uid: PodUid, v: &Versioned) -> bool {
+    fn status_needs_update(&self, uid: PodUid, v: &Versioned, cgroups: &BTreeSet<PodUid>) -> bool {
         match self.status.api_versions.get(&uid) {
             None => return true,
             Some(latest) if *latest < v.version => return true,
             _ => {}
         }
         match self.config.pods.get(&uid) {
-            Some(pod) => can_be_deleted(pod, v.pod_is_finished),
+            Some(pod) => self.status_can_be_deleted(pod, v, cgroups),
             None => false,
+        }
+    }
+
+    /// `canBeDeleted`: the v1.31 rule, or v1.21's (`PodResourcesAreReclaimed`, no terminal
+    /// phase needed) when the pod worker does not own the lifecycle.
+    fn status_can_be_deleted(
+        &self,
+        pod: &ApiPod,
+        v: &Versioned,
+        cgroups: &BTreeSet<PodUid>,
+    ) -> bool {
+        if self.legacy() {
+            self.legacy_can_be_deleted(pod, &v.status, cgroups)
+        } else {
+            can_be_deleted(pod, v.pod_is_finished)
+        }
+    }
+
+    /// The pod cgroups on the node, which v1.21's deletion rule reads (none needed in v1.31).
+    fn status_cgroups(&self, ctx: &Ctx) -> BTreeSet<PodUid> {
+        if self.legacy() {
+            ctx.list_pod_cgroups().into_iter().collect()
+        } else {
+            BTreeSet::new()
         }
     }
 
@@ -501,8 +525,10 @@ impl Kubelet {
             self.status.signalled = false;
         }
         let mut todo = Vec::new();
+        let cgroups = self.status_cgroups(ctx);
         let watched: Vec<(PodUid, &Versioned)>;
-        let scan: Box<dyn Iterator<Item = (&PodUid, &Versioned)>> = if all {
+        // v1.21's deletion rule depends on more than the cached status: scan every status.
+        let scan: Box<dyn Iterator<Item = (&PodUid, &Versioned)>> = if all || self.legacy() {
             Box::new(self.status.statuses.iter())
         } else {
             watched = self
@@ -514,7 +540,7 @@ impl Kubelet {
             Box::new(watched.iter().map(|(u, v)| (u, *v)))
         };
         for (uid, v) in scan {
-            if self.status_needs_update(*uid, v) {
+            if self.status_needs_update(*uid, v, &cgroups) {
                 todo.push(*uid);
             } else if all {
                 // needsReconcile: compare with the API's copy (a static pod's mirror).
@@ -538,7 +564,7 @@ impl Kubelet {
                     == self.status.statuses.get(&uid).map(|v| &v.version)
                 {
                     if let Some(p) = self.config.pods.get(&uid) {
-                        if !can_be_deleted(p, self.status.statuses[&uid].pod_is_finished) {
+                        if !self.status_can_be_deleted(p, &self.status.statuses[&uid], &cgroups) {
                             self.status.api_versions.remove(&uid);
                             self.status_recheck(uid);
                         }
@@ -586,8 +612,10 @@ impl Kubelet {
             self.status_done(ctx);
             return None;
         };
-        // Before PR 108366 the terminal phase was written as soon as it was computed.
-        let could = self.pw.could_have_running_containers(uid)
+        // Before PR 108366 the terminal phase was written as soon as it was computed; v1.21
+        // has no terminal-phase deferral at all.
+        let could = !self.legacy()
+            && self.pw.could_have_running_containers(uid)
             && self.status.b.on(Sw::TerminalPhaseAfterTermination);
         Some(merge_pod_status(&api.status, &v.status, could))
     }
@@ -605,11 +633,12 @@ impl Kubelet {
             return false;
         };
         let version = v.version;
-        let finished = v.pod_is_finished;
+        let cgroups = self.status_cgroups(ctx);
         self.status.api_versions.insert(uid, version);
         self.status_recheck(uid);
         if let Some(pod) = after {
-            if can_be_deleted(pod, finished) {
+            let v = &self.status.statuses[&uid];
+            if self.status_can_be_deleted(pod, v, &cgroups) {
                 ctx.api_delete(uid);
                 return true;
             }

@@ -16,6 +16,7 @@
 //! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
 //! changes, volumes (mount/unmount are instantaneous), PostStart hooks.
 
+use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
@@ -56,7 +57,7 @@ impl SyncKind {
 
 /// One runtime step of a plan.
 #[derive(Clone, Debug)]
-enum Step {
+pub(super) enum Step {
     /// Kill every listed container in parallel, then stop the sandboxes in order.
     KillPod {
         containers: Vec<(ContainerId, String)>,
@@ -109,16 +110,46 @@ pub struct Op {
     pub id: u64,
     pub kind: SyncKind,
     pub work: Work,
-    pod: Arc<ApiPod>,
-    status: Arc<RtPodStatus>,
-    plan: VecDeque<Step>,
+    pub(super) pod: Arc<ApiPod>,
+    pub(super) status: Arc<RtPodStatus>,
+    pub(super) plan: VecDeque<Step>,
     kill: Option<KillState>,
     start: Option<(usize, StartStage)>,
     sandbox: Option<SandboxId>,
     errors: Vec<String>,
     /// Errors that end the operation at once (kill failures, sandbox failures).
-    fatal: Option<String>,
+    pub(super) fatal: Option<String>,
     grace: Option<i64>,
+    /// A kill run by the v1.21 pod killer, not by the pod worker (`legacy.rs`).
+    pub(super) killer: bool,
+}
+
+impl Op {
+    /// A new operation with an empty plan.
+    pub(super) fn new(
+        id: u64,
+        kind: SyncKind,
+        work: Work,
+        pod: Arc<ApiPod>,
+        status: Arc<RtPodStatus>,
+        grace: Option<i64>,
+    ) -> Self {
+        Op {
+            id,
+            kind,
+            work,
+            pod,
+            status,
+            plan: VecDeque::new(),
+            kill: None,
+            start: None,
+            sandbox: None,
+            errors: Vec::new(),
+            fatal: None,
+            grace,
+            killer: false,
+        }
+    }
 }
 
 /// The actions `computePodActions` decides.
@@ -219,7 +250,9 @@ pub fn compute_pod_actions_with_probes(
 }
 
 /// `ConvertPodStatusToRunningPod`: running containers and every sandbox.
-fn running_pod_from(status: &RtPodStatus) -> (Vec<(ContainerId, String)>, Vec<SandboxId>) {
+pub(super) fn running_pod_from(
+    status: &RtPodStatus,
+) -> (Vec<(ContainerId, String)>, Vec<SandboxId>) {
     (
         status.running().map(|c| (c.id, c.name.clone())).collect(),
         status.sandboxes.iter().map(|s| s.id).collect(),
@@ -238,7 +271,7 @@ fn always_pull(image: &str) -> bool {
     }
 }
 
-fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
+pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
     match f {
         StatusFn::SetTerminal {
             phase,
@@ -305,25 +338,23 @@ impl Kubelet {
                 _ => None,
             },
         });
-        let mut op = Op {
-            id: op_id,
-            kind,
-            work,
-            pod,
-            status,
-            plan: VecDeque::new(),
-            kill: None,
-            start: None,
-            sandbox: None,
-            errors: Vec::new(),
-            fatal: None,
-            grace,
-        };
+        let mut op = Op::new(op_id, kind, work, pod, status, grace);
         match kind {
             SyncKind::SyncPod => {
+                if self.legacy() && self.legacy_sync_pod_kill(ctx, &mut op) {
+                    self.advance(ctx, uid, op);
+                    return;
+                }
                 let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
                 let terminal = api.phase.is_terminal();
+                let failed = api.phase == PodPhase::Failed;
                 self.set_pod_status(ctx, &op.pod, api);
+                if terminal && failed && self.legacy() {
+                    // v1.21: a Failed pod is killed from its ordinary sync.
+                    legacy_plan_kill(&mut op, None);
+                    self.advance(ctx, uid, op);
+                    return;
+                }
                 if terminal {
                     ctx.reach(crate::model::reach::Reach::TerminalPhaseWhileSyncing);
                     self.end_op(ctx, uid, op, Ok(true));
@@ -445,7 +476,7 @@ impl Kubelet {
     }
 
     /// Issue the next step of a plan, or finish the operation.
-    fn advance(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+    pub(super) fn advance(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
         loop {
             if let Some(e) = op.fatal.take() {
                 self.end_op(ctx, uid, op, Err(e));
@@ -522,7 +553,7 @@ impl Kubelet {
                         self.kill_next_sandbox(ctx, uid, op);
                         return;
                     }
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::CreateSandbox { attempt } => {
@@ -535,7 +566,7 @@ impl Kubelet {
                             attempt,
                         },
                     );
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::StartContainer { idx } => {
@@ -566,7 +597,7 @@ impl Kubelet {
                             always: always_pull(&c.image),
                         },
                     );
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::VerifyStopped => {
@@ -581,7 +612,7 @@ impl Kubelet {
                     }
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::MountVolumes => {
@@ -590,12 +621,12 @@ impl Kubelet {
                         continue;
                     }
                     ctx.cri(caller(0), CriReq::MountVolumes { uid });
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::UnmountVolumes => {
                     ctx.cri(caller(0), CriReq::UnmountVolumes { uid });
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::RemovePodCgroup => {
@@ -607,7 +638,7 @@ impl Kubelet {
                         what: "secrets and configmaps unregistered",
                     });
                     ctx.cri(caller(0), CriReq::RemovePodCgroup { uid });
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 Step::FinishTerminated => {
@@ -692,7 +723,7 @@ impl Kubelet {
                 },
                 CriReq::StopPodSandbox { uid, id: sb },
             );
-            self.ops.insert(uid, op);
+            self.park_op(uid, op);
             return;
         }
         let ks = op.kill.take().expect("kill in progress");
@@ -721,13 +752,9 @@ impl Kubelet {
         req: CriReq,
         result: CriResult,
     ) {
-        let Some(mut op) = self.ops.remove(&uid) else {
+        let Some(mut op) = self.take_op(uid, op_id) else {
             return;
         };
-        if op.id != op_id {
-            self.ops.insert(uid, op);
-            return;
-        }
         match req {
             CriReq::ExecPreStop { id, .. } => {
                 self.prestop_done(ctx, uid, op, id);
@@ -735,7 +762,7 @@ impl Kubelet {
             CriReq::StopContainer { id, .. } => {
                 let ks = op.kill.as_mut().expect("kill in progress");
                 if ks.pending.remove(&id).is_none() {
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                     return;
                 }
                 if let Some(e) = result.error() {
@@ -745,7 +772,7 @@ impl Kubelet {
                 if ks.pending.is_empty() {
                     self.kill_next_sandbox(ctx, uid, op);
                 } else {
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                 }
             }
             CriReq::StopPodSandbox { id, .. } => {
@@ -803,7 +830,7 @@ impl Kubelet {
                         attempt,
                     },
                 );
-                self.ops.insert(uid, op);
+                self.park_op(uid, op);
             }
             CriReq::CreateContainer { name, .. } => match result {
                 CriResult::ContainerCreated(id) => {
@@ -817,7 +844,7 @@ impl Kubelet {
                         },
                         CriReq::StartContainer { uid, id },
                     );
-                    self.ops.insert(uid, op);
+                    self.park_op(uid, op);
                 }
                 other => {
                     self.reason_cache
@@ -902,7 +929,7 @@ impl Kubelet {
             CriReq::Relist { .. }
             | CriReq::RemoveContainer { .. }
             | CriReq::RemovePodDir { .. } => {
-                self.ops.insert(uid, op);
+                self.park_op(uid, op);
             }
         }
     }
@@ -910,11 +937,11 @@ impl Kubelet {
     /// The PreStop hook returned, or its grace ran out.
     fn prestop_done(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, id: ContainerId) {
         let Some(ks) = op.kill.as_mut() else {
-            self.ops.insert(uid, op);
+            self.park_op(uid, op);
             return;
         };
         let Some(KillStage::PreStop { started, grace }) = ks.pending.get(&id).cloned() else {
-            self.ops.insert(uid, op);
+            self.park_op(uid, op);
             return;
         };
         let elapsed = ctx.now().since(started).whole_secs() as i64;
@@ -932,7 +959,7 @@ impl Kubelet {
                 timeout_s: g,
             },
         );
-        self.ops.insert(uid, op);
+        self.park_op(uid, op);
     }
 
     /// A PreStop hook ran out of grace: it is abandoned and the stop goes on.
@@ -943,15 +970,15 @@ impl Kubelet {
         op_id: u64,
         id: ContainerId,
     ) {
-        let Some(op) = self.ops.remove(&uid) else {
+        let Some(op) = self.take_op(uid, op_id) else {
             return;
         };
         let in_hook = op
             .kill
             .as_ref()
             .is_some_and(|k| matches!(k.pending.get(&id), Some(KillStage::PreStop { .. })));
-        if op.id != op_id || !in_hook {
-            self.ops.insert(uid, op);
+        if !in_hook {
+            self.park_op(uid, op);
             return;
         }
         ctx.emit(Transition::Note {
@@ -961,8 +988,37 @@ impl Kubelet {
         self.prestop_done(ctx, uid, op, id);
     }
 
+    /// Park an operation waiting for a reply (the pod worker's, or the v1.21 pod killer's).
+    fn park_op(&mut self, uid: PodUid, op: Op) {
+        if op.killer {
+            self.legacy.killer_ops.insert(uid, op);
+        } else {
+            self.ops.insert(uid, op);
+        }
+    }
+
+    /// The parked operation `op_id` of `uid`, if it is still in flight.
+    fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
+        if self.ops.get(&uid).is_some_and(|o| o.id == op_id) {
+            return self.ops.remove(&uid);
+        }
+        if self
+            .legacy
+            .killer_ops
+            .get(&uid)
+            .is_some_and(|o| o.id == op_id)
+        {
+            return self.legacy.killer_ops.remove(&uid);
+        }
+        None
+    }
+
     /// An operation ended: report it to the pod worker.
     fn end_op(&mut self, ctx: &mut Ctx, uid: PodUid, op: Op, result: Result<bool, String>) {
+        if op.killer {
+            self.legacy_killer_done(ctx, uid, result);
+            return;
+        }
         ctx.emit(Transition::SyncEnd {
             uid,
             kind: op.kind.as_str(),
@@ -975,7 +1031,7 @@ impl Kubelet {
 
 /// The pod object `SyncTerminatingRuntimePod` hands to the runtime: identity and container
 /// names only (no grace period, no hooks).
-fn synthetic_pod(rp: &RunningPod) -> ApiPod {
+pub(super) fn synthetic_pod(rp: &RunningPod) -> ApiPod {
     use crate::model::{ContainerSpec, PodSpec};
     let containers = rp
         .containers

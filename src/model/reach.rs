@@ -31,6 +31,7 @@ pub enum Reach {
     RelistSpansSyncEnd,
     StaticPodStartedBesideRuntimePod,
     KillWithZeroGraceOverride,
+    DeleteWhileRestartingContainer,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -65,6 +66,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::RelistSpansSyncEnd, name: "relist-spans-sync-end", meaning: "a PLEG relist that started before a pod's SyncPod ended inspected the pod after it ended" },
     Point { reach: Reach::StaticPodStartedBesideRuntimePod, name: "static-pod-started-beside-runtime-pod", meaning: "a static pod started while the runtime ran containers of another UID with its full name (after a kubelet restart: a runtime-only pod)" },
     Point { reach: Reach::KillWithZeroGraceOverride, name: "kill-with-zero-grace-override", meaning: "the pod worker was asked to kill a pod with an explicit grace override of 0 (hard eviction)" },
+    Point { reach: Reach::DeleteWhileRestartingContainer, name: "delete-while-restarting-container", meaning: "an API delete reached the kubelet while a SyncPod was restarting a container of the pod that had exited" },
 ];
 
 /// The point named `name`.

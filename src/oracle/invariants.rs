@@ -95,6 +95,7 @@ pub enum Inv {
     ShutdownPodsFailed,
     GraceWithinOverrides,
     DesiredStaticPodRuns,
+    WorkerKeptUntilTerminated,
 }
 
 impl Inv {
@@ -135,6 +136,7 @@ impl Inv {
         Inv::ShutdownPodsFailed,
         Inv::GraceWithinOverrides,
         Inv::DesiredStaticPodRuns,
+        Inv::WorkerKeptUntilTerminated,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -151,7 +153,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "no-start-after-termination",
         id: "S1",
         kind: Kind::Safety,
-        meaning: "no RunPodSandbox, CreateContainer or StartContainer begins for a UID after its termination was acknowledged (SyncTerminatingPod began)",
+        meaning: "no RunPodSandbox, CreateContainer or StartContainer begins for a UID after its termination was acknowledged (SyncTerminatingPod began; in the v1.21 design: dispatchWork treated the pod as terminated, called TerminatePod and skipped its worker)",
         bound: "",
         source: "pkg/kubelet/pod_workers.go (PR 102344); race catalog 1",
         profiles: V122,
@@ -313,7 +315,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "no-teardown-under-running-container",
         id: "C5",
         kind: Kind::Safety,
-        meaning: "no volume unmount, pod cgroup removal or pod directory removal begins or takes effect while a container of the pod runs",
+        meaning: "no volume unmount, pod cgroup removal or pod directory removal begins or takes effect while a container of the pod runs, or begins while a kill of the pod is in flight (termination requested and not yet terminated; in the v1.21 design, a pod-killer kill not yet done)",
         bound: "",
         source: "pkg/kubelet/kubelet.go SyncTerminatedPod, kubelet_pods.go cleanupOrphanedPodDirs (PRs 98424, 101524; issues 98142, 113979); race catalog 12, 24",
         profiles: V122,
@@ -461,6 +463,15 @@ pub const INVARIANTS: &[Invariant] = &[
         bound: "60 s after the later of: the manifest (re)appeared, the last container of another UID with the same full name exited, the kubelet last started; + 20 s per failed sync or CRI call of the pod since; not checked once a node shutdown started or the pod was rejected",
         source: "pkg/kubelet/pod_workers.go UpdatePod restartRequested, allowStaticPodStart, cleanupUnstartedPod (PRs 104847, 107900; issues 104648, 107733); race catalog 6, 7",
         profiles: V127,
+    },
+    Invariant {
+        name: "worker-kept-until-terminated",
+        id: "C7",
+        kind: Kind::Safety,
+        meaning: "a pod worker is not forgotten (its record removed, or in the v1.21 design its goroutine told to exit by ForgetWorker) while a container of the pod runs or a sync of it is in flight",
+        bound: "",
+        source: "pkg/kubelet/pod_workers.go SyncKnownPods, removeTerminatedWorker (PR 102344; v1.21 ForgetNonExistingPodWorkers); race catalog 13",
+        profiles: V122,
     },
 ];
 

@@ -82,6 +82,9 @@ struct Worker {
     open_sync: Option<&'static str>,
     last_grace: Option<i64>,
     liveness_failed: bool,
+    /// A kill of the pod is in flight: termination requested and not yet terminated, or
+    /// (v1.21 design) a pod-killer kill requested and not yet done.
+    kill_in_flight: bool,
     status_set: bool,
     lvs_stopped: bool,
     /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
@@ -692,8 +695,16 @@ impl Oracle {
                 priority, period_s, ..
             } => self.shutdown_group(at, *priority, *period_s),
             Note { uid, what } => {
+                let p = self.pod(*uid);
                 if what.starts_with("FailedSync") {
-                    self.pod(*uid).errors.push(at);
+                    p.errors.push(at);
+                }
+                if *what == crate::kubelet::legacy::KILL_REQUESTED {
+                    p.worker.kill_in_flight = true;
+                } else if *what == crate::kubelet::legacy::KILL_DONE
+                    || *what == crate::kubelet::legacy::KILL_FAILED
+                {
+                    p.worker.kill_in_flight = false;
                 }
                 if what.starts_with("FailedMount") {
                     let p = self.pod(*uid);
@@ -829,7 +840,16 @@ impl Oracle {
                 if call == "RemovePodCgroup" {
                     p.cgroup_removal_in_flight = true;
                 }
+                let killing = p.worker.kill_in_flight;
                 self.teardown_check(at, uid, &format!("{call} began"));
+                if killing {
+                    self.report(
+                        Inv::NoTeardownUnderRunningContainer,
+                        Some(uid),
+                        at,
+                        format!("{call} began while a kill of the pod was in flight"),
+                    );
+                }
             }
             _ => {}
         }
@@ -853,19 +873,27 @@ impl Oracle {
         match what {
             "record" => {}
             "first sight of a terminal pod: recorded as terminated" => {
+                w.kill_in_flight = false;
                 w.term_acked = true;
                 w.terminated = true;
                 w.first_sight_terminal = true;
             }
             "termination requested" | "orphan: termination requested" => {
+                w.kill_in_flight = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "pod is terminal: terminating" => {
+                w.kill_in_flight = true;
                 w.term_acked = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "termination acknowledged" => w.term_acked = true,
-            "terminated" => w.terminated = true,
+            // v1.21: dispatchWork decided the pod is finished and skips its worker.
+            crate::kubelet::legacy::TREATED_AS_TERMINATED => w.term_acked = true,
+            "terminated" => {
+                w.terminated = true;
+                w.kill_in_flight = false;
+            }
             "started" => {
                 w.started = true;
                 let full = p.static_pod.then(|| {
@@ -889,15 +917,22 @@ impl Oracle {
                 }
             }
             "finished" | "finished (never started)" => {
+                w.kill_in_flight = false;
                 w.terminated = true;
                 w.finished = true;
                 let done = p.inc.term_requested_at.take().is_some();
                 self.termination_done(done);
                 self.release_static(uid);
             }
+            crate::kubelet::legacy::FORGOTTEN => {
+                // v1.21: the goroutine ends after the sync it is in; its record stays.
+                self.forgotten_check(at, uid);
+            }
             "runtime pod terminated: record removed"
             | "forgotten"
             | "orphan never started: record dropped" => {
+                self.forgotten_check(at, uid);
+                let p = self.pod(uid);
                 p.worker = Worker::default();
                 let done = p.inc.term_requested_at.take().is_some();
                 self.termination_done(done);
@@ -905,6 +940,19 @@ impl Oracle {
             }
             _ => {}
         }
+    }
+
+    /// A worker is forgotten: nothing of the pod may still run or be synced.
+    fn forgotten_check(&mut self, at: SimTime, uid: PodUid) {
+        let p = self.pod(uid);
+        let what = match (p.running.first(), p.worker.open_sync) {
+            (Some(c), _) => {
+                format!("the pod worker was forgotten while container {c} of the pod was running")
+            }
+            (None, Some(s)) => format!("the pod worker was forgotten while {s} was in flight"),
+            (None, None) => return,
+        };
+        self.report(Inv::WorkerKeptUntilTerminated, Some(uid), at, what);
     }
 
     /// A termination finished: termination-finishes was met (counted as checked).

@@ -1237,3 +1237,85 @@ fn referenced_objects_registered_flags_a_mount_failure_while_syncing() {
     f.tr(Transition::Note { uid: P, what });
     assert!(!f.has(Inv::ReferencedObjectsRegistered));
 }
+
+#[test]
+fn s1_no_start_after_v121_terminal_shortcut() {
+    // v1.21: dispatchWork treated the deleted pod as terminated while its SyncPod was still
+    // creating the container.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "record")
+        .begin(P, "SyncPod", None)
+        .cri(P, "RunPodSandbox")
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 1 })
+        .cfg(P, "DELETE")
+        .worker(P, crate::kubelet::legacy::TREATED_AS_TERMINATED);
+    assert!(!f.has(Inv::NoStartAfterTermination));
+    f.cri(P, "CreateContainer");
+    assert!(f.has(Inv::NoStartAfterTermination));
+}
+
+#[test]
+fn c7_worker_kept_until_terminated() {
+    // Forgotten once finished: fine.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P)
+        .worker(P, "forgotten");
+    assert!(!f.has(Inv::WorkerKeptUntilTerminated));
+    // v1.21 ForgetWorker while the container still runs.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+    assert!(g.has(Inv::WorkerKeptUntilTerminated));
+    // ... or while a SyncPod is in flight (nothing running yet).
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "record")
+        .begin(P, "SyncPod", None)
+        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+    assert!(h.has(Inv::WorkerKeptUntilTerminated));
+}
+
+#[test]
+fn c5_no_teardown_while_a_kill_is_in_flight() {
+    // v1.21: the pod killer was asked to kill the pod and has not finished.
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_REQUESTED,
+        })
+        .cri(P, "UnmountVolumes");
+    assert!(f.has(Inv::NoTeardownUnderRunningContainer));
+    // Once the kill is done, teardown may begin.
+    let mut g = Feed::new();
+    g.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_REQUESTED,
+        })
+        .tr(Transition::Note {
+            uid: P,
+            what: crate::kubelet::legacy::KILL_DONE,
+        })
+        .cri(P, "UnmountVolumes");
+    assert!(!g.has(Inv::NoTeardownUnderRunningContainer));
+    // v1.31: termination requested and not terminated.
+    let mut h = Feed::new();
+    h.created(P, RestartPolicy::Always)
+        .cfg(P, "ADD")
+        .worker(P, "termination requested")
+        .cri(P, "RemovePodDir");
+    assert!(h.has(Inv::NoTeardownUnderRunningContainer));
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .clean_up(P);
+    assert!(!k.has(Inv::NoTeardownUnderRunningContainer));
+}

@@ -287,6 +287,11 @@ impl<'a> Ctx<'a> {
         self.runtime.pod_dirs()
     }
 
+    /// The pod cgroups present on the node (what a listing of the cgroup hierarchy shows).
+    pub fn list_pod_cgroups(&self) -> Vec<PodUid> {
+        self.runtime.pod_cgroups()
+    }
+
     /// [`Ctx::list_running_pods`] restricted to `uids`.
     pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         self.runtime.running_pods_of(uids)

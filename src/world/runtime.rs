@@ -1170,6 +1170,15 @@ impl Runtime {
             .collect()
     }
 
+    /// Pods whose cgroup exists on the node.
+    pub fn pod_cgroups(&self) -> Vec<PodUid> {
+        self.host
+            .iter()
+            .filter(|(_, h)| h.cgroup)
+            .map(|(uid, _)| *uid)
+            .collect()
+    }
+
     /// The sandbox a container belongs to (for tests).
     pub fn sandbox_of(&self, id: ContainerId) -> Option<SandboxId> {
         self.containers.get(&id).map(|c| c.sandbox)
