@@ -255,9 +255,11 @@ pub fn table(b: &Bisect) -> String {
             },
             inv.join(", "),
             if v.changes_outcome {
-                "  <- changes"
+                "  <- changes the outcome".to_owned()
+            } else if !v.side_effects.is_empty() {
+                format!("  (also changes: {})", v.side_effects.join(", "))
             } else {
-                ""
+                String::new()
             }
         ));
     }

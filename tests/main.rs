@@ -8,7 +8,6 @@ mod lifecycle;
 mod oracle;
 mod plots;
 mod probes;
-#[allow(dead_code, unused_macros)] // until the first race entry lands
 mod races;
 mod restart;
 mod scenario_errors;

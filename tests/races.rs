@@ -177,6 +177,41 @@ pub fn check(slug: &str) {
     }
 }
 
+/// `podsim bisect` on one race scenario (library call, 2 threads).
+fn bisect_culprits(slug: &str, seeds: u64) -> podsim::bisect::Bisect {
+    let file = format!("scenarios/races/{slug}.yaml");
+    let sc = load(Path::new(&file), &[]).unwrap().scenario;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    podsim::bisect::bisect(Path::new(&file), &[], &sc, seeds, &pool)
+}
+
+/// Issue 4: bisect on the issue 108040 entry names the node-shutdown switch, and only it.
+#[test]
+fn bisect_names_the_node_shutdown_switch_for_108040() {
+    let b = bisect_culprits("gns-kills-outlive-group-deadline", 100);
+    print!("{}", podsim::bisect::table(&b));
+    assert_eq!(b.culprits, ["shutdownCancelsKillsAtGroupDeadline"]);
+}
+
+/// Issue 4: bisect on the pod-worker-ownership entry names the v1.21 design switch, and the
+/// v1.21 profile is the one profile that changes the outcome.
+#[test]
+fn bisect_names_the_v121_design_switch_for_pod_worker_ownership() {
+    let b = bisect_culprits("pod-worker-owns-lifecycle", 100);
+    print!("{}", podsim::bisect::table(&b));
+    assert_eq!(b.culprits, ["podWorkerOwnsLifecycle"]);
+    let profiles: Vec<&str> = b
+        .variants
+        .iter()
+        .filter(|v| v.changes_outcome && v.label.starts_with("profile "))
+        .map(|v| v.profile.as_str())
+        .collect();
+    assert_eq!(profiles, ["v1.21"]);
+}
+
 macro_rules! race {
     ($name:ident, $slug:literal) => {
         #[test]
