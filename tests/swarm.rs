@@ -896,3 +896,83 @@ fn swarm_generator_covers_its_features() {
         );
     }
 }
+
+/// One random scenario under an old profile: loads, never panics, terminates within its
+/// limits, and is deterministic. (Findings are expected there: they are the old races.)
+fn old_profile_case(seed: u64, profile: &str) -> Result<(), String> {
+    let (yaml, _) = generate(seed);
+    let name = format!("swarm-{seed}.yaml");
+    let sets = [("spec.kubelet.profile".to_string(), profile.to_string())];
+    let loaded = load_str(&name, &yaml, &sets).map_err(|e| {
+        report(
+            seed,
+            &yaml,
+            &format!("validation rejected it under {profile}:\n{e}"),
+        )
+    })?;
+    let sc = Arc::new(loaded.scenario);
+    let opts = RunOptions {
+        seed,
+        keep_trace: false,
+        replay: format!("podsim run {name} --seed {seed} --profile {profile}"),
+        ..Default::default()
+    };
+    let (a, b) = catch_unwind(AssertUnwindSafe(|| {
+        (run(sc.clone(), &opts), run(sc.clone(), &opts))
+    }))
+    .map_err(|p| {
+        report(
+            seed,
+            &yaml,
+            &format!(
+                "podsim panicked under {profile}: {}\n  replay: {}",
+                panic_message(&*p),
+                opts.replay
+            ),
+        )
+    })?;
+    let mut bad = Vec::new();
+    if a.stop_reason != "quiescent" && a.stop_reason != "horizon" {
+        bad.push(format!(
+            "under {profile} the run stopped at a limit: {} after {} events",
+            a.stop_reason, a.events
+        ));
+    }
+    if a.trace_hash != b.trace_hash {
+        bad.push(format!(
+            "under {profile} not deterministic: {} vs {}",
+            a.trace_hash, b.trace_hash
+        ));
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        bad.push(format!("replay: {}", opts.replay));
+        Err(report(seed, &yaml, &bad.join("\n  ")))
+    }
+}
+
+/// The old profiles' code paths (the v1.21 design, the v1.22 and v1.27 behaviours) on the
+/// same random scenarios: no panic, no run limit, deterministic. A quarter of
+/// `PODSIM_SWARM_CASES` per profile.
+#[test]
+fn swarm_old_profiles_never_panic() {
+    let base = env_u64("PODSIM_SWARM_SEED", 1);
+    let cases = env_u64("PODSIM_SWARM_CASES", DEFAULT_CASES) / 4;
+    let mut failures = Vec::new();
+    for profile in ["v1.21", "v1.22", "v1.27"] {
+        for i in 0..cases {
+            if let Err(e) = old_profile_case(base.wrapping_add(i), profile) {
+                failures.push(e);
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("{f}\n");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} old-profile swarm cases failed; reports above",
+        failures.len()
+    );
+}
