@@ -212,6 +212,64 @@ fn bisect_names_the_v121_design_switch_for_pod_worker_ownership() {
     assert_eq!(profiles, ["v1.21"]);
 }
 
+/// The race catalog's entries (stable identifiers, `shared/reference/race-catalog.md`):
+/// each has a scenario and a test below.
+const CATALOG: &[u32] = &[
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29,
+];
+
+#[test]
+fn every_catalog_entry_has_a_race_scenario_and_test() {
+    let src = std::fs::read_to_string("tests/races.rs").unwrap();
+    for n in CATALOG {
+        let tag = format!("race!(entry_{n}_");
+        assert!(src.contains(&tag), "catalog entry {n} has no race! test");
+        let slug = src[src.find(&tag).unwrap()..]
+            .split('"')
+            .nth(1)
+            .unwrap()
+            .to_owned();
+        assert!(
+            Path::new(&format!("scenarios/races/{slug}.yaml")).exists(),
+            "catalog entry {n}: scenarios/races/{slug}.yaml is missing"
+        );
+    }
+}
+
+/// The README's reference tables list every switch, reach point, race scenario and
+/// invariant, so the documentation cannot silently fall behind the code.
+#[test]
+fn readme_lists_every_switch_reach_point_race_and_invariant() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let mut missing = Vec::new();
+    for s in podsim::kubelet::profile::SWITCHES {
+        if !readme.contains(&format!("`{}`", s.name)) {
+            missing.push(s.name.to_owned());
+        }
+    }
+    for p in podsim::model::reach::REACH {
+        if !readme.contains(&format!("`{}`", p.name)) {
+            missing.push(p.name.to_owned());
+        }
+    }
+    for i in podsim::oracle::invariants::INVARIANTS {
+        if !readme.contains(i.name) {
+            missing.push(i.name.to_owned());
+        }
+    }
+    for f in std::fs::read_dir("scenarios/races").unwrap() {
+        let f = f.unwrap().path();
+        let slug = f.file_stem().unwrap().to_string_lossy().into_owned();
+        if !readme.contains(&format!("`{slug}`")) {
+            missing.push(slug);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README.md does not mention: {missing:?}"
+    );
+}
+
 macro_rules! race {
     ($name:ident, $slug:literal) => {
         #[test]
