@@ -309,7 +309,7 @@ impl World {
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
         self.runtime
-            .register_workload(uid, Arc::new(d.behaviour.clone()));
+            .register_workload(uid, d.behaviour.clone());
         let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
@@ -371,7 +371,7 @@ impl World {
             Event::CreatePod(i) => {
                 let decl = &scenario.pods[i];
                 let uid = api.create(sim, trace, Arc::new(decl.spec.clone()), i);
-                runtime.register_workload(uid, Arc::new(decl.behaviour.clone()));
+                runtime.register_workload(uid, decl.behaviour.clone());
             }
             Event::Timeline(i) => {
                 let action = scenario.timeline[i].action.clone();
@@ -631,7 +631,7 @@ impl World {
                             i,
                         );
                         self.runtime
-                            .register_workload(new, Arc::new(d.behaviour.clone()));
+                            .register_workload(new, d.behaviour.clone());
                     }
                 }
             }
