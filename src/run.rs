@@ -760,6 +760,7 @@ pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
     let stop = world.run_to_end();
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
+    world.trace.observer_mut().release_pod_state();
     summarize(&world, stop, opts)
 }
 
