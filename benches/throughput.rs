@@ -144,7 +144,10 @@ fn main() {
         probes.rep(&probes_sc, seed, rep);
     }
     let bare = median(bare);
-    println!("bare event queue: {:>10.0} events/s (median of {reps})", bare);
+    println!(
+        "bare event queue: {:>10.0} events/s (median of {reps})",
+        bare
+    );
     plain.report("node-110 (no probes)", bare);
     probes.report("node-110-probes (probes every 10 s, churn)", bare);
 }

@@ -308,8 +308,7 @@ impl World {
         let uid = self.api.allocate_uid();
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
-        self.runtime
-            .register_workload(uid, d.behaviour.clone());
+        self.runtime.register_workload(uid, d.behaviour.clone());
         let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
@@ -630,8 +629,7 @@ impl World {
                             Arc::new(d.spec.clone()),
                             i,
                         );
-                        self.runtime
-                            .register_workload(new, d.behaviour.clone());
+                        self.runtime.register_workload(new, d.behaviour.clone());
                     }
                 }
             }

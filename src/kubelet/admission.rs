@@ -172,7 +172,8 @@ impl Kubelet {
     /// for no CPU or memory (the resource fit then passes whatever the active set is, and
     /// the O(pods) active-pod scan can be skipped with the same decision).
     pub fn admission_needs_active(&self, pod: &ApiPod) -> bool {
-        let others = self.config.pods.len() as u64 - u64::from(self.config.pods.contains_key(&pod.uid));
+        let others =
+            self.config.pods.len() as u64 - u64::from(self.config.pods.contains_key(&pod.uid));
         others + 1 > self.allocatable.pods || pod_requests(&pod.spec) != Resources::default()
     }
 
