@@ -9,6 +9,9 @@
 //!    deleted over the hour), with the trace hash on and records off, as in a sweep.
 //! 3. **Full model without the oracle** (`RunOptions::no_oracle`): the same runs with the
 //!    invariant oracle switched off, and the oracle's overhead in percent of that time.
+//! 4. **Full model with probes**: `benches/node-110-probes.yaml`, the same node with a
+//!    liveness and a readiness probe every 10 s on each web pod's app container (the
+//!    issue's target workload: probes every 10 s, steady churn), with and without oracle.
 //!
 //! Each benchmark runs `PODSIM_BENCH_REPS` times (default 7) and reports the median, so
 //! both rates and their ratio come from the same process. Wall-clock time is read here and
@@ -53,26 +56,18 @@ fn bare_queue(events: u64) -> (u64, f64) {
     (sim.events(), secs)
 }
 
-fn main() {
-    let reps: usize = std::env::var("PODSIM_BENCH_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
-    let sc = Arc::new(
-        load(Path::new("benches/node-110.yaml"), &[])
-            .expect("benches/node-110.yaml")
-            .scenario,
-    );
-    let mut bare = Vec::new();
-    let mut full = Vec::new();
-    let mut full_wall = Vec::new();
-    let mut plain_wall = Vec::new();
-    let mut full_events = 0;
-    for rep in 0..reps {
-        let (n, s) = bare_queue(2_000_000);
-        bare.push(n as f64 / s);
-        let seed = 1 + rep as u64;
-        // With and without the oracle, alternating which goes first.
+/// Medians over the reps of one scenario.
+#[derive(Default)]
+struct Full {
+    rate: Vec<f64>,
+    wall: Vec<f64>,
+    plain_wall: Vec<f64>,
+    events: u64,
+}
+
+impl Full {
+    /// One rep: with and without the oracle, alternating which goes first.
+    fn rep(&mut self, sc: &Arc<podsim::scenario::Scenario>, seed: u64, rep: usize) {
         let one = |no_oracle: bool| {
             let t = Instant::now();
             let out = run(
@@ -94,35 +89,65 @@ fn main() {
         for no_oracle in order {
             let (out, s) = one(no_oracle);
             if no_oracle {
-                plain_wall.push(s);
+                self.plain_wall.push(s);
             } else {
                 assert!(out.findings.is_empty(), "oracle findings in the bench");
-                full_events = out.events;
-                full.push(out.events as f64 / s);
-                full_wall.push(s);
+                self.events = out.events;
+                self.rate.push(out.events as f64 / s);
+                self.wall.push(s);
             }
         }
     }
+
+    fn report(self, name: &str, bare: f64) {
+        let rate = median(self.rate);
+        let wall = median(self.wall);
+        let plain = median(self.plain_wall);
+        println!(
+            "{name}: {:>10.0} events/s, {} events, {:.1} ms wall per simulated hour ({:.0}x real time); ratio to bare {:.1} %",
+            rate,
+            self.events,
+            wall * 1e3,
+            3600.0 / wall,
+            100.0 * rate / bare
+        );
+        println!(
+            "{name} without oracle: {:.1} ms wall; oracle overhead {:.1} %",
+            plain * 1e3,
+            100.0 * (wall - plain) / plain,
+        );
+    }
+}
+
+fn main() {
+    let reps: usize = std::env::var("PODSIM_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let scenario = |file: &str| {
+        Arc::new(
+            load(Path::new(file), &[])
+                .unwrap_or_else(|e| panic!("{file}: {e:?}"))
+                .scenario,
+        )
+    };
+    let plain_sc = scenario("benches/node-110.yaml");
+    let probes_sc = scenario("benches/node-110-probes.yaml");
+    let mut bare = Vec::new();
+    let mut plain = Full::default();
+    let mut probes = Full::default();
+    for rep in 0..reps {
+        let (n, s) = bare_queue(2_000_000);
+        bare.push(n as f64 / s);
+        let seed = 1 + rep as u64;
+        plain.rep(&plain_sc, seed, rep);
+        probes.rep(&probes_sc, seed, rep);
+    }
     let bare = median(bare);
-    let full_rate = median(full);
-    let wall = median(full_wall);
     println!(
-        "bare event queue:   {:>12.0} events/s (median of {reps})",
+        "bare event queue: {:>10.0} events/s (median of {reps})",
         bare
     );
-    println!(
-        "full model node-110: {:>12.0} events/s, {} events, {:.1} ms wall for 1 simulated hour ({:.0}x real time)",
-        full_rate,
-        full_events,
-        wall * 1e3,
-        3600.0 / wall
-    );
-    println!("ratio full/bare:    {:>12.1} %", 100.0 * full_rate / bare);
-    let plain = median(plain_wall);
-    println!(
-        "full model without oracle: {:.1} ms wall; oracle overhead {:.1} % (median {:.1} ms with it)",
-        plain * 1e3,
-        100.0 * (wall - plain) / plain,
-        wall * 1e3
-    );
+    plain.report("node-110 (no probes)", bare);
+    probes.report("node-110-probes (probes every 10 s, churn)", bare);
 }

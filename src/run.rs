@@ -310,8 +310,7 @@ impl World {
         let uid = self.api.allocate_uid();
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
-        self.runtime
-            .register_workload(uid, Arc::new(d.behaviour.clone()));
+        self.runtime.register_workload(uid, d.behaviour.clone());
         let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
@@ -373,7 +372,7 @@ impl World {
             Event::CreatePod(i) => {
                 let decl = &scenario.pods[i];
                 let uid = api.create(sim, trace, Arc::new(decl.spec.clone()), i);
-                runtime.register_workload(uid, Arc::new(decl.behaviour.clone()));
+                runtime.register_workload(uid, decl.behaviour.clone());
             }
             Event::Timeline(i) => {
                 let action = scenario.timeline[i].action.clone();
@@ -662,8 +661,7 @@ impl World {
                             Arc::new(d.spec.clone()),
                             i,
                         );
-                        self.runtime
-                            .register_workload(new, Arc::new(d.behaviour.clone()));
+                        self.runtime.register_workload(new, d.behaviour.clone());
                     }
                 }
             }
@@ -792,6 +790,7 @@ pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
     let stop = world.run_to_end();
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
+    world.trace.observer_mut().release_pod_state();
     summarize(&world, stop, opts)
 }
 

@@ -564,16 +564,13 @@ pub fn sweep(req: &Request) -> Result<Done, Failure> {
         let mut panicked = None;
         for c in todo.chunks(chunk) {
             let rows: Vec<Result<RunRow, String>> = pool.install(|| {
-                c.par_iter()
-                    .map(|&i| {
-                        let r = one(&plan, i);
-                        if let Ok(row) = &r {
-                            progress.record(&row.findings);
-                        }
-                        r
-                    })
-                    .collect()
+                // Nothing shared is written while runs execute: progress is recorded
+                // below, once the chunk is in.
+                c.par_iter().map(|&i| one(&plan, i)).collect()
             });
+            for row in rows.iter().flatten() {
+                progress.record(&row.findings);
+            }
             let mut buf = String::new();
             for r in rows {
                 match r {

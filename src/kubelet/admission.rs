@@ -167,6 +167,16 @@ impl Kubelet {
         self.filter_out_inactive_pods(self.config.pods.values())
     }
 
+    /// Whether admitting `pod` can depend on the active pods: false when even counting
+    /// every other pod in config as active leaves room for one more pod and the pod asks
+    /// for no CPU or memory (the resource fit then passes whatever the active set is, and
+    /// the O(pods) active-pod scan can be skipped with the same decision).
+    pub fn admission_needs_active(&self, pod: &ApiPod) -> bool {
+        let others =
+            self.config.pods.len() as u64 - u64::from(self.config.pods.contains_key(&pod.uid));
+        others + 1 > self.allocatable.pods || pod_requests(&pod.spec) != Resources::default()
+    }
+
     /// `canAdmitPod`: the admit handlers in upstream's registration order; the first that
     /// rejects gives (reason, message). Another handler is one more `.or_else` line (graceful
     /// node shutdown's "no admission after shutdown started", reason `NodeShutdown`, goes

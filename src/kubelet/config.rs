@@ -168,7 +168,7 @@ impl Kubelet {
     fn handle_pod_additions(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         let needs_admission =
             !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal();
-        let active = if needs_admission {
+        let active = if needs_admission && self.admission_needs_active(&pod) {
             self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != pod.uid))
         } else {
             Vec::new()

@@ -44,10 +44,14 @@ pub struct StatusManager {
     in_flight: Option<PodUid>,
     signalled: bool,
     pub period: Dur,
-    /// UIDs that `needsUpdate` could select: a cached version newer than the API's, or a
-    /// finished pod (which may be deletable). The change-triggered batch scans only these,
-    /// in UID order, instead of every cached status; the result is the same.
-    watch: BTreeSet<PodUid>,
+    /// The UIDs `needsUpdate` could select, kept in step with every change so that the
+    /// change-triggered batch costs only what changed (upstream scans every cached status;
+    /// the result is the same, and debug builds check it against that full scan):
+    /// `stale_unqueued` holds cached versions newer than the API's that are not queued;
+    /// `finished_fresh` holds finished pods whose API copy is current (they need a write
+    /// only once the pod can be deleted).
+    stale_unqueued: BTreeSet<PodUid>,
+    finished_fresh: BTreeSet<PodUid>,
 }
 
 impl StatusManager {
@@ -465,20 +469,33 @@ impl Kubelet {
         }
     }
 
-    /// Keep `uid`'s membership of the watch set in step with its cached status.
+    /// Keep `uid`'s membership of the candidate sets in step with its cached status.
     fn status_recheck(&mut self, uid: PodUid) {
-        let candidate = self.status.statuses.get(&uid).is_some_and(|v| {
-            v.pod_is_finished
-                || self
-                    .status
-                    .api_versions
-                    .get(&uid)
-                    .is_none_or(|a| *a < v.version)
-        });
-        if candidate {
-            self.status.watch.insert(uid);
+        let sm = &mut self.status;
+        let (stale, finished) = match sm.statuses.get(&uid) {
+            Some(v) => (
+                sm.api_versions.get(&uid).is_none_or(|a| *a < v.version),
+                v.pod_is_finished,
+            ),
+            None => (false, false),
+        };
+        if stale && !sm.queued.contains(&uid) {
+            sm.stale_unqueued.insert(uid);
         } else {
-            self.status.watch.remove(&uid);
+            sm.stale_unqueued.remove(&uid);
+        }
+        if !stale && finished {
+            sm.finished_fresh.insert(uid);
+        } else {
+            sm.finished_fresh.remove(&uid);
+        }
+    }
+
+    /// Append `uid` to the write queue unless it is queued already.
+    fn status_enqueue(&mut self, uid: PodUid) {
+        if self.status.queued.insert(uid) {
+            self.status.queue.push_back(uid);
+            self.status.stale_unqueued.remove(&uid);
         }
     }
 
@@ -526,35 +543,52 @@ impl Kubelet {
         }
         let mut todo = Vec::new();
         let cgroups = self.status_cgroups(ctx);
-        let watched: Vec<(PodUid, &Versioned)>;
-        // v1.21's deletion rule depends on more than the cached status: scan every status.
-        let scan: Box<dyn Iterator<Item = (&PodUid, &Versioned)>> = if all || self.legacy() {
-            Box::new(self.status.statuses.iter())
-        } else {
-            watched = self
-                .status
-                .watch
-                .iter()
-                .filter_map(|u| self.status.statuses.get(u).map(|v| (*u, v)))
-                .collect();
-            Box::new(watched.iter().map(|(u, v)| (u, *v)))
-        };
-        for (uid, v) in scan {
-            if self.status_needs_update(*uid, v, &cgroups) {
-                todo.push(*uid);
-            } else if all {
-                // needsReconcile: compare with the API's copy (a static pod's mirror).
-                let api_copy = self.config.pods.get(uid).and_then(|p| {
-                    if p.static_pod {
-                        self.config.mirror_for(p)
-                    } else {
-                        Some(p.clone())
-                    }
-                });
-                let reconcile = api_copy.is_some_and(|p| p.status != v.status);
-                if reconcile {
+        // v1.21's deletion rule depends on more than the cached status (runtime cache,
+        // volumes, cgroups): it scans every status, as `all` does.
+        if all || self.legacy() {
+            for (uid, v) in &self.status.statuses {
+                if self.status_needs_update(*uid, v, &cgroups) {
                     todo.push(*uid);
+                } else if all {
+                    // needsReconcile: compare with the API's copy (a static pod's mirror).
+                    let api_copy = self.config.pods.get(uid).and_then(|p| {
+                        if p.static_pod {
+                            self.config.mirror_for(p)
+                        } else {
+                            Some(p.clone())
+                        }
+                    });
+                    let reconcile = api_copy.is_some_and(|p| p.status != v.status);
+                    if reconcile {
+                        todo.push(*uid);
+                    }
                 }
+            }
+        } else {
+            // Queued UIDs are skipped: queueing them again changes nothing.
+            todo.extend(self.status.stale_unqueued.iter().copied());
+            for uid in &self.status.finished_fresh {
+                if !self.status.queued.contains(uid) {
+                    let v = &self.status.statuses[uid];
+                    if self.status_needs_update(*uid, v, &cgroups) {
+                        todo.push(*uid);
+                    }
+                }
+            }
+            todo.sort_unstable();
+            #[cfg(debug_assertions)]
+            {
+                let full: Vec<PodUid> = self
+                    .status
+                    .statuses
+                    .iter()
+                    .filter(|(u, v)| {
+                        !self.status.queued.contains(u)
+                            && self.status_needs_update(**u, v, &cgroups)
+                    })
+                    .map(|(u, _)| *u)
+                    .collect();
+                assert_eq!(todo, full, "status manager candidate sets out of step");
             }
         }
         for uid in todo {
@@ -571,9 +605,7 @@ impl Kubelet {
                     }
                 }
             }
-            if self.status.queued.insert(uid) {
-                self.status.queue.push_back(uid);
-            }
+            self.status_enqueue(uid);
         }
         self.status_next(ctx);
     }
@@ -584,6 +616,7 @@ impl Kubelet {
         }
         if let Some(uid) = self.status.queue.pop_front() {
             self.status.queued.remove(&uid);
+            self.status_recheck(uid);
             self.status.in_flight = Some(uid);
             ctx.api_status_sync(uid);
         }
@@ -662,7 +695,12 @@ impl Kubelet {
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
         self.status.statuses.retain(|uid, _| keep.contains_key(uid));
-        self.status.watch.retain(|uid| keep.contains_key(uid));
+        self.status
+            .stale_unqueued
+            .retain(|uid| keep.contains_key(uid));
+        self.status
+            .finished_fresh
+            .retain(|uid| keep.contains_key(uid));
         self.status
             .api_versions
             .retain(|uid, _| keep.contains_key(uid));

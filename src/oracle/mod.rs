@@ -390,6 +390,10 @@ impl Oracle {
                 let h = &mut self.pod(uid).history;
                 if h.len() == RING {
                     h.pop_front();
+                } else if h.capacity() == 0 {
+                    // Exactly one ring's worth: growth by doubling would leave 12 slots
+                    // per pod unused.
+                    h.reserve_exact(RING);
                 }
                 h.push_back((at, tr.clone()));
             }
@@ -1526,6 +1530,14 @@ impl Oracle {
                 ),
             );
         }
+    }
+
+    /// Drop what the oracle kept per pod and for the node (histories included), keeping
+    /// the findings and the counters: after [`Oracle::finish`] nothing else reads them, and
+    /// freeing them first keeps a large run's peak memory down while its summary is built.
+    pub fn release_pod_state(&mut self) {
+        self.pods = Vec::new();
+        self.node = Node::default();
     }
 
     /// End of the run at `end`: the end-of-run safety checks and every liveness property.

@@ -158,8 +158,8 @@ pub struct PodDecl {
     /// The template with the expanded name (`web-0`).
     pub spec: PodSpec,
     /// Container name -> behaviour; every container of the spec has an entry (defaults
-    /// filled in).
-    pub behaviour: BTreeMap<String, Behaviour>,
+    /// filled in). Shared by the replicas of one `spec.pods` entry.
+    pub behaviour: std::sync::Arc<BTreeMap<String, Behaviour>>,
 }
 
 /// `spec.timeline[i]`.

@@ -20,6 +20,7 @@ use crate::model::{
 use crate::sim::{Dur, Strategy};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The API version of every podsim file.
 pub const API_VERSION: &str = "podsim/v1alpha1";
@@ -1364,6 +1365,8 @@ fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
         for c in &containers {
             behaviour.entry((*c).to_owned()).or_default();
         }
+        // One copy shared by every replica.
+        let behaviour = Arc::new(behaviour);
         let name_path = format!("{p}.template.metadata.name");
         let names: Vec<String> = match (o.get("replicas"), replicas) {
             (None, _) => vec![spec.name.clone()],

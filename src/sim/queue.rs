@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 #[must_use = "keep the timer key if the event may need cancelling"]
 pub struct TimerKey(pub u64);
 
+/// A scheduled event in the ready batch.
 #[derive(Clone, Debug)]
 struct Entry<E> {
     at: SimTime,
@@ -18,18 +19,27 @@ struct Entry<E> {
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
+/// The heap holds only (time, sequence, slot): 24 bytes to move per sift step however
+/// large the event is; the event waits in `slots[slot]`.
+#[derive(Clone, Copy, Debug)]
+struct Key {
+    at: SimTime,
+    seq: u64,
+    slot: u32,
+}
+
+impl PartialEq for Key {
     fn eq(&self, o: &Self) -> bool {
         self.at == o.at && self.seq == o.seq
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+impl Eq for Key {}
+impl PartialOrd for Key {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl<E> Ord for Entry<E> {
+impl Ord for Key {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) on top.
     fn cmp(&self, o: &Self) -> Ordering {
         o.at.cmp(&self.at).then(o.seq.cmp(&self.seq))
@@ -39,7 +49,10 @@ impl<E> Ord for Entry<E> {
 /// A deterministic event queue.
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: BinaryHeap<Key>,
+    /// Events of the heap's keys, by slot; `free` lists the empty slots.
+    slots: Vec<Option<E>>,
+    free: Vec<u32>,
     /// Events due at `ready_at`, in sequence order; the scheduler picks one at a time.
     ready: VecDeque<Entry<E>>,
     ready_at: SimTime,
@@ -51,6 +64,8 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
             ready: VecDeque::new(),
             ready_at: SimTime::ZERO,
             next_seq: 0,
@@ -68,8 +83,24 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) -> TimerKey {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(event);
+                i
+            }
+            None => {
+                self.slots.push(Some(event));
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
+            }
+        };
+        self.heap.push(Key { at, seq, slot });
         TimerKey(seq)
+    }
+
+    /// Take the event of a popped key and free its slot.
+    fn take(&mut self, k: Key) -> E {
+        self.free.push(k.slot);
+        self.slots[k.slot as usize].take().expect("occupied slot")
     }
 
     /// Cancel a scheduled event. Cancelling an event that already fired is a no-op.
@@ -95,9 +126,10 @@ impl<E> EventQueue<E> {
             return Some(self.ready_at);
         }
         loop {
-            let top = self.heap.peek()?;
-            if self.cancelled.remove(&top.seq) {
+            let top = *self.heap.peek()?;
+            if !self.cancelled.is_empty() && self.cancelled.remove(&top.seq) {
                 self.heap.pop();
+                drop(self.take(top));
                 continue;
             }
             return Some(top.at);
@@ -118,15 +150,20 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self, sched: &mut dyn Scheduler) -> Option<(SimTime, E)> {
         let at = self.peek_time()?;
         // Gather every live event due at `at` into the ready batch.
-        while let Some(top) = self.heap.peek() {
+        while let Some(&top) = self.heap.peek() {
             if top.at != at {
                 break;
             }
-            let e = self.heap.pop().expect("peeked");
-            if self.cancelled.remove(&e.seq) {
+            self.heap.pop();
+            let event = self.take(top);
+            if !self.cancelled.is_empty() && self.cancelled.remove(&top.seq) {
                 continue;
             }
-            self.ready.push_back(e);
+            self.ready.push_back(Entry {
+                at: top.at,
+                seq: top.seq,
+                event,
+            });
         }
         self.ready_at = at;
         let n = self.ready.len();
