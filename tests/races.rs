@@ -361,3 +361,7 @@ race!(
     entry_29_pleg_relist_stale_or_missed_state,
     "pleg-relist-stale-or-missed-state"
 );
+race!(
+    entry_24_volume_unmounted_after_restart,
+    "volume-unmounted-after-restart"
+);
