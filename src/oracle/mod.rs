@@ -39,6 +39,12 @@ const PER_ERROR: Dur = Dur::secs(20);
 /// Final container status: the kubelet has seen an exit this long before it wrote a
 /// terminal status (PLEG relist period plus latencies, generously).
 const OBSERVABLE_AFTER: Dur = Dur::secs(5);
+/// Node shutdown, killPodNow: slack on a step's deadline (event ordering, latencies).
+const STEP_SLACK: Dur = Dur::secs(1);
+/// The node is reported NotReady this soon after a graceful shutdown starts.
+const NOT_READY_BOUND: Dur = Dur::secs(10);
+/// waitForPodsCleanup's timeout + the monitoring interval + slack.
+const EVICTION_REEVAL_BOUND: Dur = Dur::secs(41);
 /// The priority from which a pod is critical (`scheduling.SystemCriticalPriority`).
 const CRITICAL_PRIORITY: i32 = 2_000_000_000;
 
@@ -95,6 +101,19 @@ struct Worker {
     probes_after_stop: BTreeMap<(String, &'static str), u32>,
     /// When the record's last SyncPod ended.
     last_sync_pod_end: Option<SimTime>,
+    /// Termination was requested (TermRequested).
+    term_requested: bool,
+    /// The open SyncPod is one the worker took up before termination was requested (S1').
+    inflight_sync_pod: bool,
+    /// A sync ended since termination was requested.
+    sync_ended_since_request: bool,
+    /// A liveness/startup Failure of a running container of a pod not terminating: from
+    /// when the kill is due, and which container (L11).
+    lv_fail: Option<(SimTime, ContainerId)>,
+    /// The Failure came while a SyncPod was open: the bound starts when it ends.
+    lv_wait_sync: bool,
+    /// Housekeepings seen since the worker finished with its pod out of config (L5).
+    hk_since_undesired: u8,
 }
 
 /// What the current kubelet incarnation knows of a UID (reset when the process dies).
@@ -122,6 +141,8 @@ struct Incarnation {
     shutdown_fn_applies: bool,
     /// The phase of the status manager's cache (the last `LocalStatus`).
     local_phase: Option<PodPhase>,
+    /// When the worker reached Terminated (L2).
+    terminated_at: Option<SimTime>,
 }
 
 /// Everything the oracle keeps about one UID.
@@ -225,6 +246,19 @@ struct Node {
     static_started: BTreeMap<String, Vec<PodUid>>,
     reported: u64,
     recent: VecDeque<(SimTime, Transition)>,
+    /// Pending killPodNow calls: (channel, pod, requested at) (L8).
+    kill_waits: Vec<(u64, PodUid, SimTime)>,
+    /// The longest shutdown group period seen (a shutdown kill's grace is at most that).
+    max_group_period_s: i64,
+    /// An eviction's killPodNow returned and the cleanup wait has not ended: since when (L9).
+    eviction_wait_since: Option<(PodUid, SimTime)>,
+    /// A graceful shutdown is under way: by when the next group or the lock release is due
+    /// (L10).
+    shutdown_due: Option<SimTime>,
+    /// The shutdown started and the node was not yet reported NotReady: since when (C13).
+    not_ready_due_since: Option<SimTime>,
+    /// Finished workers whose pod left the config (L5 candidates).
+    undesired_finished: Vec<PodUid>,
 }
 
 /// The oracle of one run.
@@ -238,6 +272,8 @@ pub struct Oracle {
     findings: Vec<OracleFinding>,
     /// Per invariant: liveness checks that had enough time (see `liveness_checked`).
     checked: Vec<u64>,
+    /// Container starts that began between TermRequested and TermAcked (S1').
+    starts_while_term_requested: u64,
 }
 
 fn t(at: SimTime) -> String {
@@ -532,6 +568,21 @@ impl Oracle {
                     i.exit = Some((*code, at));
                 }
                 p.last_exit_at = Some(at);
+                if let Some((s, _)) = p.worker.lv_fail.filter(|f| f.1 == *id) {
+                    let wait = p.worker.lv_wait_sync;
+                    p.worker.lv_fail = None;
+                    p.worker.lv_wait_sync = false;
+                    let deadline = s + SLACK + Dur(PER_ERROR.0 * p.errors_since(s));
+                    self.checked[Inv::LivenessFailureKills as usize] += 1;
+                    if !wait && at > deadline {
+                        self.report(
+                            Inv::LivenessFailureKills,
+                            Some(*uid),
+                            at,
+                            format!("container {id} got a liveness/startup Failure at {}, and was killed only at {} (bound {}s + {}s per error)", t(s), t(at), SLACK.whole_secs(), PER_ERROR.whole_secs()),
+                        );
+                    }
+                }
             }
             Host { uid, what } => {
                 let uid = *uid;
@@ -555,6 +606,11 @@ impl Oracle {
             Logind { .. } | NodeMemoryAvailable { .. } | NodeCondition { .. } => {}
             PowerOff { .. } => {
                 self.node.power_off_at.get_or_insert(at);
+                if self.node.shutdown_due.take().is_some() {
+                    self.checked[Inv::NodeShutdownCompletes as usize] += 1;
+                }
+                self.not_ready_check(at);
+                self.node.not_ready_due_since = None;
             }
             PodRejected { uid, reason } => {
                 let uid = *uid;
@@ -575,11 +631,27 @@ impl Oracle {
                 }
             }
             Evict { uid, grace, .. } => {
+                if let Some((u, since)) = self.node.eviction_wait_since.take() {
+                    self.eviction_wait_check(at, u, since);
+                    self.checked[Inv::EvictionReevaluates as usize] += 1;
+                }
                 let p = self.pod(*uid);
                 p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
                 self.evict(at, *uid);
             }
             Eviction { uid, what } => {
+                match *what {
+                    "kill completed" | "kill timed out (ExceededGracePeriod)" => {
+                        self.node.eviction_wait_since = Some((*uid, at));
+                    }
+                    "pod cleaned up" | "timed out waiting for the pod to be cleaned up" => {
+                        if let Some((u, since)) = self.node.eviction_wait_since.take() {
+                            self.eviction_wait_check(at, u, since);
+                            self.checked[Inv::EvictionReevaluates as usize] += 1;
+                        }
+                    }
+                    _ => {}
+                }
                 if matches!(
                     *what,
                     "pod cleaned up" | "timed out waiting for the pod to be cleaned up"
@@ -599,6 +671,10 @@ impl Oracle {
                 // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a
                 // later SetPodStatus starts again from the API's copy.
                 p.inc.out_of_config = op.starts_with("REMOVE");
+                if p.inc.out_of_config && p.worker.finished {
+                    self.node.undesired_finished.push(*uid);
+                }
+                let p = self.pod(*uid);
                 let deleted = p.deleted_at.is_some() || *op == "REMOVE (file)";
                 if deleted && p.inc.saw_delete_at.is_none() {
                     p.inc.saw_delete_at = Some(at);
@@ -626,8 +702,18 @@ impl Oracle {
                 if p.worker.open_sync == Some(*kind) {
                     p.worker.open_sync = None;
                 }
+                if p.worker.term_requested {
+                    p.worker.sync_ended_since_request = true;
+                }
                 if *kind == "SyncPod" {
                     p.worker.last_sync_pod_end = Some(at);
+                    p.worker.inflight_sync_pod = false;
+                    if p.worker.lv_wait_sync {
+                        p.worker.lv_wait_sync = false;
+                        if let Some(f) = p.worker.lv_fail.as_mut() {
+                            f.0 = at;
+                        }
+                    }
                 }
                 match *kind {
                     "SyncPod" if p.inc.inflight_sync_open => {
@@ -669,26 +755,56 @@ impl Oracle {
                 kind: "readiness",
                 what: "stopped",
             } => self.readiness_stopped(at, *uid, container),
-            Relist { .. } | Housekeeping | ProbeWorker { .. } | NodeReady { .. } => {}
+            Housekeeping => self.housekeeping(at),
+            NodeReady { ready } => {
+                if !ready && self.node.not_ready_due_since.take().is_some() {
+                    self.checked[Inv::NotReadyAfterShutdownStart as usize] += 1;
+                }
+            }
+            Relist { .. } | ProbeWorker { .. } => {}
             Probe {
                 uid,
                 container,
                 kind,
-                ..
-            } => self.probe(at, *uid, container, kind),
+                result,
+            } => {
+                self.probe_target_check(at, *uid, container, kind, result);
+                self.probe(at, *uid, container, kind)
+            }
             ProbeResult {
-                uid, kind, result, ..
+                uid,
+                kind,
+                result,
+                id,
             } => {
                 if matches!(*kind, "liveness" | "startup") && *result == "failure" {
-                    self.pod(*uid).worker.liveness_failed = true;
+                    let p = self.pod(*uid);
+                    p.worker.liveness_failed = true;
+                    let terminating = p.worker.term_requested || p.inc.saw_delete_at.is_some();
+                    if !terminating && p.running.contains(id) && p.worker.lv_fail.is_none() {
+                        p.worker.lv_fail = Some((at, *id));
+                        p.worker.lv_wait_sync = p.worker.open_sync == Some("SyncPod");
+                    }
                 }
             }
             Shutdown { what } => match what.as_str() {
                 "PrepareForShutdown(true)" => {
+                    if self.node.shutdown_started.is_none() {
+                        self.node.shutdown_due = Some(at);
+                        self.node.not_ready_due_since = Some(at);
+                    }
                     self.node.shutdown_started.get_or_insert(at);
                 }
-                "PrepareForShutdown(false)" => self.node.shutdown_started = None,
+                "PrepareForShutdown(false)" => {
+                    self.node.shutdown_started = None;
+                    self.node.shutdown_due = None;
+                    self.node.not_ready_due_since = None;
+                }
                 w if w.starts_with("shutdown processed") => {
+                    if let Some(due) = self.node.shutdown_due.take() {
+                        self.shutdown_due_check(at, due, "the inhibitor lock was released");
+                        self.checked[Inv::NodeShutdownCompletes as usize] += 1;
+                    }
                     if let Some(g) = self.node.group.take() {
                         self.kills_left_open(at, &g, "the inhibitor lock was released");
                     }
@@ -697,7 +813,14 @@ impl Oracle {
             },
             ShutdownGroup {
                 priority, period_s, ..
-            } => self.shutdown_group(at, *priority, *period_s),
+            } => {
+                if let Some(due) = self.node.shutdown_due {
+                    self.shutdown_due_check(at, due, &format!("group priority {priority} started"));
+                    self.node.shutdown_due = Some(at + Dur::secs((*period_s).max(0) as u64));
+                }
+                self.node.max_group_period_s = self.node.max_group_period_s.max(*period_s);
+                self.shutdown_group(at, *priority, *period_s)
+            }
             Note { uid, what } => {
                 let p = self.pod(*uid);
                 if what.starts_with("FailedSync") {
@@ -761,6 +884,11 @@ impl Oracle {
         self.node.eviction_in_flight = None;
         self.node.static_started.clear();
         self.node.created_since_crash = false;
+        self.node.kill_waits.clear();
+        self.node.eviction_wait_since = None;
+        self.node.shutdown_due = None;
+        self.node.not_ready_due_since = None;
+        self.node.undesired_finished.clear();
         for p in &mut self.pods {
             p.running_at_crash = !p.running.is_empty();
             p.worker = Worker::default();
@@ -791,6 +919,20 @@ impl Oracle {
         match call {
             "RunPodSandbox" | "CreateContainer" | "StartContainer" => {
                 let acked = p.worker.term_acked;
+                let in_window = p.worker.term_requested && !acked;
+                let inflight = p.worker.inflight_sync_pod && p.worker.open_sync == Some("SyncPod");
+                if in_window {
+                    self.starts_while_term_requested += 1;
+                    if !inflight {
+                        self.report(
+                            Inv::StartsOnlyInInflightSync,
+                            Some(uid),
+                            at,
+                            format!("{call} began after termination was requested, outside a SyncPod that was in flight at the request"),
+                        );
+                    }
+                }
+                let p = self.pod(uid);
                 let restart = acked && p.worker.liveness_failed && call == "StartContainer";
                 let after_shutdown = p.inc.added_after_shutdown;
                 if acked {
@@ -883,10 +1025,15 @@ impl Oracle {
                 w.first_sight_terminal = true;
             }
             "termination requested" | "orphan: termination requested" => {
+                if !w.term_requested {
+                    w.term_requested = true;
+                    w.inflight_sync_pod = w.open_sync == Some("SyncPod");
+                }
                 w.kill_in_flight = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
             "pod is terminal: terminating" => {
+                w.term_requested = true;
                 w.kill_in_flight = true;
                 w.term_acked = true;
                 p.inc.term_requested_at.get_or_insert(at);
@@ -897,6 +1044,7 @@ impl Oracle {
             "terminated" => {
                 w.terminated = true;
                 w.kill_in_flight = false;
+                p.inc.terminated_at.get_or_insert(at);
             }
             "started" => {
                 w.started = true;
@@ -924,7 +1072,11 @@ impl Oracle {
                 w.kill_in_flight = false;
                 w.terminated = true;
                 w.finished = true;
+                let undesired = p.inc.out_of_config;
                 let done = p.inc.term_requested_at.take().is_some();
+                if undesired {
+                    self.node.undesired_finished.push(uid);
+                }
                 self.termination_done(done);
                 self.release_static(uid);
             }
@@ -937,7 +1089,12 @@ impl Oracle {
             | "orphan never started: record dropped" => {
                 self.forgotten_check(at, uid);
                 let p = self.pod(uid);
+                let undesired_finished = p.worker.finished && p.inc.out_of_config;
                 p.worker = Worker::default();
+                if undesired_finished {
+                    self.checked[Inv::FinishedPodForgotten as usize] += 1;
+                }
+                let p = self.pod(uid);
                 let done = p.inc.term_requested_at.take().is_some();
                 self.termination_done(done);
                 self.release_static(uid);
@@ -1094,6 +1251,12 @@ impl Oracle {
         }
         let w = &mut p.worker;
         w.open_sync = Some(kind);
+        if kind == "SyncPod" {
+            // After TermRequested the worker picks up only terminating work, so a SyncPod
+            // that begins then is the one it picked up before the request and that waited
+            // for a newer pod status (GetNewerThan); any later one is not in flight.
+            w.inflight_sync_pod = w.term_requested && !w.sync_ended_since_request;
+        }
         match kind {
             "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
                 p.inc.shutdown_fn_applies = p.inc.shutdown_killed;
@@ -1138,6 +1301,134 @@ impl Oracle {
                 format!("{kind} probe of container {container} ran {n} times after {when}"),
             );
         }
+    }
+
+    /// A housekeeping began: a finished worker whose pod left the config before the
+    /// previous housekeeping must be gone by now (L5).
+    fn housekeeping(&mut self, at: SimTime) {
+        let mut cands = std::mem::take(&mut self.node.undesired_finished);
+        cands.sort_unstable();
+        cands.dedup();
+        let mut late = Vec::new();
+        cands.retain(|u| {
+            let Some(p) = self.pods.get_mut(u.0 as usize) else {
+                return false;
+            };
+            if !(p.worker.finished && p.inc.out_of_config) {
+                p.worker.hk_since_undesired = 0;
+                return false;
+            }
+            p.worker.hk_since_undesired = p.worker.hk_since_undesired.saturating_add(1);
+            if p.worker.hk_since_undesired >= 2 {
+                late.push(*u);
+            }
+            true
+        });
+        self.node.undesired_finished = cands;
+        for u in late {
+            self.report(
+                Inv::FinishedPodForgotten,
+                Some(u),
+                at,
+                "the pod's worker finished and the pod left the config, yet a housekeeping passed without forgetting it".into(),
+            );
+        }
+    }
+
+    /// The node was not reported NotReady within 10 s of the shutdown's start (C13).
+    fn not_ready_check(&mut self, at: SimTime) {
+        if let Some(since) = self.node.not_ready_due_since {
+            if at >= since + NOT_READY_BOUND {
+                self.node.not_ready_due_since = None;
+                self.checked[Inv::NotReadyAfterShutdownStart as usize] += 1;
+                self.report(
+                    Inv::NotReadyAfterShutdownStart,
+                    None,
+                    at,
+                    format!(
+                        "the graceful node shutdown started at {}, yet the node was not reported NotReady within {}s",
+                        t(since),
+                        NOT_READY_BOUND.whole_secs()
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The next shutdown step (`what`) came at `at`; it was due by `due` (L10).
+    fn shutdown_due_check(&mut self, at: SimTime, due: SimTime, what: &str) {
+        if at > due + STEP_SLACK {
+            self.report(
+                Inv::NodeShutdownCompletes,
+                None,
+                at,
+                format!(
+                    "{what} at {}, later than the previous step's deadline {} (+{}s)",
+                    t(at),
+                    t(due),
+                    STEP_SLACK.whole_secs()
+                ),
+            );
+        }
+    }
+
+    /// The eviction manager's wait after the kill of `uid` (returned at `since`) ended at
+    /// `at` (L9).
+    fn eviction_wait_check(&mut self, at: SimTime, uid: PodUid, since: SimTime) {
+        if at > since + EVICTION_REEVAL_BOUND {
+            self.report(
+                Inv::EvictionReevaluates,
+                Some(uid),
+                at,
+                format!(
+                    "the eviction manager evaluated again {} after the eviction's kill returned (bound {}s)",
+                    t(SimTime(at.0 - since.0)),
+                    EVICTION_REEVAL_BOUND.whole_secs()
+                ),
+            );
+        }
+    }
+
+    /// `max(10 s, 1.5 x G)` + 1 s for a killPodNow of `uid` (L8).
+    fn kill_pod_now_bound(&self, uid: PodUid) -> Dur {
+        let g = self.get(uid).map_or(0, |p| {
+            p.spec_grace()
+                .max(p.min_override.unwrap_or(0))
+                .max(self.node.max_group_period_s)
+        });
+        let g = g.max(0) as u64;
+        Dur::secs((g + g / 2).max(10)) + STEP_SLACK
+    }
+
+    /// S9: a probe of `container` runs only when an instance of it has run, and does not
+    /// succeed while none runs (ground truth).
+    fn probe_target_check(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: &str,
+        result: &str,
+    ) {
+        let p = self.pod(uid);
+        let ever = p.instances.iter().any(|i| i.name == container);
+        let runs = p
+            .instances
+            .iter()
+            .any(|i| i.name == container && p.running.contains(&i.id));
+        let what = if !ever {
+            format!("a {kind} probe ran against container {container}, which has never run")
+        } else if !runs && result == "success" {
+            format!("a {kind} probe of container {container} succeeded while no instance of it runs")
+        } else {
+            return;
+        };
+        self.report(Inv::ProbesOnlyRunningContainers, Some(uid), at, what);
+    }
+
+    /// Container starts that began between a pod's TermRequested and TermAcked (S1').
+    pub fn starts_while_termination_requested(&self) -> u64 {
+        self.starts_while_term_requested
     }
 
     /// SyncTerminatingPod set the status of a pod the shutdown manager kills: Failed,
@@ -1267,6 +1558,7 @@ impl Oracle {
     fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
         match what {
             "requested" => {
+                self.node.kill_waits.push((ch, uid, at));
                 let in_group = self.node.group.is_some();
                 let p = self.pod(uid);
                 if !evict && !p.worker.terminated {
@@ -1300,6 +1592,19 @@ impl Oracle {
                 }
             }
             "returned" | "timed out" => {
+                if let Some(k) = self.node.kill_waits.iter().position(|k| k.0 == ch) {
+                    let (_, u, since) = self.node.kill_waits.remove(k);
+                    self.checked[Inv::KillPodNowReturns as usize] += 1;
+                    let bound = self.kill_pod_now_bound(u);
+                    if at > since + bound {
+                        self.report(
+                            Inv::KillPodNowReturns,
+                            Some(u),
+                            at,
+                            format!("killPodNow (channel {ch}) returned {} after the request (bound {}s)", t(SimTime(at.0 - since.0)), bound.whole_secs()),
+                        );
+                    }
+                }
                 if let Some(g) = self.node.group.as_mut() {
                     for k in &mut g.kills {
                         if k.0 == ch {
@@ -1545,6 +1850,7 @@ impl Oracle {
         if !self.on {
             return;
         }
+        self.node_liveness(end);
         let n = self.pods.len();
         for i in 0..n {
             let uid = PodUid(i as u32);
@@ -1556,6 +1862,51 @@ impl Oracle {
             }
             self.final_eviction_status(end, uid);
             self.liveness(end, uid);
+        }
+    }
+
+    /// Node-level liveness at the end: L8, L9, L10, C13.
+    fn node_liveness(&mut self, end: SimTime) {
+        if self.node.kubelet_down {
+            return;
+        }
+        self.not_ready_check(end);
+        if self.node.power_off_at.is_some() {
+            return;
+        }
+        if let Some(due) = self.node.shutdown_due {
+            if due + STEP_SLACK <= end {
+                self.checked[Inv::NodeShutdownCompletes as usize] += 1;
+                self.report(
+                    Inv::NodeShutdownCompletes,
+                    None,
+                    end,
+                    format!("the graceful node shutdown's next step was due by {} and has not come by {}", t(due), t(end)),
+                );
+            }
+        }
+        if let Some((u, since)) = self.node.eviction_wait_since {
+            if since + EVICTION_REEVAL_BOUND <= end {
+                self.checked[Inv::EvictionReevaluates as usize] += 1;
+                self.report(
+                    Inv::EvictionReevaluates,
+                    Some(u),
+                    end,
+                    format!("the eviction's kill returned at {}, yet the manager has not evaluated again by {}", t(since), t(end)),
+                );
+            }
+        }
+        for (ch, u, since) in self.node.kill_waits.clone() {
+            let bound = self.kill_pod_now_bound(u);
+            if since + bound <= end {
+                self.checked[Inv::KillPodNowReturns as usize] += 1;
+                self.report(
+                    Inv::KillPodNowReturns,
+                    Some(u),
+                    end,
+                    format!("killPodNow (channel {ch}) requested at {} has not returned by {} (bound {}s)", t(since), t(end), bound.whole_secs()),
+                );
+            }
         }
     }
 
@@ -1706,6 +2057,53 @@ impl Oracle {
                         t(end)
                     ),
                 ));
+            }
+        }
+        // L2: terminal in the API after the containers stopped.
+        if let Some(tt) = p.inc.terminated_at {
+            let eligible = p.inc.config_known
+                && !p.static_pod
+                && !p.inc.rejected
+                && p.removed_at.is_none()
+                && !p.inc.out_of_config;
+            if let Some(s) = eligible.then(|| due(tt, SLACK)).flatten() {
+                checked.push(Inv::TerminalInApiAfterStop);
+                if !p.api_phase.is_terminal() {
+                    found.push((
+                        Inv::TerminalInApiAfterStop,
+                        format!(
+                            "the pod's worker reached Terminated at {}, yet the API phase is {} at {} (bound from {}: {}s + {}s per error)",
+                            t(tt),
+                            p.api_phase,
+                            t(end),
+                            t(s),
+                            SLACK.whole_secs(),
+                            PER_ERROR.whole_secs()
+                        ),
+                    ));
+                }
+            }
+        }
+        // L11: a liveness/startup failure of a running container kills it.
+        if let (Some((s, id)), false) = (p.worker.lv_fail, p.worker.lv_wait_sync) {
+            let terminating = p.worker.term_requested || p.inc.saw_delete_at.is_some();
+            if !terminating {
+                if let Some(from) = due(s, SLACK) {
+                    checked.push(Inv::LivenessFailureKills);
+                    if p.running.contains(&id) {
+                        found.push((
+                            Inv::LivenessFailureKills,
+                            format!(
+                                "container {id} got a liveness/startup Failure at {}, yet still runs at {} (bound from {}: {}s + {}s per error)",
+                                t(s),
+                                t(end),
+                                t(from),
+                                SLACK.whole_secs(),
+                                PER_ERROR.whole_secs()
+                            ),
+                        ));
+                    }
+                }
             }
         }
         // C7: a static pod whose manifest is on the node runs.
