@@ -1419,7 +1419,9 @@ impl Oracle {
         let what = if !ever {
             format!("a {kind} probe ran against container {container}, which has never run")
         } else if !runs && result == "success" {
-            format!("a {kind} probe of container {container} succeeded while no instance of it runs")
+            format!(
+                "a {kind} probe of container {container} succeeded while no instance of it runs"
+            )
         } else {
             return;
         };

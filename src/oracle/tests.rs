@@ -1319,3 +1319,300 @@ fn c5_no_teardown_while_a_kill_is_in_flight() {
         .clean_up(P);
     assert!(!k.has(Inv::NoTeardownUnderRunningContainer));
 }
+
+#[test]
+fn s1_prime_starts_only_in_inflight_sync() {
+    // A SyncPod open when termination was requested may still start containers; they are
+    // counted.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .wait(1000)
+        .begin(P, "SyncPod", None)
+        .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
+        .cfg(P, "DELETE")
+        .worker(P, "termination requested")
+        .cri(P, "CreateContainer")
+        .cri(P, "StartContainer")
+        .end(P, "SyncPod", true);
+    assert!(!f.has(Inv::StartsOnlyInInflightSync));
+    assert_eq!(f.o.starts_while_termination_requested(), 2);
+    // The work the worker took up before the request, waiting for a newer pod status:
+    // its SyncPod begins after the request.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .wait(500)
+        .begin(P, "SyncPod", None)
+        .cri(P, "StartContainer")
+        .end(P, "SyncPod", true);
+    assert!(!g.has(Inv::StartsOnlyInInflightSync));
+    assert_eq!(g.o.starts_while_termination_requested(), 1);
+    // A second SyncPod after the request (the first one ended) must not start anything.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .begin(P, "SyncPod", None)
+        .end(P, "SyncPod", true)
+        .begin(P, "SyncPod", None)
+        .cri(P, "StartContainer");
+    assert!(h.has(Inv::StartsOnlyInInflightSync));
+    // No SyncPod open at all.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .cri(P, "RunPodSandbox");
+    assert!(k.has(Inv::StartsOnlyInInflightSync));
+    // After TermAcked it is S1's business, not S1''s.
+    let mut m = Feed::new();
+    m.running_pod(P, RestartPolicy::Always).terminate(P);
+    let before = m.o.starts_while_termination_requested();
+    m.cri(P, "StartContainer");
+    assert!(!m.has(Inv::StartsOnlyInInflightSync));
+    assert_eq!(m.o.starts_while_termination_requested(), before);
+}
+
+#[test]
+fn s9_probes_only_running_containers() {
+    let probe = |result| Transition::Probe {
+        uid: P,
+        container: "app".into(),
+        kind: "liveness",
+        result,
+    };
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(probe("success"))
+        .exited(P, 1, 1)
+        .tr(probe("failure"))
+        .tr(probe("error"));
+    assert!(!f.has(Inv::ProbesOnlyRunningContainers));
+    // Success against an exited container.
+    f.tr(probe("success"));
+    assert!(f.has(Inv::ProbesOnlyRunningContainers));
+    // A probe of a container that never ran.
+    let mut g = Feed::new();
+    g.created(P, RestartPolicy::Always).tr(probe("failure"));
+    assert!(g.has(Inv::ProbesOnlyRunningContainers));
+}
+
+#[test]
+fn l2_terminal_in_api_after_stop() {
+    // Terminated, then the terminal phase reaches the API: fine.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .wait(1000)
+        .patched(P, PodPhase::Succeeded, false)
+        .wait(120_000);
+    assert!(!f.finish().contains(&Inv::TerminalInApiAfterStop.name()));
+    assert!(f.o.liveness_checked(Inv::TerminalInApiAfterStop) > 0);
+    // The API still shows Running long after.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .wait(120_000);
+    assert!(g.finish().contains(&Inv::TerminalInApiAfterStop.name()));
+    // Too little time after Terminated: not checked.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .terminate(P)
+        .wait(5_000);
+    assert!(!h.finish().contains(&Inv::TerminalInApiAfterStop.name()));
+    assert_eq!(h.o.liveness_checked(Inv::TerminalInApiAfterStop), 0);
+}
+
+#[test]
+fn l5_finished_pod_forgotten() {
+    let forgotten_after = |forget_at_first: bool| {
+        let mut f = Feed::new();
+        f.running_pod(P, RestartPolicy::Always)
+            .terminate(P)
+            .clean_up(P)
+            .cfg(P, "REMOVE")
+            .wait(2000)
+            .tr(Transition::Housekeeping);
+        if forget_at_first {
+            f.worker(P, "forgotten");
+        }
+        f.wait(2000)
+            .tr(Transition::Housekeeping)
+            .worker(P, "forgotten");
+        f
+    };
+    let f = forgotten_after(true);
+    assert!(!f.has(Inv::FinishedPodForgotten));
+    assert_eq!(f.o.liveness_checked(Inv::FinishedPodForgotten), 1);
+    assert!(forgotten_after(false).has(Inv::FinishedPodForgotten));
+    // Still in config (not REMOVEd): kept.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Never)
+        .terminate(P)
+        .clean_up(P)
+        .tr(Transition::Housekeeping)
+        .wait(2000)
+        .tr(Transition::Housekeeping);
+    assert!(!g.has(Inv::FinishedPodForgotten));
+}
+
+#[test]
+fn l8_kill_pod_now_returns() {
+    // Spec grace 30 s: the bound is 45 s (+1 s).
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .kill(P, 1, "requested", false)
+        .wait(45_000)
+        .kill(P, 1, "timed out", false)
+        .wait(100_000);
+    assert!(!f.finish().contains(&Inv::KillPodNowReturns.name()));
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .kill(P, 1, "requested", false)
+        .wait(50_000)
+        .kill(P, 1, "returned", false);
+    assert!(g.has(Inv::KillPodNowReturns));
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .kill(P, 1, "requested", false)
+        .wait(60_000);
+    assert!(h.finish().contains(&Inv::KillPodNowReturns.name()));
+    // Pending calls die with the kubelet.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .kill(P, 1, "requested", false)
+        .tr(Transition::KubeletProcess {
+            what: "crashed",
+            epoch: 0,
+        })
+        .wait(1000)
+        .tr(Transition::KubeletProcess {
+            what: "started",
+            epoch: 1,
+        })
+        .wait(60_000);
+    assert!(!k.finish().contains(&Inv::KillPodNowReturns.name()));
+}
+
+#[test]
+fn l9_eviction_reevaluates() {
+    let ev = |what| Transition::Eviction { uid: P, what };
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(ev("kill completed"))
+        .wait(30_000)
+        .tr(ev("timed out waiting for the pod to be cleaned up"))
+        .wait(100_000);
+    assert!(!f.finish().contains(&Inv::EvictionReevaluates.name()));
+    assert!(f.o.liveness_checked(Inv::EvictionReevaluates) > 0);
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(ev("kill completed"))
+        .wait(45_000)
+        .tr(ev("pod cleaned up"));
+    assert!(g.has(Inv::EvictionReevaluates));
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .tr(ev("kill timed out (ExceededGracePeriod)"))
+        .wait(45_000);
+    assert!(h.finish().contains(&Inv::EvictionReevaluates.name()));
+}
+
+#[test]
+fn l10_node_shutdown_completes_and_c13_not_ready() {
+    let group = |priority, period_s| Transition::ShutdownGroup {
+        priority,
+        period_s,
+        pods: 1,
+    };
+    let shutdown = |what: &str| Transition::Shutdown { what: what.into() };
+    let released =
+        || shutdown("shutdown processed: inhibitor lock 1 released, node will shut down");
+    // Groups within their periods, NotReady at once, lock released, power off.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(Transition::NodeReady { ready: false })
+        .tr(group(0, 10))
+        .wait(10_000)
+        .tr(group(100, 20))
+        .wait(20_000)
+        .tr(released())
+        .tr(Transition::PowerOff {
+            cause: "inhibitor lock released",
+            alive: 0,
+        })
+        .wait(100_000);
+    let names = f.finish();
+    assert!(
+        !names.contains(&Inv::NodeShutdownCompletes.name()),
+        "{names:?}"
+    );
+    assert!(!names.contains(&Inv::NotReadyAfterShutdownStart.name()));
+    // A group that started late, and no NotReady before the power-off.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(group(0, 10))
+        .wait(15_000)
+        .tr(group(100, 20))
+        .tr(Transition::PowerOff {
+            cause: "inhibit delay expired",
+            alive: 1,
+        });
+    let names = g.finish();
+    assert!(names.contains(&Inv::NodeShutdownCompletes.name()));
+    assert!(names.contains(&Inv::NotReadyAfterShutdownStart.name()));
+    // The lock never released, the node still on at the end.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(Transition::NodeReady { ready: false })
+        .tr(group(0, 10))
+        .wait(30_000);
+    assert!(h.finish().contains(&Inv::NodeShutdownCompletes.name()));
+    // Cancelled shutdown: nothing is due.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .tr(shutdown("PrepareForShutdown(true)"))
+        .tr(shutdown("PrepareForShutdown(false)"))
+        .wait(60_000);
+    assert_eq!(k.finish(), Vec::<&str>::new());
+}
+
+#[test]
+fn l11_liveness_failure_kills() {
+    let fail = Transition::ProbeResult {
+        uid: P,
+        id: ContainerId(1),
+        kind: "liveness",
+        result: "failure",
+    };
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(5_000)
+        .stop(P, 30)
+        .exited(P, 1, 137)
+        .wait(100_000);
+    assert!(!f.finish().contains(&Inv::LivenessFailureKills.name()));
+    assert_eq!(f.o.liveness_checked(Inv::LivenessFailureKills), 1);
+    // Never killed.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(100_000);
+    assert!(g.finish().contains(&Inv::LivenessFailureKills.name()));
+    // Killed too late.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(90_000)
+        .exited(P, 1, 137);
+    assert!(h.has(Inv::LivenessFailureKills));
+    // A terminating pod: its kill is deleted-pod-stops' business.
+    let mut k = Feed::new();
+    k.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .tr(fail)
+        .wait(100_000);
+    assert!(!k.finish().contains(&Inv::LivenessFailureKills.name()));
+}
