@@ -144,6 +144,10 @@ pub struct Metrics {
     /// Every change of a node condition the eviction manager made: (timeNs, condition,
     /// status).
     pub node_conditions: Vec<(u64, String, bool)>,
+    /// RunPodSandbox/CreateContainer/StartContainer calls that began between a pod's
+    /// termination request and its acknowledgement (the oracle's count for S1'; 0 without
+    /// the oracle).
+    pub starts_while_termination_requested: u64,
 }
 
 /// One eviction by the eviction manager.
@@ -807,6 +811,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         power_off_cause: w.node.power_off_cause.map(str::to_string),
         containers_alive_at_power_off: w.power_off.containers_alive,
         statuses_lost_at_power_off: w.power_off.statuses_lost,
+        starts_while_termination_requested: w.trace.observer().starts_while_termination_requested(),
         ..Default::default()
     };
     for (uid, h) in &w.api.history {
