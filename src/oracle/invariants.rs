@@ -105,6 +105,7 @@ pub enum Inv {
     NodeShutdownCompletes,
     LivenessFailureKills,
     NotReadyAfterShutdownStart,
+    ApiWritesCarryUid,
 }
 
 impl Inv {
@@ -155,6 +156,7 @@ impl Inv {
         Inv::NodeShutdownCompletes,
         Inv::LivenessFailureKills,
         Inv::NotReadyAfterShutdownStart,
+        Inv::ApiWritesCarryUid,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -570,6 +572,15 @@ pub const INVARIANTS: &[Invariant] = &[
         meaning: "once a graceful node shutdown starts, the kubelet reports the node NotReady promptly",
         bound: "10 s (nodeStatusUpdateFrequency; v1.31 syncs the node status at once) after PrepareForShutdown(true), checked up to the power-off; not checked once the shutdown was cancelled or the kubelet crashed",
         source: "pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go processShutdownEvent (setNodeShutdownStatus, syncNodeStatus), kubelet_node_status.go; race catalog checklist 13",
+        profiles: ALL,
+    },
+    Invariant {
+        name: "api-writes-carry-uid",
+        id: "C14",
+        kind: Kind::Safety,
+        meaning: "every status the kubelet writes to a pod object is that object's own (by UID): each container ID in it belongs to that UID (for a mirror pod, to its static pod), never to another UID of the same name; the final DELETE is checked per UID by delete-only-after-reclamation",
+        bound: "",
+        source: "pkg/kubelet/status/status_manager.go syncPod (UID check before the PATCH; DELETE with a UID precondition), pkg/util/pod/pod.go PatchPodStatus; race catalog checklist 14",
         profiles: ALL,
     },
 ];

@@ -1635,6 +1635,19 @@ impl Oracle {
                 "the kubelet wrote the status of a pod it knows only as a runtime pod".into(),
             );
         }
+        let foreign = status
+            .containers
+            .iter()
+            .filter_map(|c| c.container_id)
+            .find(|id| self.get(of).is_some_and(|p| p.instance(*id).is_none()));
+        if let Some(id) = foreign {
+            self.report(
+                Inv::ApiWritesCarryUid,
+                Some(of),
+                at,
+                format!("the status written to {obj} names container {id}, which is not a container of {of}"),
+            );
+        }
         if phase.is_terminal() && !old.is_terminal() && !rejected {
             if let Some(c) = running {
                 self.report(

@@ -1616,3 +1616,33 @@ fn l11_liveness_failure_kills() {
         .wait(100_000);
     assert!(!k.finish().contains(&Inv::LivenessFailureKills.name()));
 }
+
+#[test]
+fn c14_api_writes_carry_uid() {
+    let status = |id| ApiContainerStatus {
+        name: "app".into(),
+        state: ApiContainerState::Running {
+            started_at: SimTime::ZERO,
+        },
+        last_state: None,
+        restart_count: 0,
+        ready: true,
+        started: true,
+        container_id: Some(ContainerId(id)),
+    };
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always).patched_with(
+        P,
+        PodPhase::Running,
+        true,
+        vec![status(1)],
+    );
+    assert!(!f.has(Inv::ApiWritesCarryUid));
+    // Container 2 is Q's: a status computed for Q landed on P's object.
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .created(Q, RestartPolicy::Always)
+        .running(Q, 2)
+        .patched_with(P, PodPhase::Running, true, vec![status(2)]);
+    assert!(g.has(Inv::ApiWritesCarryUid));
+}
