@@ -578,7 +578,7 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "api-writes-carry-uid",
         id: "C14",
         kind: Kind::Safety,
-        meaning: "every status the kubelet writes to a pod object is that object's own (by UID): each container ID in it belongs to that UID (for a mirror pod, to its static pod), never to another UID of the same name; the final DELETE is checked per UID by delete-only-after-reclamation",
+        meaning: "every status the kubelet writes to a pod object is that object's own (by UID): no container ID in it is one of another UID's containers (for a mirror pod: its static pod's), so a status computed for another UID of the same name never lands; the final DELETE is checked per UID by delete-only-after-reclamation",
         bound: "",
         source: "pkg/kubelet/status/status_manager.go syncPod (UID check before the PATCH; DELETE with a UID precondition), pkg/util/pod/pod.go PatchPodStatus; race catalog checklist 14",
         profiles: ALL,

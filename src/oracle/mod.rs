@@ -259,6 +259,8 @@ struct Node {
     not_ready_due_since: Option<SimTime>,
     /// Finished workers whose pod left the config (L5 candidates).
     undesired_finished: Vec<PodUid>,
+    /// The pod each container that ran belongs to (C14).
+    container_owner: BTreeMap<ContainerId, PodUid>,
 }
 
 /// The oracle of one run.
@@ -545,6 +547,8 @@ impl Oracle {
                     _ => false,
                 };
                 p.running.push(*id);
+                self.node.container_owner.insert(*id, uid);
+                let p = self.pod(uid);
                 p.instances.push(Instance {
                     id: *id,
                     name: name.clone(),
@@ -1635,17 +1639,17 @@ impl Oracle {
                 "the kubelet wrote the status of a pod it knows only as a runtime pod".into(),
             );
         }
-        let foreign = status
-            .containers
-            .iter()
-            .filter_map(|c| c.container_id)
-            .find(|id| self.get(of).is_some_and(|p| p.instance(*id).is_none()));
-        if let Some(id) = foreign {
+        let foreign = status.containers.iter().find_map(|c| {
+            let id = c.container_id?;
+            let owner = *self.node.container_owner.get(&id)?;
+            (owner != of).then_some((id, owner))
+        });
+        if let Some((id, owner)) = foreign {
             self.report(
                 Inv::ApiWritesCarryUid,
                 Some(of),
                 at,
-                format!("the status written to {obj} names container {id}, which is not a container of {of}"),
+                format!("the status written to {obj} (for {of}) names container {id}, a container of {owner}"),
             );
         }
         if phase.is_terminal() && !old.is_terminal() && !rejected {
