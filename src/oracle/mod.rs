@@ -185,6 +185,14 @@ struct Pod {
     // ---- the kubelet ----
     /// The smallest grace override of an eviction of the pod by the running kubelet.
     min_override: Option<i64>,
+    /// An eviction override that arrived while the worker, with termination already
+    /// requested and no sync open, may have taken up its terminating work (and its grace)
+    /// already and be waiting for a newer pod status (GetNewerThan): v1.31 runs that
+    /// SyncTerminatingPod with the grace it took (the override only cancels a context
+    /// SyncTerminatingPod does not use, TODO 113606), so the override binds only the syncs
+    /// after it. (A worker idle in its error back-off has not taken its work up yet; the
+    /// check is lenient there.)
+    late_override: Option<i64>,
     errors: Vec<SimTime>,
     /// A container of it ran when the kubelet last crashed.
     running_at_crash: bool,
@@ -640,7 +648,12 @@ impl Oracle {
                     self.checked[Inv::EvictionReevaluates as usize] += 1;
                 }
                 let p = self.pod(*uid);
-                p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
+                let w = &p.worker;
+                if w.term_requested && w.open_sync.is_none() {
+                    p.late_override = Some(p.late_override.map_or(*grace, |o| o.min(*grace)));
+                } else {
+                    p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
+                }
                 self.evict(at, *uid);
             }
             Eviction { uid, what } => {
@@ -898,6 +911,7 @@ impl Oracle {
             p.worker = Worker::default();
             p.inc = Incarnation::default();
             p.min_override = None;
+            p.late_override = None;
         }
     }
 
@@ -1095,6 +1109,9 @@ impl Oracle {
                 let p = self.pod(uid);
                 let undesired_finished = p.worker.finished && p.inc.out_of_config;
                 p.worker = Worker::default();
+                // The record held the grace history: a new record starts without it.
+                p.min_override = None;
+                p.late_override = None;
                 if undesired_finished {
                     self.checked[Inv::FinishedPodForgotten as usize] += 1;
                 }
@@ -1264,6 +1281,10 @@ impl Oracle {
         match kind {
             "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
                 p.inc.shutdown_fn_applies = p.inc.shutdown_killed;
+                // An override this sync could not take binds every later one.
+                if let Some(l) = p.late_override.take() {
+                    p.min_override = Some(p.min_override.map_or(l, |o| o.min(l)));
+                }
                 w.terminating_began = true;
                 w.term_acked = true;
                 w.status_set = false;

@@ -598,6 +598,18 @@ fn c8_grace_within_overrides() {
         .tr(evict(P))
         .begin(P, "SyncTerminatingPod", Some(1));
     assert!(!g.has(Inv::GraceWithinOverrides));
+    // Termination already requested and no sync open: the worker may have taken up its
+    // terminating work (grace 30) and be waiting for a newer status when the override comes;
+    // that sync keeps its grace, a later one must honour the override.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .worker(P, "termination requested")
+        .tr(evict(P))
+        .begin(P, "SyncTerminatingPod", Some(30));
+    assert!(!h.has(Inv::GraceWithinOverrides));
+    h.end(P, "SyncTerminatingPod", false)
+        .begin(P, "SyncTerminatingPod", Some(30));
+    assert!(h.has(Inv::GraceWithinOverrides));
 }
 
 #[test]
