@@ -10,7 +10,7 @@
 use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
-use crate::model::Transition;
+use crate::model::{PodUid, Transition};
 use crate::world::Ctx;
 use std::sync::Arc;
 
@@ -22,15 +22,14 @@ impl Kubelet {
         let all_pods = std::mem::take(&mut self.config.pods);
         let working = self.sync_known_pods(ctx, &all_pods);
         // Stop probing pods that are not running.
-        let possibly_running: std::collections::BTreeSet<_> = working
-            .iter()
-            .filter(|(_, w)| matches!(w.state, WorkType::Sync | WorkType::Terminating))
-            .map(|(uid, _)| *uid)
-            .collect();
-        self.probe_cleanup_pods(ctx, &possibly_running);
-        // Force-refresh the runtime cache: a fresh list of running pods.
+        let possibly_running = |uid: PodUid| {
+            matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
+        };
+        self.probe_cleanup_pods(ctx, possibly_running);
+        // Force-refresh the runtime cache: a fresh list of running pods (in UID order).
         let running_list = ctx.list_running_pod_uids();
-        let running_uids: std::collections::BTreeSet<_> = running_list.iter().copied().collect();
+        debug_assert!(running_list.windows(2).all(|w| w[0] < w[1]));
+        let is_running = |uid: &PodUid| running_list.binary_search(uid).is_ok();
         self.status_remove_orphans(&all_pods);
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         for (uid, pod) in &all_pods {
@@ -64,7 +63,7 @@ impl Kubelet {
             }
             if pod.deletion_timestamp.is_some()
                 && pod.status.phase.is_terminal()
-                && !running_uids.contains(uid)
+                && !is_running(uid)
             {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
@@ -92,10 +91,9 @@ impl Kubelet {
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
         // running, whose volumes are gone.
         for (uid, mounted) in ctx.list_pod_dirs() {
-            let possibly_running = matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
             if all_pods.contains_key(&uid)
-                || possibly_running
-                || running_uids.contains(&uid)
+                || possibly_running(uid)
+                || is_running(&uid)
                 || mounted
             {
                 continue;
@@ -108,9 +106,7 @@ impl Kubelet {
         // Orphaned runtime pods: kill with grace 1.
         let orphans: Vec<_> = running_list
             .into_iter()
-            .filter(|uid| {
-                !matches!(working.get(uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
-            })
+            .filter(|uid| !possibly_running(*uid))
             .collect();
         for rp in ctx.list_running_pods_of(&orphans) {
             let uid = rp.uid;

@@ -137,6 +137,32 @@ pub struct PodWorkerSync {
     pub is_static: bool,
 }
 
+/// What `SyncKnownPods` reports: one entry per UID the workers know, in UID order (a
+/// sorted vector: built once per housekeeping tick and only looked up).
+#[derive(Clone, Debug, Default)]
+pub struct KnownPods(pub Vec<(PodUid, PodWorkerSync)>);
+
+impl KnownPods {
+    pub fn get(&self, uid: &PodUid) -> Option<&PodWorkerSync> {
+        self.0
+            .binary_search_by(|(u, _)| u.cmp(uid))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+    pub fn contains_key(&self, uid: &PodUid) -> bool {
+        self.get(uid).is_some()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&PodUid, &PodWorkerSync)> {
+        self.0.iter().map(|(u, w)| (u, w))
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &PodUid> {
+        self.0.iter().map(|(u, _)| u)
+    }
+    pub fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
+        self.0.iter().map(|(_, w)| w)
+    }
+}
+
 /// `podSyncStatus`: everything the pod worker keeps about one UID.
 #[derive(Clone, Debug)]
 pub struct PodSyncStatus {
@@ -1182,10 +1208,10 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) -> BTreeMap<PodUid, PodWorkerSync> {
+    ) -> KnownPods {
         let now = ctx.now();
         self.pw.pods_synced = true;
-        let mut out = BTreeMap::new();
+        let mut out = Vec::with_capacity(self.pw.records.len());
         let uids: Vec<PodUid> = self.pw.records.keys().copied().collect();
         for uid in uids {
             let orphan = !desired.contains_key(&uid);
@@ -1254,7 +1280,7 @@ impl Kubelet {
                 .as_ref()
                 .and_then(|u| u.pod.as_ref())
                 .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
-            out.insert(
+            out.push((
                 uid,
                 PodWorkerSync {
                     state: st.work_type(),
@@ -1262,9 +1288,9 @@ impl Kubelet {
                     has_config: cfg.is_some(),
                     is_static: cfg.is_some_and(|p| p.static_pod),
                 },
-            );
+            ));
         }
-        out
+        KnownPods(out)
     }
 }
 
