@@ -32,8 +32,11 @@ impl Kubelet {
         let is_running = |uid: &PodUid| running_list.binary_search(uid).is_ok();
         self.status_remove_orphans(&all_pods);
         // filterOutInactivePods + restart of desired pods unknown to the workers.
+        // (`working` is walked beside the UID-ordered pods rather than searched.)
+        let mut known = working.keys().peekable();
         for (uid, pod) in &all_pods {
-            if self.pw.is_pod_known_terminated(*uid) {
+            let rec = self.pw.records.get(uid);
+            if rec.is_some_and(|s| s.is_terminated()) {
                 continue;
             }
             let terminal = pod.status.phase.is_terminal()
@@ -42,10 +45,11 @@ impl Kubelet {
                     .statuses
                     .get(uid)
                     .is_some_and(|v| v.status.phase.is_terminal());
-            if terminal && !self.pw.is_pod_termination_requested(*uid) {
+            if terminal && !rec.is_some_and(|s| s.is_termination_requested()) {
                 continue;
             }
-            if !working.contains_key(uid) {
+            while known.next_if(|k| *k < uid).is_some() {}
+            if known.peek() != Some(&uid) {
                 ctx.emit(Transition::Note {
                     uid: *uid,
                     what: "housekeeping restarts a desired pod unknown to the workers",
@@ -58,13 +62,14 @@ impl Kubelet {
         // after a restart never reached a worker, so nothing finished it).
         let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
         for (uid, pod) in all_pods.iter().filter(|_| push_terminal) {
+            // (Cheap fields first; every test is free of side effects.)
+            if !(pod.deletion_timestamp.is_some() && pod.status.phase.is_terminal()) {
+                continue;
+            }
             if working.contains_key(uid) || self.pw.records.contains_key(uid) {
                 continue;
             }
-            if pod.deletion_timestamp.is_some()
-                && pod.status.phase.is_terminal()
-                && !is_running(uid)
-            {
+            if !is_running(uid) {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
         }

@@ -1211,12 +1211,22 @@ impl Kubelet {
     ) -> KnownPods {
         let now = ctx.now();
         self.pw.pods_synced = true;
-        let mut out = Vec::with_capacity(self.pw.records.len());
-        let uids: Vec<PodUid> = self.pw.records.keys().copied().collect();
-        for uid in uids {
-            let orphan = !desired.contains_key(&uid);
+        // Records needing work (a restart request, or no longer desired), found by walking
+        // both UID-ordered maps side by side; the others only report their state below.
+        let mut act = Vec::new();
+        {
+            let mut want = desired.keys().peekable();
+            for (uid, st) in &self.pw.records {
+                while want.next_if(|d| *d < uid).is_some() {}
+                let orphan = want.peek() != Some(&uid);
+                if st.restart_requested || orphan {
+                    act.push((*uid, orphan));
+                }
+            }
+        }
+        for (uid, orphan) in act {
             let st = self.pw.records.get_mut(&uid).expect("listed");
-            if st.restart_requested || orphan {
+            {
                 // removeTerminatedWorker
                 if st.finished {
                     self.pw.release_static(uid);
@@ -1274,7 +1284,12 @@ impl Kubelet {
                     }
                 }
             }
-            let st = &self.pw.records[&uid];
+        }
+        let mut out = Vec::with_capacity(self.pw.records.len());
+        let mut want = desired.keys().peekable();
+        for (&uid, st) in &self.pw.records {
+            while want.next_if(|d| **d < uid).is_some() {}
+            let orphan = want.peek() != Some(&&uid);
             let cfg = st
                 .active_update
                 .as_ref()

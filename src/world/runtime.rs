@@ -1017,7 +1017,8 @@ impl Runtime {
         self.pods
             .iter()
             .filter(|(_, p)| {
-                p.containers.iter().any(|id| {
+                // Newest first: a running container is usually the last one created.
+                p.containers.iter().rev().any(|id| {
                     self.containers
                         .get(id)
                         .is_some_and(|c| c.state == RtState::Running)
