@@ -95,11 +95,15 @@ impl Kubelet {
         }
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
         // running, whose volumes are gone.
+        let mut in_config = all_pods.keys().peekable();
         for (uid, mounted) in ctx.list_pod_dirs() {
-            if all_pods.contains_key(&uid)
+            if mounted {
+                continue;
+            }
+            while in_config.next_if(|k| **k < uid).is_some() {}
+            if in_config.peek() == Some(&&uid)
                 || possibly_running(uid)
                 || is_running(&uid)
-                || mounted
             {
                 continue;
             }
