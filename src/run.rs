@@ -246,7 +246,7 @@ impl World {
     pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let observer = if oracle {
-            Oracle::new()
+            Oracle::for_pods(sc.pods.len())
         } else {
             Oracle::default()
         };
@@ -311,7 +311,7 @@ impl World {
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
         self.runtime.register_workload(uid, d.behaviour.clone());
-        let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
+        let mut pod = crate::model::ApiPod::with_spec(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
         pod.static_pod = true;
@@ -371,7 +371,7 @@ impl World {
         match ev {
             Event::CreatePod(i) => {
                 let decl = &scenario.pods[i];
-                let uid = api.create(sim, trace, Arc::new(decl.spec.clone()), i);
+                let uid = api.create(sim, trace, decl.spec.clone(), i);
                 runtime.register_workload(uid, decl.behaviour.clone());
             }
             Event::Timeline(i) => {
@@ -658,7 +658,7 @@ impl World {
                         let new = self.api.create(
                             &mut self.sim,
                             &mut self.trace,
-                            Arc::new(d.spec.clone()),
+                            d.spec.clone(),
                             i,
                         );
                         self.runtime.register_workload(new, d.behaviour.clone());

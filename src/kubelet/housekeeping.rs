@@ -131,10 +131,10 @@ impl Kubelet {
                     pod: None,
                     mirror: None,
                     running_pod: Some(Arc::new(rp)),
-                    kill: Some(KillPodOptions {
+                    kill: Some(Box::new(KillPodOptions {
                         grace_override: Some(1),
                         ..Default::default()
-                    }),
+                    })),
                 },
             );
         }

@@ -85,7 +85,7 @@ pub struct UpdatePodOptions {
     pub pod: Option<Arc<ApiPod>>,
     pub mirror: Option<Arc<ApiPod>>,
     pub running_pod: Option<Arc<RunningPod>>,
-    pub kill: Option<KillPodOptions>,
+    pub kill: Option<Box<KillPodOptions>>,
 }
 
 impl UpdatePodOptions {
@@ -261,12 +261,12 @@ impl PodSyncStatus {
             // `SyncPodSync`), so a requeued update is a sync.
             let mut first = other.clone();
             first.update_type = UpdateType::Sync;
-            first.kill = other.kill.as_ref().map(|k| KillPodOptions {
+            first.kill = other.kill.as_ref().map(|k| Box::new(KillPodOptions {
                 completed: None,
                 evict: k.evict,
                 status_fn: None,
                 grace_override: k.grace_override,
-            });
+            }));
             self.active_update = Some(first);
             return;
         };
@@ -279,12 +279,12 @@ impl PodSyncStatus {
             active.mirror.clone_from(&other.mirror);
         }
         if let Some(k) = &other.kill {
-            active.kill = Some(KillPodOptions {
+            active.kill = Some(Box::new(KillPodOptions {
                 completed: None,
                 evict: k.evict,
                 status_fn: None,
                 grace_override: k.grace_override,
-            });
+            }));
         }
     }
 }
@@ -753,7 +753,7 @@ impl Kubelet {
             }
             options.kill = None;
         } else if st.is_termination_requested() {
-            let kill = options.kill.get_or_insert_with(KillPodOptions::default);
+            let kill = options.kill.get_or_insert_with(Box::default);
             if kill.grace_override == Some(0) {
                 ctx.reach(Reach::KillWithZeroGraceOverride);
             }
@@ -864,12 +864,12 @@ impl Kubelet {
                 pod: Some(pod),
                 mirror: None,
                 running_pod: None,
-                kill: Some(KillPodOptions {
+                kill: Some(Box::new(KillPodOptions {
                     completed: Some(ch),
                     evict,
                     status_fn,
                     grace_override,
-                }),
+                })),
             },
         );
         ch
