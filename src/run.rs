@@ -655,12 +655,9 @@ impl World {
                     self.api.force_delete(&mut self.sim, &mut self.trace, uid);
                     if let Some(i) = decl {
                         let d = &self.scenario.pods[i];
-                        let new = self.api.create(
-                            &mut self.sim,
-                            &mut self.trace,
-                            d.spec.clone(),
-                            i,
-                        );
+                        let new =
+                            self.api
+                                .create(&mut self.sim, &mut self.trace, d.spec.clone(), i);
                         self.runtime.register_workload(new, d.behaviour.clone());
                     }
                 }

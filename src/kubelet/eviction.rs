@@ -365,8 +365,16 @@ impl Kubelet {
         }
         let summary = ctx.stats_summary();
         debug_assert_eq!(
-            (summary.time, summary.node_available_bytes, summary.node_working_set_bytes),
-            (node.time, node.node_available_bytes, node.node_working_set_bytes)
+            (
+                summary.time,
+                summary.node_available_bytes,
+                summary.node_working_set_bytes
+            ),
+            (
+                node.time,
+                node.node_available_bytes,
+                node.node_working_set_bytes
+            )
         );
         let threshold = self.eviction.thresholds[ti].clone();
         let mut ranked = active;

@@ -22,9 +22,7 @@ impl Kubelet {
         let all_pods = std::mem::take(&mut self.config.pods);
         let working = self.sync_known_pods(ctx, &all_pods);
         // Stop probing pods that are not running.
-        let possibly_running = |uid: PodUid| {
-            matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
-        };
+        let possibly_running = |uid: PodUid| matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
         self.probe_cleanup_pods(ctx, possibly_running);
         // Force-refresh the runtime cache: a fresh list of running pods (in UID order).
         let running_list = ctx.list_running_pod_uids();
@@ -101,10 +99,7 @@ impl Kubelet {
                 continue;
             }
             while in_config.next_if(|k| **k < uid).is_some() {}
-            if in_config.peek() == Some(&&uid)
-                || possibly_running(uid)
-                || is_running(&uid)
-            {
+            if in_config.peek() == Some(&&uid) || possibly_running(uid) || is_running(&uid) {
                 continue;
             }
             ctx.cri(

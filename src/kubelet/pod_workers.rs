@@ -261,12 +261,14 @@ impl PodSyncStatus {
             // `SyncPodSync`), so a requeued update is a sync.
             let mut first = other.clone();
             first.update_type = UpdateType::Sync;
-            first.kill = other.kill.as_ref().map(|k| Box::new(KillPodOptions {
-                completed: None,
-                evict: k.evict,
-                status_fn: None,
-                grace_override: k.grace_override,
-            }));
+            first.kill = other.kill.as_ref().map(|k| {
+                Box::new(KillPodOptions {
+                    completed: None,
+                    evict: k.evict,
+                    status_fn: None,
+                    grace_override: k.grace_override,
+                })
+            });
             self.active_update = Some(first);
             return;
         };

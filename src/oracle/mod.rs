@@ -282,7 +282,11 @@ impl Oracle {
     /// [`Oracle::new`] for a run of `pods` pods: a shorter per-pod ring when it is large.
     pub fn for_pods(pods: usize) -> Self {
         Oracle {
-            ring: if pods > LARGE_RUN_PODS { RING_LARGE } else { RING },
+            ring: if pods > LARGE_RUN_PODS {
+                RING_LARGE
+            } else {
+                RING
+            },
             // UIDs count from 1: one slot per declared pod, without doubling's slack
             // (pods created later, such as mirror pods, grow it as before).
             pods: Vec::with_capacity(pods + 1),

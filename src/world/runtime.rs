@@ -1081,7 +1081,9 @@ impl Runtime {
                 .iter()
                 .filter_map(|id| self.containers.get(id))
                 .filter(|c| c.state == RtState::Running)
-                .fold(0u64, |a, c| a.saturating_add(c.behaviour.memory_usage_bytes));
+                .fold(0u64, |a, c| {
+                    a.saturating_add(c.behaviour.memory_usage_bytes)
+                });
             node_ws = node_ws.saturating_add(ws);
         }
         let (available, ws) = match self.memory_available_override {
