@@ -1,8 +1,8 @@
 //! The invariant oracle (design.md decision 9): read-only and separate from the model. It
 //! is the trace's [`Observer`]: it sees every [`Transition`] as it is emitted, after it is
-//! hashed, keeps its own history (per pod, a ring of the last [`RING`] transitions, for
-//! diagnostics) and its own derived state, and never reads the world. Removing it (or
-//! switching it off) changes no trace hash.
+//! hashed, keeps its own history (per pod, a ring of the last [`RING`] transitions, or
+//! [`RING_LARGE`] in a large run, for diagnostics) and its own derived state, and never
+//! reads the world. Removing it (or switching it off) changes no trace hash.
 //!
 //! Safety properties are checked as transitions happen; liveness properties (bounded
 //! progress) at the end of the run ([`Oracle::finish`]), each with its bound, and skipped
