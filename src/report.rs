@@ -112,10 +112,24 @@ fn pod_block(s: &mut String, p: &PodSummary) {
 /// The text summary `podsim run` prints.
 pub fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
+    // The port follows one release; a profile is a set of switch values on top of it.
+    let switched =
+        crate::kubelet::profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours)
+            .diff("current");
+    let how = if switched.is_empty() {
+        format!("the {} port", out.upstream_release)
+    } else {
+        let flips: Vec<String> = switched.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!(
+            "the {} port with {}",
+            out.upstream_release,
+            flips.join(", ")
+        )
+    };
     let _ = writeln!(
         s,
-        "podsim {}  scenario {} ({})  seed {}  profile {} (kubelet {})",
-        out.podsim, out.scenario, out.scenario_hash, out.seed, out.profile, out.upstream_release
+        "podsim {}  scenario {} ({})  seed {}  profile {} ({how})",
+        out.podsim, out.scenario, out.scenario_hash, out.seed, out.profile
     );
     if !sc.description.is_empty() {
         let _ = writeln!(s, "{}", sc.description.trim());

@@ -703,40 +703,55 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "<non-string panic>".into())
 }
 
-/// Runs case `seed`; `Err` is the printed report.
-fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
+/// Generates case `seed`, loads it (with `--profile profile` if given) and runs it twice;
+/// `Err` is the printed report (a generator bug or a panic, with the replay line).
+fn load_and_run_twice(
+    seed: u64,
+    profile: Option<&str>,
+) -> Result<(String, Plan, RunOutput, RunOutput), String> {
     let (yaml, plan) = generate(seed);
     let name = format!("swarm-{seed}.yaml");
-    let loaded = match load_str(&name, &yaml, &[]) {
-        Ok(l) => l,
-        Err(e) => {
-            return Err(report(
-                seed,
-                &yaml,
-                &format!("generator bug: validation rejected the scenario:\n{e}"),
-            ))
-        }
-    };
+    let sets: Vec<(String, String)> = profile
+        .map(|p| ("spec.kubelet.profile".to_string(), p.to_string()))
+        .into_iter()
+        .collect();
+    let loaded = load_str(&name, &yaml, &sets).map_err(|e| {
+        report(
+            seed,
+            &yaml,
+            &format!("generator bug: validation rejected the scenario:\n{e}"),
+        )
+    })?;
     let sc = Arc::new(loaded.scenario);
+    let flag = profile
+        .map(|p| format!(" --profile {p}"))
+        .unwrap_or_default();
     let opts = RunOptions {
         seed,
         keep_trace: false,
-        replay: format!("podsim run {name} --seed {seed}"),
+        replay: format!("podsim run {name} --seed {seed}{flag}"),
         ..Default::default()
     };
-    let runs = catch_unwind(AssertUnwindSafe(|| {
+    let (a, b) = catch_unwind(AssertUnwindSafe(|| {
         (run(sc.clone(), &opts), run(sc.clone(), &opts))
-    }));
-    let (a, b) = match runs {
-        Ok(r) => r,
-        Err(p) => {
-            return Err(report(
-                seed,
-                &yaml,
-                &format!("podsim panicked: {}", panic_message(&*p)),
-            ))
-        }
-    };
+    }))
+    .map_err(|p| {
+        report(
+            seed,
+            &yaml,
+            &format!(
+                "podsim panicked: {}\n  replay: {}",
+                panic_message(&*p),
+                opts.replay
+            ),
+        )
+    })?;
+    Ok((yaml, plan, a, b))
+}
+
+/// Runs case `seed`; `Err` is the printed report.
+fn case(seed: u64, stats: &mut Stats) -> Result<(), String> {
+    let (yaml, plan, a, b) = load_and_run_twice(seed, None)?;
     let mut bad = Vec::new();
     // Terminates within its limits: the event-count limits are only there to catch loops.
     if a.stop_reason != "quiescent" && a.stop_reason != "horizon" {
@@ -900,37 +915,7 @@ fn swarm_generator_covers_its_features() {
 /// One random scenario under an old profile: loads, never panics, terminates within its
 /// limits, and is deterministic. (Findings are expected there: they are the old races.)
 fn old_profile_case(seed: u64, profile: &str) -> Result<(), String> {
-    let (yaml, _) = generate(seed);
-    let name = format!("swarm-{seed}.yaml");
-    let sets = [("spec.kubelet.profile".to_string(), profile.to_string())];
-    let loaded = load_str(&name, &yaml, &sets).map_err(|e| {
-        report(
-            seed,
-            &yaml,
-            &format!("validation rejected it under {profile}:\n{e}"),
-        )
-    })?;
-    let sc = Arc::new(loaded.scenario);
-    let opts = RunOptions {
-        seed,
-        keep_trace: false,
-        replay: format!("podsim run {name} --seed {seed} --profile {profile}"),
-        ..Default::default()
-    };
-    let (a, b) = catch_unwind(AssertUnwindSafe(|| {
-        (run(sc.clone(), &opts), run(sc.clone(), &opts))
-    }))
-    .map_err(|p| {
-        report(
-            seed,
-            &yaml,
-            &format!(
-                "podsim panicked under {profile}: {}\n  replay: {}",
-                panic_message(&*p),
-                opts.replay
-            ),
-        )
-    })?;
+    let (yaml, _, a, b) = load_and_run_twice(seed, Some(profile))?;
     let mut bad = Vec::new();
     if a.stop_reason != "quiescent" && a.stop_reason != "horizon" {
         bad.push(format!(
@@ -947,7 +932,7 @@ fn old_profile_case(seed: u64, profile: &str) -> Result<(), String> {
     if bad.is_empty() {
         Ok(())
     } else {
-        bad.push(format!("replay: {}", opts.replay));
+        bad.push(format!("replay: {}", a.replay));
         Err(report(seed, &yaml, &bad.join("\n  ")))
     }
 }

@@ -127,6 +127,8 @@ pub enum KEv {
     PodKillerReceive,
     /// The v1.21 design's periodic container garbage collection.
     LegacyContainerGc,
+    /// The volume manager's desired state populator loop, after a restart (100 ms).
+    VolumePopulatorTick,
 }
 
 /// All in-memory kubelet state.
@@ -146,6 +148,8 @@ pub struct Kubelet {
     pub reason_cache: BTreeMap<(PodUid, String), &'static str>,
     /// The volume manager's actual state: pods whose volumes are mounted.
     pub mounted: std::collections::BTreeSet<PodUid>,
+    /// The volume manager's desired state of world for reconstructed volumes (restart.rs).
+    pub vol_dsw: restart::VolumePopulator,
     /// Secret and configmap registrations, and the mount back-off.
     pub objects: objects::Objects,
     /// In-flight sync operations by UID.
@@ -184,6 +188,7 @@ impl Kubelet {
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
             mounted: Default::default(),
+            vol_dsw: Default::default(),
             objects: Default::default(),
             waiting_work: BTreeMap::new(),
             sync_tick: t.sync_loop_tick,
@@ -242,6 +247,7 @@ impl Kubelet {
             }
             KEv::HousekeepingTick => {
                 if self.config.sources_ready && self.housekeeping_enabled {
+                    self.volume_populator_settle(ctx);
                     if self.legacy() {
                         self.legacy_handle_pod_cleanups(ctx);
                     } else {
@@ -280,6 +286,7 @@ impl Kubelet {
             KEv::EvictionCleanupTimeout(gen) => self.eviction_cleanup_timeout(ctx, gen),
             KEv::PodKillerReceive => self.pod_killer_receive(ctx),
             KEv::LegacyContainerGc => self.legacy_container_gc(ctx),
+            KEv::VolumePopulatorTick => self.volume_populator_tick(ctx),
         }
     }
 

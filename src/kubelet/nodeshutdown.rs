@@ -353,6 +353,7 @@ impl Kubelet {
                 // left as computed from the containers (issue 104531).
                 StatusFn::ReasonOnly { reason, message }
             };
+            ctx.reach(crate::model::reach::Reach::ShutdownKill);
             let ch = self.kill_pod_now(ctx, pod, false, Some(grace), Some(status_fn));
             kills.push((ch, uid));
         }

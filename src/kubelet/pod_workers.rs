@@ -726,8 +726,8 @@ impl Kubelet {
                 became_terminating = true;
             }
             if became_terminating {
-                if !st.is_started() {
-                    ctx.reach(crate::model::reach::Reach::KillOfUnstartedPod);
+                if self.ops.get(&uid).is_some_and(|op| op.is_pulling()) {
+                    ctx.reach(Reach::KillDuringImagePull);
                 }
                 ctx.emit(Transition::Worker {
                     uid,

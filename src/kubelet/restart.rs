@@ -22,22 +22,63 @@
 //!    pod for the first time. A pod whose API phase is already terminal and whose cached
 //!    runtime status shows nothing running is recorded as terminated at once (issue
 //!    105523, `update_pod` step 2), so it is never started again. Before the first
-//!    `SyncKnownPods`, `CouldHaveRunningContainers` is true for unknown pods.
+//!    `SyncKnownPods`, `CouldHaveRunningContainers` is true for unknown pods;
+//! 5. the volume manager's desired state of world populator runs every 100 ms
+//!    ([`Kubelet::volume_populator_tick`], `pkg/kubelet/volumemanager/populator/
+//!    desired_state_of_world_populator.go` `findAndAddNewPods`): each loop adds the volumes
+//!    of the pods in the pod manager it does not skip; the first loop that started with
+//!    sources ready sets `hasAddedPods`, and from then on the reconciler may unmount
+//!    reconstructed volumes that are not in the desired state (`reconciler_new.go`
+//!    `readyToUnmount`, `unmountVolumes`). Until `hasAddedPods`, v1.31 (PR 114326, v1.27 and
+//!    cherry-picked to 1.24-1.26) skips only pods whose runtime may be removed
+//!    (`ShouldPodRuntimeBeRemoved`), so a terminating pod whose containers may still run
+//!    keeps its volumes until `SyncTerminatedPod`. With
+//!    `volumesKeptForTerminatingPodsAcrossRestart: false` (v1.22 to v1.26.0, PR 102344 and
+//!    issue 103651) it skips every pod whose termination its worker has started
+//!    (`ShouldPodContainersBeTerminating`), and the reconciler unmounts the reconstructed
+//!    volumes of a pod that was deleted before the restart while its containers still run
+//!    their SIGTERM handlers (issues 113979, 114047).
 //!
 //! Where it deliberately differs from upstream:
 //! * Reconstruction is an instantaneous scan at start (upstream's reconciler does it in
 //!   its first pass and keeps reconstructed volumes "uncertain" until the desired state
-//!   populator has seen the pods). The volume reconciler is not modelled, so volumes are
-//!   only ever unmounted by `SyncTerminatedPod`: the race of issue 113979 (catalog 24,
-//!   a reconstructed volume unmounted under a still-running container) cannot occur, and
-//!   the volumes of a pod that is removed from the API while the kubelet is down stay
-//!   mounted after its orphaned containers are killed.
+//!   populator has seen the pods). The reconciler's unmount of a reconstructed volume that
+//!   is not desired is modelled only where the two populator rules above differ: a pod in
+//!   the pod manager, skipped because it is terminating, whose runtime may still run.
+//!   Otherwise volumes are unmounted by `SyncTerminatedPod` as without a restart, so the
+//!   volumes of a pod that is removed from the API while the kubelet is down stay mounted
+//!   after its orphaned containers are killed (upstream unmounts them; issue 103651's
+//!   e2e test). The populator and reconciler are not modelled in the v1.21 design, whose
+//!   populator checked the pod's status (`isPodTerminated`) and kept such volumes.
+//! * Volumes are one unit per pod (mount/unmount all of them). The populator loop runs
+//!   only after a restart that reconstructed some, until `hasAddedPods`, and as timer
+//!   events only under the old rule (a timer changes the scheduler's choices among
+//!   simultaneous events, so trace hashes); under v1.31's rule, which never leads to an
+//!   unmount here, its decision is evaluated once, silently, at the first housekeeping
+//!   with sources ready, to mark the reach point.
 //! * The pod workers' jitter stream of a new incarnation is seeded from the run seed and
 //!   the incarnation number (a real process draws fresh randomness).
 
-use super::Kubelet;
-use crate::model::Transition;
-use crate::world::{Ctx, Epoch};
+use super::profile::Sw;
+use super::{KEv, Kubelet};
+use crate::model::reach::Reach;
+use crate::model::{PodUid, Transition};
+use crate::sim::Dur;
+use crate::world::runtime::CriReq;
+use crate::world::{Caller, Ctx, Epoch};
+use std::collections::BTreeSet;
+
+/// The populator's loop period (`desiredStateOfWorldPopulatorLoopSleepPeriod`).
+const POPULATOR_PERIOD: Dur = Dur::millis(100);
+
+/// The volume manager's desired state for reconstructed volumes, after a restart.
+#[derive(Clone, Debug, Default)]
+pub struct VolumePopulator {
+    /// Pods whose volumes were reconstructed from disk and whose fate is not decided yet.
+    reconstructed: BTreeSet<PodUid>,
+    /// Reconstructed pods whose volumes the populator added to the desired state.
+    desired: BTreeSet<PodUid>,
+}
 
 /// The seed of the kubelet's own random streams in incarnation `epoch` (the run seed for
 /// the first one, so runs without a restart are unchanged).
@@ -58,8 +99,78 @@ impl Kubelet {
                     uid,
                     what: "volume manager: mounted volumes reconstructed from disk",
                 });
+                self.vol_dsw.reconstructed.insert(uid);
             }
         }
+        // Only the old rule can make the reconciler act, so only it gets the populator's
+        // loop as events (a timer changes the scheduler's choices among simultaneous
+        // events); v1.31's decision is evaluated, for its reach point only, at the first
+        // housekeeping with sources ready ([`Kubelet::volume_populator_settle`]).
+        if !self.legacy()
+            && !self.vol_dsw.reconstructed.is_empty()
+            && !self.b.on(Sw::VolumesKeptForTerminatingPodsAcrossRestart)
+        {
+            let _ = ctx.after(POPULATOR_PERIOD, KEv::VolumePopulatorTick);
+        }
+    }
+
+    /// With v1.31's rule the populator keeps every reconstructed volume the reconciler
+    /// could unmount in this model, so its loop changes nothing; housekeeping (sources
+    /// ready) runs the decision once to mark the reach point.
+    pub(super) fn volume_populator_settle(&mut self, ctx: &mut Ctx) {
+        if !self.vol_dsw.reconstructed.is_empty()
+            && self.b.on(Sw::VolumesKeptForTerminatingPodsAcrossRestart)
+        {
+            self.volume_populator_tick(ctx);
+        }
+    }
+
+    /// One loop of the desired state populator (`findAndAddNewPods`) for the reconstructed
+    /// volumes; the loop that started with sources ready sets `hasAddedPods`, after which
+    /// the reconciler unmounts reconstructed volumes not in the desired state.
+    pub fn volume_populator_tick(&mut self, ctx: &mut Ctx) {
+        let sources_ready = self.config.sources_ready;
+        let kept = self.b.on(Sw::VolumesKeptForTerminatingPodsAcrossRestart);
+        let pending: Vec<PodUid> = self.vol_dsw.reconstructed.iter().copied().collect();
+        for &uid in &pending {
+            if !self.config.pods.contains_key(&uid) || self.vol_dsw.desired.contains(&uid) {
+                continue;
+            }
+            // Before `hasAddedPods`: v1.31 skips pods whose runtime may be removed; v1.22 to
+            // v1.26.0 skipped pods whose worker has started terminating them.
+            let skip = if kept {
+                self.pw.should_pod_runtime_be_removed(uid)
+            } else {
+                self.pw.should_pod_containers_be_terminating(uid)
+            };
+            if !skip {
+                self.vol_dsw.desired.insert(uid);
+            }
+        }
+        if !sources_ready {
+            let _ = ctx.after(POPULATOR_PERIOD, KEv::VolumePopulatorTick);
+            return;
+        }
+        // hasAddedPods: the reconciler may unmount what is mounted and not desired.
+        for uid in pending {
+            if !self.config.pods.contains_key(&uid) {
+                continue;
+            }
+            let could_run = !self.pw.should_pod_runtime_be_removed(uid);
+            if !(could_run && self.pw.is_pod_termination_requested(uid)) {
+                continue;
+            }
+            ctx.reach(Reach::TerminatingPodVolumesAfterRestart);
+            if self.vol_dsw.desired.contains(&uid) || !self.mounted.contains(&uid) {
+                continue;
+            }
+            ctx.emit(Transition::Note {
+                uid,
+                what: "volume manager: reconstructed volumes not in the desired state: unmount",
+            });
+            ctx.cri(Caller::Deletor, CriReq::UnmountVolumes { uid });
+        }
+        self.vol_dsw = VolumePopulator::default();
     }
 }
 

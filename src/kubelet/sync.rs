@@ -125,6 +125,11 @@ pub struct Op {
 }
 
 impl Op {
+    /// Whether the operation is waiting for an image pull.
+    pub(super) fn is_pulling(&self) -> bool {
+        matches!(self.start, Some((_, StartStage::Pull)))
+    }
+
     /// A new operation with an empty plan.
     pub(super) fn new(
         id: u64,

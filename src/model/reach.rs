@@ -32,6 +32,8 @@ pub enum Reach {
     StaticPodStartedBesideRuntimePod,
     KillWithZeroGraceOverride,
     DeleteWhileRestartingContainer,
+    TerminatingPodVolumesAfterRestart,
+    ShutdownKill,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -67,6 +69,8 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::StaticPodStartedBesideRuntimePod, name: "static-pod-started-beside-runtime-pod", meaning: "a static pod started while the runtime ran containers of another UID with its full name (after a kubelet restart: a runtime-only pod)" },
     Point { reach: Reach::KillWithZeroGraceOverride, name: "kill-with-zero-grace-override", meaning: "the pod worker was asked to kill a pod with an explicit grace override of 0 (hard eviction)" },
     Point { reach: Reach::DeleteWhileRestartingContainer, name: "delete-while-restarting-container", meaning: "an API delete reached the kubelet while a SyncPod was restarting a container of the pod that had exited" },
+    Point { reach: Reach::TerminatingPodVolumesAfterRestart, name: "terminating-pod-volumes-after-restart", meaning: "after a kubelet restart the volume manager's desired state populator decided on reconstructed volumes of a pod whose termination was requested while its containers could still run" },
+    Point { reach: Reach::ShutdownKill, name: "shutdown-kill", meaning: "the graceful node shutdown manager killed a pod" },
 ];
 
 /// The point named `name`.
