@@ -415,8 +415,17 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     }
     let expect_failure = report::expect_failure(&sc, &out);
     if a.json {
-        match serde_json::to_string_pretty(&out) {
-            Ok(s) => println!("{s}"),
+        // Streamed: a 100,000-pod summary would otherwise be a second copy in one string.
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        let written = serde_json::to_writer_pretty(&mut w, &out)
+            .map_err(std::io::Error::from)
+            .and_then(|()| {
+                use std::io::Write as _;
+                writeln!(w)?;
+                w.flush()
+            });
+        match written {
+            Ok(()) => {}
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);

@@ -250,7 +250,7 @@ impl World {
     pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let observer = if oracle {
-            Oracle::new()
+            Oracle::for_pods(sc.pods.len())
         } else {
             Oracle::default()
         };
@@ -315,7 +315,7 @@ impl World {
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
         self.runtime.register_workload(uid, d.behaviour.clone());
-        let mut pod = crate::model::ApiPod::new(uid, d.spec.clone());
+        let mut pod = crate::model::ApiPod::with_spec(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
         pod.static_pod = true;
@@ -375,7 +375,7 @@ impl World {
         match ev {
             Event::CreatePod(i) => {
                 let decl = &scenario.pods[i];
-                let uid = api.create(sim, trace, Arc::new(decl.spec.clone()), i);
+                let uid = api.create(sim, trace, decl.spec.clone(), i);
                 runtime.register_workload(uid, decl.behaviour.clone());
             }
             Event::Timeline(i) => {
@@ -659,12 +659,9 @@ impl World {
                     self.api.force_delete(&mut self.sim, &mut self.trace, uid);
                     if let Some(i) = decl {
                         let d = &self.scenario.pods[i];
-                        let new = self.api.create(
-                            &mut self.sim,
-                            &mut self.trace,
-                            Arc::new(d.spec.clone()),
-                            i,
-                        );
+                        let new =
+                            self.api
+                                .create(&mut self.sim, &mut self.trace, d.spec.clone(), i);
                         self.runtime.register_workload(new, d.behaviour.clone());
                     }
                 }

@@ -163,7 +163,7 @@ fn runtime_opts(ty: UpdateType, rp: Arc<RunningPod>) -> UpdatePodOptions {
 
 fn kill_opts(pod: Arc<ApiPod>, kill: KillPodOptions) -> UpdatePodOptions {
     UpdatePodOptions {
-        kill: Some(kill),
+        kill: Some(Box::new(kill)),
         ..opts(UpdateType::Kill, pod)
     }
 }
@@ -1276,10 +1276,10 @@ fn test_runtime_kill_of_known_pod_marks_deleted() {
     let pod = p(1001).build();
     update(&mut w, opts(UpdateType::Create, pod.clone()));
     let mut kill = runtime_opts(UpdateType::Kill, running_pod(1001, "running-pod"));
-    kill.kill = Some(KillPodOptions {
+    kill.kill = Some(Box::new(KillPodOptions {
         grace_override: Some(1),
         ..Default::default()
-    });
+    }));
     update(&mut w, kill);
     let s = st(&w, uid(1001));
     assert!(s.observed_runtime && s.is_terminated() && s.finished);

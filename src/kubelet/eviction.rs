@@ -293,26 +293,15 @@ impl Kubelet {
             return false;
         }
         let now = ctx.now();
-        let mut active = self.active_pods();
-        if !self.eviction.b.on(Sw::EvictionWaitsForReclaim) {
-            // <= v1.6 `filterOutTerminatedPods`: a pod whose status manager phase is terminal
-            // (an evicted pod, from its kill on) is no longer active, though its containers
-            // may still run and hold memory.
-            active.retain(|p| {
-                !self
-                    .status
-                    .statuses
-                    .get(&p.uid)
-                    .is_some_and(|v| v.status.phase.is_terminal())
-            });
-        }
-        let summary = ctx.stats_summary();
+        // The node figures first; the active pods and the per-pod summary (both O(pods))
+        // are built only when a threshold asks for a ranking: nothing before reads them.
+        let node = ctx.stats_node();
         let obs = Observation {
-            available: summary.node_available_bytes,
-            capacity: summary
+            available: node.node_available_bytes,
+            capacity: node
                 .node_available_bytes
-                .saturating_add(summary.node_working_set_bytes),
-            time: summary.time,
+                .saturating_add(node.node_working_set_bytes),
+            time: node.time,
         };
         let ev = &mut self.eviction;
         let met = ev.thresholds_met_now(&obs);
@@ -358,9 +347,35 @@ impl Kubelet {
         let Some(&ti) = updated.first() else {
             return false;
         };
+        let mut active = self.active_pods();
+        if !self.eviction.b.on(Sw::EvictionWaitsForReclaim) {
+            // <= v1.6 `filterOutTerminatedPods`: a pod whose status manager phase is terminal
+            // (an evicted pod, from its kill on) is no longer active, though its containers
+            // may still run and hold memory.
+            active.retain(|p| {
+                !self
+                    .status
+                    .statuses
+                    .get(&p.uid)
+                    .is_some_and(|v| v.status.phase.is_terminal())
+            });
+        }
         if active.is_empty() {
             return false;
         }
+        let summary = ctx.stats_summary();
+        debug_assert_eq!(
+            (
+                summary.time,
+                summary.node_available_bytes,
+                summary.node_working_set_bytes
+            ),
+            (
+                node.time,
+                node.node_available_bytes,
+                node.node_working_set_bytes
+            )
+        );
         let threshold = self.eviction.thresholds[ti].clone();
         let mut ranked = active;
         rank_memory_pressure(&mut ranked, &summary);

@@ -10,7 +10,7 @@
 use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
-use crate::model::Transition;
+use crate::model::{PodUid, Transition};
 use crate::world::Ctx;
 use std::sync::Arc;
 
@@ -22,19 +22,19 @@ impl Kubelet {
         let all_pods = std::mem::take(&mut self.config.pods);
         let working = self.sync_known_pods(ctx, &all_pods);
         // Stop probing pods that are not running.
-        let possibly_running: std::collections::BTreeSet<_> = working
-            .iter()
-            .filter(|(_, w)| matches!(w.state, WorkType::Sync | WorkType::Terminating))
-            .map(|(uid, _)| *uid)
-            .collect();
-        self.probe_cleanup_pods(ctx, &possibly_running);
-        // Force-refresh the runtime cache: a fresh list of running pods.
+        let possibly_running = |uid: PodUid| matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
+        self.probe_cleanup_pods(ctx, possibly_running);
+        // Force-refresh the runtime cache: a fresh list of running pods (in UID order).
         let running_list = ctx.list_running_pod_uids();
-        let running_uids: std::collections::BTreeSet<_> = running_list.iter().copied().collect();
+        debug_assert!(running_list.windows(2).all(|w| w[0] < w[1]));
+        let is_running = |uid: &PodUid| running_list.binary_search(uid).is_ok();
         self.status_remove_orphans(&all_pods);
         // filterOutInactivePods + restart of desired pods unknown to the workers.
+        // (`working` is walked beside the UID-ordered pods rather than searched.)
+        let mut known = working.keys().peekable();
         for (uid, pod) in &all_pods {
-            if self.pw.is_pod_known_terminated(*uid) {
+            let rec = self.pw.records.get(uid);
+            if rec.is_some_and(|s| s.is_terminated()) {
                 continue;
             }
             let terminal = pod.status.phase.is_terminal()
@@ -43,10 +43,11 @@ impl Kubelet {
                     .statuses
                     .get(uid)
                     .is_some_and(|v| v.status.phase.is_terminal());
-            if terminal && !self.pw.is_pod_termination_requested(*uid) {
+            if terminal && !rec.is_some_and(|s| s.is_termination_requested()) {
                 continue;
             }
-            if !working.contains_key(uid) {
+            while known.next_if(|k| *k < uid).is_some() {}
+            if known.peek() != Some(&uid) {
                 ctx.emit(Transition::Note {
                     uid: *uid,
                     what: "housekeeping restarts a desired pod unknown to the workers",
@@ -59,13 +60,14 @@ impl Kubelet {
         // after a restart never reached a worker, so nothing finished it).
         let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
         for (uid, pod) in all_pods.iter().filter(|_| push_terminal) {
+            // (Cheap fields first; every test is free of side effects.)
+            if !(pod.deletion_timestamp.is_some() && pod.status.phase.is_terminal()) {
+                continue;
+            }
             if working.contains_key(uid) || self.pw.records.contains_key(uid) {
                 continue;
             }
-            if pod.deletion_timestamp.is_some()
-                && pod.status.phase.is_terminal()
-                && !running_uids.contains(uid)
-            {
+            if !is_running(uid) {
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
             }
         }
@@ -91,13 +93,13 @@ impl Kubelet {
         }
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
         // running, whose volumes are gone.
+        let mut in_config = all_pods.keys().peekable();
         for (uid, mounted) in ctx.list_pod_dirs() {
-            let possibly_running = matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
-            if all_pods.contains_key(&uid)
-                || possibly_running
-                || running_uids.contains(&uid)
-                || mounted
-            {
+            if mounted {
+                continue;
+            }
+            while in_config.next_if(|k| **k < uid).is_some() {}
+            if in_config.peek() == Some(&&uid) || possibly_running(uid) || is_running(&uid) {
                 continue;
             }
             ctx.cri(
@@ -108,9 +110,7 @@ impl Kubelet {
         // Orphaned runtime pods: kill with grace 1.
         let orphans: Vec<_> = running_list
             .into_iter()
-            .filter(|uid| {
-                !matches!(working.get(uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
-            })
+            .filter(|uid| !possibly_running(*uid))
             .collect();
         for rp in ctx.list_running_pods_of(&orphans) {
             let uid = rp.uid;
@@ -126,10 +126,10 @@ impl Kubelet {
                     pod: None,
                     mirror: None,
                     running_pod: Some(Arc::new(rp)),
-                    kill: Some(KillPodOptions {
+                    kill: Some(Box::new(KillPodOptions {
                         grace_override: Some(1),
                         ..Default::default()
-                    }),
+                    })),
                 },
             );
         }

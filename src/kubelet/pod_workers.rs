@@ -85,7 +85,7 @@ pub struct UpdatePodOptions {
     pub pod: Option<Arc<ApiPod>>,
     pub mirror: Option<Arc<ApiPod>>,
     pub running_pod: Option<Arc<RunningPod>>,
-    pub kill: Option<KillPodOptions>,
+    pub kill: Option<Box<KillPodOptions>>,
 }
 
 impl UpdatePodOptions {
@@ -135,6 +135,32 @@ pub struct PodWorkerSync {
     pub orphan: bool,
     pub has_config: bool,
     pub is_static: bool,
+}
+
+/// What `SyncKnownPods` reports: one entry per UID the workers know, in UID order (a
+/// sorted vector: built once per housekeeping tick and only looked up).
+#[derive(Clone, Debug, Default)]
+pub struct KnownPods(pub Vec<(PodUid, PodWorkerSync)>);
+
+impl KnownPods {
+    pub fn get(&self, uid: &PodUid) -> Option<&PodWorkerSync> {
+        self.0
+            .binary_search_by(|(u, _)| u.cmp(uid))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+    pub fn contains_key(&self, uid: &PodUid) -> bool {
+        self.get(uid).is_some()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&PodUid, &PodWorkerSync)> {
+        self.0.iter().map(|(u, w)| (u, w))
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &PodUid> {
+        self.0.iter().map(|(u, _)| u)
+    }
+    pub fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
+        self.0.iter().map(|(_, w)| w)
+    }
 }
 
 /// `podSyncStatus`: everything the pod worker keeps about one UID.
@@ -235,11 +261,13 @@ impl PodSyncStatus {
             // `SyncPodSync`), so a requeued update is a sync.
             let mut first = other.clone();
             first.update_type = UpdateType::Sync;
-            first.kill = other.kill.as_ref().map(|k| KillPodOptions {
-                completed: None,
-                evict: k.evict,
-                status_fn: None,
-                grace_override: k.grace_override,
+            first.kill = other.kill.as_ref().map(|k| {
+                Box::new(KillPodOptions {
+                    completed: None,
+                    evict: k.evict,
+                    status_fn: None,
+                    grace_override: k.grace_override,
+                })
             });
             self.active_update = Some(first);
             return;
@@ -253,12 +281,12 @@ impl PodSyncStatus {
             active.mirror.clone_from(&other.mirror);
         }
         if let Some(k) = &other.kill {
-            active.kill = Some(KillPodOptions {
+            active.kill = Some(Box::new(KillPodOptions {
                 completed: None,
                 evict: k.evict,
                 status_fn: None,
                 grace_override: k.grace_override,
-            });
+            }));
         }
     }
 }
@@ -727,7 +755,7 @@ impl Kubelet {
             }
             options.kill = None;
         } else if st.is_termination_requested() {
-            let kill = options.kill.get_or_insert_with(KillPodOptions::default);
+            let kill = options.kill.get_or_insert_with(Box::default);
             if kill.grace_override == Some(0) {
                 ctx.reach(Reach::KillWithZeroGraceOverride);
             }
@@ -838,12 +866,12 @@ impl Kubelet {
                 pod: Some(pod),
                 mirror: None,
                 running_pod: None,
-                kill: Some(KillPodOptions {
+                kill: Some(Box::new(KillPodOptions {
                     completed: Some(ch),
                     evict,
                     status_fn,
                     grace_override,
-                }),
+                })),
             },
         );
         ch
@@ -1182,15 +1210,25 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) -> BTreeMap<PodUid, PodWorkerSync> {
+    ) -> KnownPods {
         let now = ctx.now();
         self.pw.pods_synced = true;
-        let mut out = BTreeMap::new();
-        let uids: Vec<PodUid> = self.pw.records.keys().copied().collect();
-        for uid in uids {
-            let orphan = !desired.contains_key(&uid);
+        // Records needing work (a restart request, or no longer desired), found by walking
+        // both UID-ordered maps side by side; the others only report their state below.
+        let mut act = Vec::new();
+        {
+            let mut want = desired.keys().peekable();
+            for (uid, st) in &self.pw.records {
+                while want.next_if(|d| *d < uid).is_some() {}
+                let orphan = want.peek() != Some(&uid);
+                if st.restart_requested || orphan {
+                    act.push((*uid, orphan));
+                }
+            }
+        }
+        for (uid, orphan) in act {
             let st = self.pw.records.get_mut(&uid).expect("listed");
-            if st.restart_requested || orphan {
+            {
                 // removeTerminatedWorker
                 if st.finished {
                     self.pw.release_static(uid);
@@ -1248,13 +1286,18 @@ impl Kubelet {
                     }
                 }
             }
-            let st = &self.pw.records[&uid];
+        }
+        let mut out = Vec::with_capacity(self.pw.records.len());
+        let mut want = desired.keys().peekable();
+        for (&uid, st) in &self.pw.records {
+            while want.next_if(|d| **d < uid).is_some() {}
+            let orphan = want.peek() != Some(&&uid);
             let cfg = st
                 .active_update
                 .as_ref()
                 .and_then(|u| u.pod.as_ref())
                 .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
-            out.insert(
+            out.push((
                 uid,
                 PodWorkerSync {
                     state: st.work_type(),
@@ -1262,9 +1305,9 @@ impl Kubelet {
                     has_config: cfg.is_some(),
                     is_static: cfg.is_some_and(|p| p.static_pod),
                 },
-            );
+            ));
         }
-        out
+        KnownPods(out)
     }
 }
 

@@ -694,16 +694,21 @@ impl Kubelet {
 
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
-        self.status.statuses.retain(|uid, _| keep.contains_key(uid));
-        self.status
-            .stale_unqueued
-            .retain(|uid| keep.contains_key(uid));
-        self.status
-            .finished_fresh
-            .retain(|uid| keep.contains_key(uid));
-        self.status
-            .api_versions
-            .retain(|uid, _| keep.contains_key(uid));
+        // `retain` visits in ascending UID order, so `keep` is walked beside each map
+        // instead of searched per entry.
+        let kept = || {
+            let mut k = keep.keys().peekable();
+            move |uid: &PodUid| {
+                while k.next_if(|x| *x < uid).is_some() {}
+                k.peek() == Some(&uid)
+            }
+        };
+        let mut f = kept();
+        self.status.statuses.retain(|uid, _| f(uid));
+        self.status.stale_unqueued.retain(kept());
+        self.status.finished_fresh.retain(kept());
+        let mut f = kept();
+        self.status.api_versions.retain(|uid, _| f(uid));
     }
 }
 

@@ -155,9 +155,14 @@ impl ApiPod {
 impl ApiPod {
     /// A freshly created object for `spec` (no deletion, empty status).
     pub fn new(uid: PodUid, spec: super::PodSpec) -> Self {
+        Self::with_spec(uid, Arc::new(spec))
+    }
+
+    /// [`ApiPod::new`] sharing an existing spec.
+    pub fn with_spec(uid: PodUid, spec: Arc<super::PodSpec>) -> Self {
         ApiPod {
             uid,
-            spec: Arc::new(spec),
+            spec,
             decl: 0,
             created_at: SimTime::ZERO,
             deletion_timestamp: None,

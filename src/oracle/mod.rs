@@ -1,8 +1,8 @@
 //! The invariant oracle (design.md decision 9): read-only and separate from the model. It
 //! is the trace's [`Observer`]: it sees every [`Transition`] as it is emitted, after it is
-//! hashed, keeps its own history (per pod, a ring of the last [`RING`] transitions, for
-//! diagnostics) and its own derived state, and never reads the world. Removing it (or
-//! switching it off) changes no trace hash.
+//! hashed, keeps its own history (per pod, a ring of the last [`RING`] transitions, or
+//! [`RING_LARGE`] in a large run, for diagnostics) and its own derived state, and never
+//! reads the world. Removing it (or switching it off) changes no trace hash.
 //!
 //! Safety properties are checked as transitions happen; liveness properties (bounded
 //! progress) at the end of the run ([`Oracle::finish`]), each with its bound, and skipped
@@ -29,6 +29,11 @@ pub use invariants::{Invariant, Kind};
 
 /// Transitions kept per pod for a finding's diagnosis.
 pub const RING: usize = 20;
+/// The ring of a large run ([`Oracle::for_pods`] with more than [`LARGE_RUN_PODS`] pods):
+/// a finding there prints the pod's last 8 transitions, and the oracle keeps about 900
+/// bytes less per pod.
+pub const RING_LARGE: usize = 8;
+pub const LARGE_RUN_PODS: usize = 1000;
 
 /// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
 /// writes, CRI latencies, one post-kill verification retry).
@@ -277,6 +282,8 @@ pub struct Oracle {
     on: bool,
     /// Bit per invariant active on the run's profile.
     active: u64,
+    /// Transitions kept per pod ([`RING`], or [`RING_LARGE`] in a large run).
+    ring: usize,
     pods: Vec<Pod>,
     node: Node,
     findings: Vec<OracleFinding>,
@@ -313,7 +320,23 @@ impl Oracle {
             on: true,
             active: (1u64 << INVARIANTS.len()) - 1,
             checked: vec![0; INVARIANTS.len()],
+            ring: RING,
             ..Default::default()
+        }
+    }
+
+    /// [`Oracle::new`] for a run of `pods` pods: a shorter per-pod ring when it is large.
+    pub fn for_pods(pods: usize) -> Self {
+        Oracle {
+            ring: if pods > LARGE_RUN_PODS {
+                RING_LARGE
+            } else {
+                RING
+            },
+            // UIDs count from 1: one slot per declared pod, without doubling's slack
+            // (pods created later, such as mirror pods, grow it as before).
+            pods: Vec::with_capacity(pods + 1),
+            ..Self::new()
         }
     }
 
@@ -433,13 +456,13 @@ impl Oracle {
     pub fn transition(&mut self, at: SimTime, tr: &Transition) {
         match Self::uid_of(tr) {
             Some(uid) => {
+                let ring = self.ring;
                 let h = &mut self.pod(uid).history;
-                if h.len() == RING {
+                if h.len() == ring {
                     h.pop_front();
                 } else if h.capacity() == 0 {
-                    // Exactly one ring's worth: growth by doubling would leave 12 slots
-                    // per pod unused.
-                    h.reserve_exact(RING);
+                    // Exactly one ring's worth: growth by doubling would leave slots unused.
+                    h.reserve_exact(ring);
                 }
                 h.push_back((at, tr.clone()));
             }

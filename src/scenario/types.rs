@@ -156,7 +156,7 @@ pub struct PodDecl {
     pub static_pod: bool,
     pub create_at: Dur,
     /// The template with the expanded name (`web-0`).
-    pub spec: PodSpec,
+    pub spec: std::sync::Arc<PodSpec>,
     /// Container name -> behaviour; every container of the spec has an entry (defaults
     /// filled in). Shared by the replicas of one `spec.pods` entry.
     pub behaviour: std::sync::Arc<BTreeMap<String, Behaviour>>,

@@ -1400,7 +1400,7 @@ fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
                 decl_index: i,
                 static_pod,
                 create_at,
-                spec,
+                spec: std::sync::Arc::new(spec),
                 behaviour: behaviour.clone(),
             });
         }

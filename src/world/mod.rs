@@ -277,6 +277,11 @@ impl<'a> Ctx<'a> {
         self.runtime.stats_summary(self.sim.now())
     }
 
+    /// [`Ctx::stats_summary`]'s node figures only (no per-pod list).
+    pub fn stats_node(&self) -> stats::StatsSummary {
+        self.runtime.stats_node(self.sim.now())
+    }
+
     /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
     pub fn list_running_pod_uids(&self) -> Vec<PodUid> {
         self.runtime.running_pod_uids()

@@ -1017,7 +1017,8 @@ impl Runtime {
         self.pods
             .iter()
             .filter(|(_, p)| {
-                p.containers.iter().any(|id| {
+                // Newest first: a running container is usually the last one created.
+                p.containers.iter().rev().any(|id| {
                     self.containers
                         .get(id)
                         .is_some_and(|c| c.state == RtState::Running)
@@ -1070,6 +1071,33 @@ impl Runtime {
     }
 
     /// The stats summary at `now` (model in `world::stats`).
+    /// The node figures of [`Runtime::stats_summary`] alone (`pods` left empty): the same
+    /// sums without building the per-pod list.
+    pub fn stats_node(&self, now: SimTime) -> StatsSummary {
+        let mut node_ws: u64 = 0;
+        for p in self.pods.values() {
+            let ws = p
+                .containers
+                .iter()
+                .filter_map(|id| self.containers.get(id))
+                .filter(|c| c.state == RtState::Running)
+                .fold(0u64, |a, c| {
+                    a.saturating_add(c.behaviour.memory_usage_bytes)
+                });
+            node_ws = node_ws.saturating_add(ws);
+        }
+        let (available, ws) = match self.memory_available_override {
+            Some(a) => (a, self.node_memory_bytes.saturating_sub(a)),
+            None => (self.node_memory_bytes.saturating_sub(node_ws), node_ws),
+        };
+        StatsSummary {
+            time: now,
+            node_available_bytes: available,
+            node_working_set_bytes: ws,
+            pods: Vec::new(),
+        }
+    }
+
     pub fn stats_summary(&self, now: SimTime) -> StatsSummary {
         let mut pods = Vec::new();
         let mut node_ws: u64 = 0;

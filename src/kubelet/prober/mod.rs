@@ -37,7 +37,7 @@ use crate::model::{
 };
 use crate::sim::{Dur, SimTime, Stream};
 use crate::world::Ctx;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// `maxProbeRetries`: a probe that errors is retried this many times in a row.
@@ -196,12 +196,12 @@ impl Kubelet {
 
     /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
     /// the pods whose worker is syncing or terminating).
-    pub(crate) fn probe_cleanup_pods(&mut self, ctx: &mut Ctx, desired: &BTreeSet<PodUid>) {
+    pub(crate) fn probe_cleanup_pods(&mut self, ctx: &mut Ctx, desired: impl Fn(PodUid) -> bool) {
         let stop: Vec<ProbeKey> = self
             .prober
             .workers
             .keys()
-            .filter(|k| !desired.contains(&k.uid))
+            .filter(|k| !desired(k.uid))
             .cloned()
             .collect();
         for key in stop {
