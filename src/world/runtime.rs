@@ -1086,6 +1086,12 @@ impl Runtime {
                 });
             node_ws = node_ws.saturating_add(ws);
         }
+        self.summary_with(now, node_ws, Vec::new())
+    }
+
+    /// A summary from the node's working-set sum: `memory.available` is capacity minus it,
+    /// unless a `memoryPressure` action pins the node figure.
+    fn summary_with(&self, now: SimTime, node_ws: u64, pods: Vec<PodStats>) -> StatsSummary {
         let (available, ws) = match self.memory_available_override {
             Some(a) => (a, self.node_memory_bytes.saturating_sub(a)),
             None => (self.node_memory_bytes.saturating_sub(node_ws), node_ws),
@@ -1094,7 +1100,7 @@ impl Runtime {
             time: now,
             node_available_bytes: available,
             node_working_set_bytes: ws,
-            pods: Vec::new(),
+            pods,
         }
     }
 
@@ -1124,16 +1130,7 @@ impl Runtime {
                 containers,
             });
         }
-        let (available, ws) = match self.memory_available_override {
-            Some(a) => (a, self.node_memory_bytes.saturating_sub(a)),
-            None => (self.node_memory_bytes.saturating_sub(node_ws), node_ws),
-        };
-        StatsSummary {
-            time: now,
-            node_available_bytes: available,
-            node_working_set_bytes: ws,
-            pods,
-        }
+        self.summary_with(now, node_ws, pods)
     }
 
     /// Ground truth for the summary: every container instance of a pod, oldest first.

@@ -83,35 +83,29 @@ impl Worker {
 impl Kubelet {
     /// `stop()`: a non-blocking send on the stop channel.
     pub(crate) fn probe_worker_stop(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
-        let Some(w) = self.prober.workers.get_mut(key) else {
-            return;
-        };
-        if w.stop_pending {
-            return;
-        }
-        w.stop_pending = true;
-        if !w.sleeping {
-            let gen = w.gen;
-            let _ = ctx.after(
-                Dur::ZERO,
-                KEv::ProbeWorker {
-                    key: key.clone(),
-                    gen,
-                    wake: ProbeWake::Stop,
-                },
-            );
-        }
+        self.probe_worker_send(ctx, key, ProbeWake::Stop);
     }
 
     /// A non-blocking send on the manual trigger channel.
     pub(crate) fn probe_worker_trigger(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
+        self.probe_worker_send(ctx, key, ProbeWake::Trigger);
+    }
+
+    /// A non-blocking send on one of a worker's buffered (capacity 1) channels: a second
+    /// send while one is pending is dropped; a sleeping worker sees it when it wakes.
+    fn probe_worker_send(&mut self, ctx: &mut Ctx, key: &ProbeKey, wake: ProbeWake) {
         let Some(w) = self.prober.workers.get_mut(key) else {
             return;
         };
-        if w.trigger_pending {
+        let pending = match wake {
+            ProbeWake::Stop => &mut w.stop_pending,
+            ProbeWake::Trigger => &mut w.trigger_pending,
+            ProbeWake::FirstRun | ProbeWake::Tick => return, // timers, not channels
+        };
+        if *pending {
             return;
         }
-        w.trigger_pending = true;
+        *pending = true;
         if !w.sleeping {
             let gen = w.gen;
             let _ = ctx.after(
@@ -119,7 +113,7 @@ impl Kubelet {
                 KEv::ProbeWorker {
                     key: key.clone(),
                     gen,
-                    wake: ProbeWake::Trigger,
+                    wake,
                 },
             );
         }
