@@ -4,6 +4,7 @@ mod cli;
 mod conformance;
 mod determinism;
 mod eviction;
+mod golden;
 mod lifecycle;
 mod oracle;
 mod plots;
