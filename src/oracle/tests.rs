@@ -30,11 +30,14 @@ fn w<T: Word>(text: &str) -> T {
     T::from_text(text).unwrap_or_else(|| panic!("no word renders as {text:?}"))
 }
 
-/// The two node-shutdown steps the tests feed, by their trace text.
+/// The node-shutdown steps the tests feed, by their trace text.
 fn gns(text: &str) -> ShutdownStep {
     match text {
         "PrepareForShutdown(true)" => ShutdownStep::PrepareForShutdown {
             shutting_down: true,
+        },
+        "PrepareForShutdown(false)" => ShutdownStep::PrepareForShutdown {
+            shutting_down: false,
         },
         "shutdown processed: inhibitor lock 1 released, node will shut down" => {
             ShutdownStep::Processed { lock: 1 }
