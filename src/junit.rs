@@ -15,7 +15,7 @@ fn pct(x: f64) -> String {
 
 /// The report of one `podsim run`. `expect_failure` is the message when the scenario's
 /// `expect` did not hold; `failed` is whether the run exits 1.
-pub fn for_run(out: &RunOutput, failed: bool, expect_failure: Option<&str>) -> String {
+pub(crate) fn for_run(out: &RunOutput, failed: bool, expect_failure: Option<&str>) -> String {
     let mut suite = TestSuite::new(out.scenario.clone());
     suite.add_property(("seed", out.seed.to_string().as_str()));
     suite.add_property(("scenarioHash", out.scenario_hash.as_str()));
@@ -81,7 +81,7 @@ fn cell_text(c: &Cell, policy: &FailOn, failing: bool) -> String {
 
 /// The report of a sweep, a shard or a merge: one test case per point x profile, failing
 /// when `policy` counts one of its findings.
-pub fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
+pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
     let mut suite = TestSuite::new(m.name.clone());
     suite.add_property(("scenario", m.scenario_file.as_str()));
     suite.add_property(("baseSeed", m.base_seed.to_string().as_str()));

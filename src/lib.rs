@@ -45,13 +45,13 @@
 
 pub mod bisect;
 pub mod cli;
-pub mod junit;
+pub(crate) mod junit;
 pub mod kubelet;
 pub mod model;
 pub mod oracle;
-pub mod plot;
-pub mod progress;
-pub mod report;
+pub(crate) mod plot;
+pub(crate) mod progress;
+pub(crate) mod report;
 pub mod results;
 pub mod run;
 pub mod scenario;

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Progress of one sweep (or shard).
-pub struct Progress {
+pub(crate) struct Progress {
     label: String,
     total: u64,
     start: Instant,
@@ -58,7 +58,7 @@ fn human(d: Duration) -> String {
 
 impl Progress {
     /// `total` runs, of which `done` were already in the result directory.
-    pub fn new(label: &str, total: u64, done: u64) -> Progress {
+    pub(crate) fn new(label: &str, total: u64, done: u64) -> Progress {
         let mode = if std::io::stderr().is_terminal() {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -104,7 +104,7 @@ impl Progress {
     }
 
     /// One run finished, with these findings (counts by invariant).
-    pub fn record(&self, findings: &BTreeMap<String, u64>) {
+    pub(crate) fn record(&self, findings: &BTreeMap<String, u64>) {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.done += 1;
         for k in findings.keys() {
@@ -155,7 +155,7 @@ impl Progress {
     }
 
     /// Prints a message on stderr without tearing the bar.
-    pub fn message(&self, msg: &str) {
+    pub(crate) fn message(&self, msg: &str) {
         match &self.mode {
             Mode::Bar(bar) => bar.suspend(|| eprintln!("{msg}")),
             Mode::Plain { .. } => eprintln!("{msg}"),
@@ -163,7 +163,7 @@ impl Progress {
     }
 
     /// Clears the bar and prints one closing line.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Mode::Bar(bar) = &self.mode {
             bar.finish_and_clear();

@@ -13,7 +13,7 @@ fn secs(ns: u64) -> String {
 }
 
 /// `None` when the run meets the scenario's `expect` (or it has none), else why not.
-pub fn expect_failure(sc: &Scenario, out: &RunOutput) -> Option<String> {
+pub(crate) fn expect_failure(sc: &Scenario, out: &RunOutput) -> Option<String> {
     let expect = sc.expect.as_ref()?;
     let want: BTreeSet<&str> = expect.findings.iter().map(String::as_str).collect();
     let got: BTreeSet<&str> = out.findings.iter().map(|f| f.invariant.as_str()).collect();
@@ -110,7 +110,7 @@ fn pod_block(s: &mut String, p: &PodSummary) {
 }
 
 /// The text summary `podsim run` prints.
-pub fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
+pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
     // The port follows one release; a profile is a set of switch values on top of it.
     let switched =

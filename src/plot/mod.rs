@@ -46,8 +46,8 @@
 //!
 //! Only `summary.json` is read; `manifest.json` and `runs.jsonl` are not needed.
 
-pub mod sweep;
-pub mod timeline;
+pub(crate) mod sweep;
+pub(crate) mod timeline;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -55,15 +55,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 /// The embedded font (a DejaVu Sans subset; licence in `assets/fonts/LICENSE-DejaVu.txt`).
-pub static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+pub(crate) static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 
 /// The family every plot uses.
-pub const FAMILY: &str = "sans-serif";
+pub(crate) const FAMILY: &str = "sans-serif";
 
 static REGISTER: Once = Once::new();
 
 /// Register the embedded font as `sans-serif` (once per process).
-pub fn register_font() {
+pub(crate) fn register_font() {
     REGISTER.call_once(|| {
         if plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_err() {
             // The font is compiled in and checked by a unit test: this cannot happen.
@@ -73,7 +73,7 @@ pub fn register_font() {
 }
 
 /// Something that can be drawn on any plotters backend.
-pub trait Figure {
+pub(crate) trait Figure {
     /// Size in pixels.
     fn size(&self) -> (u32, u32);
     /// Draw on `root` (already filled white).
@@ -82,13 +82,13 @@ pub trait Figure {
 
 /// Output format, from the file name's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Svg,
     Png,
 }
 
 impl Format {
-    pub fn of(path: &Path) -> Result<Self, String> {
+    pub(crate) fn of(path: &Path) -> Result<Self, String> {
         match path
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -110,7 +110,7 @@ pub(crate) fn e<T, E: std::fmt::Display>(r: Result<T, E>) -> Result<T, String> {
 }
 
 /// Render `fig` as SVG text.
-pub fn render_svg(fig: &impl Figure) -> Result<String, String> {
+pub(crate) fn render_svg(fig: &impl Figure) -> Result<String, String> {
     register_font();
     let mut s = String::new();
     {
@@ -138,7 +138,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 
 /// Write `fig` to `path` (SVG or PNG by extension), atomically: a temporary file in the
 /// same directory, then a rename.
-pub fn write_figure(fig: &impl Figure, path: &Path) -> Result<(), String> {
+pub(crate) fn write_figure(fig: &impl Figure, path: &Path) -> Result<(), String> {
     let fmt = Format::of(path)?;
     let tmp = tmp_path(path);
     let res = match fmt {

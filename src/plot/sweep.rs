@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The histogram metrics: (key in `metrics`, file stem, title).
-pub const METRICS: [(&str, &str, &str); 2] = [
+pub(crate) const METRICS: [(&str, &str, &str); 2] = [
     (
         "timeToTerminatedNs",
         "time-to-terminated",
@@ -26,9 +26,9 @@ pub const METRICS: [(&str, &str, &str); 2] = [
 
 /// What `plot_dir` did.
 #[derive(Debug, Default)]
-pub struct PlotReport {
-    pub written: Vec<PathBuf>,
-    pub notes: Vec<String>,
+pub(crate) struct PlotReport {
+    pub(crate) written: Vec<PathBuf>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// One invariant's count at a point: runs with the finding (k), `rate`, `ci95`.
@@ -173,7 +173,7 @@ fn samples_from_runs(dir: &Path, points: &mut [Point]) {
 
 /// A parameter value as a number: plain numbers as they are, Go-style durations
 /// (`1m30s`, `500ms`, `2s`) in seconds. `(value, is_duration)`.
-pub fn parse_value(s: &str) -> Option<(f64, bool)> {
+pub(crate) fn parse_value(s: &str) -> Option<(f64, bool)> {
     let t = s.trim();
     if let Ok(v) = t.parse::<f64>() {
         return v.is_finite().then_some((v, false));
@@ -210,7 +210,7 @@ pub fn parse_value(s: &str) -> Option<(f64, bool)> {
 }
 
 /// The 95 % Wilson score interval of k successes in n trials.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+pub(crate) fn wilson(k: u64, n: u64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
@@ -236,7 +236,7 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
 }
 
 /// A file-name-safe form of a parameter path or invariant name.
-pub fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
         if c.is_ascii_alphanumeric() {
@@ -281,7 +281,7 @@ struct HistFigure {
 }
 
 /// Plot `dir`'s summary into `dir/plots/`.
-pub fn plot_dir(dir: &Path) -> Result<PlotReport, String> {
+pub(crate) fn plot_dir(dir: &Path) -> Result<PlotReport, String> {
     let path = dir.join("summary.json");
     let text =
         std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;

@@ -54,7 +54,7 @@ fn phase_color(p: &str) -> RGBColor {
 type ProbeFailure = (u64, String, String);
 
 /// The timeline figure of one run.
-pub struct Timeline<'a> {
+pub(crate) struct Timeline<'a> {
     out: &'a RunOutput,
     /// Probe failures per pod UID, from the trace records.
     probe_failures: BTreeMap<String, Vec<ProbeFailure>>,
@@ -68,7 +68,7 @@ pub struct Timeline<'a> {
 }
 
 impl<'a> Timeline<'a> {
-    pub fn new(out: &'a RunOutput) -> Self {
+    pub(crate) fn new(out: &'a RunOutput) -> Self {
         let mut probe_failures: BTreeMap<String, Vec<ProbeFailure>> = BTreeMap::new();
         for r in &out.trace {
             let w: Vec<&str> = r.text.split_whitespace().collect();
