@@ -65,7 +65,7 @@ spec:
 ";
 
 fn world_from(yaml: &str) -> World {
-    let loaded = match podsim::scenario::load_str("conformance.yaml", yaml, &[]) {
+    let loaded = match podsim::load_str("conformance.yaml", yaml, &[]) {
         Ok(l) => l,
         Err(e) => panic!("invalid test scenario:\n{e}"),
     };
@@ -785,7 +785,7 @@ spec:
       behaviour:
         app: {runFor: 2s, exitCode: 0}
 ";
-    let loaded = podsim::scenario::load_str("conformance.yaml", yaml, &[]).expect("valid");
+    let loaded = podsim::load_str("conformance.yaml", yaml, &[]).expect("valid");
     let mut w = World::new(Arc::new(loaded.scenario), 1, true);
     w.kubelet.housekeeping_enabled = false;
     // The pod is created at 0 s and synced; its container runs for 2 s.

@@ -7,8 +7,8 @@
 //! `benches/pods-100k.yaml` (100,000 pods, about 10 s a run) is checked only with
 //! `PODSIM_GOLDEN_ALL=1`; its recorded lines are kept either way.
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -13,8 +13,8 @@
 //!
 //! `PODSIM_RACE_SEEDS` raises (or lowers) the seed count.
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;

@@ -12,8 +12,8 @@
 //!
 //! Included from `tests/main.rs` as `mod swarm;`.
 
+use podsim::load_str;
 use podsim::run::{run, RunOptions, RunOutput};
-use podsim::scenario::load_str;
 use podsim::sim::Stream;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -7,7 +7,8 @@
 // (never used by the simulator itself).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use podsim::scenario::{load_str, LoadError, Loaded, Problem};
+use podsim::load_str;
+use podsim::scenario::{LoadError, Loaded, Problem};
 use std::time::{Duration, Instant};
 
 /// A small valid scenario. Line numbers matter: tests refer to them.
@@ -531,7 +532,7 @@ mod fuzz {
                 text = apply(&text, m);
             }
             let t = Instant::now();
-            let r = podsim::scenario::load_str("fuzz.yaml", &text, &[("spec.seed".into(), "7".into())]);
+            let r = podsim::load_str("fuzz.yaml", &text, &[("spec.seed".into(), "7".into())]);
             prop_assert!(t.elapsed() < Duration::from_secs(5));
             if let Err(e) = r {
                 prop_assert!(!e.problems.is_empty());
