@@ -3,7 +3,9 @@
 //! from a named stream.
 
 use crate::kubelet::{Kubelet, UPSTREAM_RELEASE};
+use crate::model::{NoteKind, ProcessEvent};
 use crate::model::{PodPhase, PodUid, Transition};
+use crate::model::{PowerOffCause, RemovedBy, WatchDelivery};
 use crate::oracle::Oracle;
 use crate::scenario::{Action, Scenario};
 use crate::sim::trace::Record;
@@ -18,15 +20,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The trace label of a watch (or, `file`, file-source) event.
-fn watch_label(kind: crate::world::apiserver::WatchKind, file: bool) -> &'static str {
+fn watch_label(kind: crate::world::apiserver::WatchKind, file: bool) -> WatchDelivery {
     use crate::world::apiserver::WatchKind::*;
     match (kind, file) {
-        (Added, false) => "ADDED",
-        (Modified, false) => "MODIFIED",
-        (Deleted, false) => "DELETED",
-        (Added, true) => "FILE ADDED",
-        (Modified, true) => "FILE MODIFIED",
-        (Deleted, true) => "FILE REMOVED",
+        (Added, false) => WatchDelivery::Added,
+        (Modified, false) => WatchDelivery::Modified,
+        (Deleted, false) => WatchDelivery::Deleted,
+        (Added, true) => WatchDelivery::FileAdded,
+        (Modified, true) => WatchDelivery::FileModified,
+        (Deleted, true) => WatchDelivery::FileRemoved,
     }
 }
 
@@ -434,7 +436,7 @@ impl World {
                     sim.now(),
                     &Transition::Note {
                         uid,
-                        what: "API request of a dead kubelet dropped",
+                        what: NoteKind::DeadKubeletRequestDropped,
                     },
                 );
             }
@@ -502,12 +504,12 @@ impl World {
             }
             LogindEv::Release { lock } => {
                 if self.node.release(now, &mut self.trace, lock) {
-                    self.power_off_node("inhibitor lock released");
+                    self.power_off_node(PowerOffCause::InhibitorLockReleased);
                 }
             }
             LogindEv::DelayExpired => {
                 self.node.delay_timer = None;
-                self.power_off_node("inhibit delay expired");
+                self.power_off_node(PowerOffCause::InhibitDelayExpired);
             }
         }
     }
@@ -517,7 +519,7 @@ impl World {
         let now = self.sim.now();
         match self.node.request_shutdown(now, &mut self.trace) {
             ShutdownRequest::Ignored => {}
-            ShutdownRequest::PowerOffNow => self.power_off_node("no inhibitor lock"),
+            ShutdownRequest::PowerOffNow => self.power_off_node(PowerOffCause::NoInhibitorLock),
             ShutdownRequest::Delay(max) => {
                 let key = self.sim.after(max, Event::Logind(LogindEv::DelayExpired));
                 self.node.delay_timer = Some(key);
@@ -534,7 +536,7 @@ impl World {
 
     /// The node powers off: every container dies, the kubelet stops, and every node
     /// event still queued is dropped from now on (`Event::on_node`).
-    fn power_off_node(&mut self, cause: &'static str) {
+    fn power_off_node(&mut self, cause: PowerOffCause) {
         let now = self.sim.now();
         if let Some(key) = self.node.delay_timer.take() {
             self.sim.cancel(key);
@@ -623,7 +625,7 @@ impl World {
                 if let Some(old) = self.files.remove(&mut self.sim, &pod) {
                     self.trace.observer_mut().static_manifest_removed(old.uid);
                     self.api
-                        .record_static_removed(old.uid, now, "manifest updated");
+                        .record_static_removed(old.uid, now, RemovedBy::ManifestUpdated);
                     self.add_static(old.decl);
                 }
             }
@@ -632,7 +634,7 @@ impl World {
                 if let Some(old) = self.files.remove(&mut self.sim, &pod) {
                     self.trace.observer_mut().static_manifest_removed(old.uid);
                     self.api
-                        .record_static_removed(old.uid, now, "manifest removed");
+                        .record_static_removed(old.uid, now, RemovedBy::ManifestRemoved);
                 }
             }
             Action::RestoreStaticPod { pod } => {
@@ -700,7 +702,7 @@ impl World {
             self.trace.emit(
                 self.sim.now(),
                 &Transition::KubeletProcess {
-                    what: "crashed",
+                    what: ProcessEvent::Crashed,
                     epoch: old,
                 },
             );
@@ -710,7 +712,7 @@ impl World {
             self.files.disconnect();
             let now = self.sim.now();
             if self.node.release_all(now, &mut self.trace) {
-                self.power_off_node("inhibitor lock released");
+                self.power_off_node(PowerOffCause::InhibitorLockReleased);
             }
         }
         self.process.up = false;
@@ -731,7 +733,7 @@ impl World {
         self.trace.emit(
             self.sim.now(),
             &Transition::KubeletProcess {
-                what: "started",
+                what: ProcessEvent::Started,
                 epoch,
             },
         );
@@ -805,7 +807,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
         probes_run: w.kubelet.prober.probes_run,
         node_shutdown_at_ns: w.node.shutdown_requested_at.map(|t| t.0),
         power_off_at_ns: w.node.powered_off_at.map(|t| t.0),
-        power_off_cause: w.node.power_off_cause.map(str::to_string),
+        power_off_cause: w.node.power_off_cause.map(|c| c.as_str().to_string()),
         containers_alive_at_power_off: w.power_off.containers_alive,
         statuses_lost_at_power_off: w.power_off.statuses_lost,
         starts_while_termination_requested: w.trace.observer().starts_while_termination_requested(),
@@ -888,7 +890,7 @@ fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
             deletion_requested_at_ns: h.deletion_requested_at.map(|t| t.0),
             containers_stopped_at_ns: stopped_at.map(|t| t.0),
             removed_from_api_at_ns: h.removed_at.map(|t| t.0),
-            removed_by: h.removed_by.map(str::to_string),
+            removed_by: h.removed_by.map(|b| b.as_str().to_string()),
             phases: h
                 .phases
                 .iter()

@@ -116,7 +116,7 @@ fn the_oracle_sees_the_worlds_transitions() {
     let uid = PodUid(1);
     let begin = Transition::SyncBegin {
         uid,
-        kind: "SyncTerminatedPod",
+        kind: podsim::model::SyncKind::SyncTerminatedPod,
         grace: None,
     };
     let now = w.sim.now();

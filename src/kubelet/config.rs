@@ -9,10 +9,11 @@
 //! `nodeshutdown.rs`). The static-pod file source is modelled (changes arrive at once, as
 //! with inotify); the HTTP source is not.
 
-use super::pod_workers::{UpdatePodOptions, UpdateType};
+use super::pod_workers::UpdatePodOptions;
 use super::profile::Sw;
 use super::Kubelet;
 use crate::model::{ApiPod, PodUid, Transition};
+use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
 use crate::world::Ctx;
 use std::collections::BTreeMap;
@@ -59,13 +60,19 @@ impl Kubelet {
         }
         match ev.kind {
             WatchKind::Added => {
-                ctx.emit(Transition::ConfigOp { uid, op: "ADD" });
+                ctx.emit(Transition::ConfigOp {
+                    uid,
+                    op: ConfigOpKind::Add,
+                });
                 self.handle_pod_additions(ctx, ev.pod);
             }
             WatchKind::Modified => {
                 let Some(old) = self.config.pods.get(&uid) else {
                     // A change of an object we never saw added is an addition.
-                    ctx.emit(Transition::ConfigOp { uid, op: "ADD" });
+                    ctx.emit(Transition::ConfigOp {
+                        uid,
+                        op: ConfigOpKind::Add,
+                    });
                     self.handle_pod_additions(ctx, ev.pod);
                     return;
                 };
@@ -74,9 +81,9 @@ impl Kubelet {
                     || old.deletion_grace_period_seconds != ev.pod.deletion_grace_period_seconds;
                 if differ {
                     let op = if ev.pod.deletion_timestamp.is_some() {
-                        "DELETE"
+                        ConfigOpKind::Delete
                     } else {
-                        "UPDATE"
+                        ConfigOpKind::Update
                     };
                     ctx.emit(Transition::ConfigOp { uid, op });
                     self.handle_pod_updates(ctx, ev.pod);
@@ -89,7 +96,10 @@ impl Kubelet {
                 let Some(local) = self.config.pods.get(&uid).cloned() else {
                     return;
                 };
-                ctx.emit(Transition::ConfigOp { uid, op: "REMOVE" });
+                ctx.emit(Transition::ConfigOp {
+                    uid,
+                    op: ConfigOpKind::Remove,
+                });
                 self.handle_pod_removes(ctx, local);
             }
         }
@@ -114,7 +124,7 @@ impl Kubelet {
             WatchKind::Added | WatchKind::Modified => {
                 ctx.emit(Transition::ConfigOp {
                     uid,
-                    op: "ADD (file)",
+                    op: ConfigOpKind::AddFile,
                 });
                 self.handle_pod_additions(ctx, ev.pod);
             }
@@ -124,7 +134,7 @@ impl Kubelet {
                 };
                 ctx.emit(Transition::ConfigOp {
                     uid,
-                    op: "REMOVE (file)",
+                    op: ConfigOpKind::RemoveFile,
                 });
                 self.handle_pod_removes(ctx, local);
             }

@@ -39,6 +39,7 @@ use super::pod_workers::StatusFn;
 use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::model::{ApiPod, PodPhase, PodUid, Transition};
+use crate::model::{EvictionSignal, EvictionStep, NodeConditionType};
 use crate::scenario::{Scenario, Threshold};
 use crate::sim::{Dur, SimTime, TimerKey};
 use crate::world::stats::{PodStats, StatsSummary};
@@ -330,7 +331,7 @@ impl Kubelet {
         if pressure != ev.memory_pressure {
             ev.condition_changes.push((now, MEMORY_PRESSURE, pressure));
             ctx.emit(Transition::NodeCondition {
-                condition: MEMORY_PRESSURE,
+                condition: NodeConditionType::MemoryPressure,
                 status: pressure,
             });
         }
@@ -408,13 +409,13 @@ impl Kubelet {
         if is_critical_pod(pod) {
             ctx.emit(Transition::Eviction {
                 uid,
-                what: "cannot evict a critical pod",
+                what: EvictionStep::CannotEvictCritical,
             });
             return false;
         }
         ctx.emit(Transition::Evict {
             uid,
-            signal: MEMORY_AVAILABLE,
+            signal: EvictionSignal::MemoryAvailable,
             grace,
         });
         ctx.reach(crate::model::reach::Reach::EvictionKill);
@@ -458,9 +459,9 @@ impl Kubelet {
         ctx.emit(Transition::Eviction {
             uid,
             what: if timed_out {
-                "kill timed out (ExceededGracePeriod)"
+                EvictionStep::KillTimedOut
             } else {
-                "kill completed"
+                EvictionStep::KillCompleted
             },
         });
         if let Some(r) = self.eviction.history.last_mut() {
@@ -513,7 +514,7 @@ impl Kubelet {
         ctx.cancel(timeout);
         ctx.emit(Transition::Eviction {
             uid,
-            what: "pod cleaned up",
+            what: EvictionStep::PodCleanedUp,
         });
         if let Some(r) = self.eviction.history.last_mut() {
             r.cleaned_up_at = Some(ctx.now());
@@ -532,7 +533,7 @@ impl Kubelet {
         ctx.cancel(poll);
         ctx.emit(Transition::Eviction {
             uid,
-            what: "timed out waiting for the pod to be cleaned up",
+            what: EvictionStep::CleanupTimedOut,
         });
         if let Some(r) = self.eviction.history.last_mut() {
             r.cleanup_timed_out = true;

@@ -7,9 +7,10 @@
 //! runtime pods with grace 1. Pod directories, cgroups, mirror pods and user namespaces
 //! are not modelled yet.
 
-use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
+use super::pod_workers::{KillPodOptions, UpdatePodOptions, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
+use crate::model::{NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
 use crate::world::Ctx;
 use std::sync::Arc;
@@ -50,7 +51,7 @@ impl Kubelet {
             if known.peek() != Some(&uid) {
                 ctx.emit(Transition::Note {
                     uid: *uid,
-                    what: "housekeeping restarts a desired pod unknown to the workers",
+                    what: NoteKind::HousekeepingRestartsUnknown,
                 });
                 self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod.clone()));
             }
@@ -117,7 +118,7 @@ impl Kubelet {
             ctx.reach(crate::model::reach::Reach::RuntimeOnlyPodKilled);
             ctx.emit(Transition::Note {
                 uid,
-                what: "housekeeping kills an orphaned runtime pod",
+                what: NoteKind::HousekeepingKillsOrphan,
             });
             self.update_pod(
                 ctx,

@@ -36,10 +36,8 @@
 //!   ([`TREATED_AS_TERMINATED`]) because from then on the kubelet treats the pod as finished
 //!   (its worker is skipped and the status manager may delete it).
 
-use super::pod_workers::{
-    close_channel, PodSyncStatus, UpdatePodOptions, UpdateType, Work, WorkType,
-};
-use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, Op, Step, SyncKind};
+use super::pod_workers::{close_channel, PodSyncStatus, UpdatePodOptions, Work, WorkType};
+use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, Op, Step};
 use super::{KEv, Kubelet};
 use crate::kubelet::profile::Sw;
 use crate::model::reach::Reach;
@@ -47,6 +45,7 @@ use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodUid, RtPodStatus, RunningPod,
     Transition,
 };
+use crate::model::{NoteKind, SyncKind, SyncStepKind, UpdateType, WorkerStep};
 use crate::sim::{Dur, SimTime, Stream};
 use crate::world::runtime::CriReq;
 use crate::world::{Caller, Ctx};
@@ -59,15 +58,6 @@ pub const RUNTIME_CACHE_PERIOD: Dur = Dur::secs(3);
 pub const CONTAINER_GC_PERIOD: Dur = Dur::secs(60);
 /// The pod killer's goroutine receives a request this long (at most) after it was sent.
 pub const KILLER_DEQUEUE_MAX: Dur = Dur::millis(50);
-/// The worker transition recorded when `dispatchWork` treats a pod as terminated.
-pub const TREATED_AS_TERMINATED: &str =
-    "v1.21 dispatchWork: pod and containers terminal: TerminatePod, worker skipped";
-/// Notes of the pod killer: a `KillPod` request, and its kill done or failed.
-pub const KILL_REQUESTED: &str = "v1.21 pod killer: kill requested";
-pub const KILL_DONE: &str = "v1.21 pod killer: pod killed";
-pub const KILL_FAILED: &str = "FailedSync: v1.21 pod killer: failed to kill pod";
-/// The worker transition recorded by `ForgetWorker` (the goroutine ends after its sync).
-pub const FORGOTTEN: &str = "v1.21 ForgetWorker: worker forgotten";
 
 /// One request on the pod killer's channel (`kubecontainer.PodPair`).
 #[derive(Clone, Debug)]
@@ -174,7 +164,7 @@ impl Kubelet {
             }
             ctx.emit(Transition::Worker {
                 uid: pod.uid,
-                what: TREATED_AS_TERMINATED,
+                what: WorkerStep::V121TreatedAsTerminated,
             });
             self.legacy_terminate_pod(ctx, &pod);
             return;
@@ -214,14 +204,14 @@ impl Kubelet {
         let now = ctx.now();
         ctx.emit(Transition::UpdatePod {
             uid,
-            ty: options.update_type.as_str(),
+            ty: options.update_type,
             runtime_only: false,
         });
         if let std::collections::btree_map::Entry::Vacant(e) = self.pw.records.entry(uid) {
             e.insert(PodSyncStatus::new(pod.spec.full_name(), now));
             ctx.emit(Transition::Worker {
                 uid,
-                what: "record",
+                what: WorkerStep::Record,
             });
         }
         let st = self.pw.records.get_mut(&uid).expect("inserted");
@@ -290,7 +280,7 @@ impl Kubelet {
             self.set_pod_status(ctx, &pod, api);
             ctx.emit(Transition::SyncStep {
                 uid,
-                step: "v1.21 syncPod: kill update: status set, killPod with the override",
+                step: SyncStepKind::V121KillUpdate,
             });
             legacy_plan_kill(op, kill.grace_override);
             return true;
@@ -300,7 +290,7 @@ impl Kubelet {
             self.set_pod_status(ctx, &pod, api);
             ctx.emit(Transition::SyncStep {
                 uid,
-                step: "v1.21 syncPod: deletion timestamp set: killPod",
+                step: SyncStepKind::V121DeletionKill,
             });
             legacy_plan_kill(op, None);
             return true;
@@ -372,7 +362,7 @@ impl Kubelet {
         let idle = st.op.is_none() && st.pending_update.is_none();
         ctx.emit(Transition::Worker {
             uid,
-            what: FORGOTTEN,
+            what: WorkerStep::V121Forgotten,
         });
         if idle {
             self.pw.records.remove(&uid);
@@ -408,7 +398,7 @@ impl Kubelet {
             Some(rp) => self.pod_killer_kill(ctx, Some(pod.clone()), rp),
             None => ctx.emit(Transition::Note {
                 uid,
-                what: "v1.21 deletePod: pod not found in the runtime cache",
+                what: NoteKind::V121NotInRuntimeCache,
             }),
         }
         self.probe_remove_pod(ctx, &pod);
@@ -444,7 +434,7 @@ impl Kubelet {
     ) {
         ctx.emit(Transition::Note {
             uid: running.uid,
-            what: KILL_REQUESTED,
+            what: NoteKind::V121KillRequested,
         });
         if self.b.on(Sw::KillPodMarksPendingAtOnce) && !self.legacy.pending.insert(running.uid) {
             return;
@@ -481,7 +471,7 @@ impl Kubelet {
         };
         ctx.emit(Transition::Note {
             uid,
-            what: "v1.21 pod killer: killing unwanted pod",
+            what: NoteKind::V121PodKillerKilling,
         });
         let running = Arc::new(req.running);
         let work = Work {
@@ -524,9 +514,9 @@ impl Kubelet {
         ctx.emit(Transition::Note {
             uid,
             what: if result.is_ok() {
-                KILL_DONE
+                NoteKind::V121KillDone
             } else {
-                KILL_FAILED
+                NoteKind::V121KillFailed
             },
         });
     }
@@ -579,7 +569,7 @@ impl Kubelet {
             ctx.reach(Reach::RuntimeOnlyPodKilled);
             ctx.emit(Transition::Note {
                 uid: rp.uid,
-                what: "v1.21 housekeeping: running pod not desired: pod killer",
+                what: NoteKind::V121HousekeepingPodKiller,
             });
             self.pod_killer_kill(ctx, None, rp);
         }

@@ -42,6 +42,7 @@ use super::pod_workers::StatusFn;
 use super::profile::Sw;
 use super::Kubelet;
 use crate::model::reach::Reach;
+use crate::model::ShutdownStep;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::scenario::KubeletConfig;
 use crate::sim::{Dur, TimerKey};
@@ -213,7 +214,7 @@ impl Kubelet {
             ctx.logind_release(old);
         }
         ctx.emit(Transition::Shutdown {
-            what: format!("delay inhibitor lock {lock} requested"),
+            what: ShutdownStep::DelayLockRequested { lock },
         });
     }
 
@@ -232,7 +233,7 @@ impl Kubelet {
             return; // the stub manager does not watch
         }
         ctx.emit(Transition::Shutdown {
-            what: format!("PrepareForShutdown({shutting_down})"),
+            what: ShutdownStep::PrepareForShutdown { shutting_down },
         });
         self.shutdown.shutting_down_now = shutting_down;
         if !shutting_down {
@@ -271,11 +272,10 @@ impl Kubelet {
             groups[i].1.push(pod);
         }
         ctx.emit(Transition::Shutdown {
-            what: format!(
-                "processing shutdown: {} active pods in {} groups",
-                groups.iter().map(|g| g.1.len()).sum::<usize>(),
-                groups.len()
-            ),
+            what: ShutdownStep::Processing {
+                pods: groups.iter().map(|g| g.1.len()).sum::<usize>(),
+                groups: groups.len(),
+            },
         });
         self.shutdown.processing = Some(Processing {
             groups,
@@ -321,9 +321,7 @@ impl Kubelet {
             if let Some(lock) = self.shutdown.inhibit_lock.take() {
                 ctx.logind_release(lock);
                 ctx.emit(Transition::Shutdown {
-                    what: format!(
-                        "shutdown processed: inhibitor lock {lock} released, node will shut down"
-                    ),
+                    what: ShutdownStep::Processed { lock },
                 });
             }
             return;
@@ -416,12 +414,11 @@ impl Kubelet {
         ctx.cancel(g.timer);
         let in_flight = self.kills_in_flight(&g);
         ctx.emit(Transition::Shutdown {
-            what: format!(
-                "group priority {}: all {} kill calls returned, {} kills in flight",
-                g.group.priority,
-                g.kills.len(),
-                in_flight
-            ),
+            what: ShutdownStep::GroupReturned {
+                priority: g.group.priority,
+                kills: g.kills.len(),
+                in_flight,
+            },
         });
         self.shutdown_next_group(ctx);
     }
@@ -451,9 +448,10 @@ impl Kubelet {
             if in_flight > 0 {
                 if first {
                     ctx.emit(Transition::Shutdown {
-                        what: format!(
-                            "group priority {priority} deadline passed with {in_flight} kills in flight: waiting for them"
-                        ),
+                        what: ShutdownStep::GroupDeadlineWaiting {
+                            priority,
+                            in_flight,
+                        },
                     });
                 }
                 let timer = ctx.after(
@@ -477,7 +475,7 @@ impl Kubelet {
                     .as_mut()
                     .and_then(|p| p.current.take());
                 ctx.emit(Transition::Shutdown {
-                    what: format!("group priority {priority}: every kill completed"),
+                    what: ShutdownStep::GroupKillsCompleted { priority },
                 });
                 self.shutdown_next_group(ctx);
                 return;
@@ -490,10 +488,10 @@ impl Kubelet {
             .and_then(|p| p.current.take())
             .expect("current group");
         ctx.emit(Transition::Shutdown {
-            what: format!(
-                "group priority {} deadline passed with {} kills in flight",
-                g.group.priority, in_flight
-            ),
+            what: ShutdownStep::GroupDeadlinePassed {
+                priority: g.group.priority,
+                in_flight,
+            },
         });
         self.shutdown_next_group(ctx);
     }

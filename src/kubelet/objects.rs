@@ -23,6 +23,7 @@
 use super::profile::Sw;
 use super::Kubelet;
 use crate::model::reach::Reach;
+use crate::model::NoteKind;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::sim::{Dur, SimTime};
 use crate::world::Ctx;
@@ -118,7 +119,7 @@ impl Kubelet {
         }
         ctx.emit(Transition::Note {
             uid,
-            what: "FailedMount: MountVolume.SetUp failed: object not registered",
+            what: NoteKind::FailedMountNotRegistered,
         });
         let d = match self.objects.backoff.get(&uid) {
             Some((_, d)) => (*d + *d).min(MAX_RETRY),

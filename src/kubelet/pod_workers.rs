@@ -25,30 +25,14 @@ use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::model::reach::Reach;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
+use crate::model::{KillPodNowStep, NoteKind, WorkerStep};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// `kubetypes.SyncPodType`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UpdateType {
-    Create,
-    Update,
-    Sync,
-    Kill,
-}
-
-impl UpdateType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UpdateType::Create => "create",
-            UpdateType::Update => "update",
-            UpdateType::Sync => "sync",
-            UpdateType::Kill => "kill",
-        }
-    }
-}
+/// `kubetypes.SyncPodType` (a word of the trace vocabulary).
+pub use crate::model::UpdateType;
 
 /// A `PodStatusFunc`: how a killer wants the final API status to look.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -572,7 +556,7 @@ pub(super) fn close_channel(
     ctx.emit(Transition::KillPodNow {
         uid,
         ch,
-        what: "closed",
+        what: KillPodNowStep::Closed,
         evict: false,
     });
     if let Some((_, timer)) = waiters.remove(&ch) {
@@ -621,7 +605,7 @@ impl Kubelet {
         let (uid, fullname) = full_name(&options);
         ctx.emit(Transition::UpdatePod {
             uid,
-            ty: options.update_type.as_str(),
+            ty: options.update_type,
             runtime_only: is_runtime_pod,
         });
 
@@ -648,7 +632,7 @@ impl Kubelet {
                         st.started_terminating = true;
                         ctx.emit(Transition::Worker {
                             uid,
-                            what: "first sight of a terminal pod: recorded as terminated",
+                            what: WorkerStep::FirstSightTerminal,
                         });
                     }
                 }
@@ -656,7 +640,7 @@ impl Kubelet {
             self.pw.records.insert(uid, st);
             ctx.emit(Transition::Worker {
                 uid,
-                what: "record",
+                what: WorkerStep::Record,
             });
         }
         let st = self.pw.records.get_mut(&uid).expect("inserted");
@@ -694,7 +678,7 @@ impl Kubelet {
             st.restart_requested = true;
             ctx.emit(Transition::Worker {
                 uid,
-                what: "restart requested while terminating",
+                what: WorkerStep::RestartWhileTerminating,
             });
             return;
         }
@@ -731,7 +715,7 @@ impl Kubelet {
                 }
                 ctx.emit(Transition::Worker {
                     uid,
-                    what: "termination requested",
+                    what: WorkerStep::TerminationRequested,
                 });
                 if !st.is_started() && !is_runtime_pod && st.has_worker {
                     ctx.reach(Reach::KillOfUnstartedPod);
@@ -856,7 +840,7 @@ impl Kubelet {
         ctx.emit(Transition::KillPodNow {
             uid: pod.uid,
             ch,
-            what: "requested",
+            what: KillPodNowStep::Requested,
             evict,
         });
         self.update_pod(
@@ -891,19 +875,19 @@ impl Kubelet {
             };
             ctx.emit(Transition::Note {
                 uid,
-                what: "ExceededGracePeriod: timeout waiting to kill pod",
+                what: NoteKind::ExceededGracePeriod,
             });
             ctx.emit(Transition::KillPodNow {
                 uid,
                 ch,
-                what: "timed out",
+                what: KillPodNowStep::TimedOut,
                 evict: false,
             });
         } else {
             ctx.emit(Transition::KillPodNow {
                 uid,
                 ch,
-                what: "returned",
+                what: KillPodNowStep::Returned,
                 evict: false,
             });
         }
@@ -985,7 +969,7 @@ impl Kubelet {
                     self.pw.work_queue.enqueue(uid, now + delay);
                     ctx.emit(Transition::Worker {
                         uid,
-                        what: "static pod cannot start yet: another pod holds its full name",
+                        what: WorkerStep::StaticPodBlocked,
                     });
                     return;
                 }
@@ -998,7 +982,7 @@ impl Kubelet {
             st.merge_last_update(&options);
             ctx.emit(Transition::Worker {
                 uid,
-                what: "started",
+                what: WorkerStep::Started,
             });
         }
         let op = self.pw.new_op();
@@ -1038,7 +1022,7 @@ impl Kubelet {
             st.terminated_at = Some(now);
             ctx.emit(Transition::Worker {
                 uid,
-                what: "finished (never started)",
+                what: WorkerStep::FinishedNeverStarted,
             });
         }
     }
@@ -1054,7 +1038,7 @@ impl Kubelet {
             st.started_terminating = true;
             ctx.emit(Transition::Worker {
                 uid,
-                what: "termination acknowledged",
+                what: WorkerStep::TerminationAcknowledged,
             });
         }
         st.status_post_terminating.last().cloned()
@@ -1101,7 +1085,7 @@ impl Kubelet {
                 self.pw.release_static(uid);
                 ctx.emit(Transition::Worker {
                     uid,
-                    what: "finished",
+                    what: WorkerStep::Finished,
                 });
                 return;
             }
@@ -1113,7 +1097,7 @@ impl Kubelet {
                 self.pw.records.remove(&uid);
                 ctx.emit(Transition::Worker {
                     uid,
-                    what: "runtime pod terminated: record removed",
+                    what: WorkerStep::RuntimePodRecordRemoved,
                 });
                 return;
             }
@@ -1124,7 +1108,7 @@ impl Kubelet {
                 st.status_post_terminating.clear();
                 ctx.emit(Transition::Worker {
                     uid,
-                    what: "terminated",
+                    what: WorkerStep::Terminated,
                 });
                 for ch in chans {
                     close_channel(
@@ -1146,7 +1130,7 @@ impl Kubelet {
                 st.started_terminating = true;
                 ctx.emit(Transition::Worker {
                     uid,
-                    what: "pod is terminal: terminating",
+                    what: WorkerStep::TerminalTerminating,
                 });
                 self.requeue_last_pod_update(uid);
                 phase_transition = true;
@@ -1236,7 +1220,7 @@ impl Kubelet {
                     self.pw.work_queue.remove(uid);
                     ctx.emit(Transition::Worker {
                         uid,
-                        what: "forgotten",
+                        what: WorkerStep::Forgotten,
                     });
                     continue;
                 }
@@ -1250,7 +1234,7 @@ impl Kubelet {
                         self.pw.records.remove(&uid);
                         ctx.emit(Transition::Worker {
                             uid,
-                            what: "orphan never started: record dropped",
+                            what: WorkerStep::OrphanNeverStarted,
                         });
                         continue;
                     }
@@ -1271,7 +1255,7 @@ impl Kubelet {
                         };
                         ctx.emit(Transition::Worker {
                             uid,
-                            what: "orphan: termination requested",
+                            what: WorkerStep::OrphanTerminationRequested,
                         });
                     }
                     self.requeue_last_pod_update(uid);

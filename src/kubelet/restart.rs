@@ -62,6 +62,7 @@
 use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::model::reach::Reach;
+use crate::model::NoteKind;
 use crate::model::{PodUid, Transition};
 use crate::sim::Dur;
 use crate::world::runtime::CriReq;
@@ -97,7 +98,7 @@ impl Kubelet {
             if mounted && self.mounted.insert(uid) {
                 ctx.emit(Transition::Note {
                     uid,
-                    what: "volume manager: mounted volumes reconstructed from disk",
+                    what: NoteKind::VolumesReconstructed,
                 });
                 self.vol_dsw.reconstructed.insert(uid);
             }
@@ -166,7 +167,7 @@ impl Kubelet {
             }
             ctx.emit(Transition::Note {
                 uid,
-                what: "volume manager: reconstructed volumes not in the desired state: unmount",
+                what: NoteKind::ReconstructedVolumesUnmount,
             });
             ctx.cri(Caller::Deletor, CriReq::UnmountVolumes { uid });
         }

@@ -14,6 +14,7 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::model::NoteKind;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
     RtPodStatus, RtState, Transition,
@@ -427,7 +428,7 @@ impl Kubelet {
                         if !allowed {
                             ctx.emit(Transition::Note {
                                 uid,
-                                what: "status update rejected: terminated container would restart",
+                                what: NoteKind::StatusRejectedWouldRestart,
                             });
                             return;
                         }

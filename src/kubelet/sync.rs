@@ -26,6 +26,7 @@ use crate::model::{
     ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
     RtState, RunningPod, SandboxId, Transition,
 };
+use crate::model::{NoteKind, SyncStepKind};
 use crate::sim::{Dur, SimTime};
 use crate::world::runtime::{CriReq, CriResult};
 use crate::world::{Caller, Ctx};
@@ -34,26 +35,8 @@ use std::sync::Arc;
 
 /// `minimumGracePeriodInSeconds`.
 pub const MIN_CONTAINER_GRACE: i64 = 2;
-
-/// Which sync function an operation runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SyncKind {
-    SyncPod,
-    Terminating,
-    TerminatingRuntime,
-    Terminated,
-}
-
-impl SyncKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SyncKind::SyncPod => "SyncPod",
-            SyncKind::Terminating => "SyncTerminatingPod",
-            SyncKind::TerminatingRuntime => "SyncTerminatingRuntimePod",
-            SyncKind::Terminated => "SyncTerminatedPod",
-        }
-    }
-}
+/// Which sync operation (a word of the trace vocabulary).
+pub use crate::model::SyncKind;
 
 /// One runtime step of a plan.
 #[derive(Clone, Debug)]
@@ -307,9 +290,9 @@ impl Kubelet {
         let runtime_only = work.options.is_runtime_only();
         let kind = match work.work_type {
             WorkType::Sync => SyncKind::SyncPod,
-            WorkType::Terminating if runtime_only => SyncKind::TerminatingRuntime,
-            WorkType::Terminating => SyncKind::Terminating,
-            WorkType::Terminated => SyncKind::Terminated,
+            WorkType::Terminating if runtime_only => SyncKind::SyncTerminatingRuntimePod,
+            WorkType::Terminating => SyncKind::SyncTerminatingPod,
+            WorkType::Terminated => SyncKind::SyncTerminatedPod,
         };
         let grace = work.options.kill.as_ref().and_then(|k| k.grace_override);
         let pod = match (&work.options.pod, &work.options.running_pod) {
@@ -327,7 +310,7 @@ impl Kubelet {
                     // backs off (event FailedSync).
                     ctx.emit(Transition::Note {
                         uid,
-                        what: "FailedSync: error determining status",
+                        what: NoteKind::FailedSyncStatus,
                     });
                     let err = format!("error determining status: {}", e.as_str());
                     self.finish_work(ctx, uid, &work, Err(err));
@@ -337,9 +320,9 @@ impl Kubelet {
         };
         ctx.emit(Transition::SyncBegin {
             uid,
-            kind: kind.as_str(),
+            kind,
             grace: match kind {
-                SyncKind::Terminating | SyncKind::TerminatingRuntime => grace,
+                SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => grace,
                 _ => None,
             },
         });
@@ -404,12 +387,8 @@ impl Kubelet {
                         ctx.emit(Transition::Note {
                             uid,
                             what: match reason {
-                                ProbeType::Liveness => {
-                                    "container failed liveness probe, will be killed"
-                                }
-                                ProbeType::Startup => {
-                                    "container failed startup probe, will be killed"
-                                }
+                                ProbeType::Liveness => NoteKind::LivenessKill,
+                                ProbeType::Startup => NoteKind::StartupKill,
                                 ProbeType::Readiness => unreachable!("readiness never kills"),
                             },
                         });
@@ -430,7 +409,7 @@ impl Kubelet {
                     op.plan.push_back(Step::StartContainer { idx });
                 }
             }
-            SyncKind::Terminating => {
+            SyncKind::SyncTerminatingPod => {
                 let mut api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
                 let status_fn = self.acknowledge_terminating(ctx, uid);
                 if let Some(f) = &status_fn {
@@ -439,13 +418,13 @@ impl Kubelet {
                 self.set_pod_status(ctx, &op.pod, api);
                 ctx.emit(Transition::SyncStep {
                     uid,
-                    step: "status set",
+                    step: SyncStepKind::StatusSet,
                 });
                 if self.b.on(Sw::StopProbesAtTermination) {
                     self.probe_stop_liveness_and_startup(ctx, &op.pod);
                     ctx.emit(Transition::SyncStep {
                         uid,
-                        step: "probes stopped: liveness, startup",
+                        step: SyncStepKind::ProbesStopped,
                     });
                 }
                 let (containers, sandboxes) = running_pod_from(&op.status);
@@ -457,7 +436,7 @@ impl Kubelet {
                 });
                 op.plan.push_back(Step::VerifyStopped);
             }
-            SyncKind::TerminatingRuntime => {
+            SyncKind::SyncTerminatingRuntimePod => {
                 let _ = self.acknowledge_terminating(ctx, uid);
                 let rp = op.work.options.running_pod.clone().expect("runtime pod");
                 op.plan.push_back(Step::KillPod {
@@ -467,7 +446,7 @@ impl Kubelet {
                     reason: None,
                 });
             }
-            SyncKind::Terminated => {
+            SyncKind::SyncTerminatedPod => {
                 let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, true);
                 self.set_pod_status(ctx, &op.pod, api);
                 if self.mounted.contains(&uid) {
@@ -494,10 +473,10 @@ impl Kubelet {
                     Err(op.errors.join("; "))
                 };
                 match op.kind {
-                    SyncKind::SyncPod | SyncKind::TerminatingRuntime => {
+                    SyncKind::SyncPod | SyncKind::SyncTerminatingRuntimePod => {
                         self.end_op(ctx, uid, op, result)
                     }
-                    SyncKind::Terminating | SyncKind::Terminated => {
+                    SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatedPod => {
                         self.end_op(ctx, uid, op, result)
                     }
                 }
@@ -612,7 +591,7 @@ impl Kubelet {
                         self.probe_remove_pod(ctx, &pod);
                         ctx.emit(Transition::SyncStep {
                             uid,
-                            step: "probes removed",
+                            step: SyncStepKind::ProbesRemoved,
                         });
                     }
                     ctx.cri(caller(0), CriReq::PodStatus { uid });
@@ -640,7 +619,7 @@ impl Kubelet {
                     self.objects_unregister(&pod);
                     ctx.emit(Transition::Note {
                         uid,
-                        what: "secrets and configmaps unregistered",
+                        what: NoteKind::ObjectsUnregistered,
                     });
                     ctx.cri(caller(0), CriReq::RemovePodCgroup { uid });
                     self.park_op(uid, op);
@@ -705,7 +684,7 @@ impl Kubelet {
                 .insert((uid, c.name.clone()), "CrashLoopBackOff");
             ctx.emit(Transition::Note {
                 uid,
-                what: "CrashLoopBackOff",
+                what: NoteKind::CrashLoopBackOff,
             });
             return Some(format!(
                 "CrashLoopBackOff: back-off {} restarting failed container={}",
@@ -739,9 +718,9 @@ impl Kubelet {
             );
             match op.kind {
                 SyncKind::SyncPod => op.fatal = Some(e),
-                SyncKind::Terminating | SyncKind::TerminatingRuntime | SyncKind::Terminated => {
-                    op.fatal = Some(format!("FailedToKillPod: {e}"))
-                }
+                SyncKind::SyncTerminatingPod
+                | SyncKind::SyncTerminatingRuntimePod
+                | SyncKind::SyncTerminatedPod => op.fatal = Some(format!("FailedToKillPod: {e}")),
             }
         }
         self.advance(ctx, uid, op);
@@ -988,7 +967,7 @@ impl Kubelet {
         }
         ctx.emit(Transition::Note {
             uid,
-            what: "PreStop hook did not finish within the grace period",
+            what: NoteKind::PreStopTimedOut,
         });
         self.prestop_done(ctx, uid, op, id);
     }
@@ -1026,7 +1005,7 @@ impl Kubelet {
         }
         ctx.emit(Transition::SyncEnd {
             uid,
-            kind: op.kind.as_str(),
+            kind: op.kind,
             error: result.as_ref().err().cloned(),
         });
         let _ = op.grace;

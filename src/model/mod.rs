@@ -97,8 +97,9 @@ pub enum ProbeHandler {
     Grpc,
 }
 
-/// The kind of a probe (`probeType` in `pkg/kubelet/prober`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The kind of a probe (`probeType` in `pkg/kubelet/prober`). Hashes as its text, like the
+/// words of [`vocab`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ProbeType {
     Liveness,
     Readiness,
@@ -112,6 +113,31 @@ impl ProbeType {
             ProbeType::Readiness => "readiness",
             ProbeType::Startup => "startup",
         }
+    }
+}
+
+impl std::hash::Hash for ProbeType {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+impl vocab::Word for ProbeType {
+    fn all() -> &'static [Self] {
+        &[
+            ProbeType::Liveness,
+            ProbeType::Readiness,
+            ProbeType::Startup,
+        ]
+    }
+    fn text(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for ProbeType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -384,7 +410,9 @@ pub mod reach;
 pub mod status;
 pub use status::*;
 pub mod transition;
+pub mod vocab;
 pub use transition::Transition;
+pub use vocab::*;
 
 impl ContainerSpec {
     /// The container's probe of this kind, if it has one.

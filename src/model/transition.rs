@@ -3,7 +3,8 @@
 //! human-readable record; some fields are there for the oracle only and are not displayed
 //! (they are hashed like the rest).
 
-use super::{ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, SandboxId};
+use super::vocab::*;
+use super::{ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, ProbeType, SandboxId};
 use std::fmt;
 use std::sync::Arc;
 
@@ -35,25 +36,25 @@ pub enum Transition {
     },
     ApiRemoved {
         uid: PodUid,
-        by: &'static str,
+        by: RemovedBy,
     },
     WatchDelivered {
         uid: PodUid,
-        kind: &'static str,
+        kind: WatchDelivery,
     },
     // ---- runtime (ground truth) ----
     CriBegin {
         uid: PodUid,
-        call: &'static str,
+        call: CriOp,
         target: u32,
         /// `StopContainer`'s SIGTERM-to-SIGKILL timeout in seconds.
         timeout_s: Option<i64>,
     },
     CriEnd {
         uid: PodUid,
-        call: &'static str,
+        call: CriOp,
         target: u32,
-        error: Option<&'static str>,
+        error: Option<CriFailure>,
     },
     SandboxReady {
         uid: PodUid,
@@ -71,7 +72,7 @@ pub enum Transition {
     Signal {
         uid: PodUid,
         id: ContainerId,
-        signal: &'static str,
+        signal: ProcessSignal,
     },
     ContainerExited {
         uid: PodUid,
@@ -82,15 +83,15 @@ pub enum Transition {
     /// A host operation took effect (volumes mounted/unmounted, cgroup or pod dir removed).
     Host {
         uid: PodUid,
-        what: &'static str,
+        what: HostOp,
     },
     // ---- node (ground truth): systemd-logind and power ----
     Logind {
-        what: String,
+        what: LogindStep,
     },
     /// The node powered off; `alive` containers were still running.
     PowerOff {
-        cause: &'static str,
+        cause: PowerOffCause,
         alive: u32,
     },
     // ---- node (ground truth) ----
@@ -106,41 +107,41 @@ pub enum Transition {
     },
     /// The eviction manager's view of a node condition changed.
     NodeCondition {
-        condition: &'static str,
+        condition: NodeConditionType,
         status: bool,
     },
     /// The eviction manager evicts a pod (`evictPod` -> `killPodNow`).
     Evict {
         uid: PodUid,
-        signal: &'static str,
+        signal: EvictionSignal,
         grace: i64,
     },
     /// The eviction manager's waits and skips.
     Eviction {
         uid: PodUid,
-        what: &'static str,
+        what: EvictionStep,
     },
     ConfigOp {
         uid: PodUid,
-        op: &'static str,
+        op: ConfigOpKind,
     },
     UpdatePod {
         uid: PodUid,
-        ty: &'static str,
+        ty: UpdateType,
         runtime_only: bool,
     },
     Worker {
         uid: PodUid,
-        what: &'static str,
+        what: WorkerStep,
     },
     SyncBegin {
         uid: PodUid,
-        kind: &'static str,
+        kind: SyncKind,
         grace: Option<i64>,
     },
     SyncEnd {
         uid: PodUid,
-        kind: &'static str,
+        kind: SyncKind,
         error: Option<String>,
     },
     LocalStatus {
@@ -155,26 +156,26 @@ pub enum Transition {
     ProbeWorker {
         uid: PodUid,
         container: String,
-        kind: &'static str,
-        what: &'static str,
+        kind: ProbeType,
+        what: ProbeWorkerStep,
     },
     /// A probe ran against a container (`success`, `failure` or `error`).
     Probe {
         uid: PodUid,
         container: String,
-        kind: &'static str,
-        result: &'static str,
+        kind: ProbeType,
+        result: ProbeVerdict,
     },
     /// A results manager's cached result for a container changed.
     ProbeResult {
         uid: PodUid,
         id: ContainerId,
-        kind: &'static str,
-        result: &'static str,
+        kind: ProbeType,
+        result: ProbeCached,
     },
     /// The graceful node shutdown manager.
     Shutdown {
-        what: String,
+        what: ShutdownStep,
     },
     /// The kubelet's node Ready condition (internal; node objects are not modelled).
     NodeReady {
@@ -182,11 +183,11 @@ pub enum Transition {
     },
     Note {
         uid: PodUid,
-        what: &'static str,
+        what: NoteKind,
     },
     /// The kubelet process of incarnation `epoch` crashed or started.
     KubeletProcess {
-        what: &'static str,
+        what: ProcessEvent,
         epoch: u32,
     },
     /// A kubelet status PATCH changed the object `uid` (for a static pod, its mirror pod);
@@ -202,14 +203,14 @@ pub enum Transition {
     KillPodNow {
         uid: PodUid,
         ch: u64,
-        what: &'static str,
+        what: KillPodNowStep,
         evict: bool,
     },
     /// A step inside a sync operation the oracle orders against others (`status set`,
     /// `probes stopped`: `StopLivenessAndStartup`, `probes removed`: `RemovePod`).
     SyncStep {
         uid: PodUid,
-        step: &'static str,
+        step: SyncStepKind,
     },
     /// The graceful node shutdown manager starts killing one priority group.
     ShutdownGroup {
@@ -336,7 +337,7 @@ impl fmt::Display for Transition {
                 what,
                 evict,
             } => {
-                if *what == "requested" {
+                if *what == KillPodNowStep::Requested {
                     let by = if *evict { "eviction" } else { "shutdown" };
                     write!(f, "pw {uid} killPodNow ch={ch} requested ({by})")
                 } else {

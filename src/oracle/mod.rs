@@ -19,6 +19,11 @@ use crate::model::{
     ApiContainerState, ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, RestartPolicy,
     SandboxId, Transition,
 };
+use crate::model::{
+    ConfigOpKind, CriOp, EvictionStep, HostOp, KillPodNowStep, NoteKind, ProbeCached, ProbeType,
+    ProbeVerdict, ProbeWorkerStep, ProcessEvent, RemovedBy, ShutdownStep, SyncKind, SyncStepKind,
+    WorkerStep,
+};
 use crate::sim::{Dur, Observer, SimTime};
 use invariants::{Inv, INVARIANTS};
 use std::collections::{BTreeMap, VecDeque};
@@ -90,7 +95,7 @@ struct Worker {
     first_sight_terminal: bool,
     terminated: bool,
     finished: bool,
-    open_sync: Option<&'static str>,
+    open_sync: Option<SyncKind>,
     last_grace: Option<i64>,
     liveness_failed: bool,
     /// A kill of the pod is in flight: termination requested and not yet terminated, or
@@ -103,7 +108,7 @@ struct Worker {
     terminating_status_set: bool,
     probes_removed: bool,
     /// Probes per (container, kind) after that kind's workers were told to stop.
-    probes_after_stop: BTreeMap<(String, &'static str), u32>,
+    probes_after_stop: BTreeMap<(String, ProbeType), u32>,
     /// When the record's last SyncPod ended.
     last_sync_pod_end: Option<SimTime>,
     /// Termination was requested (TermRequested).
@@ -522,7 +527,7 @@ impl Oracle {
             ApiRemoved { uid, by } => {
                 let uid = *uid;
                 self.pod(uid).removed_at = Some(at);
-                if *by == "kubelet" {
+                if *by == RemovedBy::Kubelet {
                     self.kubelet_deleted(at, uid);
                 }
                 self.check_final_status(at, uid);
@@ -534,7 +539,7 @@ impl Oracle {
                 call,
                 timeout_s,
                 ..
-            } => self.cri_begin(at, *uid, call, *timeout_s),
+            } => self.cri_begin(at, *uid, *call, *timeout_s),
             CriEnd {
                 uid,
                 call,
@@ -544,14 +549,14 @@ impl Oracle {
                 let p = self.pod(*uid);
                 if error.is_some() {
                     p.errors.push(at);
-                    if *call == "StartContainer" {
+                    if *call == CriOp::StartContainer {
                         p.start_errors.push(at);
                     }
                 }
-                if *call == "RemovePodCgroup" {
+                if *call == CriOp::RemovePodCgroup {
                     p.cgroup_removal_in_flight = false;
                 }
-                if *call == "RemoveContainer" && error.is_none() {
+                if *call == CriOp::RemoveContainer && error.is_none() {
                     let id = ContainerId(*target);
                     if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
                         i.removed_at.get_or_insert(at);
@@ -571,7 +576,7 @@ impl Oracle {
                     .as_ref()
                     .is_some_and(|s| s.restart_policy == RestartPolicy::Never);
                 let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
-                    (Some("SyncPod"), Some(end)) if never => p
+                    (Some(SyncKind::SyncPod), Some(end)) if never => p
                         .instances
                         .iter()
                         .any(|i| i.name == *name && i.running_at <= end),
@@ -622,20 +627,19 @@ impl Oracle {
             Host { uid, what } => {
                 let uid = *uid;
                 match *what {
-                    "volumes mounted" => {
+                    HostOp::VolumesMounted => {
                         let p = self.pod(uid);
                         p.mounted = true;
                         p.cgroup = true;
                     }
-                    "volumes unmounted" => {
+                    HostOp::VolumesUnmounted => {
                         self.pod(uid).mounted = false;
                         self.teardown_check(at, uid, "volumes were unmounted");
                     }
-                    "pod cgroup removed" => self.pod(uid).cgroup = false,
-                    "pod dir removed" => {
+                    HostOp::PodCgroupRemoved => self.pod(uid).cgroup = false,
+                    HostOp::PodDirRemoved => {
                         self.teardown_check(at, uid, "the pod directory was removed")
                     }
-                    _ => {}
                 }
             }
             Logind { .. } | NodeMemoryAvailable { .. } | NodeCondition { .. } => {}
@@ -681,10 +685,10 @@ impl Oracle {
             }
             Eviction { uid, what } => {
                 match *what {
-                    "kill completed" | "kill timed out (ExceededGracePeriod)" => {
+                    EvictionStep::KillCompleted | EvictionStep::KillTimedOut => {
                         self.node.eviction_wait_since = Some((*uid, at));
                     }
-                    "pod cleaned up" | "timed out waiting for the pod to be cleaned up" => {
+                    EvictionStep::PodCleanedUp | EvictionStep::CleanupTimedOut => {
                         if let Some((u, since)) = self.node.eviction_wait_since.take() {
                             self.eviction_wait_check(at, u, since);
                             self.checked[Inv::EvictionReevaluates as usize] += 1;
@@ -694,7 +698,7 @@ impl Oracle {
                 }
                 if matches!(
                     *what,
-                    "pod cleaned up" | "timed out waiting for the pod to be cleaned up"
+                    EvictionStep::PodCleanedUp | EvictionStep::CleanupTimedOut
                 ) && self.node.eviction_in_flight == Some(*uid)
                 {
                     self.node.eviction_in_flight = None;
@@ -703,23 +707,26 @@ impl Oracle {
             ConfigOp { uid, op } => {
                 let shutdown = self.node.shutdown_started.is_some();
                 let p = self.pod(*uid);
-                if op.starts_with("ADD") && !p.inc.config_known && shutdown {
+                if matches!(op, ConfigOpKind::Add | ConfigOpKind::AddFile)
+                    && !p.inc.config_known
+                    && shutdown
+                {
                     p.inc.added_after_shutdown = true;
                 }
                 p.inc.config_known = true;
                 // Out of config, the status manager may forget the pod's status at any time
                 // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a
                 // later SetPodStatus starts again from the API's copy.
-                p.inc.out_of_config = op.starts_with("REMOVE");
+                p.inc.out_of_config = matches!(op, ConfigOpKind::Remove | ConfigOpKind::RemoveFile);
                 if p.inc.out_of_config && p.worker.finished {
                     self.node.undesired_finished.push(*uid);
                 }
                 let p = self.pod(*uid);
-                let deleted = p.deleted_at.is_some() || *op == "REMOVE (file)";
+                let deleted = p.deleted_at.is_some() || *op == ConfigOpKind::RemoveFile;
                 if deleted && p.inc.saw_delete_at.is_none() {
                     p.inc.saw_delete_at = Some(at);
-                    p.inc.inflight_sync_open = p.worker.open_sync == Some("SyncPod");
-                    if *op == "REMOVE (file)" {
+                    p.inc.inflight_sync_open = p.worker.open_sync == Some(SyncKind::SyncPod);
+                    if *op == ConfigOpKind::RemoveFile {
                         p.deleted_at.get_or_insert(at);
                     }
                 }
@@ -732,8 +739,8 @@ impl Oracle {
                     p.inc.runtime_only_at.get_or_insert(at);
                 }
             }
-            Worker { uid, what } => self.worker(at, *uid, what),
-            SyncBegin { uid, kind, grace } => self.sync_begin(at, *uid, kind, *grace),
+            Worker { uid, what } => self.worker(at, *uid, *what),
+            SyncBegin { uid, kind, grace } => self.sync_begin(at, *uid, *kind, *grace),
             SyncEnd { uid, kind, error } => {
                 let p = self.pod(*uid);
                 if error.is_some() {
@@ -745,7 +752,7 @@ impl Oracle {
                 if p.worker.term_requested {
                     p.worker.sync_ended_since_request = true;
                 }
-                if *kind == "SyncPod" {
+                if *kind == SyncKind::SyncPod {
                     p.worker.last_sync_pod_end = Some(at);
                     p.worker.inflight_sync_pod = false;
                     if p.worker.lv_wait_sync {
@@ -756,14 +763,14 @@ impl Oracle {
                     }
                 }
                 match *kind {
-                    "SyncPod" if p.inc.inflight_sync_open => {
+                    SyncKind::SyncPod if p.inc.inflight_sync_open => {
                         p.inc.inflight_sync_open = false;
                         p.inc.inflight_sync_end = Some(at);
                     }
-                    "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+                    SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
                         p.worker.last_terminating_ok = error.is_none();
                     }
-                    "SyncTerminatedPod" if error.is_none() => {
+                    SyncKind::SyncTerminatedPod if error.is_none() => {
                         p.worker.terminated_sync_ok = true;
                     }
                     _ => {}
@@ -792,8 +799,8 @@ impl Oracle {
             ProbeWorker {
                 uid,
                 container,
-                kind: "readiness",
-                what: "stopped",
+                kind: ProbeType::Readiness,
+                what: ProbeWorkerStep::Stopped,
             } => self.readiness_stopped(at, *uid, container),
             Housekeeping => self.housekeeping(at),
             NodeReady { ready } => {
@@ -808,8 +815,8 @@ impl Oracle {
                 kind,
                 result,
             } => {
-                self.probe_target_check(at, *uid, container, kind, result);
-                self.probe(at, *uid, container, kind)
+                self.probe_target_check(at, *uid, container, *kind, *result);
+                self.probe(at, *uid, container, *kind)
             }
             ProbeResult {
                 uid,
@@ -817,30 +824,36 @@ impl Oracle {
                 result,
                 id,
             } => {
-                if matches!(*kind, "liveness" | "startup") && *result == "failure" {
+                if matches!(*kind, ProbeType::Liveness | ProbeType::Startup)
+                    && *result == ProbeCached::Failure
+                {
                     let p = self.pod(*uid);
                     p.worker.liveness_failed = true;
                     let terminating = p.worker.term_requested || p.inc.saw_delete_at.is_some();
                     if !terminating && p.running.contains(id) && p.worker.lv_fail.is_none() {
                         p.worker.lv_fail = Some((at, *id));
-                        p.worker.lv_wait_sync = p.worker.open_sync == Some("SyncPod");
+                        p.worker.lv_wait_sync = p.worker.open_sync == Some(SyncKind::SyncPod);
                     }
                 }
             }
-            Shutdown { what } => match what.as_str() {
-                "PrepareForShutdown(true)" => {
+            Shutdown { what } => match *what {
+                ShutdownStep::PrepareForShutdown {
+                    shutting_down: true,
+                } => {
                     if self.node.shutdown_started.is_none() {
                         self.node.shutdown_due = Some(at);
                         self.node.not_ready_due_since = Some(at);
                     }
                     self.node.shutdown_started.get_or_insert(at);
                 }
-                "PrepareForShutdown(false)" => {
+                ShutdownStep::PrepareForShutdown {
+                    shutting_down: false,
+                } => {
                     self.node.shutdown_started = None;
                     self.node.shutdown_due = None;
                     self.node.not_ready_due_since = None;
                 }
-                w if w.starts_with("shutdown processed") => {
+                ShutdownStep::Processed { .. } => {
                     if let Some(due) = self.node.shutdown_due.take() {
                         self.shutdown_due_check(at, due, "the inhibitor lock was released");
                         self.checked[Inv::NodeShutdownCompletes as usize] += 1;
@@ -863,17 +876,15 @@ impl Oracle {
             }
             Note { uid, what } => {
                 let p = self.pod(*uid);
-                if what.starts_with("FailedSync") {
+                if what.is_failed_sync() {
                     p.errors.push(at);
                 }
-                if *what == crate::kubelet::legacy::KILL_REQUESTED {
+                if *what == NoteKind::V121KillRequested {
                     p.worker.kill_in_flight = true;
-                } else if *what == crate::kubelet::legacy::KILL_DONE
-                    || *what == crate::kubelet::legacy::KILL_FAILED
-                {
+                } else if matches!(what, NoteKind::V121KillDone | NoteKind::V121KillFailed) {
                     p.worker.kill_in_flight = false;
                 }
-                if what.starts_with("FailedMount") {
+                if what.is_failed_mount() {
                     let p = self.pod(*uid);
                     p.errors.push(at);
                     if p.worker.started && !p.worker.term_acked {
@@ -887,29 +898,28 @@ impl Oracle {
                 }
             }
             KubeletProcess { what, .. } => match *what {
-                "crashed" => self.kubelet_crashed(at),
-                "started" => {
+                ProcessEvent::Crashed => self.kubelet_crashed(at),
+                ProcessEvent::Started => {
                     self.node.kubelet_down = false;
                     self.node.kubelet_started_at = at;
                 }
-                _ => {}
             },
             KillPodNow {
                 uid,
                 ch,
                 what,
                 evict,
-            } => self.kill_pod_now(at, *uid, *ch, what, *evict),
+            } => self.kill_pod_now(at, *uid, *ch, *what, *evict),
             SyncStep { uid, step } => {
                 let w = &mut self.pod(*uid).worker;
                 match *step {
-                    "status set" => {
+                    SyncStepKind::StatusSet => {
                         w.status_set = true;
                         w.terminating_status_set = true;
                         self.shutdown_status_check(at, *uid);
                     }
-                    "probes stopped: liveness, startup" => w.lvs_stopped = true,
-                    "probes removed" => w.probes_removed = true,
+                    SyncStepKind::ProbesStopped => w.lvs_stopped = true,
+                    SyncStepKind::ProbesRemoved => w.probes_removed = true,
                     _ => {}
                 }
             }
@@ -938,9 +948,9 @@ impl Oracle {
         }
     }
 
-    fn cri_begin(&mut self, at: SimTime, uid: PodUid, call: &str, timeout_s: Option<i64>) {
+    fn cri_begin(&mut self, at: SimTime, uid: PodUid, call: CriOp, timeout_s: Option<i64>) {
         let p = self.pod(uid);
-        if call == "RunPodSandbox" && p.worker.open_sync == Some("SyncPod") {
+        if call == CriOp::RunPodSandbox && p.worker.open_sync == Some(SyncKind::SyncPod) {
             let end = p.worker.last_sync_pod_end;
             let old = p
                 .ready_sandboxes
@@ -958,10 +968,11 @@ impl Oracle {
         }
         let p = self.pod(uid);
         match call {
-            "RunPodSandbox" | "CreateContainer" | "StartContainer" => {
+            CriOp::RunPodSandbox | CriOp::CreateContainer | CriOp::StartContainer => {
                 let acked = p.worker.term_acked;
                 let in_window = p.worker.term_requested && !acked;
-                let inflight = p.worker.inflight_sync_pod && p.worker.open_sync == Some("SyncPod");
+                let inflight =
+                    p.worker.inflight_sync_pod && p.worker.open_sync == Some(SyncKind::SyncPod);
                 if in_window {
                     self.starts_while_term_requested += 1;
                     if !inflight {
@@ -974,7 +985,7 @@ impl Oracle {
                     }
                 }
                 let p = self.pod(uid);
-                let restart = acked && p.worker.liveness_failed && call == "StartContainer";
+                let restart = acked && p.worker.liveness_failed && call == CriOp::StartContainer;
                 let after_shutdown = p.inc.added_after_shutdown;
                 if acked {
                     self.report(
@@ -1001,9 +1012,9 @@ impl Oracle {
                     );
                 }
             }
-            "StopContainer" | "ExecPreStop" => {
-                let before_status =
-                    p.worker.open_sync == Some("SyncTerminatingPod") && !p.worker.status_set;
+            CriOp::StopContainer | CriOp::ExecPreStop => {
+                let before_status = p.worker.open_sync == Some(SyncKind::SyncTerminatingPod)
+                    && !p.worker.status_set;
                 if let Some(t) = timeout_s.filter(|t| *t < 2) {
                     self.report(
                         Inv::GraceNeverIncreases,
@@ -1023,8 +1034,8 @@ impl Oracle {
                     );
                 }
             }
-            "UnmountVolumes" | "RemovePodCgroup" | "RemovePodDir" => {
-                if call == "RemovePodCgroup" {
+            CriOp::UnmountVolumes | CriOp::RemovePodCgroup | CriOp::RemovePodDir => {
+                if call == CriOp::RemovePodCgroup {
                     p.cgroup_removal_in_flight = true;
                 }
                 let killing = p.worker.kill_in_flight;
@@ -1054,40 +1065,40 @@ impl Oracle {
         }
     }
 
-    fn worker(&mut self, at: SimTime, uid: PodUid, what: &str) {
+    fn worker(&mut self, at: SimTime, uid: PodUid, what: WorkerStep) {
         let p = self.pod(uid);
         let w = &mut p.worker;
         match what {
-            "record" => {}
-            "first sight of a terminal pod: recorded as terminated" => {
+            WorkerStep::Record => {}
+            WorkerStep::FirstSightTerminal => {
                 w.kill_in_flight = false;
                 w.term_acked = true;
                 w.terminated = true;
                 w.first_sight_terminal = true;
             }
-            "termination requested" | "orphan: termination requested" => {
+            WorkerStep::TerminationRequested | WorkerStep::OrphanTerminationRequested => {
                 if !w.term_requested {
                     w.term_requested = true;
-                    w.inflight_sync_pod = w.open_sync == Some("SyncPod");
+                    w.inflight_sync_pod = w.open_sync == Some(SyncKind::SyncPod);
                 }
                 w.kill_in_flight = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
-            "pod is terminal: terminating" => {
+            WorkerStep::TerminalTerminating => {
                 w.term_requested = true;
                 w.kill_in_flight = true;
                 w.term_acked = true;
                 p.inc.term_requested_at.get_or_insert(at);
             }
-            "termination acknowledged" => w.term_acked = true,
+            WorkerStep::TerminationAcknowledged => w.term_acked = true,
             // v1.21: dispatchWork decided the pod is finished and skips its worker.
-            crate::kubelet::legacy::TREATED_AS_TERMINATED => w.term_acked = true,
-            "terminated" => {
+            WorkerStep::V121TreatedAsTerminated => w.term_acked = true,
+            WorkerStep::Terminated => {
                 w.terminated = true;
                 w.kill_in_flight = false;
                 p.inc.terminated_at.get_or_insert(at);
             }
-            "started" => {
+            WorkerStep::Started => {
                 w.started = true;
                 let full = p.static_pod.then(|| {
                     p.spec
@@ -1109,7 +1120,7 @@ impl Oracle {
                     }
                 }
             }
-            "finished" | "finished (never started)" => {
+            WorkerStep::Finished | WorkerStep::FinishedNeverStarted => {
                 w.kill_in_flight = false;
                 w.terminated = true;
                 w.finished = true;
@@ -1121,13 +1132,13 @@ impl Oracle {
                 self.termination_done(done);
                 self.release_static(uid);
             }
-            crate::kubelet::legacy::FORGOTTEN => {
+            WorkerStep::V121Forgotten => {
                 // v1.21: the goroutine ends after the sync it is in; its record stays.
                 self.forgotten_check(at, uid);
             }
-            "runtime pod terminated: record removed"
-            | "forgotten"
-            | "orphan never started: record dropped" => {
+            WorkerStep::RuntimePodRecordRemoved
+            | WorkerStep::Forgotten
+            | WorkerStep::OrphanNeverStarted => {
                 self.forgotten_check(at, uid);
                 let p = self.pod(uid);
                 let undesired_finished = p.worker.finished && p.inc.out_of_config;
@@ -1214,7 +1225,7 @@ impl Oracle {
         }
     }
 
-    fn sync_begin(&mut self, at: SimTime, uid: PodUid, kind: &'static str, grace: Option<i64>) {
+    fn sync_begin(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, grace: Option<i64>) {
         let p = self.pod(uid);
         let zero_grace_delete = p.zero_grace_delete;
         let min_override = p.min_override;
@@ -1233,7 +1244,7 @@ impl Oracle {
             ));
         }
         match kind {
-            "SyncPod" => {
+            SyncKind::SyncPod => {
                 if w.terminating_began {
                     found.push((
                         Inv::SyncOrder,
@@ -1247,7 +1258,7 @@ impl Oracle {
                     ));
                 }
             }
-            "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+            SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
                 if w.terminated_began {
                     found.push((
                         Inv::SyncOrder,
@@ -1282,7 +1293,7 @@ impl Oracle {
                     }
                 }
             }
-            "SyncTerminatedPod"
+            SyncKind::SyncTerminatedPod
                 if !(w.first_sight_terminal || w.terminating_began && w.last_terminating_ok) =>
             {
                 found.push((
@@ -1295,14 +1306,14 @@ impl Oracle {
         }
         let w = &mut p.worker;
         w.open_sync = Some(kind);
-        if kind == "SyncPod" {
+        if kind == SyncKind::SyncPod {
             // After TermRequested the worker picks up only terminating work, so a SyncPod
             // that begins then is the one it picked up before the request and that waited
             // for a newer pod status (GetNewerThan); any later one is not in flight.
             w.inflight_sync_pod = w.term_requested && !w.sync_ended_since_request;
         }
         match kind {
-            "SyncTerminatingPod" | "SyncTerminatingRuntimePod" => {
+            SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
                 p.inc.shutdown_fn_applies = p.inc.shutdown_killed;
                 // An override this sync could not take binds every later one.
                 if let Some(l) = p.late_override.take() {
@@ -1315,7 +1326,7 @@ impl Oracle {
                     w.last_grace = Some(g);
                 }
             }
-            "SyncTerminatedPod" => w.terminated_began = true,
+            SyncKind::SyncTerminatedPod => w.terminated_began = true,
             _ => {}
         }
         for (inv, what) in found {
@@ -1323,10 +1334,10 @@ impl Oracle {
         }
     }
 
-    fn probe(&mut self, at: SimTime, uid: PodUid, container: &str, kind: &'static str) {
+    fn probe(&mut self, at: SimTime, uid: PodUid, container: &str, kind: ProbeType) {
         let w = &mut self.pod(uid).worker;
         let lvs = w.lvs_stopped || w.terminating_status_set;
-        let stopped = w.probes_removed || (lvs && kind != "readiness");
+        let stopped = w.probes_removed || (lvs && kind != ProbeType::Readiness);
         if !stopped {
             return;
         }
@@ -1337,7 +1348,7 @@ impl Oracle {
         *n += 1;
         let n = *n;
         if n > 1 {
-            let when = if kind == "readiness" {
+            let when = if kind == ProbeType::Readiness {
                 "RemovePod"
             } else {
                 "StopLivenessAndStartup"
@@ -1455,8 +1466,8 @@ impl Oracle {
         at: SimTime,
         uid: PodUid,
         container: &str,
-        kind: &str,
-        result: &str,
+        kind: ProbeType,
+        result: ProbeVerdict,
     ) {
         let p = self.pod(uid);
         let ever = p.instances.iter().any(|i| i.name == container);
@@ -1466,7 +1477,7 @@ impl Oracle {
             .any(|i| i.name == container && p.running.contains(&i.id));
         let what = if !ever {
             format!("a {kind} probe ran against container {container}, which has never run")
-        } else if !runs && result == "success" {
+        } else if !runs && result == ProbeVerdict::Success {
             format!(
                 "a {kind} probe of container {container} succeeded while no instance of it runs"
             )
@@ -1605,9 +1616,16 @@ impl Oracle {
         });
     }
 
-    fn kill_pod_now(&mut self, at: SimTime, uid: PodUid, ch: u64, what: &str, evict: bool) {
+    fn kill_pod_now(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        ch: u64,
+        what: KillPodNowStep,
+        evict: bool,
+    ) {
         match what {
-            "requested" => {
+            KillPodNowStep::Requested => {
                 self.node.kill_waits.push((ch, uid, at));
                 let in_group = self.node.group.is_some();
                 let p = self.pod(uid);
@@ -1627,7 +1645,7 @@ impl Oracle {
                     }
                 }
             }
-            "closed" => {
+            KillPodNowStep::Closed => {
                 if let Some(g) = self.node.group.as_mut() {
                     g.open.retain(|(c, _)| *c != ch);
                 }
@@ -1641,7 +1659,7 @@ impl Oracle {
                     );
                 }
             }
-            "returned" | "timed out" => {
+            KillPodNowStep::Returned | KillPodNowStep::TimedOut => {
                 if let Some(k) = self.node.kill_waits.iter().position(|k| k.0 == ch) {
                     let (_, u, since) = self.node.kill_waits.remove(k);
                     self.checked[Inv::KillPodNowReturns as usize] += 1;
@@ -1663,7 +1681,6 @@ impl Oracle {
                     }
                 }
             }
-            _ => {}
         }
     }
 

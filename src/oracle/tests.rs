@@ -3,7 +3,13 @@
 //! properties on short hand-written runs.
 
 use super::*;
-use crate::model::{ApiContainerStatus, ContainerSpec};
+use crate::model::NoteKind;
+use crate::model::ShutdownStep;
+use crate::model::{ApiContainerStatus, ContainerSpec, Word};
+use crate::model::{
+    CriOp, EvictionSignal, EvictionStep, PowerOffCause, ProbeCached, ProbeType, ProbeVerdict,
+    ProbeWorkerStep, ProcessEvent, RemovedBy, SyncKind, UpdateType,
+};
 
 const P: PodUid = PodUid(1);
 const Q: PodUid = PodUid(2);
@@ -17,6 +23,27 @@ fn spec(name: &str, policy: RestartPolicy) -> Arc<PodSpec> {
     );
     s.termination_grace_period_seconds = Some(30);
     Arc::new(s)
+}
+
+/// The word whose trace text is `text` (a typo fails the test).
+fn w<T: Word>(text: &str) -> T {
+    T::from_text(text).unwrap_or_else(|| panic!("no word renders as {text:?}"))
+}
+
+/// The node-shutdown steps the tests feed, by their trace text.
+fn gns(text: &str) -> ShutdownStep {
+    match text {
+        "PrepareForShutdown(true)" => ShutdownStep::PrepareForShutdown {
+            shutting_down: true,
+        },
+        "PrepareForShutdown(false)" => ShutdownStep::PrepareForShutdown {
+            shutting_down: false,
+        },
+        "shutdown processed: inhibitor lock 1 released, node will shut down" => {
+            ShutdownStep::Processed { lock: 1 }
+        }
+        _ => panic!("no shutdown step {text:?} in these tests"),
+    }
 }
 
 /// Feeds transitions to an oracle at increasing times.
@@ -64,25 +91,29 @@ impl Feed {
         })
     }
     fn cfg(&mut self, uid: PodUid, op: &'static str) -> &mut Self {
-        self.tr(Transition::ConfigOp { uid, op })
+        self.tr(Transition::ConfigOp { uid, op: w(op) })
     }
     fn worker(&mut self, uid: PodUid, what: &'static str) -> &mut Self {
-        self.tr(Transition::Worker { uid, what })
+        self.tr(Transition::Worker { uid, what: w(what) })
     }
     fn begin(&mut self, uid: PodUid, kind: &'static str, grace: Option<i64>) -> &mut Self {
-        self.tr(Transition::SyncBegin { uid, kind, grace })
+        self.tr(Transition::SyncBegin {
+            uid,
+            kind: w(kind),
+            grace,
+        })
     }
     fn end(&mut self, uid: PodUid, kind: &'static str, ok: bool) -> &mut Self {
         self.tr(Transition::SyncEnd {
             uid,
-            kind,
+            kind: w(kind),
             error: (!ok).then(|| "boom".to_string()),
         })
     }
     fn cri(&mut self, uid: PodUid, call: &'static str) -> &mut Self {
         self.tr(Transition::CriBegin {
             uid,
-            call,
+            call: w(call),
             target: 0,
             timeout_s: None,
         })
@@ -90,7 +121,7 @@ impl Feed {
     fn stop(&mut self, uid: PodUid, timeout: i64) -> &mut Self {
         self.tr(Transition::CriBegin {
             uid,
-            call: "StopContainer",
+            call: CriOp::StopContainer,
             target: 1,
             timeout_s: Some(timeout),
         })
@@ -111,10 +142,10 @@ impl Feed {
         })
     }
     fn host(&mut self, uid: PodUid, what: &'static str) -> &mut Self {
-        self.tr(Transition::Host { uid, what })
+        self.tr(Transition::Host { uid, what: w(what) })
     }
     fn step(&mut self, uid: PodUid, step: &'static str) -> &mut Self {
-        self.tr(Transition::SyncStep { uid, step })
+        self.tr(Transition::SyncStep { uid, step: w(step) })
     }
     fn local(&mut self, uid: PodUid, phase: PodPhase) -> &mut Self {
         self.tr(Transition::LocalStatus { uid, phase })
@@ -145,15 +176,15 @@ impl Feed {
         self.tr(Transition::Probe {
             uid,
             container: "app".into(),
-            kind,
-            result: "success",
+            kind: w(kind),
+            result: ProbeVerdict::Success,
         })
     }
     fn kill(&mut self, uid: PodUid, ch: u64, what: &'static str, evict: bool) -> &mut Self {
         self.tr(Transition::KillPodNow {
             uid,
             ch,
-            what,
+            what: w(what),
             evict,
         })
     }
@@ -220,7 +251,10 @@ impl Feed {
             .end(uid, "SyncTerminatedPod", true)
             .worker(uid, "finished")
             .wait(40)
-            .tr(Transition::ApiRemoved { uid, by: "kubelet" })
+            .tr(Transition::ApiRemoved {
+                uid,
+                by: RemovedBy::Kubelet,
+            })
     }
 }
 
@@ -269,11 +303,11 @@ fn s1_no_start_after_termination() {
     // After a kubelet restart the new incarnation may start the pod again.
     g.begin(P, "SyncTerminatingPod", Some(30))
         .tr(Transition::KubeletProcess {
-            what: "crashed",
+            what: ProcessEvent::Crashed,
             epoch: 0,
         })
         .tr(Transition::KubeletProcess {
-            what: "started",
+            what: ProcessEvent::Started,
             epoch: 1,
         })
         .cri(P, "RunPodSandbox");
@@ -384,7 +418,7 @@ fn s6_delete_only_after_reclamation() {
         .patched(P, PodPhase::Succeeded, false)
         .tr(Transition::ApiRemoved {
             uid: P,
-            by: "kubelet",
+            by: RemovedBy::Kubelet,
         });
     assert!(f.has(Inv::DeleteOnlyAfterReclamation));
     let m = &f.o.findings()[0].message;
@@ -395,7 +429,7 @@ fn s6_delete_only_after_reclamation() {
         .tr(Transition::ApiForceDeleted { uid: P })
         .tr(Transition::ApiRemoved {
             uid: P,
-            by: "force delete",
+            by: RemovedBy::ForceDelete,
         });
     assert!(!g.has(Inv::DeleteOnlyAfterReclamation));
 }
@@ -471,8 +505,8 @@ fn c10_readiness_during_termination() {
     let stopped = |uid| Transition::ProbeWorker {
         uid,
         container: "app".into(),
-        kind: "readiness",
-        what: "stopped",
+        kind: ProbeType::Readiness,
+        what: ProbeWorkerStep::Stopped,
     };
     // v1.22 regression: every probe removed when the deletion is handled.
     let mut f = Feed::new();
@@ -509,8 +543,8 @@ fn s10_no_restart_after_termination() {
         .tr(Transition::ProbeResult {
             uid: P,
             id: ContainerId(1),
-            kind: "liveness",
-            result: "failure",
+            kind: ProbeType::Liveness,
+            result: ProbeCached::Failure,
         })
         .cri(P, "StartContainer");
     assert!(!f.has(Inv::NoRestartAfterTermination));
@@ -564,7 +598,7 @@ fn s12_static_fullname_exclusivity() {
     let mut h = Feed::new();
     h.tr(stat(P)).worker(P, "started").running(P, 1);
     h.tr(Transition::KubeletProcess {
-        what: "crashed",
+        what: ProcessEvent::Crashed,
         epoch: 0,
     });
     h.tr(stat(Q)).worker(Q, "started");
@@ -585,7 +619,7 @@ fn s12_static_fullname_exclusivity() {
 fn c8_grace_within_overrides() {
     let evict = |uid| Transition::Evict {
         uid,
-        signal: "memory.available",
+        signal: EvictionSignal::MemoryAvailable,
         grace: 0,
     };
     let mut f = Feed::new();
@@ -672,7 +706,7 @@ fn s14_runtime_pods_no_api_writes() {
     f.created(P, RestartPolicy::Always)
         .tr(Transition::UpdatePod {
             uid: P,
-            ty: "kill",
+            ty: UpdateType::Kill,
             runtime_only: true,
         })
         .patched(P, PodPhase::Failed, false);
@@ -687,12 +721,12 @@ fn s14_runtime_pods_no_api_writes() {
 fn s15_eviction_rules() {
     let evict = |uid| Transition::Evict {
         uid,
-        signal: "memory.available",
+        signal: EvictionSignal::MemoryAvailable,
         grace: 0,
     };
     let cleaned = |uid| Transition::Eviction {
         uid,
-        what: "pod cleaned up",
+        what: EvictionStep::PodCleanedUp,
     };
     // One at a time, each after the previous was cleaned up.
     let mut f = Feed::new();
@@ -766,7 +800,7 @@ fn s16_shutdown_group_order() {
         pods: 1,
     };
     let shutdown = || Transition::Shutdown {
-        what: "PrepareForShutdown(true)".into(),
+        what: gns("PrepareForShutdown(true)"),
     };
     // The next group after every kill returned, or after the period.
     let mut f = Feed::new();
@@ -803,7 +837,7 @@ fn c9_shutdown_kills_done_at_group_deadline() {
         period_s,
         pods: 1,
     };
-    let shutdown = |what: &str| Transition::Shutdown { what: what.into() };
+    let shutdown = |what: &str| Transition::Shutdown { what: gns(what) };
     let released =
         || shutdown("shutdown processed: inhibitor lock 1 released, node will shut down");
     // Each kill completed (channel closed) before the next group and the release.
@@ -851,7 +885,7 @@ fn c8_shutdown_pods_failed() {
         let mut f = Feed::new();
         f.running_pod(P, RestartPolicy::Always)
             .tr(Transition::Shutdown {
-                what: "PrepareForShutdown(true)".into(),
+                what: gns("PrepareForShutdown(true)"),
             })
             .tr(Transition::ShutdownGroup {
                 priority: 0,
@@ -1036,7 +1070,7 @@ fn l1_l3_l4_deleted_pod_stops_and_leaves() {
         .tr(Transition::ApiDeleteRequested { uid: P, grace: 30 })
         .cfg(P, "DELETE")
         .tr(Transition::PowerOff {
-            cause: "x",
+            cause: PowerOffCause::NoInhibitorLock,
             alive: 1,
         })
         .wait(600_000);
@@ -1048,22 +1082,22 @@ fn l6_orphaned_runtime_pods_die() {
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)
         .tr(Transition::KubeletProcess {
-            what: "crashed",
+            what: ProcessEvent::Crashed,
             epoch: 0,
         })
         .tr(Transition::ApiForceDeleted { uid: P })
         .tr(Transition::ApiRemoved {
             uid: P,
-            by: "force delete",
+            by: RemovedBy::ForceDelete,
         })
         .wait(5000)
         .tr(Transition::KubeletProcess {
-            what: "started",
+            what: ProcessEvent::Started,
             epoch: 1,
         })
         .tr(Transition::UpdatePod {
             uid: P,
-            ty: "kill",
+            ty: UpdateType::Kill,
             runtime_only: true,
         })
         .wait(200_000);
@@ -1111,7 +1145,7 @@ fn every_invariant_is_checked_and_off_by_default_checks_nothing() {
         SimTime::ZERO,
         &Transition::SyncBegin {
             uid: P,
-            kind: "SyncPod",
+            kind: SyncKind::SyncPod,
             grace: None,
         },
     );
@@ -1119,7 +1153,7 @@ fn every_invariant_is_checked_and_off_by_default_checks_nothing() {
         SimTime::ZERO,
         &Transition::SyncBegin {
             uid: P,
-            kind: "SyncPod",
+            kind: SyncKind::SyncPod,
             grace: None,
         },
     );
@@ -1132,12 +1166,12 @@ fn c16_restart_readmits_running_pods() {
     let crash_and_reject = |h: &mut Feed, uid: PodUid, reason: &str| {
         h.wait(1000)
             .tr(Transition::KubeletProcess {
-                what: "crashed",
+                what: ProcessEvent::Crashed,
                 epoch: 0,
             })
             .wait(5000)
             .tr(Transition::KubeletProcess {
-                what: "started",
+                what: ProcessEvent::Started,
                 epoch: 1,
             })
             .wait(10)
@@ -1167,13 +1201,13 @@ fn c16_restart_readmits_running_pods() {
     h.running_pod(P, RestartPolicy::Always)
         .wait(1000)
         .tr(Transition::KubeletProcess {
-            what: "crashed",
+            what: ProcessEvent::Crashed,
             epoch: 0,
         })
         .created(Q, RestartPolicy::Always)
         .wait(5000)
         .tr(Transition::KubeletProcess {
-            what: "started",
+            what: ProcessEvent::Started,
             epoch: 1,
         })
         .cfg(P, "ADD")
@@ -1236,7 +1270,7 @@ fn cache_freshness_flags_a_sync_acting_on_a_status_older_than_the_previous_sync(
 
 #[test]
 fn referenced_objects_registered_flags_a_mount_failure_while_syncing() {
-    let what = "FailedMount: MountVolume.SetUp failed: object not registered";
+    let what = NoteKind::FailedMountNotRegistered;
     let mut f = Feed::new();
     f.created(P, RestartPolicy::Always).worker(P, "started");
     f.begin(P, "SyncPod", None)
@@ -1262,7 +1296,10 @@ fn s1_no_start_after_v121_terminal_shortcut() {
         .cri(P, "RunPodSandbox")
         .tr(Transition::ApiDeleteRequested { uid: P, grace: 1 })
         .cfg(P, "DELETE")
-        .worker(P, crate::kubelet::legacy::TREATED_AS_TERMINATED);
+        .worker(
+            P,
+            "v1.21 dispatchWork: pod and containers terminal: TerminatePod, worker skipped",
+        );
     assert!(!f.has(Inv::NoStartAfterTermination));
     f.cri(P, "CreateContainer");
     assert!(f.has(Inv::NoStartAfterTermination));
@@ -1280,7 +1317,7 @@ fn c7_worker_kept_until_terminated() {
     // v1.21 ForgetWorker while the container still runs.
     let mut g = Feed::new();
     g.running_pod(P, RestartPolicy::Always)
-        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+        .worker(P, "v1.21 ForgetWorker: worker forgotten");
     assert!(g.has(Inv::WorkerKeptUntilTerminated));
     // ... or while a SyncPod is in flight (nothing running yet).
     let mut h = Feed::new();
@@ -1288,7 +1325,7 @@ fn c7_worker_kept_until_terminated() {
         .cfg(P, "ADD")
         .worker(P, "record")
         .begin(P, "SyncPod", None)
-        .worker(P, crate::kubelet::legacy::FORGOTTEN);
+        .worker(P, "v1.21 ForgetWorker: worker forgotten");
     assert!(h.has(Inv::WorkerKeptUntilTerminated));
 }
 
@@ -1300,7 +1337,7 @@ fn c5_no_teardown_while_a_kill_is_in_flight() {
         .cfg(P, "ADD")
         .tr(Transition::Note {
             uid: P,
-            what: crate::kubelet::legacy::KILL_REQUESTED,
+            what: NoteKind::V121KillRequested,
         })
         .cri(P, "UnmountVolumes");
     assert!(f.has(Inv::NoTeardownUnderRunningContainer));
@@ -1310,11 +1347,11 @@ fn c5_no_teardown_while_a_kill_is_in_flight() {
         .cfg(P, "ADD")
         .tr(Transition::Note {
             uid: P,
-            what: crate::kubelet::legacy::KILL_REQUESTED,
+            what: NoteKind::V121KillRequested,
         })
         .tr(Transition::Note {
             uid: P,
-            what: crate::kubelet::legacy::KILL_DONE,
+            what: NoteKind::V121KillDone,
         })
         .cri(P, "UnmountVolumes");
     assert!(!g.has(Inv::NoTeardownUnderRunningContainer));
@@ -1388,8 +1425,8 @@ fn s9_probes_only_running_containers() {
     let probe = |result| Transition::Probe {
         uid: P,
         container: "app".into(),
-        kind: "liveness",
-        result,
+        kind: ProbeType::Liveness,
+        result: w::<ProbeVerdict>(result),
     };
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)
@@ -1492,12 +1529,12 @@ fn l8_kill_pod_now_returns() {
     k.running_pod(P, RestartPolicy::Always)
         .kill(P, 1, "requested", false)
         .tr(Transition::KubeletProcess {
-            what: "crashed",
+            what: ProcessEvent::Crashed,
             epoch: 0,
         })
         .wait(1000)
         .tr(Transition::KubeletProcess {
-            what: "started",
+            what: ProcessEvent::Started,
             epoch: 1,
         })
         .wait(60_000);
@@ -1506,7 +1543,10 @@ fn l8_kill_pod_now_returns() {
 
 #[test]
 fn l9_eviction_reevaluates() {
-    let ev = |what| Transition::Eviction { uid: P, what };
+    let ev = |what| Transition::Eviction {
+        uid: P,
+        what: w(what),
+    };
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)
         .tr(ev("kill completed"))
@@ -1535,7 +1575,7 @@ fn l10_node_shutdown_completes_and_c13_not_ready() {
         period_s,
         pods: 1,
     };
-    let shutdown = |what: &str| Transition::Shutdown { what: what.into() };
+    let shutdown = |what: &str| Transition::Shutdown { what: gns(what) };
     let released =
         || shutdown("shutdown processed: inhibitor lock 1 released, node will shut down");
     // Groups within their periods, NotReady at once, lock released, power off.
@@ -1549,7 +1589,7 @@ fn l10_node_shutdown_completes_and_c13_not_ready() {
         .wait(20_000)
         .tr(released())
         .tr(Transition::PowerOff {
-            cause: "inhibitor lock released",
+            cause: PowerOffCause::InhibitorLockReleased,
             alive: 0,
         })
         .wait(100_000);
@@ -1567,7 +1607,7 @@ fn l10_node_shutdown_completes_and_c13_not_ready() {
         .wait(15_000)
         .tr(group(100, 20))
         .tr(Transition::PowerOff {
-            cause: "inhibit delay expired",
+            cause: PowerOffCause::InhibitDelayExpired,
             alive: 1,
         });
     let names = g.finish();
@@ -1595,8 +1635,8 @@ fn l11_liveness_failure_kills() {
     let fail = Transition::ProbeResult {
         uid: P,
         id: ContainerId(1),
-        kind: "liveness",
-        result: "failure",
+        kind: ProbeType::Liveness,
+        result: ProbeCached::Failure,
     };
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)

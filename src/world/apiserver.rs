@@ -10,6 +10,7 @@
 
 use super::dist::sample;
 use super::{Epoch, Event};
+use crate::model::RemovedBy;
 use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
 use crate::sim::{Dur, Sim, SimTime, Stream};
 use crate::world::Trace;
@@ -43,7 +44,7 @@ pub struct ObjectHistory {
     pub reason: Option<String>,
     pub deletion_requested_at: Option<SimTime>,
     pub removed_at: Option<SimTime>,
-    pub removed_by: Option<&'static str>,
+    pub removed_by: Option<RemovedBy>,
     /// (time, phase) for each phase change written to the API (for a static pod: to its
     /// mirror pods).
     pub phases: Vec<(SimTime, PodPhase)>,
@@ -233,7 +234,7 @@ impl ApiServer {
         let g = if pod.status.phase.is_terminal() { 0 } else { g };
         if g == 0 {
             trace.emit(now, &Transition::ApiDeleteRequested { uid, grace: 0 });
-            self.delete_now(sim, trace, uid, "user delete (grace 0)");
+            self.delete_now(sim, trace, uid, RemovedBy::UserDeleteGraceZero);
             return;
         }
         let pod = self.pods.get_mut(&uid).expect("checked");
@@ -262,20 +263,14 @@ impl ApiServer {
             if let Some(h) = self.history.get_mut(&uid) {
                 h.deletion_requested_at.get_or_insert(sim.now());
             }
-            self.delete_now(sim, trace, uid, "force delete");
+            self.delete_now(sim, trace, uid, RemovedBy::ForceDelete);
         }
     }
 
     /// A delete with grace 0: the registry first updates the object (deletion timestamp
     /// now, grace 0), then removes it in the same request, so watchers see MODIFIED then
     /// DELETED.
-    fn delete_now(
-        &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
-        uid: PodUid,
-        by: &'static str,
-    ) {
+    fn delete_now(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: RemovedBy) {
         let rv = self.bump();
         if let Some(pod) = self.pods.get_mut(&uid) {
             pod.deletion_timestamp = Some(
@@ -290,7 +285,7 @@ impl ApiServer {
         self.remove(sim, trace, uid, by);
     }
 
-    fn remove(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: &'static str) {
+    fn remove(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: RemovedBy) {
         if let Some(pod) = self.pods.remove(&uid) {
             let key = (pod.spec.namespace.clone(), pod.spec.name.clone());
             if self.by_name.get(&key) == Some(&uid) {
@@ -395,7 +390,7 @@ impl ApiServer {
     }
 
     /// A static pod's manifest was removed (or replaced) on the node.
-    pub fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: &'static str) {
+    pub fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: RemovedBy) {
         if let Some(h) = self.history.get_mut(&uid) {
             h.deletion_requested_at.get_or_insert(now);
             h.removed_at.get_or_insert(now);
@@ -448,14 +443,14 @@ impl ApiServer {
     /// The kubelet deletes a mirror pod (grace 0, UID precondition).
     pub fn delete_mirror(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) {
         if self.pods.get(&uid).is_some_and(|p| p.mirror_of.is_some()) {
-            self.delete_now(sim, trace, uid, "kubelet (mirror pod)");
+            self.delete_now(sim, trace, uid, RemovedBy::KubeletMirrorPod);
         }
     }
 
     /// The kubelet's final DELETE with grace 0 and a UID precondition.
     pub fn kubelet_delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) -> bool {
         if self.pods.contains_key(&uid) {
-            self.remove(sim, trace, uid, "kubelet");
+            self.remove(sim, trace, uid, RemovedBy::Kubelet);
             true
         } else {
             false

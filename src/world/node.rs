@@ -16,6 +16,7 @@
 //! state.
 
 use crate::model::Transition;
+use crate::model::{LogindStep, PowerOffCause};
 use crate::sim::{Dur, SimTime, TimerKey};
 use crate::world::Trace;
 use std::collections::BTreeSet;
@@ -51,7 +52,7 @@ pub struct Logind {
     locks: BTreeSet<u64>,
     pub shutdown_requested_at: Option<SimTime>,
     pub powered_off_at: Option<SimTime>,
-    pub power_off_cause: Option<&'static str>,
+    pub power_off_cause: Option<PowerOffCause>,
     /// The `DelayExpired` timer, while a shutdown waits for locks.
     pub delay_timer: Option<TimerKey>,
 }
@@ -78,7 +79,7 @@ impl Logind {
             trace.emit(
                 now,
                 &Transition::Logind {
-                    what: format!("InhibitDelayMaxSec raised to {delay}"),
+                    what: LogindStep::InhibitDelayRaised { delay },
                 },
             );
         }
@@ -86,7 +87,7 @@ impl Logind {
         trace.emit(
             now,
             &Transition::Logind {
-                what: format!("delay lock {lock} taken"),
+                what: LogindStep::DelayLockTaken { lock },
             },
         );
     }
@@ -99,7 +100,7 @@ impl Logind {
         trace.emit(
             now,
             &Transition::Logind {
-                what: format!("delay lock {lock} released"),
+                what: LogindStep::DelayLockReleased { lock },
             },
         );
         self.shutdown_requested_at.is_some() && self.locks.is_empty()
@@ -115,7 +116,7 @@ impl Logind {
         trace.emit(
             now,
             &Transition::Logind {
-                what: "delay locks released: their holder died".into(),
+                what: LogindStep::HolderDied,
             },
         );
         self.shutdown_requested_at.is_some()
@@ -131,7 +132,7 @@ impl Logind {
             trace.emit(
                 now,
                 &Transition::Logind {
-                    what: "shutdown requested, no delay lock held".into(),
+                    what: LogindStep::NoDelayLockHeld,
                 },
             );
             return ShutdownRequest::PowerOffNow;
@@ -139,18 +140,17 @@ impl Logind {
         trace.emit(
             now,
             &Transition::Logind {
-                what: format!(
-                    "shutdown requested: PrepareForShutdown(true) sent, waiting up to {} for {} delay lock(s)",
-                    self.inhibit_delay_max,
-                    self.locks.len()
-                ),
+                what: LogindStep::PrepareForShutdown {
+                    delay: self.inhibit_delay_max,
+                    locks: self.locks.len(),
+                },
             },
         );
         ShutdownRequest::Delay(self.inhibit_delay_max)
     }
 
     /// Record the power-off.
-    pub fn mark_powered_off(&mut self, now: SimTime, cause: &'static str) {
+    pub fn mark_powered_off(&mut self, now: SimTime, cause: PowerOffCause) {
         self.powered_off_at = Some(now);
         self.power_off_cause = Some(cause);
         self.locks.clear();

@@ -16,6 +16,8 @@ use crate::model::{
     ProbeType, RtContainer, RtPodStatus, RtSandbox, RtState, RunFor, RunningPod, SandboxId,
     Transition,
 };
+use crate::model::{CriFailed, CriFailure, CriOp};
+use crate::model::{HostOp, ProcessSignal};
 use crate::scenario::Fault;
 use crate::sim::{Dur, Sim, SimTime, Stream};
 use crate::world::Trace;
@@ -117,22 +119,22 @@ impl CriReq {
             CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
         }
     }
-    fn name(&self) -> &'static str {
+    fn name(&self) -> CriOp {
         match self {
-            CriReq::RunPodSandbox { .. } => "RunPodSandbox",
-            CriReq::PullImage { .. } => "PullImage",
-            CriReq::CreateContainer { .. } => "CreateContainer",
-            CriReq::StartContainer { .. } => "StartContainer",
-            CriReq::StopContainer { .. } => "StopContainer",
-            CriReq::ExecPreStop { .. } => "ExecPreStop",
-            CriReq::StopPodSandbox { .. } => "StopPodSandbox",
-            CriReq::RemoveContainer { .. } => "RemoveContainer",
-            CriReq::MountVolumes { .. } => "MountVolumes",
-            CriReq::UnmountVolumes { .. } => "UnmountVolumes",
-            CriReq::RemovePodCgroup { .. } => "RemovePodCgroup",
-            CriReq::RemovePodDir { .. } => "RemovePodDir",
-            CriReq::PodStatus { .. } => "PodStatus",
-            CriReq::Relist { .. } => "Relist",
+            CriReq::RunPodSandbox { .. } => CriOp::RunPodSandbox,
+            CriReq::PullImage { .. } => CriOp::PullImage,
+            CriReq::CreateContainer { .. } => CriOp::CreateContainer,
+            CriReq::StartContainer { .. } => CriOp::StartContainer,
+            CriReq::StopContainer { .. } => CriOp::StopContainer,
+            CriReq::ExecPreStop { .. } => CriOp::ExecPreStop,
+            CriReq::StopPodSandbox { .. } => CriOp::StopPodSandbox,
+            CriReq::RemoveContainer { .. } => CriOp::RemoveContainer,
+            CriReq::MountVolumes { .. } => CriOp::MountVolumes,
+            CriReq::UnmountVolumes { .. } => CriOp::UnmountVolumes,
+            CriReq::RemovePodCgroup { .. } => CriOp::RemovePodCgroup,
+            CriReq::RemovePodDir { .. } => CriOp::RemovePodDir,
+            CriReq::PodStatus { .. } => CriOp::PodStatus,
+            CriReq::Relist { .. } => CriOp::Relist,
         }
     }
     fn uid_target(&self) -> (PodUid, u32) {
@@ -164,7 +166,7 @@ pub enum CriResult {
     Ok,
     Err(CriError),
     /// The call failed for a reason of the runtime's state (not an injected fault).
-    Failed(&'static str),
+    Failed(CriFailed),
     SandboxCreated(SandboxId),
     ContainerCreated(ContainerId),
     PodStatus(Arc<RtPodStatus>),
@@ -174,9 +176,13 @@ pub enum CriResult {
 
 impl CriResult {
     pub fn error(&self) -> Option<&'static str> {
+        self.failure().map(CriFailure::as_str)
+    }
+    /// How the call failed, if it did.
+    pub fn failure(&self) -> Option<CriFailure> {
         match self {
-            CriResult::Err(e) => Some(e.as_str()),
-            CriResult::Failed(m) => Some(m),
+            CriResult::Err(e) => Some(CriFailure::Code(*e)),
+            CriResult::Failed(m) => Some(CriFailure::Failed(*m)),
             _ => None,
         }
     }
@@ -473,7 +479,7 @@ impl Runtime {
                     if !*always && self.images.contains(image) {
                         CriResult::Ok
                     } else if self.fault_rng.chance_ppm(ppm) {
-                        CriResult::Failed("ErrImagePull")
+                        CriResult::Failed(CriFailed::ErrImagePull)
                     } else {
                         self.images.insert(image.clone());
                         CriResult::Ok
@@ -519,7 +525,7 @@ impl Runtime {
                         self.changed.insert(*uid);
                         CriResult::ContainerCreated(id)
                     }
-                    _ => CriResult::Failed("sandbox not ready"),
+                    _ => CriResult::Failed(CriFailed::SandboxNotReady),
                 },
                 CriReq::StartContainer { uid, id } => {
                     let ok = matches!(self.containers.get(id), Some(c) if c.state == RtState::Created
@@ -553,7 +559,7 @@ impl Runtime {
                         );
                         CriResult::Ok
                     } else {
-                        CriResult::Failed("container not in created state")
+                        CriResult::Failed(CriFailed::ContainerNotCreated)
                     }
                 }
                 CriReq::StopContainer { uid, id, timeout_s } => {
@@ -577,7 +583,7 @@ impl Runtime {
                             &Transition::Signal {
                                 uid: *uid,
                                 id: *id,
-                                signal: "SIGTERM",
+                                signal: ProcessSignal::Sigterm,
                             },
                         );
                         c.gen += 1;
@@ -650,7 +656,7 @@ impl Runtime {
                             now,
                             &Transition::Host {
                                 uid: *uid,
-                                what: "volumes mounted",
+                                what: HostOp::VolumesMounted,
                             },
                         );
                     }
@@ -665,7 +671,7 @@ impl Runtime {
                                 now,
                                 &Transition::Host {
                                     uid: *uid,
-                                    what: "volumes unmounted",
+                                    what: HostOp::VolumesUnmounted,
                                 },
                             );
                         }
@@ -689,7 +695,7 @@ impl Runtime {
                                 now,
                                 &Transition::Host {
                                     uid: *uid,
-                                    what: "pod cgroup removed",
+                                    what: HostOp::PodCgroupRemoved,
                                 },
                             );
                         }
@@ -697,7 +703,9 @@ impl Runtime {
                     CriResult::Ok
                 }
                 CriReq::RemovePodDir { uid } => match self.host.get_mut(uid) {
-                    Some(h) if h.volumes_mounted => CriResult::Failed("volumes still mounted"),
+                    Some(h) if h.volumes_mounted => {
+                        CriResult::Failed(CriFailed::VolumesStillMounted)
+                    }
                     Some(h) => {
                         if h.pod_dir {
                             h.pod_dir = false;
@@ -706,7 +714,7 @@ impl Runtime {
                                 now,
                                 &Transition::Host {
                                     uid: *uid,
-                                    what: "pod dir removed",
+                                    what: HostOp::PodDirRemoved,
                                 },
                             );
                         }
@@ -770,7 +778,7 @@ impl Runtime {
                     uid,
                     call: req.name(),
                     target,
-                    error: r.error(),
+                    error: r.failure(),
                 },
             );
         }
@@ -855,7 +863,7 @@ impl Runtime {
                         &Transition::Signal {
                             uid,
                             id,
-                            signal: "SIGKILL",
+                            signal: ProcessSignal::Sigkill,
                         },
                     );
                     self.sigkills += 1;

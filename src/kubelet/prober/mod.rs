@@ -32,6 +32,8 @@ pub use results_manager::{ProbeResult, ResultsManager, Update};
 pub use worker::{ProbeWake, Worker};
 
 use super::{KEv, Kubelet};
+use crate::model::ProbeVerdict;
+use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerStatus, ApiPod, ContainerId, PodUid, ProbeHandler, ProbeType, Transition,
 };
@@ -148,8 +150,8 @@ impl Kubelet {
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
                     container: c.name.clone(),
-                    kind: kind.as_str(),
-                    what: "started",
+                    kind,
+                    what: ProbeWorkerStep::Started,
                 });
                 let _ = ctx.after(
                     sleep,
@@ -271,8 +273,8 @@ impl Kubelet {
         ctx.emit(Transition::ProbeResult {
             uid,
             id,
-            kind: kind.as_str(),
-            result: result.as_str(),
+            kind,
+            result,
         });
         if was_empty {
             let _ = ctx.after(Dur::ZERO, KEv::ProbeUpdates(kind));
@@ -326,11 +328,11 @@ impl Kubelet {
         ctx.emit(Transition::Probe {
             uid: key.uid,
             container: key.container.clone(),
-            kind: key.kind.as_str(),
+            kind: key.kind,
             result: match out {
-                Ok(true) => "success",
-                Ok(false) => "failure",
-                Err(_) => "error",
+                Ok(true) => ProbeVerdict::Success,
+                Ok(false) => ProbeVerdict::Failure,
+                Err(_) => ProbeVerdict::Error,
             },
         });
         out.map(|ok| {

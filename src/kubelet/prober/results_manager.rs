@@ -10,23 +10,8 @@
 use crate::model::{ContainerId, PodUid};
 use std::collections::{BTreeMap, VecDeque};
 
-/// `results.Result`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProbeResult {
-    Unknown,
-    Success,
-    Failure,
-}
-
-impl ProbeResult {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProbeResult::Unknown => "unknown",
-            ProbeResult::Success => "success",
-            ProbeResult::Failure => "failure",
-        }
-    }
-}
+/// `results.Result` (a word of the trace vocabulary).
+pub use crate::model::ProbeCached as ProbeResult;
 
 /// `results.Update`: a changed result on its way to the sync loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

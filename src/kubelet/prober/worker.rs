@@ -13,6 +13,7 @@
 
 use super::{ProbeKey, ProbeResult};
 use crate::kubelet::{KEv, Kubelet};
+use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerState, ApiPod, ContainerId, Probe, ProbeType, RestartPolicy, Transition,
 };
@@ -184,8 +185,8 @@ impl Kubelet {
         ctx.emit(Transition::ProbeWorker {
             uid: key.uid,
             container: key.container.clone(),
-            kind: key.kind.as_str(),
-            what: "stopped",
+            kind: key.kind,
+            what: ProbeWorkerStep::Stopped,
         });
     }
 
