@@ -209,7 +209,8 @@ fn test_runtime_kill_of_known_terminated_pod_is_ignored() {
 /// background context, upstream TODO 113606) and the runtime's `StopContainer` keeps its
 /// old timeout. So the shorter grace is recorded in the pod worker but does not interrupt
 /// the kill in flight: the container is SIGKILLed when the first grace (30 s) runs out and
-/// no second `SyncTerminatingPod` runs (kubelet-model.md sections 2.3 and 3.5).
+/// no second `SyncTerminatingPod` runs (upstream `pod_workers.go` `UpdatePod`, `kubelet.go`
+/// `SyncTerminatingPod`).
 #[test]
 fn test_grace_shortening_does_not_interrupt_in_flight_termination() {
     let yaml = "\
