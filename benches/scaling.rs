@@ -14,8 +14,8 @@
 //! and only here (the clippy determinism bans are lifted for this file).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;

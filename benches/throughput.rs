@@ -18,8 +18,8 @@
 //! only here (the clippy determinism bans are lifted for this file).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use podsim::sim::{Dur, Limits, Sim, SimTime, Strategy, Stream, Trace};
 use std::path::Path;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 
 use crate::report;
 use crate::run::{run, RunOptions, RunOutput};
-use crate::scenario::{self, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::trace::first_difference;
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
@@ -316,7 +316,7 @@ fn shell_quote(s: &str) -> String {
 }
 
 fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ExitCode> {
-    match scenario::load(path, overrides) {
+    match crate::load(path, overrides) {
         Ok(l) => {
             for n in &l.notes {
                 eprintln!("{n}");
@@ -627,7 +627,7 @@ fn cmd_plot(dir: &Path) -> ExitCode {
 fn cmd_check(files: &[PathBuf]) -> ExitCode {
     let mut bad = false;
     for f in files {
-        match scenario::check_file(f) {
+        match crate::check_file(f) {
             Ok(notes) => {
                 for n in &notes {
                     eprintln!("{n}");

@@ -15,7 +15,10 @@
 //! * [`model`]: shared domain data with no behaviour (pod spec subset, phases, runtime and
 //!   API statuses, trace transitions).
 //! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation into a
-//!   typed [`scenario::Scenario`] with every default applied.
+//!   typed [`scenario::Scenario`] with every default applied. **Invariant:** it names
+//!   neither the kubelet nor the oracle; the entry points [`load`], [`load_str`],
+//!   [`load_sweep`], [`load_sweep_str`] and [`check_file`] (below) hand it the profile,
+//!   switch and invariant names it checks against.
 //! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
 //!   API server with its watch, systemd-logind and the node's power. **Invariant:** the
 //!   kubelet acts on the world only through [`world::Ctx`], which exposes calls and timers
@@ -58,3 +61,76 @@ pub mod scenario;
 pub mod sim;
 pub mod sweep;
 pub mod world;
+
+use scenario::{LoadError, Loaded, Names, Note, SweepFile, SwitchName};
+use std::path::Path;
+
+/// The names scenario validation checks against, gathered from the modules that define
+/// them: the kubelet's profiles and behaviour switches, the oracle's invariants, and the
+/// finding a run reports itself.
+pub(crate) fn names() -> Names {
+    Names {
+        profiles: kubelet::profile::PROFILES.to_vec(),
+        switches: kubelet::profile::SWITCHES
+            .iter()
+            .map(|s| SwitchName {
+                name: s.name,
+                built: s.built,
+                refs: s.refs,
+            })
+            .collect(),
+        invariants: oracle::invariants::INVARIANTS
+            .iter()
+            .map(|i| i.name)
+            .collect(),
+        // Reported by the run itself when it stops at an event budget.
+        run_findings: vec!["run-limit-reached"],
+    }
+}
+
+/// Loads and validates a scenario file, applying `--set` overrides `(PATH, VALUE)` first.
+pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Loaded, LoadError> {
+    scenario::load(path, overrides, &names())
+}
+
+/// [`load`] from text; `source_name` is used in messages and `Scenario::source`.
+pub fn load_str(
+    source_name: &str,
+    text: &str,
+    overrides: &[(String, String)],
+) -> Result<Loaded, LoadError> {
+    scenario::load_str(source_name, text, overrides, &names())
+}
+
+/// Loads and validates a `kind: Sweep` file and the scenario it names.
+pub fn load_sweep(path: &Path) -> Result<SweepFile, LoadError> {
+    scenario::load_sweep(path, &names())
+}
+
+/// [`load_sweep`] from text; `spec.scenario` is resolved against `base_dir`.
+pub fn load_sweep_str(
+    source_name: &str,
+    text: &str,
+    base_dir: &Path,
+) -> Result<SweepFile, LoadError> {
+    scenario::load_sweep_str(source_name, text, base_dir, &names())
+}
+
+/// Validates a scenario or sweep file (dispatching on `kind`), as `podsim check` does.
+/// Returns the notes of a valid file.
+pub fn check_file(path: &Path) -> Result<Vec<Note>, LoadError> {
+    scenario::check_file(path, &names())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_hold_the_default_profile_every_switch_and_the_run_finding() {
+        let n = super::names();
+        assert!(n.profiles.contains(&crate::scenario::defaults::PROFILE));
+        assert_eq!(n.switches.len(), crate::kubelet::profile::SWITCHES.len());
+        assert!(!n.invariants.is_empty());
+        assert!(n.is_finding("run-limit-reached"));
+        assert!(!n.invariants.contains(&"run-limit-reached"));
+    }
+}

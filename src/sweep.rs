@@ -193,8 +193,7 @@ pub fn plan(req: &Request) -> Result<Plan, Failure> {
     let mut notes = Vec::new();
     let (name, sweep_file, sweep_hash, scenario_path, base, mut seeds, mut profiles, mut axes) =
         if is_sweep_file(&req.input) {
-            let sf =
-                scenario::load_sweep(&req.input).map_err(|e| Failure::Input(load_error(&e)))?;
+            let sf = crate::load_sweep(&req.input).map_err(|e| Failure::Input(load_error(&e)))?;
             notes.extend(sf.notes.iter().map(|n| n.to_string()));
             let axes: Vec<Axis> = sf
                 .parameters
@@ -215,7 +214,7 @@ pub fn plan(req: &Request) -> Result<Plan, Failure> {
                 axes,
             )
         } else {
-            let l = scenario::load(&req.input, &[]).map_err(|e| Failure::Input(load_error(&e)))?;
+            let l = crate::load(&req.input, &[]).map_err(|e| Failure::Input(load_error(&e)))?;
             notes.extend(l.notes.iter().map(|n| n.to_string()));
             (
                 l.scenario.name.clone(),
@@ -310,7 +309,7 @@ pub fn plan(req: &Request) -> Result<Plan, Failure> {
     for p in &manifest.points {
         for prof in &manifest.profiles {
             let overrides = overrides(&manifest, p.index, prof);
-            match scenario::load(&scenario_path, &overrides) {
+            match crate::load(&scenario_path, &overrides) {
                 Ok(l) => scenarios.push(Arc::new(l.scenario)),
                 Err(e) => errors.push(format!(
                     "sweep point {} ({}), profile {prof}:\n{}",

@@ -1,8 +1,9 @@
 //! Same scenario and seed give the same trace hash: repeated, on other threads, with or
 //! without kept records; different seeds of a scenario with random latencies differ.
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::{load, Scenario};
+use podsim::scenario::Scenario;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;

@@ -8,8 +8,8 @@
 //! v1.21 design) is left out; it is the memory benchmark, and its `current` runs are
 //! compared by hand with the release binary when the model changes.
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -3,10 +3,11 @@
 //! `podsim invariants` lists every invariant.
 
 use assert_cmd::Command;
+use podsim::load;
 use podsim::model::{PodUid, Transition};
 use podsim::oracle::invariants::INVARIANTS;
 use podsim::run::{run, RunOptions, World};
-use podsim::scenario::{load, Scenario};
+use podsim::scenario::Scenario;
 use podsim::sim::SimTime;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,5 +1,5 @@
-//! The race catalog as tests: one test per entry of `shared/reference/race-catalog.md`,
-//! each running `scenarios/races/<slug>.yaml`.
+//! The race catalog as tests: one test per entry (the README's race catalog table), each
+//! running `scenarios/races/<slug>.yaml`.
 //!
 //! For every entry (issue 4, "must show"):
 //! * (a) with the switches of `spec.expect.old.behaviours` (the behaviour before the fix),
@@ -13,8 +13,8 @@
 //!
 //! `PODSIM_RACE_SEEDS` raises (or lowers) the seed count.
 
+use podsim::load;
 use podsim::run::{run, RunOptions};
-use podsim::scenario::load;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -212,7 +212,7 @@ fn bisect_names_the_v121_design_switch_for_pod_worker_ownership() {
     assert_eq!(profiles, ["v1.21"]);
 }
 
-/// The race catalog's entries (stable identifiers, `shared/reference/race-catalog.md`):
+/// The race catalog's entries (stable identifiers, as numbered in the README's table):
 /// each has a scenario and a test below.
 const CATALOG: &[u32] = &[
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29,

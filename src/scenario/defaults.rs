@@ -59,8 +59,6 @@ pub const MAX_EVENTS: u64 = 200_000_000;
 pub const MAX_EVENTS_PER_INSTANT: u64 = 5_000_000;
 /// The default kubelet profile.
 pub const PROFILE: &str = "current";
-/// Every valid profile name (only `current` is built so far; see `not_built_yet`).
-pub const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
 pub const NODE_CPU_MILLI: u64 = 8_000;
 pub const NODE_MEMORY_BYTES: u64 = 16 << 30;
 pub const NODE_PODS: u64 = 110;

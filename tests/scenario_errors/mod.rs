@@ -7,7 +7,8 @@
 // (never used by the simulator itself).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use podsim::scenario::{load_str, LoadError, Loaded, Problem};
+use podsim::load_str;
+use podsim::scenario::{LoadError, Loaded, Problem};
 
 /// A small valid scenario. Line numbers matter: tests refer to them.
 const BASE: &str = "\
@@ -517,7 +518,7 @@ mod fuzz {
             for m in &muts {
                 text = apply(&text, m);
             }
-            let r = podsim::scenario::load_str("fuzz.yaml", &text, &[("spec.seed".into(), "7".into())]);
+            let r = podsim::load_str("fuzz.yaml", &text, &[("spec.seed".into(), "7".into())]);
             if let Err(e) = r {
                 prop_assert!(!e.problems.is_empty());
                 for p in &e.problems {

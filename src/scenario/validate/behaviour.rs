@@ -1,0 +1,202 @@
+//! `spec.pods[].behaviour`: how each container behaves (run time, exit code, SIGTERM
+//! handling, preStop duration, memory use, probe outcomes, image pull failures).
+
+use super::primitives::{
+    boolean, bytes, dur, exactly_one, expected, idx, int, join, list, obj, present, probability,
+    Cx, Unknown,
+};
+use crate::model::{Behaviour, OnSigterm, ProbeOutcome, RunFor};
+use crate::scenario::duration;
+use crate::scenario::schema::{Kind, Node};
+use crate::sim::Dur;
+use std::collections::BTreeMap;
+
+/// `behaviour`: container name -> behaviour, for the entries given. Keys are checked against
+/// `containers` when it is known (`None` when the template itself has problems).
+pub(super) fn behaviours(
+    cx: &mut Cx,
+    n: Option<&Node>,
+    p: &str,
+    containers: Option<&[&str]>,
+) -> BTreeMap<String, Behaviour> {
+    let mut out = BTreeMap::new();
+    let Some(n) = present(n) else { return out };
+    let Kind::Map(entries) = &n.kind else {
+        expected(cx, n, p, "a mapping of container names to behaviours");
+        return out;
+    };
+    for (k, v) in entries {
+        let bp = join(p, &k.name);
+        let b = behaviour(cx, v, &bp);
+        if let Some(all) = containers.filter(|all| !all.contains(&k.name.as_str())) {
+            let msg = format!(
+                "no container named `{}` in this pod's template (containers: {})",
+                k.name,
+                all.join(", ")
+            );
+            cx.err(k.loc, &bp, msg);
+        } else if let Some(b) = b {
+            out.insert(k.name.clone(), b);
+        }
+    }
+    out
+}
+
+fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
+    let fields = [
+        "runFor",
+        "exitCode",
+        "onSigterm",
+        "preStopDuration",
+        "memoryUsage",
+        "probes",
+        "imagePullFailureRatio",
+    ];
+    let o = obj(cx, n, p, &fields, Unknown::Error)?;
+    let mut b = Behaviour::default();
+    if let Some(r) = o.get("runFor") {
+        match &r.kind {
+            Kind::Str(x) if x == "forever" => b.run_for = RunFor::Forever,
+            Kind::Str(x) if duration::parse_go_duration(x).is_err() => {
+                let msg = format!("expected `forever` or a duration such as `30s`, found `{x}`");
+                cx.err(r.loc, &o.at("runFor"), msg);
+            }
+            _ => {
+                if let Some(d) = dur(cx, Some(r), &o.at("runFor")) {
+                    b.run_for = RunFor::For(d);
+                }
+            }
+        }
+    }
+    b.exit_code = int(cx, o.get("exitCode"), &o.at("exitCode"), 0, 255).map_or(0, |v| v as i32);
+    if let Some(s) = o.get("onSigterm") {
+        let sp = o.at("onSigterm");
+        match &s.kind {
+            Kind::Str(x) if x == "ignore" => b.on_sigterm = OnSigterm::Ignore,
+            Kind::Map(_) => {
+                if let Some(so) = obj(cx, s, &sp, &["exitAfter", "exitCode"], Unknown::Error) {
+                    let after =
+                        dur(cx, so.get("exitAfter"), &so.at("exitAfter")).unwrap_or(Dur::ZERO);
+                    let exit_code = int(cx, so.get("exitCode"), &so.at("exitCode"), 0, 255)
+                        .map_or(0, |v| v as i32);
+                    b.on_sigterm = OnSigterm::ExitAfter { after, exit_code };
+                }
+            }
+            _ => expected(cx, s, &sp, "`ignore` or `{exitAfter: D, exitCode: N}`"),
+        }
+    }
+    if let Some(d) = dur(cx, o.get("preStopDuration"), &o.at("preStopDuration")) {
+        b.pre_stop_duration = d;
+    }
+    if let Some(m) = bytes(cx, o.get("memoryUsage"), &o.at("memoryUsage")) {
+        b.memory_usage_bytes = m;
+    }
+    if let Some(r) = probability(
+        cx,
+        o.get("imagePullFailureRatio"),
+        &o.at("imagePullFailureRatio"),
+    ) {
+        b.image_pull_failure_ppm = r;
+    }
+    if let Some(pr) = o.get("probes") {
+        let pp = o.at("probes");
+        let kinds = ["liveness", "readiness", "startup"];
+        if let Some(po) = obj(cx, pr, &pp, &kinds, Unknown::Error) {
+            for (k, slot) in kinds
+                .iter()
+                .zip([&mut b.liveness, &mut b.readiness, &mut b.startup])
+            {
+                if let Some(v) = po.get(k) {
+                    if let Some(outcome) = probe_outcome(cx, v, &po.at(k)) {
+                        *slot = outcome;
+                    }
+                }
+            }
+        }
+    }
+    Some(b)
+}
+
+fn probe_outcome(cx: &mut Cx, n: &Node, p: &str) -> Option<ProbeOutcome> {
+    let kinds = ["succeed", "failFrom", "failBetween", "failureRatio"];
+    let o = obj(cx, n, p, &kinds, Unknown::Error)?;
+    let (k, v) = exactly_one(cx, &o, &kinds, "a probe outcome", Some(&kinds))?;
+    let kp = o.at(&k.name);
+    if v.kind == Kind::Null {
+        cx.err(v.loc, &kp, "missing value");
+        return None;
+    }
+    match k.name.as_str() {
+        "succeed" => boolean(cx, Some(v), &kp).map(ProbeOutcome::Always),
+        "failFrom" => dur(cx, Some(v), &kp).map(ProbeOutcome::FailFrom),
+        "failureRatio" => probability(cx, Some(v), &kp).map(ProbeOutcome::FailureRatio),
+        _ => {
+            let items = list(cx, Some(v), &kp);
+            if items.len() != 2 {
+                if matches!(v.kind, Kind::Seq(_)) {
+                    cx.err(
+                        v.loc,
+                        &kp,
+                        format!(
+                            "expected two durations `[from, to]`, found {} items",
+                            items.len()
+                        ),
+                    );
+                }
+                return None;
+            }
+            let from = dur(cx, Some(&items[0]), &idx(&kp, 0));
+            let to = dur(cx, Some(&items[1]), &idx(&kp, 1));
+            let (from, to) = (from?, to?);
+            if to < from {
+                cx.err(
+                    items[1].loc,
+                    &idx(&kp, 1),
+                    format!("end ({to}) must not be before start ({from})"),
+                );
+                return None;
+            }
+            Some(ProbeOutcome::FailBetween(from, to))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::with;
+    use crate::model::{CriError, OnSigterm, ProbeOutcome, RunFor};
+    use crate::sim::Dur;
+
+    #[test]
+    fn behaviour_and_probabilities() {
+        let s = with("      replicas: 2\n      behaviour:\n        app:\n          runFor: 30s\n          exitCode: 3\n          onSigterm: ignore\n          memoryUsage: 1Gi\n          imagePullFailureRatio: 0.25\n          probes: {liveness: {failBetween: [1m, 2m]}, readiness: {failureRatio: 1}, startup: {succeed: false}}\n  runtime:\n    faults: [{call: pullImage, probability: 0.000001}]\n")
+            .unwrap()
+            .scenario;
+        assert_eq!(s.pods.len(), 2);
+        assert_eq!(s.pods[1].spec.name, "web-1");
+        let b = &s.pods[1].behaviour["app"];
+        assert_eq!(b.run_for, RunFor::For(Dur::secs(30)));
+        assert_eq!(b.exit_code, 3);
+        assert_eq!(b.on_sigterm, OnSigterm::Ignore);
+        assert_eq!(b.memory_usage_bytes, 1 << 30);
+        assert_eq!(b.image_pull_failure_ppm, 250_000);
+        assert_eq!(
+            b.liveness,
+            ProbeOutcome::FailBetween(Dur::secs(60), Dur::secs(120))
+        );
+        assert_eq!(b.readiness, ProbeOutcome::FailureRatio(1_000_000));
+        assert_eq!(b.startup, ProbeOutcome::Always(false));
+        assert_eq!(s.runtime.faults[0].probability_ppm, 1);
+        assert_eq!(s.runtime.faults[0].error, CriError::Unknown);
+        let s = with("      behaviour: {app: {onSigterm: {exitAfter: 2s}}}\n")
+            .unwrap()
+            .scenario;
+        assert_eq!(
+            s.pods[0].behaviour["app"].on_sigterm,
+            OnSigterm::ExitAfter {
+                after: Dur::secs(2),
+                exit_code: 0
+            }
+        );
+    }
+}

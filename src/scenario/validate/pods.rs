@@ -1,0 +1,423 @@
+//! `spec.pods`: the pod declarations (replicas, static pods, creation times) and their Pod
+//! manifests (metadata, spec, containers, probes, volumes).
+
+use super::behaviour::behaviours;
+use super::primitives::{
+    boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
+    Cx, Obj, Unknown,
+};
+use crate::model::{
+    ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources, RestartPolicy,
+};
+use crate::scenario::defaults;
+use crate::scenario::not_built_yet::Capability;
+use crate::scenario::schema::{Kind, Loc, Node};
+use crate::scenario::types::PodDecl;
+use crate::sim::Dur;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// The expanded pods, and whether every declaration was valid (if not, references to pods
+/// cannot be checked without false alarms).
+pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
+    let mut out = Vec::new();
+    let mut complete = true;
+    // Expanded name -> index of the declaration that made it.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, item) in list(cx, n, "spec.pods").iter().enumerate() {
+        let p = idx("spec.pods", i);
+        let fields = ["replicas", "static", "createAt", "template", "behaviour"];
+        let Some(o) = obj(cx, item, &p, &fields, Unknown::Error) else {
+            complete = false;
+            continue;
+        };
+        let replicas =
+            int(cx, o.get("replicas"), &o.at("replicas"), 1, 1_000_000).map(|r| r as usize);
+        let static_pod = boolean(cx, o.get("static"), &o.at("static")).unwrap_or(false);
+        if static_pod {
+            if let Some(s) = o.get("static") {
+                cx.uses(Capability::StaticPods, s.loc, &o.at("static"));
+            }
+        }
+        let create_at = dur(cx, o.get("createAt"), &o.at("createAt")).unwrap_or(Dur::ZERO);
+        let template = o
+            .req(cx, "template")
+            .and_then(|t| pod_template(cx, t, &o.at("template")));
+        let bp = o.at("behaviour");
+        let Some((spec, name_loc, containers_ok)) = template else {
+            complete = false;
+            behaviours(cx, o.get("behaviour"), &bp, None);
+            continue;
+        };
+        let containers: Vec<&str> = spec
+            .init_containers
+            .iter()
+            .chain(&spec.containers)
+            .map(|c| c.name.as_str())
+            .collect();
+        complete &= containers_ok;
+        let known = containers_ok.then_some(containers.as_slice());
+        let mut behaviour = behaviours(cx, o.get("behaviour"), &bp, known);
+        for c in &containers {
+            behaviour.entry((*c).to_owned()).or_default();
+        }
+        // One copy shared by every replica.
+        let behaviour = Arc::new(behaviour);
+        let name_path = format!("{p}.template.metadata.name");
+        let names: Vec<String> = match (o.get("replicas"), replicas) {
+            (None, _) => vec![spec.name.clone()],
+            (Some(_), Some(r)) => (0..r).map(|k| format!("{}-{k}", spec.name)).collect(),
+            (Some(_), None) => {
+                complete = false;
+                continue;
+            }
+        };
+        for pod_name in names {
+            if let Some(first) = seen.get(&pod_name) {
+                cx.err(
+                    name_loc,
+                    &name_path,
+                    format!("pod name `{pod_name}` is already used by spec.pods[{first}]"),
+                );
+                break;
+            }
+            if pod_name.len() > 253 {
+                cx.err(
+                    name_loc,
+                    &name_path,
+                    format!("pod name `{pod_name}` is longer than 253 characters"),
+                );
+                break;
+            }
+            seen.insert(pod_name.clone(), i);
+            let mut spec = spec.clone();
+            spec.name = pod_name;
+            out.push(PodDecl {
+                decl_index: i,
+                static_pod,
+                create_at,
+                spec: std::sync::Arc::new(spec),
+                behaviour: behaviour.clone(),
+            });
+        }
+    }
+    (out, complete)
+}
+
+/// A Pod manifest. Returns the spec, the location of `metadata.name`, and whether every
+/// container was valid.
+fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> {
+    let o = obj(cx, n, p, &["metadata", "spec"], Unknown::Note)?;
+    let mut ok = true;
+    let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
+    match o.req(cx, "metadata") {
+        Some(m) => {
+            if let Some(mo) = obj(
+                cx,
+                m,
+                &o.at("metadata"),
+                &["name", "namespace"],
+                Unknown::Note,
+            ) {
+                let nn = mo.req(cx, "name");
+                name_loc = nn.map_or(mo.loc, |n| n.loc);
+                pod_name = name(cx, nn, &mo.at("name"), true, 253);
+                if let Some(ns) = name(cx, mo.get("namespace"), &mo.at("namespace"), false, 63) {
+                    namespace = ns;
+                }
+            }
+        }
+        None => ok = false,
+    }
+    let sp = o.at("spec");
+    let spec_fields = [
+        "terminationGracePeriodSeconds",
+        "restartPolicy",
+        "priority",
+        "priorityClassName",
+        "hostNetwork",
+        "initContainers",
+        "containers",
+        "volumes",
+    ];
+    let s = o
+        .req(cx, "spec")
+        .and_then(|s| obj(cx, s, &sp, &spec_fields, Unknown::Note));
+    let s = s?;
+    let tgps = int(
+        cx,
+        s.get("terminationGracePeriodSeconds"),
+        &s.at("terminationGracePeriodSeconds"),
+        0,
+        i64::MAX.into(),
+    )
+    .map_or(defaults::TERMINATION_GRACE_PERIOD_SECONDS, |v| v as i64);
+    let policies = ["Always", "OnFailure", "Never"];
+    let restart_policy = match one_of(
+        cx,
+        s.get("restartPolicy"),
+        &s.at("restartPolicy"),
+        &policies,
+    ) {
+        Some(1) => RestartPolicy::OnFailure,
+        Some(2) => RestartPolicy::Never,
+        _ => RestartPolicy::Always,
+    };
+    let priority = int(
+        cx,
+        s.get("priority"),
+        &s.at("priority"),
+        i32::MIN.into(),
+        i32::MAX.into(),
+    )
+    .map_or(0, |v| v as i32);
+    let priority_class_name = string(cx, s.get("priorityClassName"), &s.at("priorityClassName"));
+    let host_network = boolean(cx, s.get("hostNetwork"), &s.at("hostNetwork")).unwrap_or(false);
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut containers_ok = true;
+    let mut containers_of = |cx: &mut Cx, key: &str| -> Vec<ContainerSpec> {
+        let lp = s.at(key);
+        let mut out = Vec::new();
+        for (i, node) in list(cx, s.get(key), &lp).iter().enumerate() {
+            let Some(c) = container(cx, node, &idx(&lp, i)) else {
+                containers_ok = false;
+                continue;
+            };
+            if !names.insert(c.name.clone()) {
+                let at = node.get("name").map_or(node.loc, |n| n.loc);
+                let msg = format!("duplicate container name `{}`", c.name);
+                cx.err(at, &format!("{}.name", idx(&lp, i)), msg);
+            }
+            out.push(c);
+        }
+        out
+    };
+    let init_containers = containers_of(cx, "initContainers");
+    let containers = containers_of(cx, "containers");
+    if let Some(ic) = s.get("initContainers") {
+        if matches!(&ic.kind, Kind::Seq(v) if !v.is_empty()) {
+            cx.uses(Capability::InitContainers, ic.loc, &s.at("initContainers"));
+        }
+    }
+    let cnode = s.req(cx, "containers");
+    if let Some(cn) = cnode {
+        if matches!(&cn.kind, Kind::Seq(v) if v.is_empty()) {
+            cx.err(
+                cn.loc,
+                &s.at("containers"),
+                "a pod needs at least one container",
+            );
+        }
+    }
+    let objects = volume_objects(cx, &s);
+    let name = pod_name?;
+    if !ok {
+        return None;
+    }
+    Some((
+        PodSpec {
+            name,
+            namespace,
+            termination_grace_period_seconds: Some(tgps),
+            restart_policy,
+            priority,
+            priority_class_name,
+            host_network,
+            init_containers,
+            containers,
+            objects,
+        },
+        name_loc,
+        containers_ok,
+    ))
+}
+
+/// `spec.volumes`: the configmaps and secrets referenced by `configMap` and `secret`
+/// volumes (other volume sources are accepted and not modelled).
+fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
+    let lp = s.at("volumes");
+    let mut out = Vec::new();
+    for (i, node) in list(cx, s.get("volumes"), &lp).iter().enumerate() {
+        let vp = idx(&lp, i);
+        let fields = ["name", "configMap", "secret"];
+        let Some(v) = obj(cx, node, &vp, &fields, Unknown::Note) else {
+            continue;
+        };
+        let vn = v.req(cx, "name");
+        let _ = name(cx, vn, &v.at("name"), false, 63);
+        if let Some(c) = v.get("configMap") {
+            let cp = v.at("configMap");
+            let cf = ["name", "items", "optional", "defaultMode"];
+            if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                let cn = co.req(cx, "name");
+                if let Some(n) = name(cx, cn, &co.at("name"), true, 253) {
+                    out.push(format!("configmap/{n}"));
+                }
+            }
+        }
+        if let Some(c) = v.get("secret") {
+            let cp = v.at("secret");
+            let cf = ["secretName", "items", "optional", "defaultMode"];
+            if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                let sn = co.req(cx, "secretName");
+                if let Some(n) = name(cx, sn, &co.at("secretName"), true, 253) {
+                    out.push(format!("secret/{n}"));
+                }
+            }
+        }
+    }
+    ObjectRefs(out)
+}
+
+fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
+    let fields = [
+        "name",
+        "image",
+        "livenessProbe",
+        "readinessProbe",
+        "startupProbe",
+        "lifecycle",
+        "resources",
+    ];
+    let o = obj(cx, n, p, &fields, Unknown::Note)?;
+    let nn = o.req(cx, "name");
+    let name = name(cx, nn, &o.at("name"), false, 63);
+    let image = string(cx, o.get("image"), &o.at("image")).unwrap_or_default();
+    let probe_of = |cx: &mut Cx, key: &str, cap: Capability| {
+        let v = o.get(key)?;
+        cx.uses(cap, v.loc, &o.at(key));
+        probe(cx, v, &o.at(key), cap == Capability::ReadinessProbe)
+    };
+    let liveness_probe = probe_of(cx, "livenessProbe", Capability::LivenessProbe);
+    let readiness_probe = probe_of(cx, "readinessProbe", Capability::ReadinessProbe);
+    let startup_probe = probe_of(cx, "startupProbe", Capability::StartupProbe);
+    let mut has_pre_stop = false;
+    if let Some(l) = o.get("lifecycle") {
+        let lp = o.at("lifecycle");
+        if let Some(lo) = obj(cx, l, &lp, &["preStop"], Unknown::Note) {
+            if let Some(ps) = lo.get("preStop") {
+                let pp = lo.at("preStop");
+                let handlers = ["exec", "httpGet", "tcpSocket", "sleep"];
+                if let Some(po) = obj(cx, ps, &pp, &handlers, Unknown::Note) {
+                    has_pre_stop =
+                        exactly_one(cx, &po, &handlers, "a preStop hook", None).is_some();
+                }
+            }
+        }
+    }
+    let (mut requests, mut limits) = (Resources::default(), Resources::default());
+    if let Some(r) = o.get("resources") {
+        let rp = o.at("resources");
+        if let Some(ro) = obj(cx, r, &rp, &["requests", "limits"], Unknown::Note) {
+            for (key, slot) in [("requests", &mut requests), ("limits", &mut limits)] {
+                let Some(v) = ro.get(key) else { continue };
+                let Some(vo) = obj(cx, v, &ro.at(key), &["cpu", "memory"], Unknown::Note) else {
+                    continue;
+                };
+                slot.cpu_milli = milli(cx, vo.get("cpu"), &vo.at("cpu")).unwrap_or(0);
+                slot.memory_bytes = bytes(cx, vo.get("memory"), &vo.at("memory")).unwrap_or(0);
+            }
+            // API defaulting: a limit without a request sets the request.
+            let asked = |res: &str| {
+                ro.get("requests")
+                    .and_then(|v| match &v.kind {
+                        Kind::Map(m) => Some(m.iter().any(|(k, _)| k.name == res)),
+                        _ => None,
+                    })
+                    .unwrap_or(false)
+            };
+            if !asked("cpu") {
+                requests.cpu_milli = limits.cpu_milli;
+            }
+            if !asked("memory") {
+                requests.memory_bytes = limits.memory_bytes;
+            }
+        }
+    }
+    Some(ContainerSpec {
+        name: name?,
+        image,
+        liveness_probe,
+        readiness_probe,
+        startup_probe,
+        has_pre_stop,
+        requests,
+        limits,
+    })
+}
+
+fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
+    let handlers = ["exec", "httpGet", "tcpSocket", "grpc"];
+    let fields = [
+        "exec",
+        "httpGet",
+        "tcpSocket",
+        "grpc",
+        "initialDelaySeconds",
+        "periodSeconds",
+        "timeoutSeconds",
+        "successThreshold",
+        "failureThreshold",
+        "terminationGracePeriodSeconds",
+    ];
+    let o = obj(cx, n, p, &fields, Unknown::Note)?;
+    let handler = exactly_one(cx, &o, &handlers, "a probe", None).map(|(k, v)| {
+        if !matches!(v.kind, Kind::Map(_) | Kind::Null) {
+            expected(cx, v, &o.at(&k.name), "a mapping");
+        }
+        match k.name.as_str() {
+            "exec" => ProbeHandler::Exec,
+            "httpGet" => ProbeHandler::HttpGet,
+            "tcpSocket" => ProbeHandler::TcpSocket,
+            _ => ProbeHandler::Grpc,
+        }
+    });
+    let d = Probe::default();
+    let u = |cx: &mut Cx, key: &str, min: i128, default: u32| {
+        int(cx, o.get(key), &o.at(key), min, u32::MAX.into()).map_or(default, |v| v as u32)
+    };
+    let initial_delay_seconds = u(cx, "initialDelaySeconds", 0, d.initial_delay_seconds);
+    let period_seconds = u(cx, "periodSeconds", 1, d.period_seconds);
+    let timeout_seconds = u(cx, "timeoutSeconds", 1, d.timeout_seconds);
+    let success_threshold = u(cx, "successThreshold", 1, d.success_threshold);
+    let failure_threshold = u(cx, "failureThreshold", 1, d.failure_threshold);
+    let k = "terminationGracePeriodSeconds";
+    let tgps = int(cx, o.get(k), &o.at(k), 1, i64::MAX.into()).map(|v| v as i64);
+    // API validation of probes.
+    if let Some(v) = o.get("successThreshold") {
+        if !readiness && success_threshold != 1 {
+            let m = "must be 1 for liveness and startup probes";
+            cx.err(v.loc, &o.at("successThreshold"), m);
+        }
+    }
+    if let (Some(v), true) = (o.get(k), readiness) {
+        cx.err(v.loc, &o.at(k), "must not be set for readiness probes");
+    }
+    Some(Probe {
+        handler: handler?,
+        initial_delay_seconds,
+        period_seconds,
+        timeout_seconds,
+        success_threshold,
+        failure_threshold,
+        termination_grace_period_seconds: tgps,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::problems;
+
+    #[test]
+    fn replica_names_must_be_unique() {
+        let e = problems("      replicas: 2\n    - template: {metadata: {name: web-1}, spec: {containers: [{name: app}]}}\n");
+        assert_eq!(
+            e,
+            ["spec.pods[1].template.metadata.name: pod name `web-1` is already used by spec.pods[0]"]
+        );
+        assert_eq!(
+            problems("      replicas: 0\n"),
+            ["spec.pods[0].replicas: must be at least 1, found 0"]
+        );
+    }
+}

@@ -1,0 +1,307 @@
+//! `spec.timeline` (the outside actions and the pods they name) and `spec.expect`.
+
+use super::kubelet::switch_map;
+use super::primitives::{
+    bytes, dur, exactly_one, expected, idx, int, list, obj, string, suggest, Cx, Obj, Unknown,
+};
+use crate::scenario::not_built_yet::Capability;
+use crate::scenario::schema::{Kind, Node};
+use crate::scenario::types::{Action, Expect, ExpectOld, PodDecl, TimedAction};
+use crate::sim::Dur;
+use std::collections::BTreeMap;
+
+const ACTIONS: [&str; 10] = [
+    "deletePod",
+    "forceDeletePod",
+    "nodeShutdown",
+    "memoryPressure",
+    "kubeletRestart",
+    "containerExit",
+    "updateStaticPod",
+    "removeStaticPod",
+    "restoreStaticPod",
+    "recreatePod",
+];
+
+/// The pods timeline actions can name.
+struct Pods<'a> {
+    by_name: BTreeMap<&'a str, &'a PodDecl>,
+    /// Every pod declaration was valid: a name not found is really missing.
+    complete: bool,
+}
+
+pub(super) fn timeline(
+    cx: &mut Cx,
+    n: Option<&Node>,
+    pods: &[PodDecl],
+    complete: bool,
+) -> Vec<TimedAction> {
+    let by_name = Pods {
+        by_name: pods.iter().map(|p| (p.spec.name.as_str(), p)).collect(),
+        complete,
+    };
+    let mut out = Vec::new();
+    let mut fields = vec!["at"];
+    fields.extend(ACTIONS);
+    for (i, item) in list(cx, n, "spec.timeline").iter().enumerate() {
+        let p = idx("spec.timeline", i);
+        let Some(o) = obj(cx, item, &p, &fields, Unknown::Error) else {
+            continue;
+        };
+        let at = o.req(cx, "at");
+        let at = dur(cx, at, &o.at("at"));
+        let Some((k, v)) = exactly_one(cx, &o, &ACTIONS, "a timeline entry", Some(&fields)) else {
+            continue;
+        };
+        let ap = o.at(&k.name);
+        if let Some(action) = action(cx, &k.name, v, &ap, &by_name) {
+            if let Some(at) = at {
+                out.push(TimedAction { at, action });
+            }
+        }
+    }
+    out.sort_by_key(|a| a.at);
+    out
+}
+
+/// A `pod:` reference that must name an (expanded) pod; returns the name.
+fn pod_ref(cx: &mut Cx, o: &Obj, pods: &Pods) -> Option<String> {
+    let n = o.req(cx, "pod");
+    let name = string(cx, n, &o.at("pod"))?;
+    if !pods.by_name.contains_key(name.as_str()) {
+        if !pods.complete {
+            return None; // the pod declarations have problems of their own
+        }
+        let known: Vec<&str> = pods.by_name.keys().copied().take(10).collect();
+        let more = if pods.by_name.len() > 10 { ", ..." } else { "" };
+        let loc = n.map_or(o.loc, |n| n.loc);
+        cx.err(
+            loc,
+            &o.at("pod"),
+            format!(
+                "no pod named `{name}` in spec.pods (pods: {}{more})",
+                known.join(", ")
+            ),
+        );
+        return None;
+    }
+    Some(name)
+}
+
+fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Action> {
+    let fields: &[&str] = match kind {
+        "deletePod" => &["pod", "gracePeriodSeconds"],
+        "memoryPressure" => &["available"],
+        "kubeletRestart" => &["downtime"],
+        "containerExit" => &["pod", "container", "exitCode"],
+        "nodeShutdown" => &[],
+        _ => &["pod"],
+    };
+    let o = obj(cx, v, p, fields, Unknown::Error)?;
+    let cap = match kind {
+        "nodeShutdown" => Some(Capability::NodeShutdownAction),
+        "memoryPressure" => Some(Capability::MemoryPressureAction),
+        "kubeletRestart" => Some(Capability::KubeletRestartAction),
+        "updateStaticPod" => Some(Capability::UpdateStaticPodAction),
+        "removeStaticPod" | "restoreStaticPod" => Some(Capability::RemoveStaticPodAction),
+        "recreatePod" => Some(Capability::RecreatePodAction),
+        _ => None,
+    };
+    if let Some(cap) = cap {
+        cx.uses(cap, v.loc, p);
+    }
+    match kind {
+        "deletePod" => {
+            let pod = pod_ref(cx, &o, pods);
+            let g = int(
+                cx,
+                o.get("gracePeriodSeconds"),
+                &o.at("gracePeriodSeconds"),
+                0,
+                i64::MAX.into(),
+            );
+            let bad_grace = o.get("gracePeriodSeconds").is_some() && g.is_none();
+            if bad_grace {
+                return None;
+            }
+            Some(Action::DeletePod {
+                pod: pod?,
+                grace_period_seconds: g.map(|g| g as i64),
+            })
+        }
+        "forceDeletePod" => pod_ref(cx, &o, pods).map(|pod| Action::ForceDeletePod { pod }),
+        "nodeShutdown" => Some(Action::NodeShutdown),
+        "memoryPressure" => {
+            let a = o.req(cx, "available");
+            bytes(cx, a, &o.at("available"))
+                .map(|available_bytes| Action::MemoryPressure { available_bytes })
+        }
+        "kubeletRestart" => {
+            let downtime = dur(cx, o.get("downtime"), &o.at("downtime"));
+            if o.get("downtime").is_some() && downtime.is_none() {
+                return None;
+            }
+            Some(Action::KubeletRestart {
+                downtime: downtime.unwrap_or(Dur::ZERO),
+            })
+        }
+        "containerExit" => {
+            let pod = pod_ref(cx, &o, pods);
+            let cn = o.req(cx, "container");
+            let container = string(cx, cn, &o.at("container"));
+            let code = int(cx, o.get("exitCode"), &o.at("exitCode"), 0, 255);
+            let bad_code = o.get("exitCode").is_some() && code.is_none();
+            let (pod, container) = (pod?, container?);
+            let decl = pods.by_name.get(pod.as_str())?;
+            let known: Vec<&str> = decl
+                .spec
+                .init_containers
+                .iter()
+                .chain(&decl.spec.containers)
+                .map(|c| c.name.as_str())
+                .collect();
+            if !known.contains(&container.as_str()) {
+                let loc = cn.map_or(o.loc, |n| n.loc);
+                cx.err(
+                    loc,
+                    &o.at("container"),
+                    format!(
+                        "pod `{pod}` has no container named `{container}` (containers: {})",
+                        known.join(", ")
+                    ),
+                );
+                return None;
+            }
+            if bad_code {
+                return None;
+            }
+            Some(Action::ContainerExit {
+                pod,
+                container,
+                exit_code: code.map_or(0, |c| c as i32),
+            })
+        }
+        "updateStaticPod" | "removeStaticPod" | "restoreStaticPod" => {
+            let pod = pod_ref(cx, &o, pods)?;
+            if pods
+                .by_name
+                .get(pod.as_str())
+                .is_some_and(|d| !d.static_pod)
+            {
+                let loc = o.get("pod").map_or(o.loc, |n| n.loc);
+                cx.err(
+                    loc,
+                    &o.at("pod"),
+                    format!("`{kind}` needs a static pod, and `{pod}` is not `static: true`"),
+                );
+                return None;
+            }
+            Some(match kind {
+                "updateStaticPod" => Action::UpdateStaticPod { pod },
+                "removeStaticPod" => Action::RemoveStaticPod { pod },
+                _ => Action::RestoreStaticPod { pod },
+            })
+        }
+        _ => pod_ref(cx, &o, pods).map(|pod| Action::RecreatePod { pod }),
+    }
+}
+
+pub(super) fn expect(cx: &mut Cx, n: &Node) -> Option<Expect> {
+    let o = obj(
+        cx,
+        n,
+        "spec.expect",
+        &["findings", "reach", "old"],
+        Unknown::Error,
+    )?;
+    let findings = invariant_names(cx, o.get("findings"), &o.at("findings"));
+    let rp = o.at("reach");
+    let mut reach = Vec::new();
+    for (i, r) in list(cx, o.get("reach"), &rp).iter().enumerate() {
+        let ip = idx(&rp, i);
+        if let Some(s) = string(cx, Some(r), &ip) {
+            if crate::model::reach::by_name(&s).is_some() {
+                reach.push(s);
+            } else {
+                let names: Vec<&str> = crate::model::reach::REACH.iter().map(|p| p.name).collect();
+                let hint = suggest(&s, &names);
+                cx.err(r.loc, &ip, format!("unknown reach point `{s}`{hint}"));
+            }
+        } else if r.kind == Kind::Null {
+            expected(cx, r, &ip, "a reach point name");
+        }
+    }
+    let old = o.get("old").and_then(|v| {
+        let op = o.at("old");
+        let oo = obj(cx, v, &op, &["behaviours", "findings"], Unknown::Error)?;
+        let mut behaviours = BTreeMap::new();
+        if let Some(b) = oo.get("behaviours") {
+            let bp = oo.at("behaviours");
+            switch_map(cx, b, &bp, &mut behaviours);
+        }
+        let findings = invariant_names(cx, oo.get("findings"), &oo.at("findings"));
+        Some(ExpectOld {
+            behaviours,
+            findings,
+        })
+    });
+    Some(Expect {
+        findings,
+        reach,
+        old,
+    })
+}
+
+/// A list of invariant names (checked against the oracle's table).
+fn invariant_names(cx: &mut Cx, n: Option<&Node>, fp: &str) -> Vec<String> {
+    let mut findings = Vec::new();
+    for (i, f) in list(cx, n, fp).iter().enumerate() {
+        let ip = idx(fp, i);
+        match string(cx, Some(f), &ip) {
+            Some(s) if s.is_empty() => cx.err(f.loc, &ip, "an invariant name must not be empty"),
+            Some(s) if !cx.names.is_finding(&s) => {
+                let hint = suggest(&s, &cx.names.invariants);
+                cx.err(f.loc, &ip, format!("unknown invariant `{s}`{hint}"));
+            }
+            Some(s) => findings.push(s),
+            None if f.kind == Kind::Null => cx.err(f.loc, &ip, "expected an invariant name"),
+            None => {}
+        }
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_util::{problems, with};
+    use crate::scenario::types::Action;
+
+    #[test]
+    fn timeline_is_sorted_stably() {
+        let s = with("  timeline:\n    - {at: 2s, forceDeletePod: {pod: web}}\n    - {at: 1s, deletePod: {pod: web, gracePeriodSeconds: 0}}\n    - {at: 2s, containerExit: {pod: web, container: app, exitCode: 1}}\n")
+            .unwrap()
+            .scenario;
+        let kinds: Vec<(u64, &str)> = s
+            .timeline
+            .iter()
+            .map(|t| {
+                let k = match &t.action {
+                    Action::DeletePod { .. } => "delete",
+                    Action::ForceDeletePod { .. } => "force",
+                    Action::ContainerExit { .. } => "exit",
+                    _ => "other",
+                };
+                (t.at.whole_secs(), k)
+            })
+            .collect();
+        assert_eq!(kinds, [(1, "delete"), (2, "force"), (2, "exit")]);
+        assert_eq!(
+            problems("  timeline: [{at: 1s, containerExit: {pod: web, container: side}}]\n"),
+            ["spec.timeline[0].containerExit.container: pod `web` has no container named `side` (containers: app)"]
+        );
+        assert_eq!(
+            problems("  timeline: [{at: 1s, deletePod: {pod: web, gracePeriodSeconds: -1}}]\n"),
+            ["spec.timeline[0].deletePod.gracePeriodSeconds: must be at least 0, found -1"]
+        );
+    }
+}
