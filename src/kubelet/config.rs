@@ -12,9 +12,9 @@
 use super::pod_workers::{UpdatePodOptions, UpdateType};
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::world::apiserver::{WatchEvent, WatchKind};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -245,8 +245,8 @@ impl Kubelet {
                 for c in &status.containers {
                     if c.state == crate::model::RtState::Exited {
                         ctx.cri(
-                            crate::world::Caller::Deletor,
-                            crate::world::runtime::CriReq::RemoveContainer { uid, id: c.id },
+                            crate::world::cri::Caller::Deletor,
+                            crate::world::cri::CriReq::RemoveContainer { uid, id: c.id },
                         );
                     }
                 }

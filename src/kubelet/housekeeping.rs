@@ -10,8 +10,8 @@
 use super::pod_workers::{KillPodOptions, UpdatePodOptions, UpdateType, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::{PodUid, Transition};
-use crate::world::Ctx;
 use std::sync::Arc;
 
 impl Kubelet {
@@ -103,8 +103,8 @@ impl Kubelet {
                 continue;
             }
             ctx.cri(
-                crate::world::Caller::Deletor,
-                crate::world::runtime::CriReq::RemovePodDir { uid },
+                crate::world::cri::Caller::Deletor,
+                crate::world::cri::CriReq::RemovePodDir { uid },
             );
         }
         // Orphaned runtime pods: kill with grace 1.

@@ -23,10 +23,10 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
