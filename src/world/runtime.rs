@@ -9,8 +9,8 @@
 //! exited removed containers disappear from `GetPodStatus` but are kept for the run
 //! summary; a faulty call fails without effect.
 //!
-//! * [`calls`]: what each call does when it completes.
-//! * [`process`]: container processes (exits, signals, power-off, probes).
+//! * `calls`: what each call does when it completes.
+//! * `process`: container processes (exits, signals, power-off, probes).
 
 mod calls;
 mod process;
