@@ -2,7 +2,7 @@
 //! start), logind's side of a node shutdown, and the power-off.
 
 use super::world::{Event, World};
-use crate::kubelet::{Ctx, KEv, Kubelet};
+use crate::kubelet::{Ctx, KEv, Kubelet, Tally};
 use crate::model::Transition;
 use crate::world::node::{LogindEv, ShutdownRequest};
 use crate::world::Epoch;
@@ -25,8 +25,9 @@ pub struct KubeletProcess {
     pub seed: u64,
     /// Crashes so far.
     pub crashes: u32,
-    /// PLEG relists of dead incarnations (for the metrics).
-    pub dead_relists: u64,
+    /// What the dead incarnations did (for the metrics: the summary adds the running
+    /// one's).
+    pub dead: Tally,
 }
 
 impl KubeletProcess {
@@ -37,8 +38,15 @@ impl KubeletProcess {
             up: true,
             seed,
             crashes: 0,
-            dead_relists: 0,
+            dead: Tally::default(),
         }
+    }
+
+    /// What every incarnation so far did, `running` being the current one.
+    pub fn tally(&self, running: &Kubelet) -> Tally {
+        let mut t = self.dead.clone();
+        t.add(running.tally());
+        t
     }
 
     /// Whether something addressed to incarnation `epoch` reaches a running kubelet.
@@ -67,7 +75,7 @@ impl World {
                 },
             );
             self.process.crashes += 1;
-            self.process.dead_relists += self.kubelet.tally().relists;
+            self.process.dead.add(self.kubelet.tally());
             self.api.disconnect_watch();
             self.files.disconnect();
             let now = self.sim.now();

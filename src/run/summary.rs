@@ -13,10 +13,11 @@ use crate::world::runtime::ContainerFacts;
 /// The output of the run that left `w`, stopped for `stop`.
 pub fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     let sc = &w.scenario;
-    let tally = w.kubelet.tally();
+    // Every incarnation's: a `kubeletRestart` replaces the kubelet, not the node's history.
+    let tally = w.process.tally(&w.kubelet);
     let mut metrics = Metrics {
         kills_at_grace_expiry: w.runtime.sigkills,
-        pleg_relists: w.process.dead_relists + tally.relists,
+        pleg_relists: tally.relists,
         kubelet_restarts: w.process.crashes,
         probes_run: tally.probes_run,
         node_shutdown_at_ns: w.node.shutdown_requested_at.map(|t| t.0),
