@@ -19,12 +19,14 @@
 //!   neither the kubelet nor the oracle; the entry points [`load`], [`load_str`],
 //!   [`load_sweep`], [`load_sweep_str`] and [`check_file`] (below) hand it the profile,
 //!   switch and invariant names it checks against.
-//! * [`world`]: what the kubelet talks to: the CRI runtime with container processes, the
-//!   API server with its watch, systemd-logind and the node's power. **Invariant:** the
-//!   kubelet acts on the world only through [`world::Ctx`], which exposes calls and timers
-//!   but no ground truth. Everything addressed to the kubelet carries its incarnation
-//!   ([`world::Epoch`]); after a `kubeletRestart` the world drops what belongs to the dead
-//!   process.
+//! * [`world`]: what the kubelet talks to: the CRI runtime with container processes
+//!   (`world::runtime`, speaking the protocol of `world::cri`), the API server with its
+//!   watch, the static-pod manifest directory, systemd-logind and the node's power.
+//!   **Invariant:** the kubelet acts on the world only through [`world::Ctx`], which exposes
+//!   calls and timers but no ground truth; the world names neither the kubelet (its timers
+//!   are the `K` of [`world::Event`]) nor the oracle (it writes to a [`world::Tracer`]).
+//!   Everything addressed to the kubelet carries its incarnation ([`world::Epoch`]); after
+//!   a `kubeletRestart` the world drops what belongs to the dead process.
 //! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
 //!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
 //!   **Invariant:** each file names the upstream file and release it follows.
@@ -32,7 +34,10 @@
 //!   the trace records (as the trace's observer) and nothing else, keeps its own history,
 //!   and turns violated safety and liveness properties into findings. Removing it changes
 //!   no trace hash.
-//! * [`run`]: one run, scenario + seed -> [`run::RunOutput`].
+//! * [`run`]: one run, scenario + seed -> [`run::RunOutput`]. [`run::World`] is the
+//!   composition root: it owns the simulation core, kubelet, world parts and the trace with
+//!   its oracle, and dispatches every event (`run::world`); the timeline, the kubelet
+//!   process and the node's power, the output types and the summary have a file each.
 //! * [`sweep`]: seeds x parameter points x profiles as independent runs on a rayon pool;
 //!   [`results`]: the result directory (manifest, `runs.jsonl`, summary), resume, merge;
 //!   [`progress`]: the progress display, the only wall-clock reader; [`junit`]: CI reports.

@@ -171,3 +171,92 @@ fn restart_runs_are_deterministic() {
             .success();
     }
 }
+
+/// A node under memory pressure with a probed pod, whose kubelet restarts at 40s after it
+/// has probed, set `MemoryPressure` and evicted.
+const TALLIES: &str = "\
+apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata:
+  name: restart-keeps-tallies
+spec:
+  horizon: 70s
+  node:
+    capacity: {cpu: \"8\", memory: 2Gi, pods: \"110\"}
+  pods:
+    - template:
+        metadata: {name: web}
+        spec:
+          priority: 2000000000
+          containers:
+            - name: app
+              image: example/app:1
+              readinessProbe: {httpGet: {path: /ready, port: 8080}, periodSeconds: 2}
+      behaviour: {app: {memoryUsage: 100Mi}}
+    - template:
+        metadata: {name: hog}
+        spec: {containers: [{name: app, image: example/app:1}]}
+      behaviour: {app: {memoryUsage: 500Mi}}
+  timeline:
+    - {at: 20s, memoryPressure: {available: 50Mi}}
+    - {at: 40s, kubeletRestart: {downtime: 5s}}
+";
+
+/// The run's probe, eviction and node-condition metrics cover every kubelet incarnation,
+/// not only the one running at the end: they match what the trace recorded.
+#[test]
+fn metrics_count_every_kubelet_incarnation() {
+    use podsim::run::{run, RunOptions};
+    let sc = podsim::load_str("tallies.yaml", TALLIES, &[])
+        .unwrap_or_else(|e| panic!("invalid test scenario:\n{e}"))
+        .scenario;
+    let sc = std::sync::Arc::new(sc);
+    for seed in SEEDS {
+        let out = run(
+            sc.clone(),
+            &RunOptions {
+                seed,
+                keep_trace: true,
+                ..Default::default()
+            },
+        );
+        let m = &out.metrics;
+        assert_eq!(m.kubelet_restarts, 1, "seed {seed}");
+        let recorded = |prefix: &str, before: u64| {
+            out.trace
+                .iter()
+                .filter(|r| r.at.0 < before && r.text.starts_with(prefix))
+                .count() as u64
+        };
+        // The kubelet that died at 40s probed, set MemoryPressure and evicted `hog`.
+        assert!(recorded("probe ", 40 * S) > 0, "seed {seed}");
+        assert!(
+            recorded("eviction MemoryPressure=true", 40 * S) > 0,
+            "seed {seed}"
+        );
+        let evict = |r: &&podsim::sim::trace::Record| {
+            r.text.starts_with("eviction ") && r.text.contains(" evict grace=")
+        };
+        assert!(
+            out.trace.iter().filter(evict).any(|r| r.at.0 < 40 * S),
+            "seed {seed}"
+        );
+        assert_eq!(m.probes_run, recorded("probe ", u64::MAX), "seed {seed}");
+        assert_eq!(
+            m.evictions.len(),
+            out.trace.iter().filter(evict).count(),
+            "seed {seed}"
+        );
+        let conditions: Vec<(u64, String, bool)> = out
+            .trace
+            .iter()
+            .filter_map(|r| {
+                let (c, s) = r.text.strip_prefix("eviction ")?.split_once('=')?;
+                let s = s.parse::<bool>().ok()?;
+                Some((r.at.0, c.to_string(), s))
+            })
+            .collect();
+        assert_eq!(m.node_conditions, conditions, "seed {seed}");
+        assert!(m.evictions.iter().any(|e| e.pod == "hog"), "seed {seed}");
+    }
+}

@@ -16,9 +16,9 @@
 //! overhead and in-place resize are not modelled.
 
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, Resources, Transition};
-use crate::scenario::{Scenario, Threshold};
-use crate::world::Ctx;
+use crate::scenario::{KubeletConfig, NodeSpec, Threshold};
 use std::sync::Arc;
 
 /// `scheduling.SystemCriticalPriority`: pods at or above it are critical.
@@ -34,11 +34,8 @@ pub struct Allocatable {
 
 impl Allocatable {
     /// Capacity minus the reservation for the hard `memory.available` threshold.
-    pub fn from_scenario(sc: &Scenario) -> Self {
-        let n = &sc.node;
-        let reserved = sc
-            .kubelet
-            .config
+    pub fn new(config: &KubeletConfig, n: &NodeSpec) -> Self {
+        let reserved = config
             .eviction_hard
             .get("memory.available")
             .map_or(0, |t| threshold_quantity(*t, n.memory_bytes));

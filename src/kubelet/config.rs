@@ -12,10 +12,10 @@
 use super::pod_workers::UpdatePodOptions;
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -255,8 +255,8 @@ impl Kubelet {
                 for c in &status.containers {
                     if c.state == crate::model::RtState::Exited {
                         ctx.cri(
-                            crate::world::Caller::Deletor,
-                            crate::world::runtime::CriReq::RemoveContainer { uid, id: c.id },
+                            crate::world::cri::Caller::Deletor,
+                            crate::world::cri::CriReq::RemoveContainer { uid, id: c.id },
                         );
                     }
                 }

@@ -38,12 +38,12 @@ use super::admission::{is_best_effort, is_critical_pod, pod_requests, threshold_
 use super::pod_workers::StatusFn;
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::{ApiPod, PodPhase, PodUid, Transition};
 use crate::model::{EvictionSignal, EvictionStep, NodeConditionType};
-use crate::scenario::{Scenario, Threshold};
+use crate::scenario::{KubeletSpec, Threshold};
 use crate::sim::{Dur, SimTime, TimerKey};
 use crate::world::stats::{PodStats, StatsSummary};
-use crate::world::Ctx;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -142,8 +142,8 @@ pub struct EvictionManager {
 }
 
 impl EvictionManager {
-    pub fn new(sc: &Scenario) -> Self {
-        let c = &sc.kubelet.config;
+    pub fn new(spec: &KubeletSpec) -> Self {
+        let c = &spec.config;
         // ParseThresholdConfig: hard thresholds, then soft ones with their grace periods.
         let mut thresholds: Vec<EvictionThreshold> = c
             .eviction_hard
@@ -170,7 +170,7 @@ impl EvictionManager {
             thresholds,
             max_pod_grace_period: c.eviction_max_pod_grace_period,
             pressure_transition_period: c.eviction_pressure_transition_period,
-            monitoring_period: sc.kubelet.timing.eviction_monitoring_period,
+            monitoring_period: spec.timing.eviction_monitoring_period,
             memory_pressure: false,
             memory_pressure_last_observed_at: None,
             thresholds_first_observed_at: BTreeMap::new(),

@@ -10,9 +10,9 @@
 use super::pod_workers::{KillPodOptions, UpdatePodOptions, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::{NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
-use crate::world::Ctx;
 use std::sync::Arc;
 
 impl Kubelet {
@@ -104,8 +104,8 @@ impl Kubelet {
                 continue;
             }
             ctx.cri(
-                crate::world::Caller::Deletor,
-                crate::world::runtime::CriReq::RemovePodDir { uid },
+                crate::world::cri::Caller::Deletor,
+                crate::world::cri::CriReq::RemovePodDir { uid },
             );
         }
         // Orphaned runtime pods: kill with grace 1.

@@ -40,6 +40,7 @@ use super::pod_workers::{close_channel, PodSyncStatus, UpdatePodOptions, Work, W
 use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, Op, Step};
 use super::{KEv, Kubelet};
 use crate::kubelet::profile::Sw;
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodUid, RtPodStatus, RunningPod,
@@ -47,8 +48,7 @@ use crate::model::{
 };
 use crate::model::{NoteKind, SyncKind, SyncStepKind, UpdateType, WorkerStep};
 use crate::sim::{Dur, SimTime, Stream};
-use crate::world::runtime::CriReq;
-use crate::world::{Caller, Ctx};
+use crate::world::cri::{Caller, CriReq};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 

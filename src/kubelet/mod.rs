@@ -43,12 +43,11 @@ pub mod restart;
 pub mod status;
 pub mod sync;
 
-use crate::model::{ApiPod, ContainerId, PodUid, ProbeType};
-use crate::scenario::Scenario;
-use crate::sim::Dur;
+use crate::model::{ApiPod, ContainerId, PodPhase, PodUid, ProbeType};
+use crate::scenario::{KubeletSpec, NodeSpec};
+use crate::sim::{Dur, SimTime};
 use crate::world::apiserver::WatchEvent;
-use crate::world::runtime::{CriReq, CriResult};
-use crate::world::{Caller, Ctx};
+use crate::world::cri::{Caller, CriReq, CriResult};
 use backoff::Backoff;
 use config::PodManager;
 use eviction::EvictionManager;
@@ -68,6 +67,9 @@ pub const BACKOFF_PERIOD: Dur = Dur::secs(10);
 pub const MIN_DEAD_CONTAINERS_IN_POD: usize = 1;
 /// `MaxContainerBackOff`.
 pub const MAX_CONTAINER_BACKOFF: Dur = Dur::secs(300);
+
+/// The kubelet's handle on the world ([`crate::world::Ctx`]), its timers being [`KEv`]s.
+pub type Ctx<'a> = crate::world::Ctx<'a, KEv>;
 
 /// Kubelet timers and wake-ups.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,17 +174,19 @@ pub struct Kubelet {
 }
 
 impl Kubelet {
-    pub fn new(sc: &Scenario, seed: u64) -> Self {
-        let t = &sc.kubelet.timing;
-        let b = profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours);
+    /// A kubelet configured by the scenario's `spec.kubelet`, on a node of `node`'s
+    /// capacity, its random streams derived from `seed`.
+    pub fn new(spec: &KubeletSpec, node: &NodeSpec, seed: u64) -> Self {
+        let t = &spec.timing;
+        let b = profile::Behaviours::resolve(&spec.profile, &spec.behaviours);
         let mut k = Kubelet {
             b,
             config: PodManager::default(),
-            pw: PodWorkers::new(seed, sc.kubelet.config.sync_frequency, BACKOFF_PERIOD),
+            pw: PodWorkers::new(seed, spec.config.sync_frequency, BACKOFF_PERIOD),
             pleg: Pleg::new(t.pleg_relist_period),
             status: StatusManager::new(t.status_sync_period),
             prober: ProbeManager::new(seed),
-            shutdown: ShutdownManager::new(&sc.kubelet.config),
+            shutdown: ShutdownManager::new(&spec.config),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
@@ -196,8 +200,8 @@ impl Kubelet {
             pleg_phase: t.pleg_relist_phase,
             housekeeping_phase: t.housekeeping_phase,
             housekeeping_enabled: true,
-            allocatable: admission::Allocatable::from_scenario(sc),
-            eviction: EvictionManager::new(sc),
+            allocatable: admission::Allocatable::new(&spec.config, node),
+            eviction: EvictionManager::new(spec),
             legacy: legacy::LegacyState::new(seed),
         };
         k.pw.b = b;
@@ -353,5 +357,70 @@ impl Kubelet {
         current: Option<&ApiPod>,
     ) -> Option<crate::model::ApiPodStatus> {
         self.status_on_api_get(ctx, uid, current)
+    }
+
+    /// The behaviour switches this kubelet runs with, by name.
+    pub fn behaviours(&self) -> BTreeMap<String, bool> {
+        self.b.to_map()
+    }
+
+    /// The delay the graceful node shutdown manager will ask logind for: the sum of its
+    /// priority groups' periods (what its logind drop-in sets `InhibitDelayMaxSec` to).
+    pub fn shutdown_delay_requested(&self) -> Dur {
+        nodeshutdown::period_requested(&self.shutdown.groups)
+    }
+
+    /// The namespace and name the status manager GETs pod `uid` by (the mirror pod's, for
+    /// a static pod), if it holds a status for it.
+    pub fn status_get_key(&self, uid: PodUid) -> Option<(&str, &str)> {
+        self.status
+            .statuses
+            .get(&uid)
+            .map(|v| (v.namespace.as_str(), v.name.as_str()))
+    }
+
+    /// The phase of every status the status manager holds (what it will write, or has
+    /// written, to the API server).
+    pub fn status_phases(&self) -> impl Iterator<Item = (PodUid, PodPhase)> + '_ {
+        self.status
+            .statuses
+            .iter()
+            .map(|(uid, v)| (*uid, v.status.phase))
+    }
+
+    /// What this kubelet did that a run summary reports.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            relists: self.pleg.relists,
+            probes_run: self.prober.probes_run,
+            evictions: self.eviction.history.clone(),
+            node_conditions: self.eviction.condition_changes.clone(),
+        }
+    }
+}
+
+/// What a kubelet process did that the run summary reports: counters and histories. A
+/// `kubeletRestart` replaces the process, so the run adds up the tallies of every
+/// incarnation ([`Tally::add`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// PLEG relists.
+    pub relists: u64,
+    /// Probes the prober ran (liveness, readiness and startup together).
+    pub probes_run: u64,
+    /// Every eviction by the eviction manager, in order.
+    pub evictions: Vec<eviction::EvictionRecord>,
+    /// Every change of a node condition the eviction manager made: (time, condition,
+    /// status), in order.
+    pub node_conditions: Vec<(SimTime, &'static str, bool)>,
+}
+
+impl Tally {
+    /// Add the tally of a later incarnation.
+    pub fn add(&mut self, later: Tally) {
+        self.relists += later.relists;
+        self.probes_run += later.probes_run;
+        self.evictions.extend(later.evictions);
+        self.node_conditions.extend(later.node_conditions);
     }
 }

@@ -41,12 +41,12 @@
 use super::pod_workers::StatusFn;
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::ShutdownStep;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::scenario::KubeletConfig;
 use crate::sim::{Dur, TimerKey};
-use crate::world::Ctx;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

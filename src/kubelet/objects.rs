@@ -22,11 +22,11 @@
 
 use super::profile::Sw;
 use super::Kubelet;
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::NoteKind;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::sim::{Dur, SimTime};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 
 /// First mount retry delay (`initialDurationBeforeRetry`).

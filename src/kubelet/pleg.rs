@@ -18,11 +18,11 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::{ContainerId, CriError, PodUid, RtPodStatus, RtState, Transition};
 use crate::sim::{Dur, SimTime};
-use crate::world::runtime::{CriReq, CriResult};
-use crate::world::{Caller, Ctx};
+use crate::world::cri::{Caller, CriReq, CriResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

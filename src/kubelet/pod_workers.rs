@@ -23,11 +23,11 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
 use crate::model::{KillPodNowStep, NoteKind, WorkerStep};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

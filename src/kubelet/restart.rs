@@ -61,12 +61,13 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
 use crate::model::NoteKind;
 use crate::model::{PodUid, Transition};
 use crate::sim::Dur;
-use crate::world::runtime::CriReq;
-use crate::world::{Caller, Ctx, Epoch};
+use crate::world::cri::{Caller, CriReq};
+use crate::world::Epoch;
 use std::collections::BTreeSet;
 
 /// The populator's loop period (`desiredStateOfWorldPopulatorLoopSleepPeriod`).

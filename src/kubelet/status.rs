@@ -14,13 +14,13 @@
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::NoteKind;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
     RtPodStatus, RtState, Transition,
 };
 use crate::sim::Dur;
-use crate::world::Ctx;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 

@@ -22,14 +22,14 @@ use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::{
     ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
     RtState, RunningPod, SandboxId, Transition,
 };
 use crate::model::{NoteKind, SyncStepKind};
 use crate::sim::{Dur, SimTime};
-use crate::world::runtime::{CriReq, CriResult};
-use crate::world::{Caller, Ctx};
+use crate::world::cri::{Caller, CriReq, CriResult};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 

@@ -218,6 +218,12 @@ pub enum Transition {
         period_s: i64,
         pods: u32,
     },
+    /// Static pod `uid`'s manifest left the node's manifest directory (edited or removed).
+    /// Ground truth the oracle needs but the trace has never recorded: it is shown to the
+    /// trace's observer only (`Trace::show`), never hashed or kept, so it stays last.
+    StaticManifestRemoved {
+        uid: PodUid,
+    },
 }
 
 impl fmt::Display for Transition {
@@ -353,6 +359,7 @@ impl fmt::Display for Transition {
                 f,
                 "gns group priority {priority} ({period_s}s): killing {pods} pods"
             ),
+            StaticManifestRemoved { uid } => write!(f, "file {uid} manifest removed"),
         }
     }
 }

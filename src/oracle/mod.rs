@@ -442,7 +442,8 @@ impl Oracle {
             | ProbeResult { uid, .. }
             | Note { uid, .. }
             | KillPodNow { uid, .. }
-            | SyncStep { uid, .. } => Some(*uid),
+            | SyncStep { uid, .. }
+            | StaticManifestRemoved { uid } => Some(*uid),
             ApiStatusPatched { of, .. } => Some(*of),
             Logind { .. }
             | PowerOff { .. }
@@ -459,7 +460,10 @@ impl Oracle {
 
     /// Observe one transition.
     pub fn transition(&mut self, at: SimTime, tr: &Transition) {
+        let shown_only = matches!(tr, Transition::StaticManifestRemoved { .. });
         match Self::uid_of(tr) {
+            // Shown to the oracle, never traced: no history a finding quotes holds it.
+            _ if shown_only => {}
             Some(uid) => {
                 let ring = self.ring;
                 let h = &mut self.pod(uid).history;
@@ -864,6 +868,7 @@ impl Oracle {
                 }
                 _ => {}
             },
+            StaticManifestRemoved { uid } => self.static_manifest_removed(*uid),
             ShutdownGroup {
                 priority, period_s, ..
             } => {
@@ -1178,9 +1183,9 @@ impl Oracle {
         }
     }
 
-    /// A static pod's manifest went away (the world tells the oracle directly, outside
-    /// the trace, so trace hashes do not change).
-    pub fn static_manifest_removed(&mut self, uid: PodUid) {
+    /// A static pod's manifest went away (`Transition::StaticManifestRemoved`, shown to
+    /// the oracle outside the trace, so trace hashes do not change).
+    fn static_manifest_removed(&mut self, uid: PodUid) {
         if self.on {
             self.pod(uid).desired_since = None;
         }

@@ -22,7 +22,7 @@ pub use queue::{EventQueue, TimerKey};
 pub use rng::Stream;
 pub use scheduler::{AnyScheduler, Scheduler, Strategy};
 pub use time::{Dur, SimTime};
-pub use trace::{NoObserver, Observer, Trace};
+pub use trace::{Emit, NoObserver, Observer, Trace};
 
 /// The clock, queue, scheduler and counters of one run.
 #[derive(Clone, Debug)]

@@ -155,6 +155,18 @@ impl<O> Trace<O> {
         self.observer.observe(at, rec);
     }
 
+    /// Show `rec` to the observer only: it is not hashed, counted or kept. For a
+    /// ground-truth fact the observer needs but the trace has never recorded (recording it
+    /// would change the hash of every run that has it): the observer learns it in the same
+    /// way as everything else, the trace stays what it was.
+    #[inline]
+    pub fn show<T>(&mut self, at: SimTime, rec: &T)
+    where
+        O: Observer<T>,
+    {
+        self.observer.observe(at, rec);
+    }
+
     pub fn observer(&self) -> &O {
         &self.observer
     }
@@ -189,6 +201,26 @@ impl<O> Trace<O> {
     }
 }
 
+/// A trace as something to append to, whatever its observer: a component holds
+/// `&mut dyn Emit<T>` to emit records and mark reach points without naming the observer
+/// type (see [`Trace::emit`] and [`Trace::reach`]).
+pub trait Emit<T> {
+    fn emit(&mut self, at: SimTime, rec: &T);
+    fn reach(&mut self, bit: u32);
+}
+
+impl<T: Hash + Display, O: Observer<T>> Emit<T> for Trace<O> {
+    #[inline]
+    fn emit(&mut self, at: SimTime, rec: &T) {
+        Trace::emit(self, at, rec);
+    }
+
+    #[inline]
+    fn reach(&mut self, bit: u32) {
+        Trace::reach(self, bit);
+    }
+}
+
 /// The first record at which two kept traces differ (index into both), if any.
 pub fn first_difference(a: &[Record], b: &[Record]) -> Option<usize> {
     let n = a.len().min(b.len());
@@ -216,6 +248,29 @@ mod tests {
         assert_ne!(a.hash(), c.hash());
         assert_eq!(c.records().len(), 2);
         assert_eq!(c.records()[1].hash, c.hash());
+    }
+
+    /// Records the observer saw.
+    #[derive(Default)]
+    struct Seen(Vec<String>);
+
+    impl Observer<&str> for Seen {
+        fn observe(&mut self, _at: SimTime, rec: &&str) {
+            self.0.push(rec.to_string());
+        }
+    }
+
+    #[test]
+    fn shown_records_reach_the_observer_but_not_the_hash() {
+        let mut a: Trace<Seen> = Trace::new(true);
+        a.emit(SimTime(1), &"x");
+        let mut b: Trace<Seen> = Trace::new(true);
+        b.emit(SimTime(1), &"x");
+        b.show(SimTime(2), &"fact");
+        assert_eq!(a.hash(), b.hash());
+        assert_eq!(b.len(), 1);
+        assert_eq!(b.records(), a.records());
+        assert_eq!(b.observer().0, ["x", "fact"]);
     }
 
     #[test]

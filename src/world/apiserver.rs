@@ -9,11 +9,10 @@
 //! delete with grace 0, is removed at once.
 
 use super::dist::sample;
-use super::{Epoch, Event};
+use super::{Epoch, Event, Tracer};
 use crate::model::RemovedBy;
 use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
 use crate::sim::{Dur, Sim, SimTime, Stream};
-use crate::world::Trace;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -94,7 +93,7 @@ impl ApiServer {
 
     /// Deliver a watch event: the stream is ordered, so an event never overtakes an
     /// earlier one.
-    fn notify(&mut self, sim: &mut Sim<Event>, kind: WatchKind, pod: &ApiPod) {
+    fn notify<K>(&mut self, sim: &mut Sim<Event<K>>, kind: WatchKind, pod: &ApiPod) {
         let Some(epoch) = self.watcher else {
             return; // no kubelet is watching
         };
@@ -119,7 +118,7 @@ impl ApiServer {
     /// it after one watch delay as an ADDED event per existing object (in creation order),
     /// then the source is marked as seen; later changes follow on the same ordered stream.
     /// (At the start of a run the list is empty.)
-    pub fn connect_watch(&mut self, sim: &mut Sim<Event>, epoch: Epoch) {
+    pub fn connect_watch<K>(&mut self, sim: &mut Sim<Event<K>>, epoch: Epoch) {
         self.watcher = Some(epoch);
         let d = sample(&self.watch_delay, &mut self.watch_rng);
         let mut at = sim.now() + d;
@@ -146,10 +145,10 @@ impl ApiServer {
     }
 
     /// Create a pod object (bound to this node).
-    pub fn create(
+    pub fn create<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         spec: Arc<PodSpec>,
         decl: usize,
     ) -> PodUid {
@@ -215,10 +214,10 @@ impl ApiServer {
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
-    pub fn delete(
+    pub fn delete<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         uid: PodUid,
         grace: Option<i64>,
     ) {
@@ -257,7 +256,7 @@ impl ApiServer {
     }
 
     /// `kubectl delete --force --grace-period=0`: the object is gone at once.
-    pub fn force_delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) {
+    pub fn force_delete<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer, uid: PodUid) {
         if self.pods.contains_key(&uid) {
             trace.emit(sim.now(), &Transition::ApiForceDeleted { uid });
             if let Some(h) = self.history.get_mut(&uid) {
@@ -270,7 +269,13 @@ impl ApiServer {
     /// A delete with grace 0: the registry first updates the object (deletion timestamp
     /// now, grace 0), then removes it in the same request, so watchers see MODIFIED then
     /// DELETED.
-    fn delete_now(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: RemovedBy) {
+    fn delete_now<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        by: RemovedBy,
+    ) {
         let rv = self.bump();
         if let Some(pod) = self.pods.get_mut(&uid) {
             pod.deletion_timestamp = Some(
@@ -285,7 +290,13 @@ impl ApiServer {
         self.remove(sim, trace, uid, by);
     }
 
-    fn remove(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid, by: RemovedBy) {
+    fn remove<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        by: RemovedBy,
+    ) {
         if let Some(pod) = self.pods.remove(&uid) {
             let key = (pod.spec.namespace.clone(), pod.spec.name.clone());
             if self.by_name.get(&key) == Some(&uid) {
@@ -302,10 +313,10 @@ impl ApiServer {
     }
 
     /// The kubelet's status PATCH. Returns the object after the patch (None: NotFound).
-    pub fn patch_status(
+    pub fn patch_status<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         uid: PodUid,
         status: ApiPodStatus,
     ) -> Option<&ApiPod> {
@@ -400,10 +411,10 @@ impl ApiServer {
 
     /// The kubelet creates a mirror pod for a static pod. `None` if an object with that
     /// name already exists (AlreadyExists).
-    pub fn create_mirror(
+    pub fn create_mirror<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         of: &ApiPod,
     ) -> Option<PodUid> {
         let key = (of.spec.namespace.clone(), of.spec.name.clone());
@@ -441,14 +452,19 @@ impl ApiServer {
     }
 
     /// The kubelet deletes a mirror pod (grace 0, UID precondition).
-    pub fn delete_mirror(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) {
+    pub fn delete_mirror<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer, uid: PodUid) {
         if self.pods.get(&uid).is_some_and(|p| p.mirror_of.is_some()) {
             self.delete_now(sim, trace, uid, RemovedBy::KubeletMirrorPod);
         }
     }
 
     /// The kubelet's final DELETE with grace 0 and a UID precondition.
-    pub fn kubelet_delete(&mut self, sim: &mut Sim<Event>, trace: &mut Trace, uid: PodUid) -> bool {
+    pub fn kubelet_delete<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+    ) -> bool {
         if self.pods.contains_key(&uid) {
             self.remove(sim, trace, uid, RemovedBy::Kubelet);
             true

@@ -1,6 +1,7 @@
 //! The node's power management: systemd-logind's *delay* inhibitor locks and the shutdown
-//! they hold back, as the graceful node shutdown manager relies on it (kubelet-model.md
-//! section 7.2; logind's inhibitor protocol as documented by systemd).
+//! they hold back, as the graceful node shutdown manager relies on it (upstream
+//! `pkg/kubelet/nodeshutdown/systemd`; logind's inhibitor protocol as documented by
+//! systemd).
 //!
 //! The model: a shutdown request (the scenario's `nodeShutdown` action) makes logind emit
 //! `PrepareForShutdown(true)` to everyone holding a delay lock, then wait until every
@@ -15,10 +16,10 @@
 //! kubelet learns of the shutdown only through the signal (an event), never by reading this
 //! state.
 
+use super::Tracer;
 use crate::model::Transition;
 use crate::model::{LogindStep, PowerOffCause};
 use crate::sim::{Dur, SimTime, TimerKey};
-use crate::world::Trace;
 use std::collections::BTreeSet;
 
 /// Events logind handles (D-Bus calls from the kubelet, and its own delay timer).
@@ -70,7 +71,7 @@ impl Logind {
     }
 
     /// A delay lock is taken.
-    pub fn inhibit(&mut self, now: SimTime, trace: &mut Trace, lock: u64, delay: Dur) {
+    pub fn inhibit(&mut self, now: SimTime, trace: &mut Tracer, lock: u64, delay: Dur) {
         if self.powered_off() {
             return;
         }
@@ -93,7 +94,7 @@ impl Logind {
     }
 
     /// A delay lock is released. Returns whether the node powers off now.
-    pub fn release(&mut self, now: SimTime, trace: &mut Trace, lock: u64) -> bool {
+    pub fn release(&mut self, now: SimTime, trace: &mut Tracer, lock: u64) -> bool {
         if self.powered_off() || !self.locks.remove(&lock) {
             return false;
         }
@@ -108,7 +109,7 @@ impl Logind {
 
     /// The process holding every delay lock died (a kubelet crash): its file descriptors
     /// close, so logind drops its locks. Returns whether the node powers off now.
-    pub fn release_all(&mut self, now: SimTime, trace: &mut Trace) -> bool {
+    pub fn release_all(&mut self, now: SimTime, trace: &mut Tracer) -> bool {
         if self.powered_off() || self.locks.is_empty() {
             return false;
         }
@@ -123,7 +124,7 @@ impl Logind {
     }
 
     /// The node is asked to shut down.
-    pub fn request_shutdown(&mut self, now: SimTime, trace: &mut Trace) -> ShutdownRequest {
+    pub fn request_shutdown(&mut self, now: SimTime, trace: &mut Tracer) -> ShutdownRequest {
         if self.powered_off() || self.shutdown_requested_at.is_some() {
             return ShutdownRequest::Ignored;
         }
@@ -163,7 +164,7 @@ mod tests {
 
     #[test]
     fn shutdown_waits_for_delay_locks_only() {
-        let mut t = Trace::new(false);
+        let mut t: crate::sim::Trace = crate::sim::Trace::new(false);
         let mut l = Logind::new(Dur::secs(30));
         l.inhibit(SimTime::ZERO, &mut t, 1, Dur::secs(20));
         assert_eq!(l.inhibit_delay_max, Dur::secs(30));

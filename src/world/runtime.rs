@@ -2,191 +2,33 @@
 //! container create/start/stop, pod status and relist, each with its latency distribution
 //! and injectable faults. Container processes behave as the scenario's `behaviour` says.
 //!
-//! Follows the CRI `RuntimeService`/`ImageService` contract (cri-api v1, as described in
-//! kubelet-model.md section 9). Deliberate simplifications: a call's effect happens when
-//! the call completes (after its latency), except `StopContainer`, which signals the
-//! process when the request arrives and returns when the process has exited; exited
-//! removed containers disappear from `GetPodStatus` but are kept for the run summary; a faulty call fails without effect.
+//! Follows the CRI `RuntimeService`/`ImageService` contract (cri-api v1, `api.proto`; the
+//! protocol's types are in [`super::cri`]). Deliberate simplifications: a call's effect
+//! happens when the call completes (after its latency), except `StopContainer`, which
+//! signals the process when the request arrives and returns when the process has exited;
+//! exited removed containers disappear from `GetPodStatus` but are kept for the run
+//! summary; a faulty call fails without effect.
+//!
+//! * `calls`: what each call does when it completes.
+//! * `process`: container processes (exits, signals, power-off, probes).
 
+mod calls;
+mod process;
+
+pub use process::RtEvent;
+
+use super::cri::{CriClient, CriReq, CriResult};
 use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
-use super::{CriClient, Event};
+use super::{Event, Tracer};
 use crate::model::{
-    Behaviour, ContainerId, CriCall, CriError, Dist, OnSigterm, PodUid, ProbeHandler, ProbeOutcome,
-    ProbeType, RtContainer, RtPodStatus, RtSandbox, RtState, RunFor, RunningPod, SandboxId,
-    Transition,
+    Behaviour, ContainerId, CriCall, CriError, Dist, PodUid, RtContainer, RtPodStatus, RtSandbox,
+    RtState, RunningPod, SandboxId, Transition,
 };
-use crate::model::{CriFailed, CriFailure, CriOp};
-use crate::model::{HostOp, ProcessSignal};
 use crate::scenario::Fault;
 use crate::sim::{Dur, Sim, SimTime, Stream};
-use crate::world::Trace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-
-/// A CRI request.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CriReq {
-    RunPodSandbox {
-        uid: PodUid,
-        name: String,
-        namespace: String,
-        attempt: u32,
-    },
-    /// `PullImage` (after the image manager's presence check).
-    PullImage {
-        uid: PodUid,
-        image: String,
-        always: bool,
-    },
-    CreateContainer {
-        uid: PodUid,
-        sandbox: SandboxId,
-        name: String,
-        attempt: u32,
-    },
-    StartContainer {
-        uid: PodUid,
-        id: ContainerId,
-    },
-    /// Stop with a SIGTERM-to-SIGKILL timeout in seconds.
-    StopContainer {
-        uid: PodUid,
-        id: ContainerId,
-        timeout_s: i64,
-    },
-    /// Run the container's preStop hook (ExecSync) and wait for it.
-    ExecPreStop {
-        uid: PodUid,
-        id: ContainerId,
-    },
-    StopPodSandbox {
-        uid: PodUid,
-        id: SandboxId,
-    },
-    /// Remove a container (force-removing it if it still runs).
-    RemoveContainer {
-        uid: PodUid,
-        id: ContainerId,
-    },
-    /// Host: create the pod's data dirs and cgroup and mount its volumes.
-    MountVolumes {
-        uid: PodUid,
-    },
-    /// Host: unmount the pod's volumes.
-    UnmountVolumes {
-        uid: PodUid,
-    },
-    /// Host: destroy the pod cgroup (killing any process still in it).
-    RemovePodCgroup {
-        uid: PodUid,
-    },
-    /// Host: remove the pod directory (refused while volumes are mounted).
-    RemovePodDir {
-        uid: PodUid,
-    },
-    /// `GetPodStatus` for one pod.
-    PodStatus {
-        uid: PodUid,
-    },
-    /// PLEG relist: list everything, then inspect pods that changed plus `reinspect`
-    /// (every pod the runtime knows when `all`: a PLEG without a previous view, such as a
-    /// restarted kubelet's, sees every container as new).
-    Relist {
-        reinspect: Vec<PodUid>,
-        all: bool,
-        /// The list is taken when the call is issued and the inspections run when it
-        /// completes (`plegTimestampBeforeList: false`): what changed in between is missing
-        /// from the inspected statuses and waits for the next relist.
-        list_first: bool,
-    },
-}
-
-impl CriReq {
-    pub fn call(&self) -> CriCall {
-        match self {
-            CriReq::RunPodSandbox { .. } => CriCall::RunPodSandbox,
-            CriReq::PullImage { .. } => CriCall::PullImage,
-            CriReq::CreateContainer { .. } => CriCall::CreateContainer,
-            CriReq::StartContainer { .. } => CriCall::StartContainer,
-            CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
-            CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
-            CriReq::RemoveContainer { .. } => CriCall::RemoveContainer,
-            CriReq::MountVolumes { .. } => CriCall::MountVolumes,
-            CriReq::UnmountVolumes { .. } => CriCall::UnmountVolumes,
-            CriReq::RemovePodCgroup { .. } => CriCall::RemovePodCgroup,
-            CriReq::RemovePodDir { .. } => CriCall::RemovePodDir,
-            CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
-        }
-    }
-    fn name(&self) -> CriOp {
-        match self {
-            CriReq::RunPodSandbox { .. } => CriOp::RunPodSandbox,
-            CriReq::PullImage { .. } => CriOp::PullImage,
-            CriReq::CreateContainer { .. } => CriOp::CreateContainer,
-            CriReq::StartContainer { .. } => CriOp::StartContainer,
-            CriReq::StopContainer { .. } => CriOp::StopContainer,
-            CriReq::ExecPreStop { .. } => CriOp::ExecPreStop,
-            CriReq::StopPodSandbox { .. } => CriOp::StopPodSandbox,
-            CriReq::RemoveContainer { .. } => CriOp::RemoveContainer,
-            CriReq::MountVolumes { .. } => CriOp::MountVolumes,
-            CriReq::UnmountVolumes { .. } => CriOp::UnmountVolumes,
-            CriReq::RemovePodCgroup { .. } => CriOp::RemovePodCgroup,
-            CriReq::RemovePodDir { .. } => CriOp::RemovePodDir,
-            CriReq::PodStatus { .. } => CriOp::PodStatus,
-            CriReq::Relist { .. } => CriOp::Relist,
-        }
-    }
-    fn uid_target(&self) -> (PodUid, u32) {
-        match self {
-            CriReq::RunPodSandbox { uid, attempt, .. } => (*uid, *attempt),
-            CriReq::PullImage { uid, .. } => (*uid, 0),
-            CriReq::CreateContainer { uid, attempt, .. } => (*uid, *attempt),
-            CriReq::StartContainer { uid, id } => (*uid, id.0),
-            CriReq::StopContainer { uid, id, .. } => (*uid, id.0),
-            CriReq::ExecPreStop { uid, id } => (*uid, id.0),
-            CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
-            CriReq::RemoveContainer { uid, id } => (*uid, id.0),
-            CriReq::MountVolumes { uid }
-            | CriReq::UnmountVolumes { uid }
-            | CriReq::RemovePodCgroup { uid }
-            | CriReq::RemovePodDir { uid } => (*uid, 0),
-            CriReq::PodStatus { uid } => (*uid, 0),
-            CriReq::Relist { .. } => (PodUid(0), 0),
-        }
-    }
-    fn traced(&self) -> bool {
-        !matches!(self, CriReq::Relist { .. } | CriReq::PodStatus { .. })
-    }
-}
-
-/// The result of a CRI call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CriResult {
-    Ok,
-    Err(CriError),
-    /// The call failed for a reason of the runtime's state (not an injected fault).
-    Failed(CriFailed),
-    SandboxCreated(SandboxId),
-    ContainerCreated(ContainerId),
-    PodStatus(Arc<RtPodStatus>),
-    /// Per inspected pod: its status, or the error of its inspection.
-    Relist(Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)>),
-}
-
-impl CriResult {
-    pub fn error(&self) -> Option<&'static str> {
-        self.failure().map(CriFailure::as_str)
-    }
-    /// How the call failed, if it did.
-    pub fn failure(&self) -> Option<CriFailure> {
-        match self {
-            CriResult::Err(e) => Some(CriFailure::Code(*e)),
-            CriResult::Failed(m) => Some(CriFailure::Failed(*m)),
-            _ => None,
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Container {
@@ -299,20 +141,6 @@ pub struct Listed {
     members: BTreeMap<PodUid, (BTreeSet<SandboxId>, BTreeSet<ContainerId>)>,
 }
 
-/// Events the runtime schedules for itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RtEvent {
-    /// The process exits on its own (run time over, or SIGTERM handled).
-    ProcExit {
-        id: ContainerId,
-        gen: u32,
-        code: i32,
-        reason: &'static str,
-    },
-    /// The stop timeout expired: SIGKILL.
-    Sigkill { id: ContainerId, gen: u32 },
-}
-
 impl Runtime {
     pub fn new(seed: u64, latencies: BTreeMap<CriCall, Dist>, faults: Vec<Fault>) -> Self {
         Runtime {
@@ -366,10 +194,10 @@ impl Runtime {
     }
 
     /// Issue a CRI call; its completion arrives as `Event::CriComplete`.
-    pub fn issue(
+    pub fn issue<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         caller: CriClient,
         req: CriReq,
     ) {
@@ -436,10 +264,10 @@ impl Runtime {
 
     /// A call completes: apply its effect. `None` means the reply comes later (a stop
     /// waits for the process to exit).
-    pub fn complete(
+    pub fn complete<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         caller: CriClient,
         req: CriReq,
         fault: Option<CriError>,
@@ -454,319 +282,49 @@ impl Runtime {
                     name,
                     namespace,
                     attempt,
-                } => {
-                    let id = SandboxId(self.next_sandbox);
-                    self.next_sandbox += 1;
-                    self.sandboxes.insert(
-                        id,
-                        Sandbox {
-                            uid: *uid,
-                            ready: true,
-                            attempt: *attempt,
-                            created_at: now,
-                        },
-                    );
-                    let pod = self.pods.entry(*uid).or_default();
-                    pod.name.clone_from(name);
-                    pod.namespace.clone_from(namespace);
-                    pod.sandboxes.push(id);
-                    self.changed.insert(*uid);
-                    trace.emit(now, &Transition::SandboxReady { uid: *uid, id });
-                    CriResult::SandboxCreated(id)
-                }
-                CriReq::PullImage { uid, image, always } => {
-                    let ppm = self.image_failure_ppm(*uid, image);
-                    if !*always && self.images.contains(image) {
-                        CriResult::Ok
-                    } else if self.fault_rng.chance_ppm(ppm) {
-                        CriResult::Failed(CriFailed::ErrImagePull)
-                    } else {
-                        self.images.insert(image.clone());
-                        CriResult::Ok
-                    }
-                }
+                } => self.run_pod_sandbox(trace, now, *uid, name, namespace, *attempt),
+                CriReq::PullImage { uid, image, always } => self.pull_image(*uid, image, *always),
                 CriReq::CreateContainer {
                     uid,
                     sandbox,
                     name,
                     attempt,
-                } => match self.sandboxes.get(sandbox) {
-                    Some(sb) if sb.ready => {
-                        let id = ContainerId(self.next_container);
-                        self.next_container += 1;
-                        let behaviour = self
-                            .workloads
-                            .get(uid)
-                            .and_then(|w| w.get(name))
-                            .cloned()
-                            .unwrap_or_default();
-                        self.containers.insert(
-                            id,
-                            Container {
-                                uid: *uid,
-                                sandbox: *sandbox,
-                                name: name.clone(),
-                                attempt: *attempt,
-                                state: RtState::Created,
-                                exit_code: 0,
-                                reason: "",
-                                created_at: now,
-                                started_at: None,
-                                finished_at: None,
-                                behaviour,
-                                gen: 0,
-                                sigterm_at: None,
-                                removed: false,
-                                stop_waiters: Vec::new(),
-                                powered_off: false,
-                            },
-                        );
-                        self.pods.entry(*uid).or_default().containers.push(id);
-                        self.changed.insert(*uid);
-                        CriResult::ContainerCreated(id)
-                    }
-                    _ => CriResult::Failed(CriFailed::SandboxNotReady),
-                },
-                CriReq::StartContainer { uid, id } => {
-                    let ok = matches!(self.containers.get(id), Some(c) if c.state == RtState::Created
-                        && self.sandboxes.get(&c.sandbox).is_some_and(|s| s.ready));
-                    if ok {
-                        let c = self.containers.get_mut(id).expect("checked");
-                        c.state = RtState::Running;
-                        c.started_at = Some(now);
-                        let name = c.name.clone();
-                        if let RunFor::For(d) = c.behaviour.run_for {
-                            let (gen, code) = (c.gen, c.behaviour.exit_code);
-                            let reason = if code == 0 { "Completed" } else { "Error" };
-                            let _ = sim.after(
-                                d,
-                                Event::Runtime(RtEvent::ProcExit {
-                                    id: *id,
-                                    gen,
-                                    code,
-                                    reason,
-                                }),
-                            );
-                        }
-                        self.changed.insert(*uid);
-                        trace.emit(
-                            now,
-                            &Transition::ContainerRunning {
-                                uid: *uid,
-                                id: *id,
-                                name,
-                            },
-                        );
-                        CriResult::Ok
-                    } else {
-                        CriResult::Failed(CriFailed::ContainerNotCreated)
-                    }
-                }
+                } => self.create_container(now, *uid, *sandbox, name, *attempt),
+                CriReq::StartContainer { uid, id } => self.start_container(sim, trace, *uid, *id),
                 CriReq::StopContainer { uid, id, timeout_s } => {
-                    let Some(c) = self.containers.get_mut(id) else {
-                        // NotFound counts as success for the kubelet.
-                        return Some(self.finish(sim, trace, &req, CriResult::Ok));
-                    };
-                    if c.state != RtState::Running {
-                        if c.state == RtState::Created {
-                            c.state = RtState::Exited;
-                            c.finished_at = Some(now);
-                            self.changed.insert(*uid);
-                        }
-                        return Some(self.finish(sim, trace, &req, CriResult::Ok));
-                    }
-                    c.stop_waiters.push((caller, req.clone()));
-                    if c.sigterm_at.is_none() {
-                        c.sigterm_at = Some(now);
-                        trace.emit(
-                            now,
-                            &Transition::Signal {
-                                uid: *uid,
-                                id: *id,
-                                signal: ProcessSignal::Sigterm,
-                            },
-                        );
-                        c.gen += 1;
-                        let gen = c.gen;
-                        let timeout = Dur::secs((*timeout_s).max(0) as u64);
-                        match c.behaviour.on_sigterm {
-                            OnSigterm::ExitAfter { after, exit_code } if after < timeout => {
-                                let reason = if exit_code == 0 { "Completed" } else { "Error" };
-                                let _ = sim.after(
-                                    after,
-                                    Event::Runtime(RtEvent::ProcExit {
-                                        id: *id,
-                                        gen,
-                                        code: exit_code,
-                                        reason,
-                                    }),
-                                );
-                            }
-                            _ => {
-                                let _ = sim.after(
-                                    timeout,
-                                    Event::Runtime(RtEvent::Sigkill { id: *id, gen }),
-                                );
-                            }
-                        }
-                    }
-                    return None;
+                    // Finished here if it returns at once; else its reply waits for the exit.
+                    return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
                 }
                 CriReq::ExecPreStop { .. } => CriResult::Ok,
-                CriReq::StopPodSandbox { uid, id } => {
-                    let victims = self.running_containers(*uid, Some(*id));
-                    for cid in victims {
-                        self.exit(sim, trace, cid, 137, "Error");
-                    }
-                    if let Some(sb) = self.sandboxes.get_mut(id) {
-                        if sb.ready {
-                            sb.ready = false;
-                            self.changed.insert(*uid);
-                            trace.emit(now, &Transition::SandboxStopped { uid: *uid, id: *id });
-                        }
-                    }
-                    CriResult::Ok
-                }
-                CriReq::RemoveContainer { uid, id } => {
-                    let running = self
-                        .containers
-                        .get(id)
-                        .is_some_and(|c| c.state == RtState::Running && !c.removed);
-                    if running {
-                        // Replies to stop callers are not expected here: the kubelet only
-                        // removes exited containers.
-                        let _ = self.exit(sim, trace, *id, 137, "Error");
-                    }
-                    if let Some(c) = self.containers.get_mut(id) {
-                        if !c.removed {
-                            c.removed = true;
-                            self.changed.insert(*uid);
-                        }
-                    }
-                    CriResult::Ok
-                }
+                CriReq::StopPodSandbox { uid, id } => self.stop_pod_sandbox(sim, trace, *uid, *id),
+                CriReq::RemoveContainer { uid, id } => self.remove_container(sim, trace, *uid, *id),
                 CriReq::MountVolumes { uid } => {
-                    let h = self.host.entry(*uid).or_default();
-                    if !h.volumes_mounted {
-                        h.volumes_mounted = true;
-                        h.cgroup = true;
-                        h.pod_dir = true;
-                        h.mounted_at = Some(now);
-                        trace.emit(
-                            now,
-                            &Transition::Host {
-                                uid: *uid,
-                                what: HostOp::VolumesMounted,
-                            },
-                        );
-                    }
+                    self.mount_volumes(trace, now, *uid);
                     CriResult::Ok
                 }
                 CriReq::UnmountVolumes { uid } => {
-                    if let Some(h) = self.host.get_mut(uid) {
-                        if h.volumes_mounted {
-                            h.volumes_mounted = false;
-                            h.unmounted_at = Some(now);
-                            trace.emit(
-                                now,
-                                &Transition::Host {
-                                    uid: *uid,
-                                    what: HostOp::VolumesUnmounted,
-                                },
-                            );
-                        }
-                    }
+                    self.unmount_volumes(trace, now, *uid);
                     CriResult::Ok
                 }
                 CriReq::RemovePodCgroup { uid } => {
-                    // Destroying the cgroup kills whatever still runs in it.
-                    let victims = self.running_containers(*uid, None);
-                    let n = victims.len() as u32;
-                    for cid in victims {
-                        let replies = self.exit(sim, trace, cid, 137, "Error");
-                        self.deferred.extend(replies);
-                    }
-                    if let Some(h) = self.host.get_mut(uid) {
-                        h.killed_by_cgroup_removal += n;
-                        if h.cgroup {
-                            h.cgroup = false;
-                            h.cgroup_removed_at = Some(now);
-                            trace.emit(
-                                now,
-                                &Transition::Host {
-                                    uid: *uid,
-                                    what: HostOp::PodCgroupRemoved,
-                                },
-                            );
-                        }
-                    }
+                    self.remove_pod_cgroup(sim, trace, *uid);
                     CriResult::Ok
                 }
-                CriReq::RemovePodDir { uid } => match self.host.get_mut(uid) {
-                    Some(h) if h.volumes_mounted => {
-                        CriResult::Failed(CriFailed::VolumesStillMounted)
-                    }
-                    Some(h) => {
-                        if h.pod_dir {
-                            h.pod_dir = false;
-                            h.pod_dir_removed_at = Some(now);
-                            trace.emit(
-                                now,
-                                &Transition::Host {
-                                    uid: *uid,
-                                    what: HostOp::PodDirRemoved,
-                                },
-                            );
-                        }
-                        CriResult::Ok
-                    }
-                    None => CriResult::Ok,
-                },
+                CriReq::RemovePodDir { uid } => self.remove_pod_dir(trace, now, *uid),
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
                 CriReq::Relist {
                     list_first: true, ..
-                } => {
-                    let listed = self.listed.take().unwrap_or_default();
-                    let mut out = Vec::with_capacity(listed.pods.len());
-                    for uid in listed.pods {
-                        match self.fault(CriCall::PodStatus, now) {
-                            Some(e) => out.push((uid, Err(e))),
-                            None => {
-                                let mut st = self.pod_status(uid);
-                                let (sb, cs) =
-                                    listed.members.get(&uid).cloned().unwrap_or_default();
-                                st.sandboxes.retain(|s| sb.contains(&s.id));
-                                st.containers.retain(|c| cs.contains(&c.id));
-                                out.push((uid, Ok(Arc::new(st))));
-                            }
-                        }
-                    }
-                    CriResult::Relist(out)
-                }
-                CriReq::Relist { reinspect, all, .. } => {
-                    let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
-                    set.extend(reinspect.iter().copied());
-                    if *all {
-                        set.extend(self.pods.keys().copied());
-                    }
-                    let mut out = Vec::with_capacity(set.len());
-                    for uid in set {
-                        match self.fault(CriCall::PodStatus, now) {
-                            Some(e) => out.push((uid, Err(e))),
-                            None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
-                        }
-                    }
-                    CriResult::Relist(out)
-                }
+                } => self.relist_listed(now),
+                CriReq::Relist { reinspect, all, .. } => self.relist(now, reinspect, *all),
             }
         };
         Some(self.finish(sim, trace, &req, result))
     }
 
-    fn finish(
+    fn finish<K>(
         &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
         req: &CriReq,
         r: CriResult,
     ) -> CriResult {
@@ -796,179 +354,6 @@ impl Runtime {
                     .unwrap_or(0)
             })
             .unwrap_or(0)
-    }
-
-    /// A probe against container `id` (an `ExecSync`, or an HTTP/TCP/gRPC request to the
-    /// container), answered at once from the container's behaviour: `Ok(true)` success,
-    /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
-    /// from the container's start. Against a container that is not running, an exec probe
-    /// errors (the runtime refuses the exec) and a network probe fails (connection refused).
-    pub fn exec_probe(
-        &mut self,
-        now: SimTime,
-        id: ContainerId,
-        kind: ProbeType,
-        handler: ProbeHandler,
-    ) -> Result<bool, &'static str> {
-        let running = self
-            .containers
-            .get(&id)
-            .filter(|c| c.state == RtState::Running && !c.removed);
-        let Some(c) = running else {
-            return match handler {
-                ProbeHandler::Exec => Err("container is not running"),
-                ProbeHandler::HttpGet | ProbeHandler::TcpSocket | ProbeHandler::Grpc => Ok(false),
-            };
-        };
-        let up = now.since(c.started_at.unwrap_or(c.created_at));
-        Ok(match c.behaviour.probe_outcome(kind) {
-            ProbeOutcome::Always(ok) => ok,
-            ProbeOutcome::FailFrom(d) => up < d,
-            ProbeOutcome::FailBetween(from, to) => !(from <= up && up < to),
-            ProbeOutcome::FailureRatio(ppm) => !self.probe_rng.chance_ppm(ppm),
-        })
-    }
-
-    /// Handle one of the runtime's own events. Returns stop calls that are now answered.
-    pub fn on_event(
-        &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
-        ev: RtEvent,
-    ) -> Vec<(CriClient, CriReq, CriResult)> {
-        match ev {
-            RtEvent::ProcExit {
-                id,
-                gen,
-                code,
-                reason,
-            } => {
-                if self
-                    .containers
-                    .get(&id)
-                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
-                {
-                    return self.exit(sim, trace, id, code, reason);
-                }
-            }
-            RtEvent::Sigkill { id, gen } => {
-                if self
-                    .containers
-                    .get(&id)
-                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
-                {
-                    let uid = self.containers[&id].uid;
-                    trace.emit(
-                        sim.now(),
-                        &Transition::Signal {
-                            uid,
-                            id,
-                            signal: ProcessSignal::Sigkill,
-                        },
-                    );
-                    self.sigkills += 1;
-                    return self.exit(sim, trace, id, 137, "Error");
-                }
-            }
-        }
-        Vec::new()
-    }
-
-    /// The process of container `id` ends now with `code`.
-    fn exit(
-        &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
-        id: ContainerId,
-        code: i32,
-        reason: &'static str,
-    ) -> Vec<(CriClient, CriReq, CriResult)> {
-        let now = sim.now();
-        let Some(c) = self.containers.get_mut(&id) else {
-            return Vec::new();
-        };
-        c.state = RtState::Exited;
-        c.exit_code = code;
-        c.reason = reason;
-        c.finished_at = Some(now);
-        c.gen += 1;
-        let uid = c.uid;
-        let waiters = std::mem::take(&mut c.stop_waiters);
-        self.changed.insert(uid);
-        trace.emit(
-            now,
-            &Transition::ContainerExited {
-                uid,
-                id,
-                code,
-                reason,
-            },
-        );
-        let mut out = Vec::new();
-        for (caller, req) in waiters {
-            let r = self.finish(sim, trace, &req, CriResult::Ok);
-            out.push((caller, req, r));
-        }
-        out
-    }
-
-    /// The node powers off: every process dies with it (exit code 137, reason
-    /// `PowerOff`), every sandbox is gone, and no CRI call is answered any more. Returns
-    /// how many containers were still running.
-    pub fn power_off(&mut self, sim: &mut Sim<Event>, trace: &mut Trace) -> u32 {
-        let running: Vec<ContainerId> = self
-            .containers
-            .iter()
-            .filter(|(_, c)| c.state == RtState::Running)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in &running {
-            // Stop callers are never answered: the kubelet is gone too.
-            if let Some(c) = self.containers.get_mut(id) {
-                c.powered_off = true;
-                c.stop_waiters.clear();
-            }
-            let _ = self.exit(sim, trace, *id, 137, "PowerOff");
-        }
-        for sb in self.sandboxes.values_mut() {
-            sb.ready = false;
-        }
-        running.len() as u32
-    }
-
-    /// Timeline `containerExit`: the newest running container of that name exits.
-    pub fn container_exit(
-        &mut self,
-        sim: &mut Sim<Event>,
-        trace: &mut Trace,
-        uid: PodUid,
-        name: &str,
-        code: i32,
-    ) -> Vec<(CriClient, CriReq, CriResult)> {
-        let id = self.pods.get(&uid).and_then(|p| {
-            p.containers
-                .iter()
-                .rev()
-                .find(|c| {
-                    self.containers
-                        .get(c)
-                        .is_some_and(|c| c.name == name && c.state == RtState::Running)
-                })
-                .copied()
-        });
-        match id {
-            Some(id) => {
-                let reason = if code == 0 {
-                    "Completed"
-                } else if code == 137 {
-                    "OOMKilled"
-                } else {
-                    "Error"
-                };
-                self.exit(sim, trace, id, code, reason)
-            }
-            None => Vec::new(),
-        }
     }
 
     /// `GetPodStatus`: sandboxes and containers newest first.
@@ -1078,7 +463,6 @@ impl Runtime {
         out
     }
 
-    /// The stats summary at `now` (model in `world::stats`).
     /// The node figures of [`Runtime::stats_summary`] alone (`pods` left empty): the same
     /// sums without building the per-pod list.
     pub fn stats_node(&self, now: SimTime) -> StatsSummary {
@@ -1112,6 +496,7 @@ impl Runtime {
         }
     }
 
+    /// The stats summary at `now` (model in `world::stats`).
     pub fn stats_summary(&self, now: SimTime) -> StatsSummary {
         let mut pods = Vec::new();
         let mut node_ws: u64 = 0;

@@ -32,13 +32,13 @@ pub use results_manager::{ProbeResult, ResultsManager, Update};
 pub use worker::{ProbeWake, Worker};
 
 use super::{KEv, Kubelet};
+use crate::kubelet::Ctx;
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerStatus, ApiPod, ContainerId, PodUid, ProbeHandler, ProbeType, Transition,
 };
 use crate::sim::{Dur, SimTime, Stream};
-use crate::world::Ctx;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

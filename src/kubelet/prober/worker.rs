@@ -12,13 +12,13 @@
 //! as Go's `select` would pick at random.
 
 use super::{ProbeKey, ProbeResult};
+use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerState, ApiPod, ContainerId, Probe, ProbeType, RestartPolicy, Transition,
 };
 use crate::sim::Dur;
-use crate::world::Ctx;
 use std::sync::Arc;
 
 /// What woke a worker.

@@ -1,0 +1,47 @@
+//! One run: a scenario and a seed in, a [`RunOutput`] out. A run is a pure function of
+//! (scenario, seed, podsim version): single-threaded, virtual time, every random choice
+//! from a named stream.
+//!
+//! * [`world`]: the [`World`], the composition root: it owns the simulation core, the
+//!   kubelet, the fake runtime, the API server, the node and the trace with its oracle, and
+//!   dispatches every event.
+//! * [`timeline`]: the scenario's timeline actions.
+//! * [`process`]: the kubelet process (crash, restart) and the node's power (logind,
+//!   shutdown, power-off).
+//! * [`output`]: what a run produces (`--json`); [`summary`]: building it from the world.
+
+pub mod output;
+pub mod process;
+pub mod summary;
+pub mod timeline;
+pub mod world;
+
+pub use output::{ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput};
+pub use process::{KubeletProcess, PowerOffFacts};
+pub use world::{Event, Trace, World};
+
+use crate::scenario::Scenario;
+use std::sync::Arc;
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep readable trace records (for `--trace` and determinism diffs).
+    pub keep_trace: bool,
+    /// The replay line printed with every failure.
+    pub replay: String,
+    /// Run without the invariant oracle (no findings but `run-limit-reached`; the trace
+    /// hash is the same). For measuring the oracle's cost.
+    pub no_oracle: bool,
+}
+
+/// Run `sc` with `opts`.
+pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
+    let mut world = World::with_oracle(sc, opts.seed, opts.keep_trace, !opts.no_oracle);
+    let stop = world.run_to_end();
+    let end = world.sim.now();
+    world.trace.observer_mut().finish(end);
+    world.trace.observer_mut().release_pod_state();
+    summary::summarize(&world, stop, opts)
+}

@@ -1,0 +1,215 @@
+//! The run's output, built from the world when the run has ended: per pod from the API
+//! server's history and the runtime's ground truth, metrics, and the oracle's findings.
+
+use super::output::{ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput};
+use super::world::World;
+use super::RunOptions;
+use crate::kubelet::UPSTREAM_RELEASE;
+use crate::model::{ContainerSpec, PodPhase, PodUid};
+use crate::sim::{SimTime, StopReason};
+use crate::world::apiserver::ObjectHistory;
+use crate::world::runtime::ContainerFacts;
+
+/// The output of the run that left `w`, stopped for `stop`.
+pub fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
+    let sc = &w.scenario;
+    // Every incarnation's: a `kubeletRestart` replaces the kubelet, not the node's history.
+    let tally = w.process.tally(&w.kubelet);
+    let mut metrics = Metrics {
+        kills_at_grace_expiry: w.runtime.sigkills,
+        pleg_relists: tally.relists,
+        kubelet_restarts: w.process.crashes,
+        probes_run: tally.probes_run,
+        node_shutdown_at_ns: w.node.shutdown_requested_at.map(|t| t.0),
+        power_off_at_ns: w.node.powered_off_at.map(|t| t.0),
+        power_off_cause: w.node.power_off_cause.map(|c| c.as_str().to_string()),
+        containers_alive_at_power_off: w.power_off.containers_alive,
+        statuses_lost_at_power_off: w.power_off.statuses_lost,
+        starts_while_termination_requested: w.trace.observer().starts_while_termination_requested(),
+        ..Default::default()
+    };
+    let pods: Vec<PodSummary> = w
+        .api
+        .history
+        .iter()
+        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics))
+        .collect();
+    metrics.pods = pods.len() as u32;
+    metrics.evictions = tally
+        .evictions
+        .iter()
+        .map(|r| EvictionSummary {
+            pod: r.pod.clone(),
+            uid: r.uid.to_string(),
+            at_ns: r.at.0,
+            signal: r.signal.clone(),
+            grace_period_seconds: r.grace,
+            kill_returned_at_ns: r.kill_returned_at.map(|t| t.0),
+            kill_timed_out: r.kill_timed_out,
+            cleaned_up_at_ns: r.cleaned_up_at.map(|t| t.0),
+            cleanup_timed_out: r.cleanup_timed_out,
+        })
+        .collect();
+    metrics.node_conditions = tally
+        .node_conditions
+        .iter()
+        .map(|(t, c, s)| (t.0, c.to_string(), *s))
+        .collect();
+    RunOutput {
+        podsim: env!("CARGO_PKG_VERSION").into(),
+        scenario: sc.name.clone(),
+        scenario_hash: sc.hash.clone(),
+        seed: opts.seed,
+        profile: sc.kubelet.profile.clone(),
+        upstream_release: UPSTREAM_RELEASE.into(),
+        behaviours: w.kubelet.behaviours(),
+        trace_hash: w.trace.hash_hex(),
+        events: w.sim.events(),
+        simulated_ns: w.sim.now().0,
+        stop_reason: stop.as_str().into(),
+        findings: findings(w, stop, opts),
+        reached: crate::model::reach::names(w.trace.reached()),
+        pods,
+        metrics,
+        replay: opts.replay.clone(),
+        trace: w.trace.records().to_vec(),
+    }
+}
+
+/// The oracle's findings, and `run-limit-reached` if a limit stopped the run.
+fn findings(w: &World, stop: StopReason, opts: &RunOptions) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = w
+        .trace
+        .observer()
+        .findings()
+        .iter()
+        .map(|f| Finding {
+            invariant: f.invariant.to_string(),
+            pod: f.pod.clone(),
+            at_ns: f.at.0,
+            message: f.message.clone(),
+            replay: opts.replay.clone(),
+        })
+        .collect();
+    if stop.is_limit() {
+        findings.push(Finding {
+            invariant: "run-limit-reached".into(),
+            pod: String::new(),
+            at_ns: w.sim.now().0,
+            message: format!(
+                "the run stopped at the {} limit after {} events",
+                stop.as_str(),
+                w.sim.events()
+            ),
+            replay: opts.replay.clone(),
+        });
+    }
+    findings
+}
+
+/// One pod object (one UID), from the API server's history and the node's ground truth;
+/// its containers count into `metrics`.
+fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics) -> PodSummary {
+    let decl = &w.scenario.pods[h.decl];
+    let facts = w.runtime.facts(uid);
+    let host = w.runtime.host.get(&uid);
+    let mut containers = Vec::new();
+    for c in &decl.spec.containers {
+        let s = container_summary(c, &facts);
+        metrics.container_starts += s.starts;
+        metrics.restarts += s.restarts;
+        if s.running_at_end {
+            metrics.containers_running_at_end += 1;
+        }
+        containers.push(s);
+    }
+    let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at);
+    if let (Some(d), Some(s)) = (h.deletion_requested_at, stopped_at) {
+        metrics.time_to_terminated_ns.push(s.since(d).0);
+    }
+    if let (Some(d), Some(r)) = (h.deletion_requested_at, h.removed_at) {
+        metrics.time_to_removed_ns.push(r.since(d).0);
+    }
+    let last_phase = h.phases.last().map_or(PodPhase::Pending, |p| p.1);
+    PodSummary {
+        name: h.name.clone(),
+        uid: uid.to_string(),
+        is_static: h.is_static,
+        final_phase: if h.removed_at.is_some() {
+            "Deleted".into()
+        } else {
+            last_phase.as_str().into()
+        },
+        last_phase: last_phase.as_str().into(),
+        reason: h.reason.clone(),
+        created_at_ns: h.created_at.0,
+        deletion_requested_at_ns: h.deletion_requested_at.map(|t| t.0),
+        containers_stopped_at_ns: stopped_at.map(|t| t.0),
+        removed_from_api_at_ns: h.removed_at.map(|t| t.0),
+        removed_by: h.removed_by.map(|b| b.as_str().to_string()),
+        phases: h
+            .phases
+            .iter()
+            .map(|(t, p)| (t.0, p.as_str().to_string()))
+            .collect(),
+        volumes_unmounted_at_ns: host.and_then(|h| h.unmounted_at.map(|t| t.0)),
+        pod_cgroup_removed_at_ns: host.and_then(|h| h.cgroup_removed_at.map(|t| t.0)),
+        pod_dir_removed_at_ns: host.and_then(|h| h.pod_dir_removed_at.map(|t| t.0)),
+        killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
+        ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
+        containers,
+    }
+}
+
+/// When the last container of a pod whose deletion was requested stopped (`None` while
+/// one still runs, or if no deletion was requested).
+fn containers_stopped_at(
+    facts: &[ContainerFacts],
+    deletion_requested_at: Option<SimTime>,
+) -> Option<SimTime> {
+    if facts.iter().any(|f| f.running) {
+        return None;
+    }
+    deletion_requested_at.map(|d| {
+        facts
+            .iter()
+            .filter_map(|f| f.finished_at)
+            .max()
+            .unwrap_or(d)
+            .max(d)
+    })
+}
+
+/// One container of a pod spec: every instance the runtime ran under its name.
+fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSummary {
+    let inst: Vec<_> = facts.iter().filter(|f| f.name == c.name).collect();
+    let starts = inst.iter().filter(|f| f.started).count() as u32;
+    ContainerSummary {
+        name: c.name.clone(),
+        starts,
+        restarts: starts.saturating_sub(1),
+        last_exit_code: inst.iter().rev().find_map(|f| f.exit_code),
+        running_at_end: inst.iter().any(|f| f.running),
+        killed_at_grace_expiry: inst.iter().filter(|f| f.killed).count() as u32,
+        started_at_ns: inst
+            .iter()
+            .filter_map(|f| f.started_at.map(|t| t.0))
+            .collect(),
+        finished_at_ns: inst
+            .iter()
+            .filter(|f| f.started)
+            .filter_map(|f| f.finished_at.map(|t| t.0))
+            .collect(),
+        sigterm_at_ns: inst.last().and_then(|f| f.sigterm_at.map(|t| t.0)),
+        killed_by_power_off: inst.iter().any(|f| f.powered_off),
+        sigterms_at_ns: inst
+            .iter()
+            .filter_map(|f| f.sigterm_at.map(|t| t.0))
+            .collect(),
+        grace_expiry_kills_at_ns: inst
+            .iter()
+            .filter(|f| f.killed)
+            .filter_map(|f| f.finished_at.map(|t| t.0))
+            .collect(),
+    }
+}

@@ -1,0 +1,139 @@
+//! The scenario's timeline actions: what happens to the node and its pods from outside
+//! (users, controllers, the machine).
+
+use super::world::{Event, World};
+use crate::model::reach::Reach;
+use crate::model::RemovedBy;
+use crate::model::{PodUid, Transition};
+use crate::scenario::Action;
+use crate::sim::Dur;
+
+impl World {
+    /// Timeline action `action` happens now.
+    pub(super) fn timeline(&mut self, action: Action) {
+        match action {
+            Action::DeletePod {
+                pod,
+                grace_period_seconds,
+            } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    self.reach_if_kubelet_down();
+                    self.api
+                        .delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
+                }
+            }
+            Action::ForceDeletePod { pod } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    self.reach_if_kubelet_down();
+                    if self.runtime.has_running(uid) {
+                        self.trace.reach(Reach::ForceDeleteWhileRunning as u32);
+                    }
+                    self.api.force_delete(&mut self.sim, &mut self.trace, uid);
+                }
+            }
+            Action::ContainerExit {
+                pod,
+                container,
+                exit_code,
+            } => {
+                if let Some(uid) = self.uid_of(&pod) {
+                    let replies = self.runtime.container_exit(
+                        &mut self.sim,
+                        &mut self.trace,
+                        uid,
+                        &container,
+                        exit_code,
+                    );
+                    self.deliver(replies);
+                }
+            }
+            Action::UpdateStaticPod { pod } => self.update_static_pod(&pod),
+            Action::RemoveStaticPod { pod } => {
+                self.remove_static_manifest(&pod, RemovedBy::ManifestRemoved);
+            }
+            Action::RestoreStaticPod { pod } => self.restore_static_pod(&pod),
+            Action::RecreatePod { pod } => self.recreate_pod(&pod),
+            Action::NodeShutdown => self.node_shutdown(),
+            Action::MemoryPressure { available_bytes } => {
+                // The node's memory.available is this value from now on (world::stats).
+                self.runtime.memory_available_override = Some(available_bytes);
+                self.trace.emit(
+                    self.sim.now(),
+                    &Transition::NodeMemoryAvailable {
+                        bytes: available_bytes,
+                    },
+                );
+            }
+            Action::KubeletRestart { downtime } => self.kubelet_restart(downtime),
+        }
+    }
+
+    /// A deletion while the kubelet is down is a reach point.
+    fn reach_if_kubelet_down(&mut self) {
+        if !self.process.up {
+            self.trace.reach(Reach::DeleteDuringKubeletDowntime as u32);
+        }
+    }
+
+    /// A static pod's manifest leaves the directory (the file source's REMOVE). The oracle
+    /// is told (it no longer expects the pod to run); the trace is not.
+    fn remove_static_manifest(&mut self, pod: &str, why: RemovedBy) -> Option<usize> {
+        let now = self.sim.now();
+        let old = self.files.remove(&mut self.sim, pod)?;
+        self.trace
+            .show(now, &Transition::StaticManifestRemoved { uid: old.uid });
+        self.api.record_static_removed(old.uid, now, why);
+        Some(old.decl)
+    }
+
+    /// The manifest is edited: the old pod is removed and a new UID appears with the same
+    /// full name (the file source's REMOVE, then ADD).
+    fn update_static_pod(&mut self, pod: &str) {
+        if let Some(decl) = self.remove_static_manifest(pod, RemovedBy::ManifestUpdated) {
+            self.add_static(decl);
+        }
+    }
+
+    /// The manifest last removed under this name is put back unchanged (same UID).
+    fn restore_static_pod(&mut self, pod: &str) {
+        let now = self.sim.now();
+        if let Some(p) = self.files.restore(&mut self.sim, pod) {
+            self.api.record_static_restored(p.uid);
+            self.trace.emit(
+                now,
+                &Transition::ApiCreated {
+                    uid: p.uid,
+                    name: format!("{} (static manifest restored)", p.spec.name),
+                    spec: p.spec.clone(),
+                    static_pod: true,
+                    mirror_of: None,
+                },
+            );
+        }
+    }
+
+    /// As a StatefulSet controller does: the old object goes (grace 0, if it is still
+    /// there) and a new one with the same name and a new UID is created.
+    fn recreate_pod(&mut self, pod: &str) {
+        let Some(uid) = self.uid_of(pod) else {
+            return;
+        };
+        let decl = self.api.get(uid).map(|p| p.decl);
+        self.api.force_delete(&mut self.sim, &mut self.trace, uid);
+        if let Some(i) = decl {
+            let d = &self.scenario.pods[i];
+            let new: PodUid = self
+                .api
+                .create(&mut self.sim, &mut self.trace, d.spec.clone(), i);
+            self.runtime.register_workload(new, d.behaviour.clone());
+        }
+    }
+
+    /// `kubeletRestart`: the process dies now and the next one starts after `downtime`.
+    fn kubelet_restart(&mut self, downtime: Dur) {
+        self.kubelet_crash();
+        let _ = self
+            .sim
+            .after(downtime, Event::KubeletStart(self.process.epoch));
+    }
+}

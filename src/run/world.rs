@@ -1,0 +1,351 @@
+//! The whole simulated world of one run and its event loop. This is where the parts meet:
+//! the kubelet's timers become the world's events ([`Event`]), the trace gets its observer,
+//! the invariant oracle ([`Trace`]), and every event goes to the part it is for.
+
+use super::process::{KubeletProcess, PowerOffFacts};
+use crate::kubelet::{Ctx, KEv, Kubelet};
+use crate::model::{NoteKind, WatchDelivery};
+use crate::model::{PodUid, Transition};
+use crate::oracle::Oracle;
+use crate::scenario::Scenario;
+use crate::sim::{Sim, SimTime, StopReason};
+use crate::world::apiserver::{ApiServer, WatchEvent, WatchKind};
+use crate::world::cri::{CriClient, CriReq, CriResult};
+use crate::world::node::Logind;
+use crate::world::runtime::Runtime;
+use crate::world::{Epoch, FileSource};
+use std::sync::Arc;
+
+/// Every event of a run: the world's, with the kubelet's timers and wake-ups.
+pub type Event = crate::world::Event<KEv>;
+
+/// The run's trace: every transition is hashed, optionally kept, and shown to the
+/// invariant oracle (which never changes the hash).
+pub type Trace = crate::sim::Trace<Oracle>;
+
+/// The trace label of a watch (or, `file`, file-source) event.
+fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
+    use WatchKind::*;
+    match (kind, file) {
+        (Added, false) => WatchDelivery::Added,
+        (Modified, false) => WatchDelivery::Modified,
+        (Deleted, false) => WatchDelivery::Deleted,
+        (Added, true) => WatchDelivery::FileAdded,
+        (Modified, true) => WatchDelivery::FileModified,
+        (Deleted, true) => WatchDelivery::FileRemoved,
+    }
+}
+
+/// The whole simulated world of one run: plain data, `Clone`.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub sim: Sim<Event>,
+    pub trace: Trace,
+    pub runtime: Runtime,
+    pub api: ApiServer,
+    pub kubelet: Kubelet,
+    /// systemd-logind and the node's power state.
+    pub node: Logind,
+    /// Filled in at power-off.
+    pub power_off: PowerOffFacts,
+    pub scenario: Arc<Scenario>,
+    /// The node's static-pod manifests.
+    pub files: FileSource,
+    pub process: KubeletProcess,
+}
+
+impl World {
+    pub fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
+        Self::with_oracle(sc, seed, keep_trace, true)
+    }
+
+    /// A world whose trace is watched by the invariant oracle of the scenario's profile
+    /// (`oracle`), or by none.
+    pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
+        let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
+        let observer = if oracle {
+            Oracle::for_pods(sc.pods.len())
+        } else {
+            Oracle::default()
+        };
+        let mut trace = Trace::with_observer(keep_trace, observer);
+        let mut runtime = Runtime::new(
+            seed,
+            sc.runtime.latencies.clone(),
+            sc.runtime.faults.clone(),
+        );
+        runtime.node_memory_bytes = sc.node.memory_bytes;
+        let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
+        let mut kubelet = Kubelet::new(&sc.kubelet, &sc.node, seed);
+        // logind's InhibitDelayMaxSec: what the kubelet's shutdown manager asks for.
+        let node = Logind::new(kubelet.shutdown_delay_requested());
+        for (i, p) in sc.pods.iter().enumerate() {
+            let _ = sim.at(SimTime(p.create_at.0), Event::CreatePod(i));
+        }
+        for (i, a) in sc.timeline.iter().enumerate() {
+            let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
+        }
+        api.connect_watch(&mut sim, 0);
+        let mut files = FileSource::default();
+        files.connect(&mut sim, 0);
+        {
+            let mut ctx = Ctx::new(&mut sim, &mut trace, &mut runtime, &mut api, 0);
+            kubelet.start(&mut ctx);
+        }
+        World {
+            sim,
+            trace,
+            runtime,
+            api,
+            kubelet,
+            node,
+            power_off: PowerOffFacts::default(),
+            scenario: sc,
+            files,
+            process: KubeletProcess::new(seed),
+        }
+    }
+
+    /// The kubelet, and its handle on the rest of the world.
+    pub(super) fn kubelet_ctx(&mut self) -> (&mut Kubelet, Ctx<'_>) {
+        let ctx = Ctx::new(
+            &mut self.sim,
+            &mut self.trace,
+            &mut self.runtime,
+            &mut self.api,
+            self.process.epoch,
+        );
+        (&mut self.kubelet, ctx)
+    }
+
+    /// The pod object a timeline action names: the API's, or a static pod's manifest.
+    pub(super) fn uid_of(&self, pod: &str) -> Option<PodUid> {
+        let decl = self.scenario.pods.iter().find(|p| p.spec.name == pod)?;
+        if decl.static_pod {
+            return self.files.get(pod).map(|p| p.uid);
+        }
+        self.api.uid_by_name(&decl.spec.namespace, pod)
+    }
+
+    /// A static pod's manifest (re)appears with a fresh UID.
+    pub(super) fn add_static(&mut self, decl: usize) -> PodUid {
+        let d = &self.scenario.pods[decl];
+        let uid = self.api.allocate_uid();
+        let now = self.sim.now();
+        self.api.record_static(uid, &d.spec.name, decl, now);
+        self.runtime.register_workload(uid, d.behaviour.clone());
+        let mut pod = crate::model::ApiPod::with_spec(uid, d.spec.clone());
+        pod.decl = decl;
+        pod.created_at = now;
+        pod.static_pod = true;
+        self.trace.emit(
+            now,
+            &Transition::ApiCreated {
+                uid,
+                name: format!("{} (static manifest)", d.spec.name),
+                spec: pod.spec.clone(),
+                static_pod: true,
+                mirror_of: None,
+            },
+        );
+        self.files.add(&mut self.sim, Arc::new(pod));
+        uid
+    }
+
+    /// Scenario pod declaration `i` is created: in the API server, or, for a static pod,
+    /// as a manifest on the node.
+    fn create_pod(&mut self, i: usize) {
+        let decl = &self.scenario.pods[i];
+        if decl.static_pod {
+            self.add_static(i);
+            return;
+        }
+        let uid = self
+            .api
+            .create(&mut self.sim, &mut self.trace, decl.spec.clone(), i);
+        self.runtime.register_workload(uid, decl.behaviour.clone());
+    }
+
+    /// Handle one event. Whatever is addressed to a kubelet incarnation that no longer
+    /// runs is dropped (see [`World::kubelet_crash`]).
+    pub fn step(&mut self, ev: Event) {
+        if self.node.powered_off() && ev.on_node() {
+            return; // the node is off: no kubelet, no runtime, no requests in flight
+        }
+        let live = |w: &Self, e: Epoch| w.process.live(e);
+        match ev {
+            Event::CreatePod(i) => self.create_pod(i),
+            Event::Timeline(i) => {
+                let action = self.scenario.timeline[i].action.clone();
+                self.timeline(action);
+            }
+            Event::Logind(l) => self.logind(l),
+            Event::KubeletStart(e) => self.kubelet_start(e),
+            Event::Runtime(rt) => {
+                let replies = self.runtime.on_event(&mut self.sim, &mut self.trace, rt);
+                self.deliver(replies);
+            }
+            Event::CriComplete { caller, req, fault } => self.cri_complete(caller, req, fault),
+            Event::CriReply {
+                caller,
+                req,
+                result,
+            } => self.deliver(vec![(caller, req, result)]),
+            Event::ApiStatusSync { uid, epoch: e } | Event::ApiDelete { uid, epoch: e }
+                if !live(self, e) =>
+            {
+                // The request would reach the API server after its kubelet died: the
+                // connection is gone, the request never arrives.
+                self.trace.emit(
+                    self.sim.now(),
+                    &Transition::Note {
+                        uid,
+                        what: NoteKind::DeadKubeletRequestDropped,
+                    },
+                );
+            }
+            Event::ApiStatusSync { uid, .. } => self.api_status_sync(uid),
+            Event::ApiDelete { uid, .. } => {
+                self.api.kubelet_delete(&mut self.sim, &mut self.trace, uid);
+                let (kubelet, mut ctx) = self.kubelet_ctx();
+                kubelet.status_on_api_deleted(&mut ctx, uid);
+            }
+            Event::ApiCreateMirror { epoch: e, .. } | Event::ApiDeleteMirror { epoch: e, .. }
+                if !live(self, e) => {}
+            Event::ApiCreateMirror { pod, .. } => {
+                self.api.create_mirror(&mut self.sim, &mut self.trace, &pod);
+            }
+            Event::ApiDeleteMirror { uid, .. } => {
+                self.api.delete_mirror(&mut self.sim, &mut self.trace, uid);
+            }
+            Event::Watch(e, _)
+            | Event::WatchSynced(e)
+            | Event::Kubelet(e, _)
+            | Event::File(e, _)
+            | Event::FileSynced(e)
+                if !live(self, e) => {}
+            Event::Watch(_, w) => self.watch(w, false),
+            Event::File(_, w) => self.watch(w, true),
+            Event::WatchSynced(_) => self.kubelet.on_watch_synced(),
+            Event::FileSynced(_) => self.kubelet.on_file_synced(),
+            Event::Kubelet(_, k) => {
+                let (kubelet, mut ctx) = self.kubelet_ctx();
+                kubelet.handle(&mut ctx, k);
+            }
+        }
+    }
+
+    /// CRI replies reach the kubelet only if the incarnation that asked still runs.
+    pub(super) fn deliver(&mut self, replies: Vec<(CriClient, CriReq, CriResult)>) {
+        let process = &self.process;
+        let mut ctx = Ctx::new(
+            &mut self.sim,
+            &mut self.trace,
+            &mut self.runtime,
+            &mut self.api,
+            process.epoch,
+        );
+        for (client, req, result) in replies {
+            if process.live(client.epoch) {
+                self.kubelet
+                    .on_cri_reply(&mut ctx, client.caller, req, result);
+            }
+        }
+    }
+
+    /// A CRI call completes in the runtime; its reply, and any stop replies a host
+    /// operation released, go to the kubelet.
+    fn cri_complete(
+        &mut self,
+        caller: CriClient,
+        req: CriReq,
+        fault: Option<crate::model::CriError>,
+    ) {
+        if !self.process.live(caller.epoch) && matches!(req, CriReq::Relist { .. }) {
+            // A dead PLEG's relist: a read nobody will look at. (Completing it would
+            // consume the runtime's change set the next PLEG relies on.)
+            return;
+        }
+        let result =
+            self.runtime
+                .complete(&mut self.sim, &mut self.trace, caller, req.clone(), fault);
+        let mut replies = Vec::new();
+        if let Some(result) = result {
+            replies.push((caller, req, result));
+        }
+        replies.append(&mut self.runtime.deferred);
+        self.deliver(replies);
+    }
+
+    /// A watch (or, `file`, file-source) event reaches the running kubelet.
+    fn watch(&mut self, w: WatchEvent, file: bool) {
+        self.trace.emit(
+            self.sim.now(),
+            &Transition::WatchDelivered {
+                uid: w.pod.uid,
+                kind: watch_label(w.kind, file),
+            },
+        );
+        let (kubelet, mut ctx) = self.kubelet_ctx();
+        if file {
+            kubelet.on_file_event(&mut ctx, w);
+        } else {
+            kubelet.on_watch_event(&mut ctx, w);
+        }
+    }
+
+    /// The status manager's GET + PATCH for `uid` reaches the API server.
+    fn api_status_sync(&mut self, uid: PodUid) {
+        // GET by namespace/name, as the status manager does.
+        let current = self
+            .kubelet
+            .status_get_key(uid)
+            .and_then(|(namespace, name)| self.api.uid_by_name(namespace, name))
+            .and_then(|u| self.api.get(u))
+            .cloned();
+        let patch = {
+            let (kubelet, mut ctx) = self.kubelet_ctx();
+            kubelet.status_on_get(&mut ctx, uid, current.as_ref())
+        };
+        if let Some(status) = patch {
+            // The object found by name: the pod itself, or a static pod's mirror.
+            let target = current.as_ref().map_or(uid, |p| p.uid);
+            let after = self
+                .api
+                .patch_status(&mut self.sim, &mut self.trace, target, status)
+                .cloned();
+            let (kubelet, mut ctx) = self.kubelet_ctx();
+            kubelet.status_on_api_patched(&mut ctx, uid, after.as_ref());
+        }
+    }
+
+    /// Act as the kubelet from outside the event loop (tests drive the pod workers this way).
+    pub fn kubelet_do<R>(&mut self, f: impl FnOnce(&mut Kubelet, &mut Ctx) -> R) -> R {
+        let (kubelet, mut ctx) = self.kubelet_ctx();
+        f(kubelet, &mut ctx)
+    }
+
+    /// Process events up to and including simulated time `until`.
+    pub fn run_until(&mut self, until: SimTime) -> Option<StopReason> {
+        loop {
+            match self.sim.queue.peek_time() {
+                Some(t) if t <= until => {}
+                _ => return None,
+            }
+            match self.sim.next_event() {
+                Ok(ev) => self.step(ev),
+                Err(reason) => return Some(reason),
+            }
+        }
+    }
+
+    /// Run to the end: queue empty, horizon, or a limit.
+    pub fn run_to_end(&mut self) -> StopReason {
+        loop {
+            match self.sim.next_event() {
+                Ok(ev) => self.step(ev),
+                Err(reason) => return reason,
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The kubelet's handle on the world for one event.
+
+use super::apiserver::ApiServer;
+use super::cri::{Caller, CriClient, CriReq};
+use super::node::LogindEv;
+use super::runtime::Runtime;
+use super::{stats, Epoch, Event, Tracer};
+use crate::model::{ApiPod, ContainerId, PodUid, ProbeHandler, ProbeType, RunningPod, Transition};
+use crate::sim::{Dur, Sim, SimTime, TimerKey};
+use std::sync::Arc;
+
+/// The kubelet's handle on the world for one event.
+pub struct Ctx<'a, K> {
+    sim: &'a mut Sim<Event<K>>,
+    trace: &'a mut Tracer,
+    runtime: &'a mut Runtime,
+    api: &'a mut ApiServer,
+    /// The incarnation of the kubelet acting through this handle.
+    epoch: Epoch,
+}
+
+impl<'a, K> Ctx<'a, K> {
+    pub(crate) fn new(
+        sim: &'a mut Sim<Event<K>>,
+        trace: &'a mut Tracer,
+        runtime: &'a mut Runtime,
+        api: &'a mut ApiServer,
+        epoch: Epoch,
+    ) -> Self {
+        Ctx {
+            sim,
+            trace,
+            runtime,
+            api,
+            epoch,
+        }
+    }
+
+    /// The incarnation of the kubelet acting through this handle.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.sim.now()
+    }
+
+    /// Set a kubelet timer.
+    pub fn after(&mut self, d: Dur, ev: K) -> TimerKey {
+        self.sim.after(d, Event::Kubelet(self.epoch, ev))
+    }
+
+    pub fn cancel(&mut self, key: TimerKey) {
+        self.sim.cancel(key);
+    }
+
+    pub fn emit(&mut self, t: Transition) {
+        self.trace.emit(self.sim.now(), &t);
+    }
+
+    /// Mark reach point `r` (a rare state this run got into; not part of the trace).
+    #[inline]
+    pub fn reach(&mut self, r: crate::model::reach::Reach) {
+        self.trace.reach(r as u32);
+    }
+
+    /// Issue a CRI call; the reply comes back through `Kubelet::on_cri_reply`.
+    pub fn cri(&mut self, caller: Caller, req: CriReq) {
+        let client = CriClient {
+            epoch: self.epoch,
+            caller,
+        };
+        self.runtime.issue(self.sim, self.trace, client, req);
+    }
+
+    /// `runtimeCache.GetPods` after `ForceUpdateIfOlder(now)`: the running pods, as a fresh
+    /// CRI list shows them. (Modelled as instantaneous.)
+    pub fn list_running_pods(&self) -> Vec<RunningPod> {
+        self.runtime.running_pods()
+    }
+
+    /// The stats summary (cAdvisor / summary API, memory only), fresh as of now.
+    pub fn stats_summary(&self) -> stats::StatsSummary {
+        self.runtime.stats_summary(self.sim.now())
+    }
+
+    /// [`Ctx::stats_summary`]'s node figures only (no per-pod list).
+    pub fn stats_node(&self) -> stats::StatsSummary {
+        self.runtime.stats_node(self.sim.now())
+    }
+
+    /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
+    pub fn list_running_pod_uids(&self) -> Vec<PodUid> {
+        self.runtime.running_pod_uids()
+    }
+
+    /// A listing of the kubelet's pods directory: (pod UID, volumes still mounted).
+    pub fn list_pod_dirs(&self) -> Vec<(PodUid, bool)> {
+        self.runtime.pod_dirs()
+    }
+
+    /// The pod cgroups present on the node (what a listing of the cgroup hierarchy shows).
+    pub fn list_pod_cgroups(&self) -> Vec<PodUid> {
+        self.runtime.pod_cgroups()
+    }
+
+    /// [`Ctx::list_running_pods`] restricted to `uids`.
+    pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
+        self.runtime.running_pods_of(uids)
+    }
+
+    /// Run a probe against a container (the prober's exec, HTTP, TCP or gRPC call). Modelled
+    /// as instantaneous: the answer comes from the container's `behaviour.probes`.
+    pub fn exec_probe(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeType,
+        handler: ProbeHandler,
+    ) -> Result<bool, &'static str> {
+        let now = self.sim.now();
+        self.runtime.exec_probe(now, id, kind, handler)
+    }
+
+    /// The status manager sends GET + PATCH for `uid`; the API's answer comes back through
+    /// `Kubelet::status_on_api`.
+    pub fn api_status_sync(&mut self, uid: PodUid) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(
+            d,
+            Event::ApiStatusSync {
+                uid,
+                epoch: self.epoch,
+            },
+        );
+    }
+
+    /// Create the mirror pod of a static pod.
+    pub fn api_create_mirror(&mut self, pod: Arc<ApiPod>) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(
+            d,
+            Event::ApiCreateMirror {
+                pod,
+                epoch: self.epoch,
+            },
+        );
+    }
+
+    /// Delete a mirror pod (UID precondition).
+    pub fn api_delete_mirror(&mut self, uid: PodUid) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(
+            d,
+            Event::ApiDeleteMirror {
+                uid,
+                epoch: self.epoch,
+            },
+        );
+    }
+
+    /// D-Bus `Inhibit` for a delay lock (the graceful node shutdown manager).
+    pub fn logind_inhibit(&mut self, lock: u64, delay: Dur) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Inhibit { lock, delay }));
+    }
+
+    /// Close a delay lock's file descriptor.
+    pub fn logind_release(&mut self, lock: u64) {
+        let _ = self
+            .sim
+            .after(Dur::ZERO, Event::Logind(LogindEv::Release { lock }));
+    }
+
+    /// The status manager's final DELETE (grace 0, UID precondition).
+    pub fn api_delete(&mut self, uid: PodUid) {
+        let d = self.api.write_latency();
+        let _ = self.sim.after(
+            d,
+            Event::ApiDelete {
+                uid,
+                epoch: self.epoch,
+            },
+        );
+    }
+}

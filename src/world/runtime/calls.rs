@@ -1,0 +1,373 @@
+//! The effect of each CRI call when it completes ([`Runtime::complete`] dispatches here).
+//! Each returns the call's result; `finish` (the `CriEnd` record) is the caller's job,
+//! except for `StopContainer`, whose reply may have to wait for the process to exit.
+
+use super::{Container, Runtime, Sandbox, Tracer};
+use crate::model::{
+    ContainerId, CriCall, CriError, OnSigterm, PodUid, RtPodStatus, RtState, RunFor, SandboxId,
+    Transition,
+};
+use crate::model::{CriFailed, HostOp, ProcessSignal};
+use crate::sim::{Dur, Sim, SimTime};
+use crate::world::cri::{CriClient, CriReq, CriResult};
+use crate::world::runtime::RtEvent;
+use crate::world::Event;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+impl Runtime {
+    pub(super) fn run_pod_sandbox(
+        &mut self,
+        trace: &mut Tracer,
+        now: SimTime,
+        uid: PodUid,
+        name: &str,
+        namespace: &str,
+        attempt: u32,
+    ) -> CriResult {
+        let id = SandboxId(self.next_sandbox);
+        self.next_sandbox += 1;
+        self.sandboxes.insert(
+            id,
+            Sandbox {
+                uid,
+                ready: true,
+                attempt,
+                created_at: now,
+            },
+        );
+        let pod = self.pods.entry(uid).or_default();
+        name.clone_into(&mut pod.name);
+        namespace.clone_into(&mut pod.namespace);
+        pod.sandboxes.push(id);
+        self.changed.insert(uid);
+        trace.emit(now, &Transition::SandboxReady { uid, id });
+        CriResult::SandboxCreated(id)
+    }
+
+    pub(super) fn pull_image(&mut self, uid: PodUid, image: &str, always: bool) -> CriResult {
+        let ppm = self.image_failure_ppm(uid, image);
+        if !always && self.images.contains(image) {
+            CriResult::Ok
+        } else if self.fault_rng.chance_ppm(ppm) {
+            CriResult::Failed(CriFailed::ErrImagePull)
+        } else {
+            self.images.insert(image.to_string());
+            CriResult::Ok
+        }
+    }
+
+    pub(super) fn create_container(
+        &mut self,
+        now: SimTime,
+        uid: PodUid,
+        sandbox: SandboxId,
+        name: &str,
+        attempt: u32,
+    ) -> CriResult {
+        if !self.sandboxes.get(&sandbox).is_some_and(|sb| sb.ready) {
+            return CriResult::Failed(CriFailed::SandboxNotReady);
+        }
+        let id = ContainerId(self.next_container);
+        self.next_container += 1;
+        let behaviour = self
+            .workloads
+            .get(&uid)
+            .and_then(|w| w.get(name))
+            .cloned()
+            .unwrap_or_default();
+        self.containers.insert(
+            id,
+            Container {
+                uid,
+                sandbox,
+                name: name.to_string(),
+                attempt,
+                state: RtState::Created,
+                exit_code: 0,
+                reason: "",
+                created_at: now,
+                started_at: None,
+                finished_at: None,
+                behaviour,
+                gen: 0,
+                sigterm_at: None,
+                removed: false,
+                stop_waiters: Vec::new(),
+                powered_off: false,
+            },
+        );
+        self.pods.entry(uid).or_default().containers.push(id);
+        self.changed.insert(uid);
+        CriResult::ContainerCreated(id)
+    }
+
+    pub(super) fn start_container<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        id: ContainerId,
+    ) -> CriResult {
+        let now = sim.now();
+        let ok = matches!(self.containers.get(&id), Some(c) if c.state == RtState::Created
+            && self.sandboxes.get(&c.sandbox).is_some_and(|s| s.ready));
+        if !ok {
+            return CriResult::Failed(CriFailed::ContainerNotCreated);
+        }
+        let c = self.containers.get_mut(&id).expect("checked");
+        c.state = RtState::Running;
+        c.started_at = Some(now);
+        let name = c.name.clone();
+        if let RunFor::For(d) = c.behaviour.run_for {
+            let (gen, code) = (c.gen, c.behaviour.exit_code);
+            let reason = if code == 0 { "Completed" } else { "Error" };
+            let _ = sim.after(
+                d,
+                Event::Runtime(RtEvent::ProcExit {
+                    id,
+                    gen,
+                    code,
+                    reason,
+                }),
+            );
+        }
+        self.changed.insert(uid);
+        trace.emit(now, &Transition::ContainerRunning { uid, id, name });
+        CriResult::Ok
+    }
+
+    /// `StopContainer`: SIGTERM now, and SIGKILL when the timeout runs out unless the
+    /// process exits first. `None`: the reply waits for the exit (see `exit`).
+    pub(super) fn stop_container<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        caller: CriClient,
+        req: &CriReq,
+        (uid, id, timeout_s): (PodUid, ContainerId, i64),
+    ) -> Option<CriResult> {
+        let now = sim.now();
+        let Some(c) = self.containers.get_mut(&id) else {
+            // NotFound counts as success for the kubelet.
+            return Some(self.finish(sim, trace, req, CriResult::Ok));
+        };
+        if c.state != RtState::Running {
+            if c.state == RtState::Created {
+                c.state = RtState::Exited;
+                c.finished_at = Some(now);
+                self.changed.insert(uid);
+            }
+            return Some(self.finish(sim, trace, req, CriResult::Ok));
+        }
+        c.stop_waiters.push((caller, req.clone()));
+        if c.sigterm_at.is_some() {
+            return None;
+        }
+        c.sigterm_at = Some(now);
+        trace.emit(
+            now,
+            &Transition::Signal {
+                uid,
+                id,
+                signal: ProcessSignal::Sigterm,
+            },
+        );
+        c.gen += 1;
+        let gen = c.gen;
+        let timeout = Dur::secs(timeout_s.max(0) as u64);
+        match c.behaviour.on_sigterm {
+            OnSigterm::ExitAfter { after, exit_code } if after < timeout => {
+                let reason = if exit_code == 0 { "Completed" } else { "Error" };
+                let _ = sim.after(
+                    after,
+                    Event::Runtime(RtEvent::ProcExit {
+                        id,
+                        gen,
+                        code: exit_code,
+                        reason,
+                    }),
+                );
+            }
+            _ => {
+                let _ = sim.after(timeout, Event::Runtime(RtEvent::Sigkill { id, gen }));
+            }
+        }
+        None
+    }
+
+    pub(super) fn stop_pod_sandbox<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        id: SandboxId,
+    ) -> CriResult {
+        let victims = self.running_containers(uid, Some(id));
+        for cid in victims {
+            self.exit(sim, trace, cid, 137, "Error");
+        }
+        if let Some(sb) = self.sandboxes.get_mut(&id) {
+            if sb.ready {
+                sb.ready = false;
+                self.changed.insert(uid);
+                trace.emit(sim.now(), &Transition::SandboxStopped { uid, id });
+            }
+        }
+        CriResult::Ok
+    }
+
+    pub(super) fn remove_container<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        id: ContainerId,
+    ) -> CriResult {
+        let running = self
+            .containers
+            .get(&id)
+            .is_some_and(|c| c.state == RtState::Running && !c.removed);
+        if running {
+            // Replies to stop callers are not expected here: the kubelet only removes
+            // exited containers.
+            let _ = self.exit(sim, trace, id, 137, "Error");
+        }
+        if let Some(c) = self.containers.get_mut(&id) {
+            if !c.removed {
+                c.removed = true;
+                self.changed.insert(uid);
+            }
+        }
+        CriResult::Ok
+    }
+
+    pub(super) fn mount_volumes(&mut self, trace: &mut Tracer, now: SimTime, uid: PodUid) {
+        let h = self.host.entry(uid).or_default();
+        if !h.volumes_mounted {
+            h.volumes_mounted = true;
+            h.cgroup = true;
+            h.pod_dir = true;
+            h.mounted_at = Some(now);
+            trace.emit(
+                now,
+                &Transition::Host {
+                    uid,
+                    what: HostOp::VolumesMounted,
+                },
+            );
+        }
+    }
+
+    pub(super) fn unmount_volumes(&mut self, trace: &mut Tracer, now: SimTime, uid: PodUid) {
+        if let Some(h) = self.host.get_mut(&uid) {
+            if h.volumes_mounted {
+                h.volumes_mounted = false;
+                h.unmounted_at = Some(now);
+                trace.emit(
+                    now,
+                    &Transition::Host {
+                        uid,
+                        what: HostOp::VolumesUnmounted,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Destroying the cgroup kills whatever still runs in it (their stop callers' replies
+    /// go to `deferred`).
+    pub(super) fn remove_pod_cgroup<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+    ) {
+        let now = sim.now();
+        let victims = self.running_containers(uid, None);
+        let n = victims.len() as u32;
+        for cid in victims {
+            let replies = self.exit(sim, trace, cid, 137, "Error");
+            self.deferred.extend(replies);
+        }
+        if let Some(h) = self.host.get_mut(&uid) {
+            h.killed_by_cgroup_removal += n;
+            if h.cgroup {
+                h.cgroup = false;
+                h.cgroup_removed_at = Some(now);
+                trace.emit(
+                    now,
+                    &Transition::Host {
+                        uid,
+                        what: HostOp::PodCgroupRemoved,
+                    },
+                );
+            }
+        }
+    }
+
+    pub(super) fn remove_pod_dir(
+        &mut self,
+        trace: &mut Tracer,
+        now: SimTime,
+        uid: PodUid,
+    ) -> CriResult {
+        match self.host.get_mut(&uid) {
+            Some(h) if h.volumes_mounted => CriResult::Failed(CriFailed::VolumesStillMounted),
+            Some(h) => {
+                if h.pod_dir {
+                    h.pod_dir = false;
+                    h.pod_dir_removed_at = Some(now);
+                    trace.emit(
+                        now,
+                        &Transition::Host {
+                            uid,
+                            what: HostOp::PodDirRemoved,
+                        },
+                    );
+                }
+                CriResult::Ok
+            }
+            None => CriResult::Ok,
+        }
+    }
+
+    /// A `list_first` relist completes: the pods listed when it was issued are inspected
+    /// now, each showing only the sandboxes and containers it had then.
+    pub(super) fn relist_listed(&mut self, now: SimTime) -> CriResult {
+        let listed = self.listed.take().unwrap_or_default();
+        let mut out = Vec::with_capacity(listed.pods.len());
+        for uid in listed.pods {
+            match self.fault(CriCall::PodStatus, now) {
+                Some(e) => out.push((uid, Err(e))),
+                None => {
+                    let mut st = self.pod_status(uid);
+                    let (sb, cs) = listed.members.get(&uid).cloned().unwrap_or_default();
+                    st.sandboxes.retain(|s| sb.contains(&s.id));
+                    st.containers.retain(|c| cs.contains(&c.id));
+                    out.push((uid, Ok(Arc::new(st))));
+                }
+            }
+        }
+        CriResult::Relist(out)
+    }
+
+    /// A relist that lists and inspects when it completes: the pods that changed since
+    /// the last relist, plus `reinspect` (every pod when `all`).
+    pub(super) fn relist(&mut self, now: SimTime, reinspect: &[PodUid], all: bool) -> CriResult {
+        let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
+        set.extend(reinspect.iter().copied());
+        if all {
+            set.extend(self.pods.keys().copied());
+        }
+        let mut out: Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)> =
+            Vec::with_capacity(set.len());
+        for uid in set {
+            match self.fault(CriCall::PodStatus, now) {
+                Some(e) => out.push((uid, Err(e))),
+                None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
+            }
+        }
+        CriResult::Relist(out)
+    }
+}

@@ -1,0 +1,201 @@
+//! The container processes: their own exits and SIGKILLs ([`RtEvent`]), the stop replies
+//! an exit releases, the node's power-off, the timeline's `containerExit`, and probes
+//! answered from the container's behaviour.
+
+use super::{Runtime, Tracer};
+use crate::model::ProcessSignal;
+use crate::model::{
+    ContainerId, PodUid, ProbeHandler, ProbeOutcome, ProbeType, RtState, Transition,
+};
+use crate::sim::{Sim, SimTime};
+use crate::world::cri::{CriClient, CriReq, CriResult};
+use crate::world::Event;
+
+/// Events the runtime schedules for itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RtEvent {
+    /// The process exits on its own (run time over, or SIGTERM handled).
+    ProcExit {
+        id: ContainerId,
+        gen: u32,
+        code: i32,
+        reason: &'static str,
+    },
+    /// The stop timeout expired: SIGKILL.
+    Sigkill { id: ContainerId, gen: u32 },
+}
+
+impl Runtime {
+    /// A probe against container `id` (an `ExecSync`, or an HTTP/TCP/gRPC request to the
+    /// container), answered at once from the container's behaviour: `Ok(true)` success,
+    /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
+    /// from the container's start. Against a container that is not running, an exec probe
+    /// errors (the runtime refuses the exec) and a network probe fails (connection refused).
+    pub fn exec_probe(
+        &mut self,
+        now: SimTime,
+        id: ContainerId,
+        kind: ProbeType,
+        handler: ProbeHandler,
+    ) -> Result<bool, &'static str> {
+        let running = self
+            .containers
+            .get(&id)
+            .filter(|c| c.state == RtState::Running && !c.removed);
+        let Some(c) = running else {
+            return match handler {
+                ProbeHandler::Exec => Err("container is not running"),
+                ProbeHandler::HttpGet | ProbeHandler::TcpSocket | ProbeHandler::Grpc => Ok(false),
+            };
+        };
+        let up = now.since(c.started_at.unwrap_or(c.created_at));
+        Ok(match c.behaviour.probe_outcome(kind) {
+            ProbeOutcome::Always(ok) => ok,
+            ProbeOutcome::FailFrom(d) => up < d,
+            ProbeOutcome::FailBetween(from, to) => !(from <= up && up < to),
+            ProbeOutcome::FailureRatio(ppm) => !self.probe_rng.chance_ppm(ppm),
+        })
+    }
+
+    /// Handle one of the runtime's own events. Returns stop calls that are now answered.
+    pub fn on_event<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        ev: RtEvent,
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
+        match ev {
+            RtEvent::ProcExit {
+                id,
+                gen,
+                code,
+                reason,
+            } => {
+                if self
+                    .containers
+                    .get(&id)
+                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
+                {
+                    return self.exit(sim, trace, id, code, reason);
+                }
+            }
+            RtEvent::Sigkill { id, gen } => {
+                if self
+                    .containers
+                    .get(&id)
+                    .is_some_and(|c| c.gen == gen && c.state == RtState::Running)
+                {
+                    let uid = self.containers[&id].uid;
+                    trace.emit(
+                        sim.now(),
+                        &Transition::Signal {
+                            uid,
+                            id,
+                            signal: ProcessSignal::Sigkill,
+                        },
+                    );
+                    self.sigkills += 1;
+                    return self.exit(sim, trace, id, 137, "Error");
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The process of container `id` ends now with `code`.
+    pub(super) fn exit<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        id: ContainerId,
+        code: i32,
+        reason: &'static str,
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
+        let now = sim.now();
+        let Some(c) = self.containers.get_mut(&id) else {
+            return Vec::new();
+        };
+        c.state = RtState::Exited;
+        c.exit_code = code;
+        c.reason = reason;
+        c.finished_at = Some(now);
+        c.gen += 1;
+        let uid = c.uid;
+        let waiters = std::mem::take(&mut c.stop_waiters);
+        self.changed.insert(uid);
+        trace.emit(
+            now,
+            &Transition::ContainerExited {
+                uid,
+                id,
+                code,
+                reason,
+            },
+        );
+        let mut out = Vec::new();
+        for (caller, req) in waiters {
+            let r = self.finish(sim, trace, &req, CriResult::Ok);
+            out.push((caller, req, r));
+        }
+        out
+    }
+
+    /// The node powers off: every process dies with it (exit code 137, reason
+    /// `PowerOff`), every sandbox is gone, and no CRI call is answered any more. Returns
+    /// how many containers were still running.
+    pub fn power_off<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer) -> u32 {
+        let running: Vec<ContainerId> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| c.state == RtState::Running)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &running {
+            // Stop callers are never answered: the kubelet is gone too.
+            if let Some(c) = self.containers.get_mut(id) {
+                c.powered_off = true;
+                c.stop_waiters.clear();
+            }
+            let _ = self.exit(sim, trace, *id, 137, "PowerOff");
+        }
+        for sb in self.sandboxes.values_mut() {
+            sb.ready = false;
+        }
+        running.len() as u32
+    }
+
+    /// Timeline `containerExit`: the newest running container of that name exits.
+    pub fn container_exit<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        name: &str,
+        code: i32,
+    ) -> Vec<(CriClient, CriReq, CriResult)> {
+        let id = self.pods.get(&uid).and_then(|p| {
+            p.containers
+                .iter()
+                .rev()
+                .find(|c| {
+                    self.containers
+                        .get(c)
+                        .is_some_and(|c| c.name == name && c.state == RtState::Running)
+                })
+                .copied()
+        });
+        match id {
+            Some(id) => {
+                let reason = if code == 0 {
+                    "Completed"
+                } else if code == 137 {
+                    "OOMKilled"
+                } else {
+                    "Error"
+                };
+                self.exit(sim, trace, id, code, reason)
+            }
+            None => Vec::new(),
+        }
+    }
+}
