@@ -161,7 +161,7 @@ pub fn bisect(
         let first = runs
             .iter()
             .position(|f| hit(f))
-            .map(|i| crate::cli::replay_line(path, i as u64 + 1, &sets, &None));
+            .map(|i| crate::replay::replay_line(path, i as u64 + 1, &sets, &None));
         let (lo, hi) = wilson(failing, seeds);
         variants.push(Variant {
             label: spec.label.clone(),

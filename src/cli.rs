@@ -289,32 +289,6 @@ fn parse_sets(sets: &[String], profile: &Option<String>) -> Result<Vec<(String, 
     Ok(out)
 }
 
-/// The line that replays a run exactly.
-pub fn replay_line(path: &Path, seed: u64, sets: &[String], profile: &Option<String>) -> String {
-    let mut s = format!(
-        "podsim run {} --seed {seed}",
-        shell_quote(&path.display().to_string())
-    );
-    if let Some(p) = profile {
-        s.push_str(&format!(" --profile {}", shell_quote(p)));
-    }
-    for x in sets {
-        s.push_str(&format!(" --set {}", shell_quote(x)));
-    }
-    s
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ExitCode> {
     match crate::load(path, overrides) {
         Ok(l) => {
@@ -352,7 +326,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         }
     }
     let seed = a.seed.unwrap_or(sc.seed);
-    let replay = replay_line(&a.scenario, seed, &a.set, &a.profile);
+    let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
     let opts = RunOptions {
         seed,
         // The timeline's probe-failure markers come from the trace records.
@@ -572,7 +546,7 @@ fn run_reporting_panics(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
 
 /// Write the trace as JSON Lines, atomically (temporary file, then rename).
 fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
-    let tmp = tmp_path(path);
+    let tmp = crate::replay::tmp_path(path);
     {
         let f = std::fs::File::create(&tmp)?;
         let mut w = std::io::BufWriter::new(f);
@@ -589,15 +563,6 @@ fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
         w.get_ref().sync_all()?;
     }
     std::fs::rename(&tmp, path)
-}
-
-/// `dir/.name.tmp-<pid>` next to `path`.
-pub fn tmp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is

@@ -59,6 +59,7 @@ pub mod model;
 pub mod oracle;
 pub(crate) mod plot;
 pub(crate) mod progress;
+pub(crate) mod replay;
 pub(crate) mod report;
 pub mod results;
 pub mod run;

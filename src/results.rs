@@ -543,7 +543,7 @@ pub fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
 
 /// `dir/.name.tmp-<pid>` next to `path`.
 fn tmp_path(path: &Path) -> PathBuf {
-    crate::cli::tmp_path(path)
+    crate::replay::tmp_path(path)
 }
 
 fn sync_dir(dir: &Path) {

@@ -351,7 +351,7 @@ pub fn replay(m: &Manifest, index: u64) -> String {
     let (point, replicate, pi) = m.decode(index);
     let seed = run_seed(m.base_seed, point, replicate);
     let profile = m.profile_override.then(|| m.profiles[pi].clone());
-    crate::cli::replay_line(
+    crate::replay::replay_line(
         Path::new(&m.scenario_file),
         seed,
         &m.point_sets(point),

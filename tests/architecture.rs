@@ -28,7 +28,12 @@ fn files_under(dir: &str) -> Vec<(String, String)> {
     rust_files(Path::new(dir), &mut files);
     files
         .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -65,16 +70,30 @@ fn the_oracle_imports_only_model_and_sim() {
             "crate::cli",
         ],
     );
-    assert!(hits.is_empty(), "the oracle names another room:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "the oracle names another room:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn the_world_names_neither_the_kubelet_nor_the_oracle() {
     let hits = mentions(
         "src/world",
-        &["crate::kubelet", "crate::oracle", "KEv", "Oracle", "crate::run"],
+        &[
+            "crate::kubelet",
+            "crate::oracle",
+            "KEv",
+            "Oracle",
+            "crate::run",
+        ],
     );
-    assert!(hits.is_empty(), "the world names the kubelet or the oracle:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "the world names the kubelet or the oracle:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
@@ -97,13 +116,24 @@ fn bulk_modules_do_not_call_the_command_line() {
         }
     }
     hits.extend(mentions("src/plot", &["crate::cli"]));
-    assert!(hits.is_empty(), "bulk code calls the CLI:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "bulk code calls the CLI:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn scenario_validation_names_no_kubelet_or_oracle() {
-    let hits = mentions("src/scenario", &["crate::kubelet", "crate::oracle", "crate::world"]);
-    assert!(hits.is_empty(), "scenario/ names another room:\n{}", hits.join("\n"));
+    let hits = mentions(
+        "src/scenario",
+        &["crate::kubelet", "crate::oracle", "crate::world"],
+    );
+    assert!(
+        hits.is_empty(),
+        "scenario/ names another room:\n{}",
+        hits.join("\n")
+    );
 }
 
 /// Ports that mirror one upstream file may be as long as it is.
@@ -118,7 +148,11 @@ fn no_source_file_over_1000_lines_but_the_ports_of_one_upstream_file() {
             long.push(format!("{path}: {n} lines"));
         }
     }
-    assert!(long.is_empty(), "files over 1,000 lines:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "files over 1,000 lines:\n{}",
+        long.join("\n")
+    );
 }
 
 /// The functions of a rustfmt-formatted file, as (name, first line, length in lines): a
@@ -129,13 +163,26 @@ fn functions(text: &str) -> Vec<(String, usize, usize)> {
     for (i, l) in lines.iter().enumerate() {
         let t = l.trim_start();
         let indent = l.len() - t.len();
-        let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn ", "const fn ", "pub const fn "]
-            .iter()
-            .any(|p| t.starts_with(p));
+        let is_fn = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "const fn ",
+            "pub const fn ",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p));
         if !is_fn || t.ends_with(';') {
             continue;
         }
-        let name = t.split("fn ").nth(1).unwrap_or("").split(['(', '<']).next().unwrap_or("");
+        let name = t
+            .split("fn ")
+            .nth(1)
+            .unwrap_or("")
+            .split(['(', '<'])
+            .next()
+            .unwrap_or("");
         let close = format!("{}}}", " ".repeat(indent));
         if let Some(j) = lines[i..].iter().position(|x| *x == close) {
             out.push((name.to_string(), i + 1, j + 1));
@@ -154,7 +201,11 @@ fn no_function_over_150_lines() {
             }
         }
     }
-    assert!(long.is_empty(), "functions over 150 lines:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "functions over 150 lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]
@@ -181,12 +232,18 @@ fn the_docs_stand_alone() {
     let mut texts = files_under("src");
     texts.extend(files_under("tests"));
     texts.extend(files_under("benches"));
-    texts.push(("README.md".into(), std::fs::read_to_string("README.md").unwrap()));
+    texts.push((
+        "README.md".into(),
+        std::fs::read_to_string("README.md").unwrap(),
+    ));
     let mut yaml = Vec::new();
     files_with(Path::new("scenarios"), "yaml", &mut yaml);
     files_with(Path::new("benches"), "yaml", &mut yaml);
     for p in yaml {
-        texts.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+        texts.push((
+            p.display().to_string(),
+            std::fs::read_to_string(&p).unwrap(),
+        ));
     }
     for (path, text) in texts {
         if path.ends_with("architecture.rs") {
@@ -198,5 +255,9 @@ fn the_docs_stand_alone() {
             }
         }
     }
-    assert!(hits.is_empty(), "pointers to documents outside the repository:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "pointers to documents outside the repository:\n{}",
+        hits.join("\n")
+    );
 }

@@ -1,5 +1,6 @@
 //! podsim's integration tests: one binary, one module per area.
 
+mod architecture;
 mod cli;
 mod conformance;
 mod determinism;
