@@ -139,14 +139,11 @@ impl Kubelet {
         req: CriReq,
         result: CriResult,
     ) {
-        let ks = op.kill.as_mut();
         assert!(
-            ks.is_some(),
+            op.kill.is_some(),
             "CRI reply rule broken: a stop reply reaches an operation that is killing (pod {uid})"
         );
-        let Some(ks) = ks else {
-            return;
-        };
+        let ks = op.kill.as_mut().expect("checked");
         match req {
             CriReq::StopContainer { id, .. } => {
                 if ks.pending.remove(&id).is_none() {

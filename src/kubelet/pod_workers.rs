@@ -4,7 +4,17 @@
 //! with `PodWorkerSync` from `SyncKnownPods`, context cancellation of in-flight syncs and
 //! the first-sight handling of pods whose API phase is already terminal, issue 105523).
 //! The `podSyncStatus` record keeps upstream's timestamps and flags; the predicates are
-//! derived from them exactly as upstream derives them.
+//! derived from them exactly as upstream derives them. This file holds the record and the
+//! workers' shared state; the loop that drives them (`UpdatePod`, the worker goroutine,
+//! completion, `SyncKnownPods`) is [`super::worker_loop`].
+//!
+//! The record changes only through methods that check the state machine's rules in every
+//! build, a precondition before the change and a postcondition after it: a worker goes
+//! syncing -> terminating -> terminated -> finished and never back; `startedAt`,
+//! `terminatingAt` and `terminatedAt` are set once and never cleared while the record
+//! lives; a finished worker is terminated; one sync runs at a time, and its end is
+//! reported by that sync. The record map itself is changed only by [`PodWorkers`] methods
+//! (the v1.21 design in `legacy.rs` included).
 //!
 //! Where it deliberately differs:
 //! * Goroutines and channels become events: `UpdatePod` schedules a `WorkerWake` event (the
@@ -365,12 +375,20 @@ impl PodSyncStatus {
         self.mark_finished();
     }
 
-    /// Set the grace period of the termination: once set it only shortens, never below 1.
-    pub fn set_grace_period(&mut self, g: i64) {
+    /// Set the grace period of the termination: at least 1 s, and once set it only
+    /// shortens when `only_shortens` (switch `graceOverrideZeroHonoured`). Without the
+    /// switch (v1.22-v1.26, issue 115819) an explicit override of 0 falls back to the
+    /// spec's terminationGracePeriodSeconds, which can lengthen the grace.
+    pub fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
         assert!(
-            g >= 1 && (self.grace_period == 0 || g <= self.grace_period),
-            "pod worker rule broken: a termination's grace period is at least 1 s and only \
-             shortens once set ({} -> {g}, {})",
+            g >= 1,
+            "pod worker rule broken: a termination's grace period is at least 1 s ({g}, {})",
+            self.fullname
+        );
+        assert!(
+            !only_shortens || self.grace_period == 0 || g <= self.grace_period,
+            "pod worker rule broken: with graceOverrideZeroHonoured a termination's grace \
+             period only shortens once set ({} -> {g}, {})",
             self.grace_period,
             self.fullname
         );

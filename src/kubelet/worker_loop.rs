@@ -275,7 +275,7 @@ impl Kubelet {
             if shortened {
                 ctx.reach(Reach::GraceShortened);
             }
-            st.set_grace_period(g);
+            st.set_grace_period(g, honour_zero);
             kill.grace_override = Some(g);
             was_grace_shortened = shortened;
         } else if let Some(k) = options.kill.take() {
@@ -755,7 +755,7 @@ impl Kubelet {
                             }
                             None => 1,
                         };
-                        st.set_grace_period(grace);
+                        st.set_grace_period(grace, self.pw.b.on(Sw::GraceOverrideZeroHonoured));
                         ctx.emit(Transition::Worker {
                             uid,
                             what: WorkerStep::OrphanTerminationRequested,
