@@ -6,6 +6,7 @@ mod conformance;
 mod determinism;
 mod eviction;
 mod golden;
+mod kubelet_asserts;
 mod lifecycle;
 mod oracle;
 mod plots;

@@ -1,5 +1,5 @@
 //! The v1.21 pod-lifecycle design, from before the pod-worker state machine (PR 102344):
-//! what `podWorkerOwnsLifecycle: false` runs (kubelet-model.md section 10.1).
+//! what `podWorkerOwnsLifecycle: false` runs.
 //!
 //! Follows upstream Kubernetes **v1.21**: `pkg/kubelet/kubelet.go` (`dispatchWork`,
 //! `podAndContainersAreTerminal`, the kill paths of `syncPod`, `HandlePodRemoves` and
@@ -36,7 +36,7 @@
 //!   ([`TREATED_AS_TERMINATED`]) because from then on the kubelet treats the pod as finished
 //!   (its worker is skipped and the status manager may delete it).
 
-use super::pod_workers::{close_channel, PodSyncStatus, UpdatePodOptions, Work, WorkType};
+use super::pod_workers::{close_channel, UpdatePodOptions, Work, WorkType};
 use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, Op, Step};
 use super::{KEv, Kubelet};
 use crate::kubelet::profile::Sw;
@@ -207,24 +207,21 @@ impl Kubelet {
             ty: options.update_type,
             runtime_only: false,
         });
-        if let std::collections::btree_map::Entry::Vacant(e) = self.pw.records.entry(uid) {
-            e.insert(PodSyncStatus::new(pod.spec.full_name(), now));
+        if self.pw.ensure_record(uid, pod.spec.full_name(), now) {
             ctx.emit(Transition::Worker {
                 uid,
                 what: WorkerStep::Record,
             });
         }
-        let st = self.pw.records.get_mut(&uid).expect("inserted");
-        st.has_worker = true;
-        if !st.working {
-            st.working = true;
-            st.pending_update = Some(options);
-            if !st.signalled && st.op.is_none() {
-                st.signalled = true;
-                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+        let options = match self.pw.legacy_offer(uid, options) {
+            Ok(wake) => {
+                if wake {
+                    let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+                }
+                return;
             }
-            return;
-        }
+            Err(busy) => busy,
+        };
         let pending_kill = self
             .legacy
             .undelivered
@@ -238,20 +235,10 @@ impl Kubelet {
     /// The worker goroutine receives its channel item (`managePodLoop`): wait for a pod
     /// cache entry newer than the last sync, then `syncPod`.
     pub(super) fn legacy_worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let Some(st) = self.pw.records.get_mut(&uid) else {
+        let Some(options) = self.pw.legacy_take_update(uid) else {
             return;
         };
-        st.signalled = false;
-        if st.op.is_some() {
-            return;
-        }
-        let Some(options) = st.pending_update.take() else {
-            return;
-        };
-        let op = self.pw.new_op();
-        let st = self.pw.records.get_mut(&uid).expect("present");
-        st.op = Some(op);
-        let min = st.last_sync_time;
+        let (op, min) = self.pw.begin_sync(uid);
         let work = Work {
             work_type: WorkType::Sync,
             options,
@@ -304,6 +291,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
+        op_id: u64,
         work: &Work,
         result: Result<bool, String>,
     ) {
@@ -325,25 +313,11 @@ impl Kubelet {
             Err(_) => self.pw.jitter(self.pw.back_off_period),
         };
         self.pw.work_queue.enqueue(uid, now + delay);
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return;
-        };
-        st.op = None;
-        st.last_sync_time = Some(now);
-        if st.pending_update.is_none() && st.has_worker {
-            match self.legacy.undelivered.remove(&uid) {
-                Some(u) => st.pending_update = Some(u),
-                None => st.working = false,
-            }
-        }
-        if st.pending_update.is_some() {
-            if !st.signalled {
-                st.signalled = true;
-                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-            }
-        } else if !st.has_worker {
-            // The goroutine of a forgotten worker ends.
-            self.pw.records.remove(&uid);
+        if self
+            .pw
+            .legacy_complete_sync(uid, op_id, now, &mut self.legacy.undelivered)
+        {
+            let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
     }
 
@@ -351,21 +325,11 @@ impl Kubelet {
     /// in, and after an item already in the channel) and drop the undelivered update.
     pub(super) fn legacy_forget_worker(&mut self, ctx: &mut Ctx, uid: PodUid) {
         self.legacy.undelivered.remove(&uid);
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return;
-        };
-        if !st.has_worker {
-            return;
-        }
-        st.has_worker = false;
-        st.working = false;
-        let idle = st.op.is_none() && st.pending_update.is_none();
-        ctx.emit(Transition::Worker {
-            uid,
-            what: WorkerStep::V121Forgotten,
-        });
-        if idle {
-            self.pw.records.remove(&uid);
+        if self.pw.legacy_forget(uid).is_some() {
+            ctx.emit(Transition::Worker {
+                uid,
+                what: WorkerStep::V121Forgotten,
+            });
         }
     }
 

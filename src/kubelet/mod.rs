@@ -6,8 +6,10 @@
 //! v1.30-v1.34 (issue 123602). Each file names the upstream file it ports and where it
 //! deliberately differs.
 //!
-//! * [`pod_workers`]: `pod_workers.go`, the per-UID lifecycle state machine.
+//! * [`pod_workers`]: `pod_workers.go`, the per-UID lifecycle state machine (its record).
+//! * [`worker_loop`]: `pod_workers.go`, `UpdatePod`, the worker loop and its completion.
 //! * [`sync`]: the sync functions and the runtime manager parts they drive.
+//! * [`cri_reply`]: a sync operation's CRI replies, parking and end.
 //! * [`pleg`]: the generic PLEG and the pod status cache.
 //! * [`status`]: the status manager and phase computation.
 //! * [`config`]: config source classification and the pod manager.
@@ -30,6 +32,7 @@
 pub mod admission;
 pub mod backoff;
 pub mod config;
+pub mod cri_reply;
 pub mod eviction;
 pub mod housekeeping;
 pub mod legacy;
@@ -42,6 +45,7 @@ pub mod profile;
 pub mod restart;
 pub mod status;
 pub mod sync;
+pub mod worker_loop;
 
 use crate::model::{ApiPod, ContainerId, PodPhase, PodUid, ProbeType};
 use crate::scenario::{KubeletSpec, NodeSpec};
@@ -156,6 +160,9 @@ pub struct Kubelet {
     pub objects: objects::Objects,
     /// In-flight sync operations by UID.
     pub ops: BTreeMap<PodUid, sync::Op>,
+    /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
+    /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
+    pub worker_calls: BTreeMap<(PodUid, u64, u32), Vec<CriReq>>,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
     pub waiting_work: BTreeMap<PodUid, (u64, Work)>,
     pub sync_tick: Dur,
@@ -191,6 +198,7 @@ impl Kubelet {
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
+            worker_calls: BTreeMap::new(),
             mounted: Default::default(),
             vol_dsw: Default::default(),
             objects: Default::default(),

@@ -4,7 +4,17 @@
 //! with `PodWorkerSync` from `SyncKnownPods`, context cancellation of in-flight syncs and
 //! the first-sight handling of pods whose API phase is already terminal, issue 105523).
 //! The `podSyncStatus` record keeps upstream's timestamps and flags; the predicates are
-//! derived from them exactly as upstream derives them.
+//! derived from them exactly as upstream derives them. This file holds the record and the
+//! workers' shared state; the loop that drives them (`UpdatePod`, the worker goroutine,
+//! completion, `SyncKnownPods`) is [`super::worker_loop`].
+//!
+//! The record changes only through methods that check the state machine's rules in every
+//! build, a precondition before the change and a postcondition after it: a worker goes
+//! syncing -> terminating -> terminated -> finished and never back; `startedAt`,
+//! `terminatingAt` and `terminatedAt` are set once and never cleared while the record
+//! lives; a finished worker is terminated; one sync runs at a time, and its end is
+//! reported by that sync. The record map itself is changed only by [`PodWorkers`] methods
+//! (the v1.21 design in `legacy.rs` included).
 //!
 //! Where it deliberately differs:
 //! * Goroutines and channels become events: `UpdatePod` schedules a `WorkerWake` event (the
@@ -22,11 +32,10 @@
 //!   per full name and a FIFO of waiting UIDs, as upstream.
 
 use super::profile::Sw;
-use super::{KEv, Kubelet};
+use super::KEv;
 use crate::kubelet::Ctx;
-use crate::model::reach::Reach;
+use crate::model::KillPodNowStep;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
-use crate::model::{KillPodNowStep, NoteKind, WorkerStep};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -238,8 +247,156 @@ impl PodSyncStatus {
             WorkType::Sync
         }
     }
+    /// The record's standing rules, checked after every state change: `terminatedAt` is
+    /// set only after `terminatingAt`, termination is acknowledged only once requested, and
+    /// a finished worker is terminated and its goroutine has ended.
+    pub fn assert_invariants(&self) {
+        let who = &self.fullname;
+        assert!(
+            self.terminated_at.is_none() || self.terminating_at.is_some(),
+            "pod worker rule broken: a terminated worker was terminating first ({who})"
+        );
+        assert!(
+            !self.started_terminating || self.terminating_at.is_some(),
+            "pod worker rule broken: termination is acknowledged only once requested ({who})"
+        );
+        assert!(
+            !self.finished || self.terminated_at.is_some(),
+            "pod worker rule broken: a finished worker has terminatedAt set ({who})"
+        );
+        assert!(
+            !self.finished || !self.has_worker,
+            "pod worker rule broken: a finished worker's goroutine has ended ({who})"
+        );
+    }
+
+    /// Termination is requested (`terminatingAt` is set): syncing -> terminating, once.
+    pub fn request_termination(&mut self, now: SimTime) {
+        assert!(
+            self.work_type() == WorkType::Sync && !self.finished,
+            "pod worker rule broken: termination is requested once, of a syncing worker; a \
+             worker never goes back from terminated to terminating ({})",
+            self.fullname
+        );
+        self.terminating_at = Some(now);
+        assert!(
+            self.work_type() == WorkType::Terminating,
+            "pod worker rule broken: a termination request makes a worker terminating ({})",
+            self.fullname
+        );
+        self.assert_invariants();
+    }
+
+    /// The worker starts (`startedAt` is set, once): it may run its first sync.
+    pub fn mark_started(&mut self, now: SimTime) {
+        assert!(
+            !self.is_started() && !self.finished,
+            "pod worker rule broken: a worker starts once, and never after it finished ({})",
+            self.fullname
+        );
+        self.started_at = Some(now);
+        assert!(
+            self.is_started(),
+            "pod worker rule broken: startedAt is set"
+        );
+        self.assert_invariants();
+    }
+
+    /// The worker acknowledges its termination (`startedTerminating`): from now on its
+    /// containers are being stopped.
+    pub fn acknowledge_termination(&mut self) {
+        assert!(
+            self.is_termination_requested(),
+            "pod worker rule broken: termination is acknowledged only once requested ({})",
+            self.fullname
+        );
+        self.started_terminating = true;
+        assert!(self.is_termination_started());
+        self.assert_invariants();
+    }
+
+    /// Terminating -> terminated (`terminatedAt` is set, once).
+    pub fn mark_terminated(&mut self, now: SimTime) {
+        assert!(
+            self.work_type() == WorkType::Terminating && !self.finished,
+            "pod worker rule broken: only a terminating worker becomes terminated, once ({})",
+            self.fullname
+        );
+        self.terminated_at = Some(now);
+        assert!(
+            self.work_type() == WorkType::Terminated,
+            "pod worker rule broken: terminatedAt makes a worker terminated ({})",
+            self.fullname
+        );
+        self.assert_invariants();
+    }
+
+    /// A pod first seen with a terminal API phase and nothing running (issue 105523): the
+    /// fresh record is terminated at once.
+    pub fn terminate_on_first_sight(&mut self, now: SimTime) {
+        assert!(
+            self.terminating_at.is_none() && !self.is_started() && !self.has_worker,
+            "pod worker rule broken: only a fresh record is terminated on first sight ({})",
+            self.fullname
+        );
+        self.request_termination(now);
+        self.acknowledge_termination();
+        self.mark_terminated(now);
+    }
+
+    /// A terminated worker is finished (`completeTerminated`): its goroutine ends.
+    pub fn mark_finished(&mut self) {
+        assert!(
+            self.is_terminated(),
+            "pod worker rule broken: only a terminated worker finishes ({})",
+            self.fullname
+        );
+        self.has_worker = false;
+        self.finished = true;
+        self.working = false;
+        assert!(self.is_finished());
+        self.assert_invariants();
+    }
+
+    /// `cleanupUnstartedPod`: a worker whose pod can never start finishes without a sync.
+    /// Upstream logs a likely programmer error when termination was not requested, or when
+    /// `terminatedAt` is already set; here the first is a broken rule, and a `terminatedAt`
+    /// already set (a pod terminated on first sight) is kept, never moved.
+    pub fn finish_unstarted(&mut self, now: SimTime) {
+        assert!(
+            self.is_termination_requested() && !self.is_started(),
+            "pod worker rule broken: only an unstarted worker whose termination was requested \
+             is cleaned up unstarted ({})",
+            self.fullname
+        );
+        if !self.is_terminated() {
+            self.mark_terminated(now);
+        }
+        self.mark_finished();
+    }
+
+    /// Set the grace period of the termination: at least 1 s, and once set it only
+    /// shortens when `only_shortens` (switch `graceOverrideZeroHonoured`). Without the
+    /// switch (v1.22-v1.26, issue 115819) an explicit override of 0 falls back to the
+    /// spec's terminationGracePeriodSeconds, which can lengthen the grace.
+    pub fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
+        assert!(
+            g >= 1,
+            "pod worker rule broken: a termination's grace period is at least 1 s ({g}, {})",
+            self.fullname
+        );
+        assert!(
+            !only_shortens || self.grace_period == 0 || g <= self.grace_period,
+            "pod worker rule broken: with graceOverrideZeroHonoured a termination's grace \
+             period only shortens once set ({} -> {g}, {})",
+            self.grace_period,
+            self.fullname
+        );
+        self.grace_period = g;
+    }
+
     /// `mergeLastUpdate`: fold an accepted update into `activeUpdate`.
-    fn merge_last_update(&mut self, other: &UpdatePodOptions) {
+    pub(super) fn merge_last_update(&mut self, other: &UpdatePodOptions) {
         let Some(active) = &mut self.active_update else {
             // The active update never records an update type (upstream leaves it zero,
             // `SyncPodSync`), so a requeued update is a sync.
@@ -432,6 +589,155 @@ impl PodWorkers {
         true
     }
 
+    // ---- the record map: every insertion and removal goes through these ----
+
+    /// Add the record of a UID seen for the first time.
+    pub fn insert_record(&mut self, uid: PodUid, st: PodSyncStatus) {
+        st.assert_invariants();
+        let old = self.records.insert(uid, st);
+        assert!(
+            old.is_none(),
+            "pod worker rule broken: a UID has one record ({uid})"
+        );
+    }
+
+    /// The record of `uid`, created (for `fullname`, at `now`) if missing; true if created.
+    pub fn ensure_record(&mut self, uid: PodUid, fullname: String, now: SimTime) -> bool {
+        if self.records.contains_key(&uid) {
+            return false;
+        }
+        self.insert_record(uid, PodSyncStatus::new(fullname, now));
+        true
+    }
+
+    /// Forget a UID's record.
+    pub fn remove_record(&mut self, uid: PodUid) {
+        let st = self.records.remove(&uid);
+        assert!(
+            st.is_some_and(|s| s.op.is_none()),
+            "pod worker rule broken: a record is dropped only while it exists and no sync of \
+             it runs ({uid})"
+        );
+    }
+
+    // ---- the sync operations of a worker ----
+
+    /// A worker begins a sync: a fresh operation id, recorded as the one in flight.
+    /// Returns it with the end time of the previous sync.
+    pub fn begin_sync(&mut self, uid: PodUid) -> (u64, Option<SimTime>) {
+        let op = self.new_op();
+        let st = self.records.get_mut(&uid);
+        assert!(
+            st.as_ref().is_some_and(|s| s.op.is_none()),
+            "pod worker rule broken: a worker with a record runs one sync at a time ({uid})"
+        );
+        let st = st.expect("checked");
+        st.op = Some(op);
+        assert_eq!(st.op, Some(op));
+        (op, st.last_sync_time)
+    }
+
+    /// A worker's sync ended at `now`; false if its record is gone.
+    pub fn end_sync(&mut self, uid: PodUid, op: u64, now: SimTime) -> bool {
+        let Some(st) = self.records.get_mut(&uid) else {
+            return false;
+        };
+        assert_eq!(
+            st.op,
+            Some(op),
+            "pod worker rule broken: a sync's end is reported by the operation the worker \
+             runs ({uid})"
+        );
+        st.op = None;
+        st.last_sync_time = Some(now);
+        assert!(st.op.is_none());
+        true
+    }
+
+    // ---- what the v1.21 design (`legacy.rs`) does to the records ----
+
+    /// v1.21 `UpdatePod` hand-over: the worker is marked running and, if idle, takes the
+    /// update into its channel slot. `Ok(wake)` when delivered (`wake`: the worker must be
+    /// woken), or the update back when the worker is busy.
+    pub fn legacy_offer(
+        &mut self,
+        uid: PodUid,
+        options: UpdatePodOptions,
+    ) -> Result<bool, UpdatePodOptions> {
+        let st = self.records.get_mut(&uid).expect("record ensured");
+        st.has_worker = true;
+        if st.working {
+            return Err(options);
+        }
+        st.working = true;
+        st.pending_update = Some(options);
+        let wake = !st.signalled && st.op.is_none();
+        if wake {
+            st.signalled = true;
+        }
+        Ok(wake)
+    }
+
+    /// v1.21 `managePodLoop` receives its channel item: `None` if the record is gone, a
+    /// sync runs, or the slot is empty.
+    pub fn legacy_take_update(&mut self, uid: PodUid) -> Option<UpdatePodOptions> {
+        let st = self.records.get_mut(&uid)?;
+        st.signalled = false;
+        if st.op.is_some() {
+            return None;
+        }
+        st.pending_update.take()
+    }
+
+    /// v1.21 `wrapUp` and `checkForUpdates` after a sync: the undelivered update (if any)
+    /// moves into the slot, else the worker goes idle; a forgotten worker's record goes
+    /// once nothing is left. Returns whether the worker must be woken.
+    pub fn legacy_complete_sync(
+        &mut self,
+        uid: PodUid,
+        op: u64,
+        now: SimTime,
+        undelivered: &mut BTreeMap<PodUid, UpdatePodOptions>,
+    ) -> bool {
+        if !self.end_sync(uid, op, now) {
+            return false;
+        }
+        let st = self.records.get_mut(&uid).expect("present");
+        if st.pending_update.is_none() && st.has_worker {
+            match undelivered.remove(&uid) {
+                Some(u) => st.pending_update = Some(u),
+                None => st.working = false,
+            }
+        }
+        if st.pending_update.is_some() {
+            let wake = !st.signalled;
+            st.signalled = true;
+            return wake;
+        }
+        if !st.has_worker {
+            // The goroutine of a forgotten worker ends.
+            self.remove_record(uid);
+        }
+        false
+    }
+
+    /// v1.21 `ForgetWorker`: the worker's goroutine ends (after the sync it is in, and
+    /// an item already in its channel). `None` if there was no running worker, else
+    /// whether the record was dropped at once (the worker was idle).
+    pub fn legacy_forget(&mut self, uid: PodUid) -> Option<bool> {
+        let st = self.records.get_mut(&uid)?;
+        if !st.has_worker {
+            return None;
+        }
+        st.has_worker = false;
+        st.working = false;
+        let idle = st.op.is_none() && st.pending_update.is_none();
+        if idle {
+            self.remove_record(uid);
+        }
+        Some(idle)
+    }
+
     /// Release the full name a static pod held, if it held it.
     pub fn release_static(&mut self, uid: PodUid) {
         let Some(full) = self.records.get(&uid).map(|s| s.fullname.clone()) else {
@@ -452,7 +758,7 @@ impl PodWorkers {
             .is_some_and(|s| s.is_termination_requested() && !s.is_terminated())
     }
 
-    // ---- query methods (section 1.6 of kubelet-model.md) ----
+    // ---- query methods (the `podWorkers` predicates the rest of the kubelet asks) ----
 
     pub fn is_pod_known_terminated(&self, uid: PodUid) -> bool {
         self.records.get(&uid).is_some_and(|s| s.is_terminated())
@@ -569,729 +875,6 @@ pub(super) fn close_channel(
                 timed_out: false,
             },
         );
-    }
-}
-
-fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
-    if let Some(p) = &o.pod {
-        return (p.uid, p.spec.full_name());
-    }
-    let rp = o
-        .running_pod
-        .as_ref()
-        .expect("update without pod or running pod");
-    (rp.uid, format!("{}_{}", rp.name, rp.namespace))
-}
-
-impl Kubelet {
-    /// `UpdatePod`: hand an update to the pod's worker (section 1.3).
-    pub fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
-        if self.legacy() {
-            self.legacy_update_pod(ctx, options);
-            return;
-        }
-        let now = ctx.now();
-        // 1. Identify the pod.
-        let is_runtime_pod = options.is_runtime_only();
-        if options.pod.is_none() && options.running_pod.is_none() {
-            return;
-        }
-        if is_runtime_pod && options.update_type != UpdateType::Kill {
-            return; // runtime pods can only be killed
-        }
-        if options.pod.is_some() {
-            options.running_pod = None;
-        }
-        let (uid, fullname) = full_name(&options);
-        ctx.emit(Transition::UpdatePod {
-            uid,
-            ty: options.update_type,
-            runtime_only: is_runtime_pod,
-        });
-
-        // 2. First sight.
-        let first_time = !self.pw.records.contains_key(&uid);
-        if first_time {
-            let mut st = PodSyncStatus::new(fullname, now);
-            if let Some(pod) = &options.pod {
-                if pod.status.phase.is_terminal() && ctx.epoch() > 0 {
-                    ctx.reach(Reach::TerminalPodSeenAfterRestart);
-                }
-                // Before PR 105527 (v1.22.0-2) a pod first seen terminal got a fresh record
-                // like any other, and counted in admission until its worker terminated it.
-                if pod.status.phase.is_terminal()
-                    && self.pw.b.on(Sw::TerminalPodsTerminatedOnFirstSight)
-                {
-                    let idle = self
-                        .pleg
-                        .cache_get(uid)
-                        .is_ok_and(|c| !c.has_running_container() && !c.has_ready_sandbox());
-                    if idle {
-                        st.terminating_at = Some(now);
-                        st.terminated_at = Some(now);
-                        st.started_terminating = true;
-                        ctx.emit(Transition::Worker {
-                            uid,
-                            what: WorkerStep::FirstSightTerminal,
-                        });
-                    }
-                }
-            }
-            self.pw.records.insert(uid, st);
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::Record,
-            });
-        }
-        let st = self.pw.records.get_mut(&uid).expect("inserted");
-
-        // 3. Runtime-only substitution: prefer a real pod we already know.
-        let mut decision_pod: Option<Arc<ApiPod>> = options.pod.clone();
-        if is_runtime_pod {
-            st.observed_runtime = true;
-            let known = st
-                .pending_update
-                .as_ref()
-                .and_then(|u| u.pod.clone())
-                .or_else(|| st.active_update.as_ref().and_then(|u| u.pod.clone()));
-            if let Some(p) = known {
-                options.pod = Some(p.clone());
-                options.running_pod = None;
-                decision_pod = Some(p);
-            }
-        }
-        // Upstream keeps deciding on `isRuntimePod` (the update as it arrived) below, even
-        // when a known pod replaced the running pod in the options.
-
-        // 4. A create for a UID that is terminating: remember that a restart was asked for.
-        if !first_time && st.is_termination_requested() && options.update_type == UpdateType::Create
-        {
-            ctx.reach(Reach::CreateForTerminatingUid);
-        }
-        // v1.22.0 (switch `podWorkerHandlesUidReuse` false, issue 104648) had no such step:
-        // the create merges into a termination, and a finished UID ignores it for good.
-        if !first_time
-            && st.is_termination_requested()
-            && options.update_type == UpdateType::Create
-            && self.pw.b.on(Sw::PodWorkerHandlesUidReuse)
-        {
-            st.restart_requested = true;
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::RestartWhileTerminating,
-            });
-            return;
-        }
-        // 5. Finished pods ignore updates.
-        if st.is_finished() {
-            return;
-        }
-        // 6. Transition to terminating.
-        let mut became_terminating = false;
-        if !st.is_termination_requested() {
-            // A runtime-only update, or a deletion timestamp: the pod was deleted.
-            if is_runtime_pod
-                || decision_pod
-                    .as_ref()
-                    .is_some_and(|p| p.deletion_timestamp.is_some())
-            {
-                st.deleted = true;
-                st.terminating_at = Some(now);
-                became_terminating = true;
-            } else if decision_pod
-                .as_ref()
-                .is_some_and(|p| p.status.phase.is_terminal())
-            {
-                st.terminating_at = Some(now);
-                became_terminating = true;
-            } else if options.update_type == UpdateType::Kill {
-                st.evicted = options.kill.as_ref().is_some_and(|k| k.evict);
-                st.terminating_at = Some(now);
-                became_terminating = true;
-            }
-            if became_terminating {
-                if self.ops.get(&uid).is_some_and(|op| op.is_pulling()) {
-                    ctx.reach(Reach::KillDuringImagePull);
-                }
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: WorkerStep::TerminationRequested,
-                });
-                if !st.is_started() && !is_runtime_pod && st.has_worker {
-                    ctx.reach(Reach::KillOfUnstartedPod);
-                }
-            }
-        }
-        // 7. Kill options by state.
-        let mut was_grace_shortened = false;
-        if st.is_terminated() {
-            if is_runtime_pod {
-                return; // a stale housekeeping view must not restart termination
-            }
-            if let Some(ch) = options.kill.as_ref().and_then(|k| k.completed) {
-                close_channel(
-                    &mut self.pw.closed_channels,
-                    &mut self.pw.kill_waiters,
-                    ctx,
-                    uid,
-                    ch,
-                );
-            }
-            options.kill = None;
-        } else if st.is_termination_requested() {
-            let kill = options.kill.get_or_insert_with(Box::default);
-            if kill.grace_override == Some(0) {
-                ctx.reach(Reach::KillWithZeroGraceOverride);
-            }
-            if let Some(ch) = kill.completed {
-                st.notify_post_terminating.push(ch);
-            }
-            if let Some(f) = &kill.status_fn {
-                st.status_post_terminating.push(f.clone());
-            }
-            let (g, shortened) = PodWorkers::effective_grace_as(
-                st.grace_period,
-                decision_pod.as_deref(),
-                Some(kill),
-                self.pw.b.on(Sw::GraceOverrideZeroHonoured),
-            );
-            if shortened {
-                ctx.reach(Reach::GraceShortened);
-            }
-            st.grace_period = g;
-            kill.grace_override = Some(g);
-            was_grace_shortened = shortened;
-        } else if let Some(k) = options.kill.take() {
-            if let Some(ch) = k.completed {
-                close_channel(
-                    &mut self.pw.closed_channels,
-                    &mut self.pw.kill_waiters,
-                    ctx,
-                    uid,
-                    ch,
-                );
-            }
-        }
-        // 8. Start a worker if none runs; a static pod joins the queue for its full name.
-        if !st.has_worker {
-            st.has_worker = true;
-            if options.pod.as_ref().is_some_and(|p| p.static_pod) {
-                let full = st.fullname.clone();
-                let held = self
-                    .pw
-                    .started_static_by_fullname
-                    .get(&full)
-                    .is_some_and(|u| *u != uid);
-                // v1.22.0 (switch `staticPodFullNameGate` false) had no wait queue.
-                if self.pw.b.on(Sw::StaticPodFullNameGate) {
-                    let queue = self.pw.waiting_static_by_fullname.entry(full).or_default();
-                    if held || !queue.is_empty() {
-                        ctx.reach(Reach::SameNamePodsOverlap);
-                    }
-                    queue.push(uid);
-                } else if held {
-                    ctx.reach(Reach::SameNamePodsOverlap);
-                }
-            }
-        }
-        let st = self.pw.records.get_mut(&uid).expect("present");
-        // 9. Coalesce into the single pending slot and signal.
-        st.pending_update = Some(options);
-        st.working = true;
-        let need_signal = !st.signalled && st.op.is_none();
-        if need_signal {
-            st.signalled = true;
-        }
-        // 10. Cancel in-flight work.
-        if (became_terminating || was_grace_shortened) && st.op.is_some() {
-            st.cancelled = true;
-        }
-        if need_signal {
-            let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-        }
-    }
-
-    /// `killPodNow` (section 1.8): ask the pod worker to kill `pod` and return the
-    /// `CompletedCh` number the caller blocks on. The caller's wait ends with
-    /// `KEv::KillPodNowReturned`: when the channel closes, or after `max(10 s, 1.5 g)`
-    /// (event `ExceededGracePeriod`; the termination itself goes on).
-    pub fn kill_pod_now(
-        &mut self,
-        ctx: &mut Ctx,
-        pod: Arc<ApiPod>,
-        evict: bool,
-        grace_override: Option<i64>,
-        status_fn: Option<StatusFn>,
-    ) -> u64 {
-        let g = grace_override
-            .or(pod.spec.termination_grace_period_seconds)
-            .unwrap_or(0);
-        let timeout = (g + g / 2).max(10);
-        let ch = self.pw.new_channel();
-        let timer = ctx.after(
-            Dur::secs(timeout as u64),
-            KEv::KillPodNowReturned {
-                uid: pod.uid,
-                ch,
-                timed_out: true,
-            },
-        );
-        self.pw.kill_waiters.insert(ch, (pod.uid, timer));
-        ctx.emit(Transition::KillPodNow {
-            uid: pod.uid,
-            ch,
-            what: KillPodNowStep::Requested,
-            evict,
-        });
-        self.update_pod(
-            ctx,
-            UpdatePodOptions {
-                update_type: UpdateType::Kill,
-                pod: Some(pod),
-                mirror: None,
-                running_pod: None,
-                kill: Some(Box::new(KillPodOptions {
-                    completed: Some(ch),
-                    evict,
-                    status_fn,
-                    grace_override,
-                })),
-            },
-        );
-        ch
-    }
-
-    /// A `killPodNow` caller stops waiting: its channel closed, or its timeout fired.
-    pub(super) fn kill_pod_now_returned(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        ch: u64,
-        timed_out: bool,
-    ) {
-        if timed_out {
-            let Some((uid, _)) = self.pw.kill_waiters.remove(&ch) else {
-                return; // the channel closed first
-            };
-            ctx.emit(Transition::Note {
-                uid,
-                what: NoteKind::ExceededGracePeriod,
-            });
-            ctx.emit(Transition::KillPodNow {
-                uid,
-                ch,
-                what: KillPodNowStep::TimedOut,
-                evict: false,
-            });
-        } else {
-            ctx.emit(Transition::KillPodNow {
-                uid,
-                ch,
-                what: KillPodNowStep::Returned,
-                evict: false,
-            });
-        }
-        // The callers: the graceful node shutdown manager and the eviction manager.
-        self.shutdown_kill_returned(ctx, ch);
-        let _ = self.eviction_kill_returned(ctx, ch, timed_out);
-    }
-
-    /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
-    pub(super) fn worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let now = ctx.now();
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return; // record gone: no work
-        };
-        st.signalled = false;
-        if st.op.is_some() || !st.has_worker {
-            return;
-        }
-        let Some(options) = st.pending_update.take() else {
-            st.working = false;
-            return;
-        };
-        let work_type = st.work_type();
-        st.cancelled = false;
-        let work = Work {
-            work_type,
-            options: options.clone(),
-        };
-        // Started pods, and runtime pods going straight to termination, proceed.
-        if st.is_started() || (options.is_runtime_only() && work_type == WorkType::Terminating) {
-            st.merge_last_update(&options);
-        } else if options.pod.is_none() {
-            st.merge_last_update(&options);
-            self.cleanup_unstarted_pod(ctx, uid);
-            return;
-        } else {
-            // allowPodStart: non-static pods may always start; a static pod whose
-            // termination was requested never can; another only when it holds its full name.
-            let is_static = options.pod.as_ref().is_some_and(|p| p.static_pod);
-            let gate = self.pw.b.on(Sw::StaticPodFullNameGate);
-            let unstarted_fix = self.pw.b.on(Sw::UnstartedPodsDoNotBlockStart);
-            let mut beside_runtime = false;
-            if is_static && !gate {
-                // v1.22.0: no full-name gate; remember the UID last started under the name
-                // (for the orphaned mirror-pod check).
-                let full = st.fullname.clone();
-                self.pw.started_static_by_fullname.insert(full, uid);
-            } else if is_static {
-                if st.is_termination_requested() && unstarted_fix {
-                    st.merge_last_update(&options);
-                    self.cleanup_unstarted_pod(ctx, uid);
-                    return;
-                }
-                let full = st.fullname.clone();
-                // Containers of another UID with this full name that the runtime runs (after
-                // a restart: a runtime-only pod the gate does not know, issues 112814,
-                // 116880). Counted only with switch `fullNameGateCountsRuntimePods`.
-                let runtime_other = ctx.list_running_pods().iter().any(|rp| {
-                    rp.uid != uid
-                        && !rp.containers.is_empty()
-                        && rp.name.len() + rp.namespace.len() + 1 == full.len()
-                        && full.starts_with(rp.name.as_str())
-                        && full.ends_with(rp.namespace.as_str())
-                });
-                let runtime_blocks =
-                    runtime_other && self.pw.b.on(Sw::FullNameGateCountsRuntimePods);
-                beside_runtime = runtime_other;
-                if runtime_blocks || !self.pw.allow_static_pod_start(&full, uid) {
-                    ctx.reach(Reach::StaticPodWaitsForFullName);
-                    let st = self.pw.records.get_mut(&uid).expect("present");
-                    if unstarted_fix {
-                        st.pending_update = Some(options);
-                    }
-                    // else (v1.22.5 / v1.23.0, PR 104743 before PR 107900): the update is
-                    // consumed; only a later UpdatePod (the work queue's resync of a pod
-                    // still in config) asks again.
-                    st.working = false;
-                    let delay = self.pw.jitter(self.pw.back_off_period);
-                    self.pw.work_queue.enqueue(uid, now + delay);
-                    ctx.emit(Transition::Worker {
-                        uid,
-                        what: WorkerStep::StaticPodBlocked,
-                    });
-                    return;
-                }
-            }
-            let st = self.pw.records.get_mut(&uid).expect("present");
-            if beside_runtime {
-                ctx.reach(Reach::StaticPodStartedBesideRuntimePod);
-            }
-            st.started_at = Some(now);
-            st.merge_last_update(&options);
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::Started,
-            });
-        }
-        let op = self.pw.new_op();
-        let st = self.pw.records.get_mut(&uid).expect("present");
-        st.op = Some(op);
-        if work.options.is_runtime_only() {
-            self.run_work(ctx, uid, op, work);
-            return;
-        }
-        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status.
-        let min = st.last_sync_time;
-        if self.pleg.cache_is_newer(uid, min) {
-            self.run_work(ctx, uid, op, work);
-        } else {
-            self.pleg.add_waiter(uid, min);
-            self.waiting_work.insert(uid, (op, work));
-        }
-    }
-
-    /// The PLEG released a worker blocked in `GetNewerThan`.
-    pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        if let Some((op, work)) = self.waiting_work.remove(&uid) {
-            if self.pw.records.get(&uid).and_then(|s| s.op) == Some(op) {
-                self.run_work(ctx, uid, op, work);
-            }
-        }
-    }
-
-    /// `cleanupUnstartedPod`: a pod that can never start.
-    fn cleanup_unstarted_pod(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let now = ctx.now();
-        self.pw.release_static(uid);
-        if let Some(st) = self.pw.records.get_mut(&uid) {
-            st.has_worker = false;
-            st.finished = true;
-            st.working = false;
-            st.terminated_at = Some(now);
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::FinishedNeverStarted,
-            });
-        }
-    }
-
-    /// `acknowledgeTerminating`: returns the last registered status function.
-    pub(super) fn acknowledge_terminating(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-    ) -> Option<StatusFn> {
-        let st = self.pw.records.get_mut(&uid)?;
-        if !st.started_terminating && st.is_termination_requested() {
-            st.started_terminating = true;
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::TerminationAcknowledged,
-            });
-        }
-        st.status_post_terminating.last().cloned()
-    }
-
-    /// A sync operation ended: outcome handling and `completeWork` (section 1.5).
-    pub(super) fn finish_work(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        work: &Work,
-        result: Result<bool, String>,
-    ) {
-        if self.legacy() {
-            self.legacy_finish_work(ctx, uid, work, result);
-            return;
-        }
-        let now = ctx.now();
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return;
-        };
-        st.op = None;
-        st.last_sync_time = Some(now);
-        let runtime_only = work.options.is_runtime_only();
-        let mut phase_transition = false;
-        // Before PR 108366 SyncPod returned only an error: the worker learned that the pod
-        // was terminal only from a later update whose pod carried a terminal API phase.
-        let result = match result {
-            Ok(true)
-                if work.work_type == WorkType::Sync
-                    && !self.b.on(Sw::TerminalPhaseAfterTermination) =>
-            {
-                Ok(false)
-            }
-            r => r,
-        };
-        match (&result, work.work_type) {
-            (Err(_), _) => {}
-            (Ok(_), WorkType::Terminated) => {
-                // completeTerminated
-                st.has_worker = false;
-                st.finished = true;
-                st.working = false;
-                self.pw.release_static(uid);
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: WorkerStep::Finished,
-                });
-                return;
-            }
-            (Ok(_), WorkType::Terminating) if runtime_only => {
-                // completeTerminatingRuntimePod
-                st.terminated_at = Some(now);
-                st.finished = true;
-                self.pw.release_static(uid);
-                self.pw.records.remove(&uid);
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: WorkerStep::RuntimePodRecordRemoved,
-                });
-                return;
-            }
-            (Ok(_), WorkType::Terminating) => {
-                // completeTerminating
-                st.terminated_at = Some(now);
-                let chans = std::mem::take(&mut st.notify_post_terminating);
-                st.status_post_terminating.clear();
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: WorkerStep::Terminated,
-                });
-                for ch in chans {
-                    close_channel(
-                        &mut self.pw.closed_channels,
-                        &mut self.pw.kill_waiters,
-                        ctx,
-                        uid,
-                        ch,
-                    );
-                }
-                self.requeue_last_pod_update(uid);
-                phase_transition = true;
-            }
-            (Ok(true), WorkType::Sync) => {
-                // completeSync
-                if st.terminating_at.is_none() {
-                    st.terminating_at = Some(now);
-                }
-                st.started_terminating = true;
-                ctx.emit(Transition::Worker {
-                    uid,
-                    what: WorkerStep::TerminalTerminating,
-                });
-                self.requeue_last_pod_update(uid);
-                phase_transition = true;
-            }
-            (Ok(false), WorkType::Sync) => {}
-        }
-        self.complete_work(ctx, uid, phase_transition, result.err());
-    }
-
-    /// `requeueLastPodUpdate`.
-    fn requeue_last_pod_update(&mut self, uid: PodUid) {
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return;
-        };
-        if st.pending_update.is_some() {
-            return;
-        }
-        if let Some(active) = st.active_update.clone() {
-            st.pending_update = Some(active);
-            st.working = true;
-        }
-    }
-
-    /// `completeWork`: schedule the next resync and pick up pending work.
-    fn complete_work(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        phase_transition: bool,
-        err: Option<String>,
-    ) {
-        let now = ctx.now();
-        let delay = if phase_transition {
-            Dur::ZERO
-        } else {
-            match &err {
-                None => self.pw.jitter(self.pw.resync_interval),
-                Some(e) if e.contains(NETWORK_NOT_READY) => {
-                    self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR)
-                }
-                Some(_) => self.pw.jitter(self.pw.back_off_period),
-            }
-        };
-        self.pw.work_queue.enqueue(uid, now + delay);
-        let Some(st) = self.pw.records.get_mut(&uid) else {
-            return;
-        };
-        if st.pending_update.is_some() {
-            if !st.signalled {
-                st.signalled = true;
-                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-            }
-        } else {
-            st.working = false;
-        }
-    }
-
-    /// `SyncKnownPods` (called by housekeeping): forget finished orphans, drive orphaned
-    /// started pods into termination, and report every remaining UID.
-    pub fn sync_known_pods(
-        &mut self,
-        ctx: &mut Ctx,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) -> KnownPods {
-        let now = ctx.now();
-        self.pw.pods_synced = true;
-        // Records needing work (a restart request, or no longer desired), found by walking
-        // both UID-ordered maps side by side; the others only report their state below.
-        let mut act = Vec::new();
-        {
-            let mut want = desired.keys().peekable();
-            for (uid, st) in &self.pw.records {
-                while want.next_if(|d| *d < uid).is_some() {}
-                let orphan = want.peek() != Some(&uid);
-                if st.restart_requested || orphan {
-                    act.push((*uid, orphan));
-                }
-            }
-        }
-        for (uid, orphan) in act {
-            let st = self.pw.records.get_mut(&uid).expect("listed");
-            {
-                // removeTerminatedWorker
-                if st.finished {
-                    self.pw.release_static(uid);
-                    self.pw.records.remove(&uid);
-                    self.pw.work_queue.remove(uid);
-                    ctx.emit(Transition::Worker {
-                        uid,
-                        what: WorkerStep::Forgotten,
-                    });
-                    continue;
-                }
-                // v1.22-v1.26 (switch `orphanedPodsDrivenToCompletion` false, PR 113145):
-                // removeTerminatedWorker only; an orphan whose last sync failed waits for an
-                // UpdatePod that never comes.
-                if orphan && self.pw.b.on(Sw::OrphanedPodsDrivenToCompletion) {
-                    st.deleted = true;
-                    if !st.is_started() && !st.observed_runtime {
-                        self.pw.release_static(uid);
-                        self.pw.records.remove(&uid);
-                        ctx.emit(Transition::Worker {
-                            uid,
-                            what: WorkerStep::OrphanNeverStarted,
-                        });
-                        continue;
-                    }
-                    if !st.is_termination_requested() {
-                        st.terminating_at = Some(now);
-                        let pod = st.active_update.as_ref().and_then(|u| u.pod.clone());
-                        st.grace_period = match pod {
-                            Some(p) => {
-                                PodWorkers::effective_grace_as(
-                                    st.grace_period,
-                                    Some(&p),
-                                    None,
-                                    self.pw.b.on(Sw::GraceOverrideZeroHonoured),
-                                )
-                                .0
-                            }
-                            None => 1,
-                        };
-                        ctx.emit(Transition::Worker {
-                            uid,
-                            what: WorkerStep::OrphanTerminationRequested,
-                        });
-                    }
-                    self.requeue_last_pod_update(uid);
-                    let st = self.pw.records.get_mut(&uid).expect("present");
-                    if st.pending_update.is_some()
-                        && !st.signalled
-                        && st.op.is_none()
-                        && st.has_worker
-                    {
-                        st.signalled = true;
-                        let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-                    }
-                }
-            }
-        }
-        let mut out = Vec::with_capacity(self.pw.records.len());
-        let mut want = desired.keys().peekable();
-        for (&uid, st) in &self.pw.records {
-            while want.next_if(|d| **d < uid).is_some() {}
-            let orphan = want.peek() != Some(&&uid);
-            let cfg = st
-                .active_update
-                .as_ref()
-                .and_then(|u| u.pod.as_ref())
-                .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
-            out.push((
-                uid,
-                PodWorkerSync {
-                    state: st.work_type(),
-                    orphan,
-                    has_config: cfg.is_some(),
-                    is_static: cfg.is_some_and(|p| p.static_pod),
-                },
-            ));
-        }
-        KnownPods(out)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Behaviour profiles and behaviour switches (design.md decision 7).
+//! Behaviour profiles and behaviour switches.
 //!
 //! A *switch* stands for one upstream change to the kubelet's pod-lifecycle logic and is
 //! named after what that change does; `true` means the change is in (the newer behaviour),
@@ -14,9 +14,12 @@
 //! * `v1.27`: v1.27.0 (PRs 113145 and 115331 in, PR 118497 not yet).
 //! * `current`: the release [`super::UPSTREAM_RELEASE`] the port follows.
 //!
-//! Each switch row cites the race-catalog entry (`shared/reference/race-catalog.md`) whose
-//! old behaviour it restores, and the upstream issue and PR. A switch that upstream has not
-//! made (an open upstream bug, with the change a fix would make) is on in no profile.
+//! Each switch row cites the number of the race in podsim's own race catalogue whose old
+//! behaviour it restores, and the upstream issue and PR. The numbers are the ids of
+//! podsim's bundled race scenarios under `scenarios/races/` (each scenario's description
+//! opens with "Race catalog N"), not a pointer to any other document; the eviction,
+//! prober and node shutdown modules cite the same ids. A switch that upstream has not made
+//! (an open upstream bug, with the change a fix would make) is on in no profile.
 //!
 //! A row with `built: false` is declared but its old behaviour is not modelled yet: the
 //! switch cannot be set to `false` in a scenario (validation says so), and every profile
@@ -57,7 +60,7 @@ pub struct Switch {
     pub sw: Sw,
     /// camelCase name used in scenarios, `--json` and `podsim bisect`.
     pub name: &'static str,
-    /// race-catalog.md entry numbers whose old behaviour `false` restores.
+    /// Race catalogue ids (see the module doc) whose old behaviour `false` restores.
     pub entries: &'static [u32],
     /// Upstream issue(s) and PR(s).
     pub refs: &'static str,

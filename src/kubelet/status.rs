@@ -414,6 +414,12 @@ impl Kubelet {
     ) {
         let uid = pod.uid;
         let old = self.status.statuses.get(&uid);
+        // Precondition: what the cache holds before the write, for the rules checked after.
+        let before = old.map(|v| (v.version, v.status.phase, v.pod_is_finished));
+        assert!(
+            before.is_none_or(|(version, _, _)| version >= 1),
+            "status manager rule broken: a cached status has a version (from 1)"
+        );
         let old_status = old.map(|v| &v.status).unwrap_or(&pod.status);
         // Terminated containers may not become non-terminated, unless the policy restarts them.
         for o in &old_status.containers {
@@ -463,11 +469,44 @@ impl Kubelet {
                 name: pod.spec.name.clone(),
             },
         );
+        self.assert_status_write(uid, before);
         self.status_recheck(uid);
         if !self.status.signalled {
             self.status.signalled = true;
             let _ = ctx.after(Dur::ZERO, KEv::StatusSignal);
         }
+    }
+
+    /// The rules of a status write (the postcondition of `updateStatusInternal`): the
+    /// version grows by one, `podIsFinished` is never taken back, and, with the terminal
+    /// phase kept (switch `terminalPhaseKept`, PR 105462), a terminal phase in the cache
+    /// is never replaced by a non-terminal one. (Without the switch, v1.22.0, Failed can go
+    /// back to Running: issue 105358.)
+    fn assert_status_write(&self, uid: PodUid, before: Option<(u64, PodPhase, bool)>) {
+        let v = &self.status.statuses[&uid];
+        let Some((version, phase, finished)) = before else {
+            assert_eq!(
+                v.version, 1,
+                "status manager rule broken: a first cached status has version 1 ({uid})"
+            );
+            return;
+        };
+        assert_eq!(
+            v.version,
+            version + 1,
+            "status manager rule broken: a status version only grows, by one per write ({uid})"
+        );
+        assert!(
+            !finished || v.pod_is_finished,
+            "status manager rule broken: podIsFinished is never taken back ({uid})"
+        );
+        assert!(
+            !(phase.is_terminal() && self.status.b.on(Sw::TerminalPhaseKept))
+                || v.status.phase.is_terminal(),
+            "status manager rule broken: with terminalPhaseKept a terminal phase in the cache \
+             is never replaced by a non-terminal one ({uid}: {phase:?} -> {:?})",
+            v.status.phase
+        );
     }
 
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.

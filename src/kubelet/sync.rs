@@ -29,7 +29,7 @@ use crate::model::{
 };
 use crate::model::{NoteKind, SyncStepKind};
 use crate::sim::{Dur, SimTime};
-use crate::world::cri::{Caller, CriReq, CriResult};
+use crate::world::cri::CriReq;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -68,20 +68,20 @@ pub(super) enum Step {
 }
 
 #[derive(Clone, Debug)]
-enum KillStage {
+pub(super) enum KillStage {
     PreStop { started: SimTime, grace: i64 },
     Stopping,
 }
 
 #[derive(Clone, Debug)]
-struct KillState {
-    pending: BTreeMap<ContainerId, KillStage>,
-    sandboxes: VecDeque<SandboxId>,
-    errors: Vec<String>,
+pub(super) struct KillState {
+    pub(super) pending: BTreeMap<ContainerId, KillStage>,
+    pub(super) sandboxes: VecDeque<SandboxId>,
+    pub(super) errors: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug)]
-enum StartStage {
+pub(super) enum StartStage {
     Pull,
     Create,
     Start,
@@ -96,13 +96,13 @@ pub struct Op {
     pub(super) pod: Arc<ApiPod>,
     pub(super) status: Arc<RtPodStatus>,
     pub(super) plan: VecDeque<Step>,
-    kill: Option<KillState>,
-    start: Option<(usize, StartStage)>,
-    sandbox: Option<SandboxId>,
-    errors: Vec<String>,
+    pub(super) kill: Option<KillState>,
+    pub(super) start: Option<(usize, StartStage)>,
+    pub(super) sandbox: Option<SandboxId>,
+    pub(super) errors: Vec<String>,
     /// Errors that end the operation at once (kill failures, sandbox failures).
     pub(super) fatal: Option<String>,
-    grace: Option<i64>,
+    pub(super) grace: Option<i64>,
     /// A kill run by the v1.21 pod killer, not by the pod worker (`legacy.rs`).
     pub(super) killer: bool,
 }
@@ -139,6 +139,14 @@ impl Op {
         }
     }
 }
+
+/// What a `KillPod` step kills: containers, sandboxes, grace override, probe reason.
+type KillArgs = (
+    Vec<(ContainerId, String)>,
+    Vec<SandboxId>,
+    Option<i64>,
+    Option<ProbeType>,
+);
 
 /// The actions `computePodActions` decides.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -313,7 +321,7 @@ impl Kubelet {
                         what: NoteKind::FailedSyncStatus,
                     });
                     let err = format!("error determining status: {}", e.as_str());
-                    self.finish_work(ctx, uid, &work, Err(err));
+                    self.finish_work(ctx, uid, op_id, &work, Err(err));
                     return;
                 }
             }
@@ -329,85 +337,8 @@ impl Kubelet {
         let mut op = Op::new(op_id, kind, work, pod, status, grace);
         match kind {
             SyncKind::SyncPod => {
-                if self.legacy() && self.legacy_sync_pod_kill(ctx, &mut op) {
-                    self.advance(ctx, uid, op);
-                    return;
-                }
-                let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
-                let terminal = api.phase.is_terminal();
-                let failed = api.phase == PodPhase::Failed;
-                self.set_pod_status(ctx, &op.pod, api);
-                if terminal && failed && self.legacy() {
-                    // v1.21: a Failed pod is killed from its ordinary sync.
-                    legacy_plan_kill(&mut op, None);
-                    self.advance(ctx, uid, op);
-                    return;
-                }
-                if terminal {
-                    ctx.reach(crate::model::reach::Reach::TerminalPhaseWhileSyncing);
-                    self.end_op(ctx, uid, op, Ok(true));
-                    return;
-                }
-                // Static pod: create or repair its mirror pod.
-                if op.pod.static_pod {
-                    let mirror = self.config.mirror_for(&op.pod);
-                    let mut deleted = false;
-                    if let Some(m) = &mirror {
-                        if m.deletion_timestamp.is_some() || m.mirror_of != Some(uid) {
-                            ctx.api_delete_mirror(m.uid);
-                            deleted = true;
-                        }
-                    }
-                    if mirror.is_none() || deleted {
-                        ctx.api_create_mirror(op.pod.clone());
-                    }
-                }
-                // Before PR 110191 (switch off) probes follow config (HandlePodAdditions).
-                if self.b.on(Sw::StopProbesAtTermination) {
-                    self.probe_add_pod(ctx, &op.pod);
-                }
-                let actions =
-                    compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
-                op.sandbox = actions.sandbox;
-                let pod = op.pod.clone();
-                self.objects_on_sync_pod(ctx, &pod);
-                if !self.mounted.contains(&uid) {
-                    op.plan.push_back(Step::MountVolumes);
-                }
-                if actions.kill_pod {
-                    let (containers, sandboxes) = running_pod_from(&op.status);
-                    op.plan.push_back(Step::KillPod {
-                        containers,
-                        sandboxes,
-                        grace_override: None,
-                        reason: None,
-                    });
-                } else {
-                    for (id, name, reason) in actions.containers_to_kill {
-                        ctx.emit(Transition::Note {
-                            uid,
-                            what: match reason {
-                                ProbeType::Liveness => NoteKind::LivenessKill,
-                                ProbeType::Startup => NoteKind::StartupKill,
-                                ProbeType::Readiness => unreachable!("readiness never kills"),
-                            },
-                        });
-                        op.plan.push_back(Step::KillPod {
-                            containers: vec![(id, name)],
-                            sandboxes: Vec::new(),
-                            grace_override: None,
-                            reason: Some(reason),
-                        });
-                    }
-                }
-                if actions.create_sandbox {
-                    op.plan.push_back(Step::CreateSandbox {
-                        attempt: actions.attempt,
-                    });
-                }
-                for idx in actions.containers_to_start {
-                    op.plan.push_back(Step::StartContainer { idx });
-                }
+                self.plan_sync_pod(ctx, uid, op);
+                return;
             }
             SyncKind::SyncTerminatingPod => {
                 let mut api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
@@ -459,6 +390,90 @@ impl Kubelet {
         self.advance(ctx, uid, op);
     }
 
+    /// `SyncPod`: write the generated status, then plan the runtime's `SyncPod` (or end
+    /// the sync at once for a terminal phase).
+    fn plan_sync_pod(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+        if self.legacy() && self.legacy_sync_pod_kill(ctx, &mut op) {
+            self.advance(ctx, uid, op);
+            return;
+        }
+        let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
+        let terminal = api.phase.is_terminal();
+        let failed = api.phase == PodPhase::Failed;
+        self.set_pod_status(ctx, &op.pod, api);
+        if terminal && failed && self.legacy() {
+            // v1.21: a Failed pod is killed from its ordinary sync.
+            legacy_plan_kill(&mut op, None);
+            self.advance(ctx, uid, op);
+            return;
+        }
+        if terminal {
+            ctx.reach(crate::model::reach::Reach::TerminalPhaseWhileSyncing);
+            self.end_op(ctx, uid, op, Ok(true));
+            return;
+        }
+        // Static pod: create or repair its mirror pod.
+        if op.pod.static_pod {
+            let mirror = self.config.mirror_for(&op.pod);
+            let mut deleted = false;
+            if let Some(m) = &mirror {
+                if m.deletion_timestamp.is_some() || m.mirror_of != Some(uid) {
+                    ctx.api_delete_mirror(m.uid);
+                    deleted = true;
+                }
+            }
+            if mirror.is_none() || deleted {
+                ctx.api_create_mirror(op.pod.clone());
+            }
+        }
+        // Before PR 110191 (switch off) probes follow config (HandlePodAdditions).
+        if self.b.on(Sw::StopProbesAtTermination) {
+            self.probe_add_pod(ctx, &op.pod);
+        }
+        let actions = compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
+        op.sandbox = actions.sandbox;
+        let pod = op.pod.clone();
+        self.objects_on_sync_pod(ctx, &pod);
+        if !self.mounted.contains(&uid) {
+            op.plan.push_back(Step::MountVolumes);
+        }
+        if actions.kill_pod {
+            let (containers, sandboxes) = running_pod_from(&op.status);
+            op.plan.push_back(Step::KillPod {
+                containers,
+                sandboxes,
+                grace_override: None,
+                reason: None,
+            });
+        } else {
+            for (id, name, reason) in actions.containers_to_kill {
+                ctx.emit(Transition::Note {
+                    uid,
+                    what: match reason {
+                        ProbeType::Liveness => NoteKind::LivenessKill,
+                        ProbeType::Startup => NoteKind::StartupKill,
+                        ProbeType::Readiness => unreachable!("readiness never kills"),
+                    },
+                });
+                op.plan.push_back(Step::KillPod {
+                    containers: vec![(id, name)],
+                    sandboxes: Vec::new(),
+                    grace_override: None,
+                    reason: Some(reason),
+                });
+            }
+        }
+        if actions.create_sandbox {
+            op.plan.push_back(Step::CreateSandbox {
+                attempt: actions.attempt,
+            });
+        }
+        for idx in actions.containers_to_start {
+            op.plan.push_back(Step::StartContainer { idx });
+        }
+        self.advance(ctx, uid, op);
+    }
+
     /// Issue the next step of a plan, or finish the operation.
     pub(super) fn advance(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
         loop {
@@ -482,11 +497,6 @@ impl Kubelet {
                 }
                 return;
             };
-            let caller = |tag: u32| Caller::Worker {
-                uid,
-                op: op.id,
-                tag,
-            };
             match step {
                 Step::KillPod {
                     containers,
@@ -494,62 +504,18 @@ impl Kubelet {
                     grace_override,
                     reason,
                 } => {
-                    let mut ks = KillState {
-                        pending: BTreeMap::new(),
-                        sandboxes: sandboxes.into(),
-                        errors: Vec::new(),
-                    };
-                    for (id, name) in containers {
-                        let g = self.container_grace(&op.pod, &name, reason, grace_override);
-                        let has_pre_stop = op
-                            .pod
-                            .spec
-                            .containers
-                            .iter()
-                            .any(|c| c.name == name && c.has_pre_stop);
-                        if has_pre_stop && g > 0 {
-                            ks.pending.insert(
-                                id,
-                                KillStage::PreStop {
-                                    started: ctx.now(),
-                                    grace: g,
-                                },
-                            );
-                            ctx.cri(caller(id.0), CriReq::ExecPreStop { uid, id });
-                            let _ = ctx.after(
-                                Dur::secs(g as u64),
-                                KEv::PreStopTimeout { uid, op: op.id, id },
-                            );
-                        } else {
-                            ks.pending.insert(id, KillStage::Stopping);
-                            ctx.cri(
-                                caller(id.0),
-                                CriReq::StopContainer {
-                                    uid,
-                                    id,
-                                    timeout_s: g.max(MIN_CONTAINER_GRACE),
-                                },
-                            );
-                        }
-                    }
-                    op.kill = Some(ks);
-                    if op.kill.as_ref().is_some_and(|k| k.pending.is_empty()) {
-                        self.kill_next_sandbox(ctx, uid, op);
-                        return;
-                    }
-                    self.park_op(uid, op);
+                    let kill = (containers, sandboxes, grace_override, reason);
+                    self.begin_kill(ctx, uid, op, kill);
                     return;
                 }
                 Step::CreateSandbox { attempt } => {
-                    ctx.cri(
-                        caller(0),
-                        CriReq::RunPodSandbox {
-                            uid,
-                            name: op.pod.spec.name.clone(),
-                            namespace: op.pod.spec.namespace.clone(),
-                            attempt,
-                        },
-                    );
+                    let run = CriReq::RunPodSandbox {
+                        uid,
+                        name: op.pod.spec.name.clone(),
+                        namespace: op.pod.spec.namespace.clone(),
+                        attempt,
+                    };
+                    self.worker_cri(ctx, uid, op.id, 0, run);
                     self.park_op(uid, op);
                     return;
                 }
@@ -573,14 +539,12 @@ impl Kubelet {
                         continue;
                     }
                     op.start = Some((idx, StartStage::Pull));
-                    ctx.cri(
-                        caller(idx as u32),
-                        CriReq::PullImage {
-                            uid,
-                            image: c.image.clone(),
-                            always: always_pull(&c.image),
-                        },
-                    );
+                    let pull = CriReq::PullImage {
+                        uid,
+                        image: c.image.clone(),
+                        always: always_pull(&c.image),
+                    };
+                    self.worker_cri(ctx, uid, op.id, idx as u32, pull);
                     self.park_op(uid, op);
                     return;
                 }
@@ -594,7 +558,7 @@ impl Kubelet {
                             step: SyncStepKind::ProbesRemoved,
                         });
                     }
-                    ctx.cri(caller(0), CriReq::PodStatus { uid });
+                    self.worker_cri(ctx, uid, op.id, 0, CriReq::PodStatus { uid });
                     op.plan.push_front(Step::VerifyStopped);
                     self.park_op(uid, op);
                     return;
@@ -604,12 +568,12 @@ impl Kubelet {
                         op.fatal = Some(e);
                         continue;
                     }
-                    ctx.cri(caller(0), CriReq::MountVolumes { uid });
+                    self.worker_cri(ctx, uid, op.id, 0, CriReq::MountVolumes { uid });
                     self.park_op(uid, op);
                     return;
                 }
                 Step::UnmountVolumes => {
-                    ctx.cri(caller(0), CriReq::UnmountVolumes { uid });
+                    self.worker_cri(ctx, uid, op.id, 0, CriReq::UnmountVolumes { uid });
                     self.park_op(uid, op);
                     return;
                 }
@@ -621,7 +585,7 @@ impl Kubelet {
                         uid,
                         what: NoteKind::ObjectsUnregistered,
                     });
-                    ctx.cri(caller(0), CriReq::RemovePodCgroup { uid });
+                    self.worker_cri(ctx, uid, op.id, 0, CriReq::RemovePodCgroup { uid });
                     self.park_op(uid, op);
                     return;
                 }
@@ -632,6 +596,59 @@ impl Kubelet {
                     return;
                 }
             }
+        }
+    }
+
+    /// The `KillPod` step: every listed container is stopped in parallel (through its
+    /// PreStop hook if it has one), then the sandboxes one by one.
+    fn begin_kill(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, kill: KillArgs) {
+        let (containers, sandboxes, grace_override, reason) = kill;
+        assert!(
+            op.kill.is_none(),
+            "sync operation rule broken: a kill starts only when no kill is in progress (pod {uid})"
+        );
+        let mut ks = KillState {
+            pending: BTreeMap::new(),
+            sandboxes: sandboxes.into(),
+            errors: Vec::new(),
+        };
+        for (id, name) in containers {
+            let g = self.container_grace(&op.pod, &name, reason, grace_override);
+            let has_pre_stop = op
+                .pod
+                .spec
+                .containers
+                .iter()
+                .any(|c| c.name == name && c.has_pre_stop);
+            if has_pre_stop && g > 0 {
+                ks.pending.insert(
+                    id,
+                    KillStage::PreStop {
+                        started: ctx.now(),
+                        grace: g,
+                    },
+                );
+                self.worker_cri(ctx, uid, op.id, id.0, CriReq::ExecPreStop { uid, id });
+                let _ = ctx.after(
+                    Dur::secs(g as u64),
+                    KEv::PreStopTimeout { uid, op: op.id, id },
+                );
+            } else {
+                ks.pending.insert(id, KillStage::Stopping);
+                let stop = CriReq::StopContainer {
+                    uid,
+                    id,
+                    timeout_s: g.max(MIN_CONTAINER_GRACE),
+                };
+                self.worker_cri(ctx, uid, op.id, id.0, stop);
+            }
+        }
+        let nothing_to_stop = ks.pending.is_empty();
+        op.kill = Some(ks);
+        if nothing_to_stop {
+            self.kill_next_sandbox(ctx, uid, op);
+        } else {
+            self.park_op(uid, op);
         }
     }
 
@@ -694,322 +711,6 @@ impl Kubelet {
         }
         self.crash_backoff.next(&key, ts, ctx.now());
         None
-    }
-
-    fn kill_next_sandbox(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
-        let ks = op.kill.as_mut().expect("kill in progress");
-        if let Some(sb) = ks.sandboxes.pop_front() {
-            ctx.cri(
-                Caller::Worker {
-                    uid,
-                    op: op.id,
-                    tag: sb.0,
-                },
-                CriReq::StopPodSandbox { uid, id: sb },
-            );
-            self.park_op(uid, op);
-            return;
-        }
-        let ks = op.kill.take().expect("kill in progress");
-        if !ks.errors.is_empty() {
-            let e = format!(
-                "failed to \"KillPodSandbox\" or \"KillContainer\": {}",
-                ks.errors.join("; ")
-            );
-            match op.kind {
-                SyncKind::SyncPod => op.fatal = Some(e),
-                SyncKind::SyncTerminatingPod
-                | SyncKind::SyncTerminatingRuntimePod
-                | SyncKind::SyncTerminatedPod => op.fatal = Some(format!("FailedToKillPod: {e}")),
-            }
-        }
-        self.advance(ctx, uid, op);
-    }
-
-    /// A CRI reply for a worker's operation.
-    pub(super) fn worker_on_cri(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        op_id: u64,
-        tag: u32,
-        req: CriReq,
-        result: CriResult,
-    ) {
-        let Some(mut op) = self.take_op(uid, op_id) else {
-            return;
-        };
-        match req {
-            CriReq::ExecPreStop { id, .. } => {
-                self.prestop_done(ctx, uid, op, id);
-            }
-            CriReq::StopContainer { id, .. } => {
-                let ks = op.kill.as_mut().expect("kill in progress");
-                if ks.pending.remove(&id).is_none() {
-                    self.park_op(uid, op);
-                    return;
-                }
-                if let Some(e) = result.error() {
-                    ks.errors.push(format!("StopContainer {id}: {e}"));
-                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
-                }
-                if ks.pending.is_empty() {
-                    self.kill_next_sandbox(ctx, uid, op);
-                } else {
-                    self.park_op(uid, op);
-                }
-            }
-            CriReq::StopPodSandbox { id, .. } => {
-                let _ = tag;
-                if let Some(e) = result.error() {
-                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
-                    let ks = op.kill.as_mut().expect("kill in progress");
-                    ks.errors.push(format!("StopPodSandbox {id}: {e}"));
-                }
-                self.kill_next_sandbox(ctx, uid, op);
-            }
-            CriReq::RunPodSandbox { .. } => match result {
-                CriResult::SandboxCreated(id) => {
-                    op.sandbox = Some(id);
-                    self.advance(ctx, uid, op);
-                }
-                other => {
-                    let terminating = self.pw.is_pod_termination_requested(uid);
-                    if !terminating {
-                        op.fatal = Some(format!(
-                            "CreatePodSandboxError: {}",
-                            other.error().unwrap_or("unknown")
-                        ));
-                    } else {
-                        op.plan.clear();
-                    }
-                    self.advance(ctx, uid, op);
-                }
-            },
-            CriReq::PullImage { image, .. } => {
-                let (idx, _) = op.start.expect("start in progress");
-                let name = op.pod.spec.containers[idx].name.clone();
-                let key = format!("{uid}_{image}");
-                if let Some(e) = result.error() {
-                    self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache.insert((uid, name), "ErrImagePull");
-                    op.errors.push(format!("ErrImagePull: {e}"));
-                    op.start = None;
-                    self.advance(ctx, uid, op);
-                    return;
-                }
-                let sandbox = op.sandbox.expect("sandbox exists");
-                let attempt = op.status.find(&name).map_or(0, |c| c.restart_count + 1);
-                op.start = Some((idx, StartStage::Create));
-                ctx.cri(
-                    Caller::Worker {
-                        uid,
-                        op: op.id,
-                        tag,
-                    },
-                    CriReq::CreateContainer {
-                        uid,
-                        sandbox,
-                        name,
-                        attempt,
-                    },
-                );
-                self.park_op(uid, op);
-            }
-            CriReq::CreateContainer { name, .. } => match result {
-                CriResult::ContainerCreated(id) => {
-                    let (idx, _) = op.start.expect("start in progress");
-                    op.start = Some((idx, StartStage::Start));
-                    ctx.cri(
-                        Caller::Worker {
-                            uid,
-                            op: op.id,
-                            tag,
-                        },
-                        CriReq::StartContainer { uid, id },
-                    );
-                    self.park_op(uid, op);
-                }
-                other => {
-                    self.reason_cache
-                        .insert((uid, name), "CreateContainerError");
-                    op.errors.push(format!(
-                        "CreateContainerError: {}",
-                        other.error().unwrap_or("unknown")
-                    ));
-                    op.start = None;
-                    self.advance(ctx, uid, op);
-                }
-            },
-            CriReq::StartContainer { .. } => {
-                let (idx, _) = op.start.take().expect("start in progress");
-                let name = op.pod.spec.containers[idx].name.clone();
-                if let Some(e) = result.error() {
-                    self.reason_cache.insert((uid, name), "RunContainerError");
-                    op.errors.push(format!("RunContainerError: {e}"));
-                } else {
-                    self.reason_cache.remove(&(uid, name));
-                }
-                self.advance(ctx, uid, op);
-            }
-            CriReq::PodStatus { .. } => {
-                // SyncTerminatingPod: verify nothing runs any more.
-                op.plan.pop_front();
-                match result {
-                    CriResult::PodStatus(stopped) => {
-                        if stopped
-                            .containers
-                            .iter()
-                            .any(|c| c.state == RtState::Running)
-                        {
-                            op.fatal = Some(
-                                "detected running containers after a successful KillPod".into(),
-                            );
-                        } else {
-                            let api = self.generate_api_pod_status(ctx, &op.pod, &stopped, true);
-                            let pod = op.pod.clone();
-                            self.set_pod_status(ctx, &pod, api);
-                        }
-                    }
-                    other => {
-                        op.fatal = Some(format!(
-                            "GetPodStatus: {}",
-                            other.error().unwrap_or("unknown")
-                        ));
-                    }
-                }
-                self.advance(ctx, uid, op);
-            }
-            CriReq::MountVolumes { .. } => {
-                match result.error() {
-                    None => {
-                        let pod = op.pod.clone();
-                        match self.mount_set_up(ctx, &pod) {
-                            Ok(()) => {
-                                self.mounted.insert(uid);
-                            }
-                            Err(e) => op.fatal = Some(e),
-                        }
-                    }
-                    Some(e) => op.fatal = Some(format!("FailedMountVolume: {e}")),
-                }
-                self.advance(ctx, uid, op);
-            }
-            CriReq::UnmountVolumes { .. } => {
-                match result.error() {
-                    None => {
-                        self.mounted.remove(&uid);
-                    }
-                    Some(e) => op.fatal = Some(format!("UnmountVolumes: {e}")),
-                }
-                self.advance(ctx, uid, op);
-            }
-            CriReq::RemovePodCgroup { .. } => {
-                if let Some(e) = result.error() {
-                    op.fatal = Some(format!("failed to delete cgroup paths: {e}"));
-                }
-                self.advance(ctx, uid, op);
-            }
-            CriReq::Relist { .. }
-            | CriReq::RemoveContainer { .. }
-            | CriReq::RemovePodDir { .. } => {
-                self.park_op(uid, op);
-            }
-        }
-    }
-
-    /// The PreStop hook returned, or its grace ran out.
-    fn prestop_done(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, id: ContainerId) {
-        let Some(ks) = op.kill.as_mut() else {
-            self.park_op(uid, op);
-            return;
-        };
-        let Some(KillStage::PreStop { started, grace }) = ks.pending.get(&id).cloned() else {
-            self.park_op(uid, op);
-            return;
-        };
-        let elapsed = ctx.now().since(started).whole_secs() as i64;
-        let g = (grace - elapsed).max(MIN_CONTAINER_GRACE);
-        ks.pending.insert(id, KillStage::Stopping);
-        ctx.cri(
-            Caller::Worker {
-                uid,
-                op: op.id,
-                tag: id.0,
-            },
-            CriReq::StopContainer {
-                uid,
-                id,
-                timeout_s: g,
-            },
-        );
-        self.park_op(uid, op);
-    }
-
-    /// A PreStop hook ran out of grace: it is abandoned and the stop goes on.
-    pub(super) fn prestop_timeout(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        op_id: u64,
-        id: ContainerId,
-    ) {
-        let Some(op) = self.take_op(uid, op_id) else {
-            return;
-        };
-        let in_hook = op
-            .kill
-            .as_ref()
-            .is_some_and(|k| matches!(k.pending.get(&id), Some(KillStage::PreStop { .. })));
-        if !in_hook {
-            self.park_op(uid, op);
-            return;
-        }
-        ctx.emit(Transition::Note {
-            uid,
-            what: NoteKind::PreStopTimedOut,
-        });
-        self.prestop_done(ctx, uid, op, id);
-    }
-
-    /// Park an operation waiting for a reply (the pod worker's, or the v1.21 pod killer's).
-    fn park_op(&mut self, uid: PodUid, op: Op) {
-        if op.killer {
-            self.legacy.killer_ops.insert(uid, op);
-        } else {
-            self.ops.insert(uid, op);
-        }
-    }
-
-    /// The parked operation `op_id` of `uid`, if it is still in flight.
-    fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
-        if self.ops.get(&uid).is_some_and(|o| o.id == op_id) {
-            return self.ops.remove(&uid);
-        }
-        if self
-            .legacy
-            .killer_ops
-            .get(&uid)
-            .is_some_and(|o| o.id == op_id)
-        {
-            return self.legacy.killer_ops.remove(&uid);
-        }
-        None
-    }
-
-    /// An operation ended: report it to the pod worker.
-    fn end_op(&mut self, ctx: &mut Ctx, uid: PodUid, op: Op, result: Result<bool, String>) {
-        if op.killer {
-            self.legacy_killer_done(ctx, uid, result);
-            return;
-        }
-        ctx.emit(Transition::SyncEnd {
-            uid,
-            kind: op.kind,
-            error: result.as_ref().err().cloned(),
-        });
-        let _ = op.grace;
-        self.finish_work(ctx, uid, &op.work, result);
     }
 }
 

@@ -1,0 +1,466 @@
+//! A pod worker's sync operation waiting on the runtime: the CRI replies it gets, the
+//! PreStop hook's timeout, where an operation is parked between calls, and how it ends
+//! (the reply half of `sync.rs`; the same upstream files: `kuberuntime_container.go`
+//! `killContainer`/`killContainersWithSyncResult`, `kuberuntime_manager.go` `SyncPod`
+//! steps 4-6 and `KillPod`, v1.31).
+//!
+//! Every CRI call a worker makes is entered in [`Kubelet::worker_calls`] and every reply
+//! is checked against it: a reply matches a call of the same operation, step tag and
+//! request, and reaches an operation that is still in flight (only a PreStop hook the
+//! operation stopped waiting for may answer later, and is then ignored, as upstream
+//! abandons the hook's goroutine).
+
+use super::sync::{KillStage, Op, StartStage, MIN_CONTAINER_GRACE};
+use super::Kubelet;
+use crate::kubelet::Ctx;
+use crate::model::NoteKind;
+use crate::model::{ContainerId, PodUid, RtState, SyncKind, Transition};
+use crate::world::cri::{CriReq, CriResult};
+use crate::world::Caller;
+
+impl Kubelet {
+    /// A worker's CRI call (`Caller::Worker`), entered in the ledger of calls awaiting a
+    /// reply.
+    pub(super) fn worker_cri(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op: u64,
+        tag: u32,
+        req: CriReq,
+    ) {
+        self.worker_calls
+            .entry((uid, op, tag))
+            .or_default()
+            .push(req.clone());
+        ctx.cri(Caller::Worker { uid, op, tag }, req);
+    }
+
+    /// Strike the call a reply answers off the ledger. Precondition of every reply: it
+    /// answers a call this worker operation made (same operation, step tag and request)
+    /// and that had no reply yet.
+    fn strike_worker_call(&mut self, uid: PodUid, op_id: u64, tag: u32, req: &CriReq) {
+        let key = (uid, op_id, tag);
+        let calls = self.worker_calls.get_mut(&key);
+        let at = calls.as_ref().and_then(|v| v.iter().position(|r| r == req));
+        assert!(
+            at.is_some(),
+            "CRI reply rule broken: a reply to pod {uid} op {op_id} tag {tag} ({req:?}) \
+             answers no call of that operation and step awaiting a reply"
+        );
+        if let (Some(v), Some(i)) = (calls, at) {
+            v.remove(i);
+            if v.is_empty() {
+                self.worker_calls.remove(&key);
+            }
+        }
+    }
+
+    /// The calls of operation `op_id` still awaiting a reply.
+    fn outstanding_calls(&self, uid: PodUid, op_id: u64) -> impl Iterator<Item = &CriReq> {
+        self.worker_calls
+            .range((uid, op_id, 0)..=(uid, op_id, u32::MAX))
+            .flat_map(|(_, v)| v.iter())
+    }
+
+    pub(super) fn kill_next_sandbox(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+        let ks = op.kill.as_mut().expect("kill in progress");
+        if let Some(sb) = ks.sandboxes.pop_front() {
+            self.worker_cri(
+                ctx,
+                uid,
+                op.id,
+                sb.0,
+                CriReq::StopPodSandbox { uid, id: sb },
+            );
+            self.park_op(uid, op);
+            return;
+        }
+        let ks = op.kill.take().expect("kill in progress");
+        if !ks.errors.is_empty() {
+            let e = format!(
+                "failed to \"KillPodSandbox\" or \"KillContainer\": {}",
+                ks.errors.join("; ")
+            );
+            match op.kind {
+                SyncKind::SyncPod => op.fatal = Some(e),
+                SyncKind::SyncTerminatingPod
+                | SyncKind::SyncTerminatingRuntimePod
+                | SyncKind::SyncTerminatedPod => op.fatal = Some(format!("FailedToKillPod: {e}")),
+            }
+        }
+        self.advance(ctx, uid, op);
+    }
+
+    /// A CRI reply for a worker's operation.
+    pub(super) fn worker_on_cri(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        tag: u32,
+        req: CriReq,
+        result: CriResult,
+    ) {
+        self.strike_worker_call(uid, op_id, tag, &req);
+        let Some(op) = self.take_op(uid, op_id) else {
+            assert!(
+                matches!(req, CriReq::ExecPreStop { .. }),
+                "CRI reply rule broken: a reply reaches its operation while it is in flight \
+                 (only a PreStop hook the operation stopped waiting for answers later): pod \
+                 {uid} op {op_id} tag {tag} {req:?}"
+            );
+            return;
+        };
+        match req {
+            CriReq::ExecPreStop { id, .. } => self.prestop_done(ctx, uid, op, id),
+            CriReq::StopContainer { .. } | CriReq::StopPodSandbox { .. } => {
+                self.on_kill_reply(ctx, uid, op, req, result)
+            }
+            CriReq::RunPodSandbox { .. }
+            | CriReq::PullImage { .. }
+            | CriReq::CreateContainer { .. }
+            | CriReq::StartContainer { .. } => self.on_start_reply(ctx, uid, op, tag, req, result),
+            CriReq::PodStatus { .. } => self.on_verify_stopped_reply(ctx, uid, op, result),
+            CriReq::MountVolumes { .. }
+            | CriReq::UnmountVolumes { .. }
+            | CriReq::RemovePodCgroup { .. }
+            | CriReq::Relist { .. }
+            | CriReq::RemoveContainer { .. }
+            | CriReq::RemovePodDir { .. } => self.on_host_reply(ctx, uid, op, req, result),
+        }
+    }
+
+    /// `StopContainer` or `StopPodSandbox` answered (`KillPod`).
+    fn on_kill_reply(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        req: CriReq,
+        result: CriResult,
+    ) {
+        assert!(
+            op.kill.is_some(),
+            "CRI reply rule broken: a stop reply reaches an operation that is killing (pod {uid})"
+        );
+        let ks = op.kill.as_mut().expect("checked");
+        match req {
+            CriReq::StopContainer { id, .. } => {
+                if ks.pending.remove(&id).is_none() {
+                    self.park_op(uid, op);
+                    return;
+                }
+                if let Some(e) = result.error() {
+                    ks.errors.push(format!("StopContainer {id}: {e}"));
+                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
+                }
+                if ks.pending.is_empty() {
+                    self.kill_next_sandbox(ctx, uid, op);
+                } else {
+                    self.park_op(uid, op);
+                }
+            }
+            CriReq::StopPodSandbox { id, .. } => {
+                if let Some(e) = result.error() {
+                    ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
+                    ks.errors.push(format!("StopPodSandbox {id}: {e}"));
+                }
+                self.kill_next_sandbox(ctx, uid, op);
+            }
+            _ => unreachable!("only stop replies come here"),
+        }
+    }
+
+    /// A reply of the sandbox creation or of a container start (pull, create, start).
+    fn on_start_reply(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        tag: u32,
+        req: CriReq,
+        result: CriResult,
+    ) {
+        let stage = op.start.map(|(_, s)| s);
+        let expected = match &req {
+            CriReq::RunPodSandbox { .. } => stage.is_none(),
+            CriReq::PullImage { .. } => matches!(stage, Some(StartStage::Pull)),
+            CriReq::CreateContainer { .. } => matches!(stage, Some(StartStage::Create)),
+            _ => matches!(stage, Some(StartStage::Start)),
+        };
+        assert!(
+            expected,
+            "CRI reply rule broken: a start reply matches the stage of the container start \
+             in progress (pod {uid}, stage {stage:?}, {req:?})"
+        );
+        match req {
+            CriReq::RunPodSandbox { .. } => match result {
+                CriResult::SandboxCreated(id) => {
+                    op.sandbox = Some(id);
+                    self.advance(ctx, uid, op);
+                }
+                other => {
+                    let terminating = self.pw.is_pod_termination_requested(uid);
+                    if !terminating {
+                        op.fatal = Some(format!(
+                            "CreatePodSandboxError: {}",
+                            other.error().unwrap_or("unknown")
+                        ));
+                    } else {
+                        op.plan.clear();
+                    }
+                    self.advance(ctx, uid, op);
+                }
+            },
+            CriReq::PullImage { image, .. } => {
+                let (idx, _) = op.start.expect("start in progress");
+                let name = op.pod.spec.containers[idx].name.clone();
+                let key = format!("{uid}_{image}");
+                if let Some(e) = result.error() {
+                    self.image_backoff.next(&key, ctx.now(), ctx.now());
+                    self.reason_cache.insert((uid, name), "ErrImagePull");
+                    op.errors.push(format!("ErrImagePull: {e}"));
+                    op.start = None;
+                    self.advance(ctx, uid, op);
+                    return;
+                }
+                let sandbox = op.sandbox.expect("sandbox exists");
+                let attempt = op.status.find(&name).map_or(0, |c| c.restart_count + 1);
+                op.start = Some((idx, StartStage::Create));
+                let create = CriReq::CreateContainer {
+                    uid,
+                    sandbox,
+                    name,
+                    attempt,
+                };
+                self.worker_cri(ctx, uid, op.id, tag, create);
+                self.park_op(uid, op);
+            }
+            CriReq::CreateContainer { name, .. } => match result {
+                CriResult::ContainerCreated(id) => {
+                    let (idx, _) = op.start.expect("start in progress");
+                    op.start = Some((idx, StartStage::Start));
+                    self.worker_cri(ctx, uid, op.id, tag, CriReq::StartContainer { uid, id });
+                    self.park_op(uid, op);
+                }
+                other => {
+                    self.reason_cache
+                        .insert((uid, name), "CreateContainerError");
+                    op.errors.push(format!(
+                        "CreateContainerError: {}",
+                        other.error().unwrap_or("unknown")
+                    ));
+                    op.start = None;
+                    self.advance(ctx, uid, op);
+                }
+            },
+            _ => {
+                let (idx, _) = op.start.take().expect("start in progress");
+                let name = op.pod.spec.containers[idx].name.clone();
+                if let Some(e) = result.error() {
+                    self.reason_cache.insert((uid, name), "RunContainerError");
+                    op.errors.push(format!("RunContainerError: {e}"));
+                } else {
+                    self.reason_cache.remove(&(uid, name));
+                }
+                self.advance(ctx, uid, op);
+            }
+        }
+    }
+
+    /// `SyncTerminatingPod`: the direct `GetPodStatus` that verifies nothing runs any more.
+    fn on_verify_stopped_reply(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        result: CriResult,
+    ) {
+        op.plan.pop_front();
+        match result {
+            CriResult::PodStatus(stopped) => {
+                if stopped
+                    .containers
+                    .iter()
+                    .any(|c| c.state == RtState::Running)
+                {
+                    op.fatal =
+                        Some("detected running containers after a successful KillPod".into());
+                } else {
+                    let api = self.generate_api_pod_status(ctx, &op.pod, &stopped, true);
+                    let pod = op.pod.clone();
+                    self.set_pod_status(ctx, &pod, api);
+                }
+            }
+            other => {
+                op.fatal = Some(format!(
+                    "GetPodStatus: {}",
+                    other.error().unwrap_or("unknown")
+                ));
+            }
+        }
+        self.advance(ctx, uid, op);
+    }
+
+    /// A host call answered: volume mount or unmount, pod cgroup removal.
+    fn on_host_reply(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        req: CriReq,
+        result: CriResult,
+    ) {
+        match req {
+            CriReq::MountVolumes { .. } => {
+                match result.error() {
+                    None => {
+                        let pod = op.pod.clone();
+                        match self.mount_set_up(ctx, &pod) {
+                            Ok(()) => {
+                                self.mounted.insert(uid);
+                            }
+                            Err(e) => op.fatal = Some(e),
+                        }
+                    }
+                    Some(e) => op.fatal = Some(format!("FailedMountVolume: {e}")),
+                }
+                self.advance(ctx, uid, op);
+            }
+            CriReq::UnmountVolumes { .. } => {
+                match result.error() {
+                    None => {
+                        self.mounted.remove(&uid);
+                    }
+                    Some(e) => op.fatal = Some(format!("UnmountVolumes: {e}")),
+                }
+                self.advance(ctx, uid, op);
+            }
+            CriReq::RemovePodCgroup { .. } => {
+                if let Some(e) = result.error() {
+                    op.fatal = Some(format!("failed to delete cgroup paths: {e}"));
+                }
+                self.advance(ctx, uid, op);
+            }
+            _ => self.park_op(uid, op),
+        }
+    }
+
+    /// The PreStop hook returned, or its grace ran out.
+    fn prestop_done(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, id: ContainerId) {
+        let Some(ks) = op.kill.as_mut() else {
+            self.park_op(uid, op);
+            return;
+        };
+        let Some(KillStage::PreStop { started, grace }) = ks.pending.get(&id).cloned() else {
+            self.park_op(uid, op);
+            return;
+        };
+        let elapsed = ctx.now().since(started).whole_secs() as i64;
+        let g = (grace - elapsed).max(MIN_CONTAINER_GRACE);
+        ks.pending.insert(id, KillStage::Stopping);
+        let stop = CriReq::StopContainer {
+            uid,
+            id,
+            timeout_s: g,
+        };
+        self.worker_cri(ctx, uid, op.id, id.0, stop);
+        self.park_op(uid, op);
+    }
+
+    /// A PreStop hook ran out of grace: it is abandoned and the stop goes on.
+    pub(super) fn prestop_timeout(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        id: ContainerId,
+    ) {
+        let Some(op) = self.take_op(uid, op_id) else {
+            return;
+        };
+        let in_hook = op
+            .kill
+            .as_ref()
+            .is_some_and(|k| matches!(k.pending.get(&id), Some(KillStage::PreStop { .. })));
+        if !in_hook {
+            self.park_op(uid, op);
+            return;
+        }
+        ctx.emit(Transition::Note {
+            uid,
+            what: NoteKind::PreStopTimedOut,
+        });
+        self.prestop_done(ctx, uid, op, id);
+    }
+
+    /// Park an operation waiting for a reply (the pod worker's, or the v1.21 pod killer's).
+    pub(super) fn park_op(&mut self, uid: PodUid, op: Op) {
+        let id = op.id;
+        let killer = op.killer;
+        let other = if killer {
+            self.legacy.killer_ops.insert(uid, op)
+        } else {
+            self.ops.insert(uid, op)
+        };
+        assert!(
+            other.is_none_or(|o| o.id == id),
+            "sync operation rule broken: a pod worker (or pod-killer goroutine) has one \
+             operation in flight (pod {uid}, op {id}, killer {killer})"
+        );
+    }
+
+    /// The parked operation `op_id` of `uid`, if it is still in flight.
+    pub(super) fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
+        if self.ops.get(&uid).is_some_and(|o| o.id == op_id) {
+            let worker_op = self.pw.records.get(&uid).and_then(|s| s.op);
+            assert_eq!(
+                worker_op,
+                Some(op_id),
+                "sync operation rule broken: the operation parked for pod {uid} is the one \
+                 its worker runs"
+            );
+            return self.ops.remove(&uid);
+        }
+        if self
+            .legacy
+            .killer_ops
+            .get(&uid)
+            .is_some_and(|o| o.id == op_id)
+        {
+            return self.legacy.killer_ops.remove(&uid);
+        }
+        None
+    }
+
+    /// An operation ended: report it to the pod worker.
+    pub(super) fn end_op(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op: Op,
+        result: Result<bool, String>,
+    ) {
+        let left = self
+            .outstanding_calls(uid, op.id)
+            .find(|r| !matches!(r, CriReq::ExecPreStop { .. }));
+        assert!(
+            left.is_none(),
+            "sync operation rule broken: an operation ends with no CRI call awaiting a reply \
+             but abandoned PreStop hooks (pod {uid}, op {}, {left:?})",
+            op.id
+        );
+        if op.killer {
+            self.legacy_killer_done(ctx, uid, result);
+            return;
+        }
+        ctx.emit(Transition::SyncEnd {
+            uid,
+            kind: op.kind,
+            error: result.as_ref().err().cloned(),
+        });
+        let _ = op.grace;
+        self.finish_work(ctx, uid, op.id, &op.work, result);
+    }
+}
