@@ -349,7 +349,7 @@ fn image_pull_failures_back_off_and_termination_during_pull() {
     }
 }
 
-/// The example scenario of shared/interface.md (`scenarios/reference.yaml`) uses every
+/// The README's reference example (`scenarios/reference.yaml`) uses every
 /// timeline action; it must validate and run with every action modelled.
 #[test]
 fn reference_scenario_runs_with_every_action_modelled() {

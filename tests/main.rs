@@ -2,11 +2,9 @@
 
 mod architecture;
 mod cli;
-mod conformance;
 mod determinism;
 mod eviction;
 mod golden;
-mod kubelet_asserts;
 mod lifecycle;
 mod oracle;
 mod plots;

@@ -47,6 +47,11 @@ pub mod status;
 pub mod sync;
 pub mod worker_loop;
 
+#[cfg(test)]
+mod conformance;
+#[cfg(test)]
+mod pod_workers_asserts;
+
 use crate::model::{ApiPod, ContainerId, PodPhase, PodUid, ProbeType};
 use crate::scenario::{KubeletSpec, NodeSpec};
 use crate::sim::{Dur, SimTime};

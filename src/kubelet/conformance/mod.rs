@@ -43,12 +43,12 @@ mod kill;
 mod known_pods;
 mod update_pod;
 
-use podsim::kubelet::pod_workers::{
+use crate::kubelet::pod_workers::{
     KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, UpdatePodOptions, UpdateType,
 };
-use podsim::model::{ApiPod, ContainerSpec, PodPhase, PodSpec, PodUid, RestartPolicy, RunningPod};
-use podsim::run::World;
-use podsim::sim::{Dur, SimTime};
+use crate::model::{ApiPod, ContainerSpec, PodPhase, PodSpec, PodUid, RestartPolicy, RunningPod};
+use crate::run::World;
+use crate::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ spec:
 ";
 
 fn world_from(yaml: &str) -> World {
-    let loaded = match podsim::load_str("conformance.yaml", yaml, &[]) {
+    let loaded = match crate::load_str("conformance.yaml", yaml, &[]) {
         Ok(l) => l,
         Err(e) => panic!("invalid test scenario:\n{e}"),
     };

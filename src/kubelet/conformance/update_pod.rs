@@ -497,7 +497,7 @@ spec:
       behaviour:
         app: {runFor: 2s, exitCode: 0}
 ";
-    let loaded = podsim::load_str("conformance.yaml", yaml, &[]).expect("valid");
+    let loaded = crate::load_str("conformance.yaml", yaml, &[]).expect("valid");
     let mut w = World::new(Arc::new(loaded.scenario), 1, true);
     w.kubelet.housekeeping_enabled = false;
     // The pod is created at 0 s and synced; its container runs for 2 s.

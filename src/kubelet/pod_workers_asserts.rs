@@ -1,10 +1,8 @@
 //! The pod worker record's state-machine rules are checked in every build: breaking one
 //! panics with a message naming the rule (the run's caller then prints the replay line).
-//!
-//! Included from `tests/main.rs` as `mod kubelet_asserts;`.
 
-use podsim::kubelet::pod_workers::{PodSyncStatus, WorkType};
-use podsim::sim::SimTime;
+use crate::kubelet::pod_workers::{PodSyncStatus, WorkType};
+use crate::sim::SimTime;
 
 fn record() -> PodSyncStatus {
     PodSyncStatus::new("p_default".into(), SimTime(0))
