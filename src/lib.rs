@@ -53,8 +53,11 @@
 
 pub mod bisect;
 pub mod cli;
+/// The behaviour switches and release profiles (see the README's profile table).
+pub use kubelet::profile::{Switch, PROFILES, SWITCHES};
+
 pub(crate) mod junit;
-pub mod kubelet;
+pub(crate) mod kubelet;
 pub mod model;
 pub mod oracle;
 pub(crate) mod plot;
@@ -66,7 +69,7 @@ pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod sweep;
-pub mod world;
+pub(crate) mod world;
 
 use scenario::{LoadError, Loaded, Names, Note, SweepFile, SwitchName};
 use std::path::Path;

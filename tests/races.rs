@@ -247,7 +247,7 @@ fn every_catalog_entry_has_a_race_scenario_and_test() {
 fn readme_lists_every_switch_reach_point_race_and_invariant() {
     let readme = std::fs::read_to_string("README.md").unwrap();
     let mut missing = Vec::new();
-    for s in podsim::kubelet::profile::SWITCHES {
+    for s in podsim::SWITCHES {
         if !readme.contains(&format!("`{}`", s.name)) {
             missing.push(s.name.to_owned());
         }

@@ -22,19 +22,19 @@ use crate::scenario::{KubeletConfig, NodeSpec, Threshold};
 use std::sync::Arc;
 
 /// `scheduling.SystemCriticalPriority`: pods at or above it are critical.
-pub const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
+pub(crate) const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
 
 /// What the node offers to pods (`node.Status.Allocatable`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Allocatable {
-    pub cpu_milli: u64,
-    pub memory_bytes: u64,
-    pub pods: u64,
+pub(crate) struct Allocatable {
+    pub(crate) cpu_milli: u64,
+    pub(crate) memory_bytes: u64,
+    pub(crate) pods: u64,
 }
 
 impl Allocatable {
     /// Capacity minus the reservation for the hard `memory.available` threshold.
-    pub fn new(config: &KubeletConfig, n: &NodeSpec) -> Self {
+    pub(crate) fn new(config: &KubeletConfig, n: &NodeSpec) -> Self {
         let reserved = config
             .eviction_hard
             .get("memory.available")
@@ -49,7 +49,7 @@ impl Allocatable {
 
 /// `evictionapi.GetThresholdQuantity`: a quantity, or a percentage of `capacity` (upstream
 /// keeps the percentage as a float32).
-pub fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
+pub(crate) fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
     match t {
         Threshold::Bytes(b) => b,
         Threshold::PercentPpm(ppm) => {
@@ -61,7 +61,7 @@ pub fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
 
 /// The pod's effective requests (`resourcehelper.PodRequests`): the sum over its containers,
 /// raised to any single init container's request.
-pub fn pod_requests(spec: &PodSpec) -> Resources {
+pub(crate) fn pod_requests(spec: &PodSpec) -> Resources {
     let mut r = Resources::default();
     for c in &spec.containers {
         r.cpu_milli += c.requests.cpu_milli;
@@ -75,7 +75,7 @@ pub fn pod_requests(spec: &PodSpec) -> Resources {
 }
 
 /// `GetPodQOS(pod) == BestEffort`: no container asks for or limits CPU or memory.
-pub fn is_best_effort(spec: &PodSpec) -> bool {
+pub(crate) fn is_best_effort(spec: &PodSpec) -> bool {
     spec.containers
         .iter()
         .chain(&spec.init_containers)
@@ -83,7 +83,7 @@ pub fn is_best_effort(spec: &PodSpec) -> bool {
 }
 
 /// `kubelettypes.IsCriticalPod`: static, mirror, or priority at least system-critical.
-pub fn is_critical_pod(pod: &ApiPod) -> bool {
+pub(crate) fn is_critical_pod(pod: &ApiPod) -> bool {
     pod.static_pod || pod.mirror_of.is_some() || pod.spec.priority >= SYSTEM_CRITICAL_PRIORITY
 }
 
@@ -134,7 +134,7 @@ fn resource_fit(
 impl Kubelet {
     /// `isAdmittedPodTerminal`: the API or the status manager holds a terminal phase (the
     /// latter covers pods rejected at admission).
-    pub fn is_admitted_pod_terminal(&self, pod: &ApiPod) -> bool {
+    pub(crate) fn is_admitted_pod_terminal(&self, pod: &ApiPod) -> bool {
         pod.status.phase.is_terminal()
             || self
                 .status
@@ -145,7 +145,7 @@ impl Kubelet {
 
     /// `filterOutInactivePods`: drop pods the workers know terminated, and terminal pods
     /// unless their termination is still in progress. Terminating pods stay active.
-    pub fn filter_out_inactive_pods<'a>(
+    pub(crate) fn filter_out_inactive_pods<'a>(
         &self,
         pods: impl IntoIterator<Item = &'a Arc<ApiPod>>,
     ) -> Vec<Arc<ApiPod>> {
@@ -160,7 +160,7 @@ impl Kubelet {
 
     /// `GetActivePods`: the active pods of the pod manager, in UID order (upstream lists
     /// the pod manager's map in Go's random order).
-    pub fn active_pods(&self) -> Vec<Arc<ApiPod>> {
+    pub(crate) fn active_pods(&self) -> Vec<Arc<ApiPod>> {
         self.filter_out_inactive_pods(self.config.pods.values())
     }
 
@@ -168,7 +168,7 @@ impl Kubelet {
     /// every other pod in config as active leaves room for one more pod and the pod asks
     /// for no CPU or memory (the resource fit then passes whatever the active set is, and
     /// the O(pods) active-pod scan can be skipped with the same decision).
-    pub fn admission_needs_active(&self, pod: &ApiPod) -> bool {
+    pub(crate) fn admission_needs_active(&self, pod: &ApiPod) -> bool {
         let others =
             self.config.pods.len() as u64 - u64::from(self.config.pods.contains_key(&pod.uid));
         others + 1 > self.allocatable.pods || pod_requests(&pod.spec) != Resources::default()
@@ -178,7 +178,7 @@ impl Kubelet {
     /// rejects gives (reason, message). Another handler is one more `.or_else` line (graceful
     /// node shutdown's "no admission after shutdown started", reason `NodeShutdown`, goes
     /// last, as its handler is registered after the predicate handler).
-    pub fn admission_reason(
+    pub(crate) fn admission_reason(
         &self,
         pod: &ApiPod,
         active: &[Arc<ApiPod>],

@@ -6,14 +6,14 @@ use crate::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     initial: Dur,
     max: Dur,
     entries: BTreeMap<String, (Dur, SimTime)>,
 }
 
 impl Backoff {
-    pub fn new(initial: Dur, max: Dur) -> Self {
+    pub(crate) fn new(initial: Dur, max: Dur) -> Self {
         Backoff {
             initial,
             max,
@@ -26,7 +26,7 @@ impl Backoff {
     }
 
     /// `Next(id, eventTime)`.
-    pub fn next(&mut self, id: &str, event_time: SimTime, now: SimTime) {
+    pub(crate) fn next(&mut self, id: &str, event_time: SimTime, now: SimTime) {
         let fresh = match self.entries.get(id) {
             None => true,
             Some((_, last)) => self.has_expired(event_time, *last),
@@ -41,7 +41,7 @@ impl Backoff {
     }
 
     /// `IsInBackOffSince(id, eventTime)`: `now - eventTime < backoff`.
-    pub fn is_in_back_off_since(&self, id: &str, event_time: SimTime, now: SimTime) -> bool {
+    pub(crate) fn is_in_back_off_since(&self, id: &str, event_time: SimTime, now: SimTime) -> bool {
         match self.entries.get(id) {
             None => false,
             Some((b, last)) => !self.has_expired(event_time, *last) && now.since(event_time) < *b,
@@ -49,7 +49,7 @@ impl Backoff {
     }
 
     /// `IsInBackOffSinceUpdate(id, eventTime)`: `eventTime - lastUpdate < backoff`.
-    pub fn is_in_back_off_since_update(&self, id: &str, event_time: SimTime) -> bool {
+    pub(crate) fn is_in_back_off_since_update(&self, id: &str, event_time: SimTime) -> bool {
         match self.entries.get(id) {
             None => false,
             Some((b, last)) => !self.has_expired(event_time, *last) && event_time.since(*last) < *b,
@@ -57,12 +57,12 @@ impl Backoff {
     }
 
     /// `Get(id)`.
-    pub fn get(&self, id: &str) -> Dur {
+    pub(crate) fn get(&self, id: &str) -> Dur {
         self.entries.get(id).map_or(Dur::ZERO, |e| e.0)
     }
 
     /// `GC()`: drop entries idle for more than twice the maximum.
-    pub fn gc(&mut self, now: SimTime) {
+    pub(crate) fn gc(&mut self, now: SimTime) {
         let max2 = self.max.times(2);
         self.entries.retain(|_, (_, last)| now.since(*last) <= max2);
     }

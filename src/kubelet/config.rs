@@ -21,20 +21,20 @@ use std::sync::Arc;
 
 /// The pod manager.
 #[derive(Clone, Debug, Default)]
-pub struct PodManager {
-    pub pods: BTreeMap<PodUid, Arc<ApiPod>>,
+pub(crate) struct PodManager {
+    pub(crate) pods: BTreeMap<PodUid, Arc<ApiPod>>,
     /// All config sources (the API watch and the static-pod file source) have reported
     /// at least once.
-    pub sources_ready: bool,
+    pub(crate) sources_ready: bool,
     api_seen: bool,
     file_seen: bool,
     /// Mirror pods by full name.
-    pub mirrors: BTreeMap<String, Arc<ApiPod>>,
+    pub(crate) mirrors: BTreeMap<String, Arc<ApiPod>>,
 }
 
 impl PodManager {
     /// The mirror pod of a static pod, if the API holds one with its full name.
-    pub fn mirror_for(&self, pod: &ApiPod) -> Option<Arc<ApiPod>> {
+    pub(crate) fn mirror_for(&self, pod: &ApiPod) -> Option<Arc<ApiPod>> {
         if !pod.static_pod {
             return None;
         }
@@ -42,7 +42,7 @@ impl PodManager {
     }
 
     /// The static pod in config with this full name, if any.
-    pub fn static_by_full_name(&self, full_name: &str) -> Option<Arc<ApiPod>> {
+    pub(crate) fn static_by_full_name(&self, full_name: &str) -> Option<Arc<ApiPod>> {
         self.pods
             .values()
             .find(|p| p.static_pod && p.full_name() == full_name)
@@ -112,13 +112,13 @@ impl Kubelet {
     }
 
     /// The file source delivered its initial listing.
-    pub fn on_file_synced(&mut self) {
+    pub(crate) fn on_file_synced(&mut self) {
         self.config.file_seen = true;
         self.config.sources_ready = self.config.api_seen && self.config.file_seen;
     }
 
     /// A static-pod manifest appeared or went away (file source, SET semantics).
-    pub fn on_file_event(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
+    pub(crate) fn on_file_event(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
         let uid = ev.pod.uid;
         match ev.kind {
             WatchKind::Added | WatchKind::Modified => {

@@ -49,53 +49,53 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// `podCleanupTimeout`.
-pub const POD_CLEANUP_TIMEOUT: Dur = Dur::secs(30);
+pub(crate) const POD_CLEANUP_TIMEOUT: Dur = Dur::secs(30);
 /// `podCleanupPollFreq`.
-pub const POD_CLEANUP_POLL_FREQ: Dur = Dur::secs(1);
+pub(crate) const POD_CLEANUP_POLL_FREQ: Dur = Dur::secs(1);
 /// The eviction reason and the admission rejection reason under pressure.
-pub const REASON: &str = "Evicted";
+pub(crate) const REASON: &str = "Evicted";
 /// The only signal with observations.
-pub const MEMORY_AVAILABLE: &str = "memory.available";
+pub(crate) const MEMORY_AVAILABLE: &str = "memory.available";
 const MEMORY_PRESSURE: &str = "MemoryPressure";
 
 /// `evictionapi.Threshold`: a signal below a value, for a grace period (0 = hard).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvictionThreshold {
-    pub signal: String,
-    pub value: Threshold,
-    pub grace_period: Dur,
+pub(crate) struct EvictionThreshold {
+    pub(crate) signal: String,
+    pub(crate) value: Threshold,
+    pub(crate) grace_period: Dur,
 }
 
 impl EvictionThreshold {
     /// `isHardEvictionThreshold`.
-    pub fn is_hard(&self) -> bool {
+    pub(crate) fn is_hard(&self) -> bool {
         self.grace_period == Dur::ZERO
     }
 }
 
 /// `signalObservation` of `memory.available`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Observation {
-    pub available: u64,
-    pub capacity: u64,
-    pub time: SimTime,
+pub(crate) struct Observation {
+    pub(crate) available: u64,
+    pub(crate) capacity: u64,
+    pub(crate) time: SimTime,
 }
 
 /// One eviction, for the run summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvictionRecord {
-    pub uid: PodUid,
-    pub pod: String,
-    pub at: SimTime,
-    pub signal: String,
+pub(crate) struct EvictionRecord {
+    pub(crate) uid: PodUid,
+    pub(crate) pod: String,
+    pub(crate) at: SimTime,
+    pub(crate) signal: String,
     /// The grace period override handed to `killPodNow`.
-    pub grace: i64,
+    pub(crate) grace: i64,
     /// When `killPodNow` returned, and whether it timed out.
-    pub kill_returned_at: Option<SimTime>,
-    pub kill_timed_out: bool,
+    pub(crate) kill_returned_at: Option<SimTime>,
+    pub(crate) kill_timed_out: bool,
     /// When `waitForPodsCleanup` saw the pod finished (`None`: not yet, or timed out).
-    pub cleaned_up_at: Option<SimTime>,
-    pub cleanup_timed_out: bool,
+    pub(crate) cleaned_up_at: Option<SimTime>,
+    pub(crate) cleanup_timed_out: bool,
 }
 
 /// Where the manager's goroutine is.
@@ -116,33 +116,33 @@ enum Wait {
 
 /// The eviction manager's state (`managerImpl`).
 #[derive(Clone, Debug)]
-pub struct EvictionManager {
+pub(crate) struct EvictionManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
-    pub thresholds: Vec<EvictionThreshold>,
-    pub max_pod_grace_period: i64,
-    pub pressure_transition_period: Dur,
-    pub monitoring_period: Dur,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
+    pub(crate) thresholds: Vec<EvictionThreshold>,
+    pub(crate) max_pod_grace_period: i64,
+    pub(crate) pressure_transition_period: Dur,
+    pub(crate) monitoring_period: Dur,
     /// `nodeConditions` contains MemoryPressure.
-    pub memory_pressure: bool,
+    pub(crate) memory_pressure: bool,
     /// `nodeConditionsLastObservedAt[MemoryPressure]`.
     memory_pressure_last_observed_at: Option<SimTime>,
     /// `thresholdsFirstObservedAt`, by index into `thresholds`.
     thresholds_first_observed_at: BTreeMap<usize, SimTime>,
     /// `thresholdsMet`: met, grace periods included, not yet resolved.
-    pub thresholds_met: Vec<usize>,
+    pub(crate) thresholds_met: Vec<usize>,
     /// `lastObservations[memory.available]`.
     last_observation: Option<Observation>,
     wait: Wait,
     next_gen: u64,
     /// Every eviction, in order.
-    pub history: Vec<EvictionRecord>,
+    pub(crate) history: Vec<EvictionRecord>,
     /// Every change of a node condition: (time, condition, status).
-    pub condition_changes: Vec<(SimTime, &'static str, bool)>,
+    pub(crate) condition_changes: Vec<(SimTime, &'static str, bool)>,
 }
 
 impl EvictionManager {
-    pub fn new(spec: &KubeletSpec) -> Self {
+    pub(crate) fn new(spec: &KubeletSpec) -> Self {
         let c = &spec.config;
         // ParseThresholdConfig: hard thresholds, then soft ones with their grace periods.
         let mut thresholds: Vec<EvictionThreshold> = c
@@ -196,7 +196,7 @@ impl EvictionManager {
     }
 }
 
-pub use crate::model::quantity;
+pub(crate) use crate::model::quantity;
 
 fn stats_of(summary: &StatsSummary, uid: PodUid) -> Option<&PodStats> {
     summary.pods.iter().find(|p| p.uid == uid)
@@ -209,7 +209,7 @@ fn cmp_bool(a: bool, b: bool) -> Ordering {
 
 /// `rankMemoryPressure`: pods exceeding their memory request first (pods without stats
 /// before everything), then lower priority first, then larger usage above request first.
-pub fn rank_memory_pressure(pods: &mut [Arc<ApiPod>], summary: &StatsSummary) {
+pub(crate) fn rank_memory_pressure(pods: &mut [Arc<ApiPod>], summary: &StatsSummary) {
     let usage = |p: &ApiPod| stats_of(summary, p.uid).map(|s| s.working_set_bytes);
     let request = |p: &ApiPod| pod_requests(&p.spec).memory_bytes;
     pods.sort_by(|p1, p2| {

@@ -53,38 +53,38 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 /// `runtimeCacheRefreshPeriod` (housekeeping period + housekeeping warning duration).
-pub const RUNTIME_CACHE_PERIOD: Dur = Dur::secs(3);
+pub(crate) const RUNTIME_CACHE_PERIOD: Dur = Dur::secs(3);
 /// `ContainerGCPeriod`.
-pub const CONTAINER_GC_PERIOD: Dur = Dur::secs(60);
+pub(crate) const CONTAINER_GC_PERIOD: Dur = Dur::secs(60);
 /// The pod killer's goroutine receives a request this long (at most) after it was sent.
-pub const KILLER_DEQUEUE_MAX: Dur = Dur::millis(50);
+pub(crate) const KILLER_DEQUEUE_MAX: Dur = Dur::millis(50);
 
 /// One request on the pod killer's channel (`kubecontainer.PodPair`).
 #[derive(Clone, Debug)]
-pub struct KillRequest {
-    pub api: Option<Arc<ApiPod>>,
-    pub running: RunningPod,
+pub(crate) struct KillRequest {
+    pub(crate) api: Option<Arc<ApiPod>>,
+    pub(crate) running: RunningPod,
 }
 
 /// The v1.21 state that has no v1.31 counterpart.
 #[derive(Clone, Debug)]
-pub struct LegacyState {
+pub(crate) struct LegacyState {
     /// `lastUndeliveredWorkUpdate` per UID (the channel item is the record's
     /// `pending_update`).
-    pub undelivered: BTreeMap<PodUid, UpdatePodOptions>,
+    pub(crate) undelivered: BTreeMap<PodUid, UpdatePodOptions>,
     /// The pod killer's channel: requests sent and not yet received.
-    pub killer_queue: VecDeque<KillRequest>,
+    pub(crate) killer_queue: VecDeque<KillRequest>,
     /// `podTerminationMap`: UIDs pending termination by the pod killer.
-    pub pending: BTreeSet<PodUid>,
+    pub(crate) pending: BTreeSet<PodUid>,
     /// The pod killer's kills in flight (one goroutine each).
-    pub killer_ops: BTreeMap<PodUid, Op>,
+    pub(crate) killer_ops: BTreeMap<PodUid, Op>,
     /// The runtime cache: when it was last filled, and the running pods it then listed.
-    pub runtime_cache: Option<(SimTime, Vec<RunningPod>)>,
+    pub(crate) runtime_cache: Option<(SimTime, Vec<RunningPod>)>,
     rng: Stream,
 }
 
 impl LegacyState {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         LegacyState {
             undelivered: BTreeMap::new(),
             killer_queue: VecDeque::new(),
@@ -97,7 +97,7 @@ impl LegacyState {
 }
 
 /// `notRunning`: no container status is Running (Waiting counts as not running).
-pub fn not_running(statuses: &[ApiContainerStatus]) -> bool {
+pub(crate) fn not_running(statuses: &[ApiContainerStatus]) -> bool {
     statuses.iter().all(|c| !c.state.is_running())
 }
 

@@ -29,23 +29,23 @@
 //! Kubelet code never reads the runtime's or the API server's ground truth: it sees CRI
 //! replies (through the PLEG cache or direct calls) and watch events only.
 
-pub mod admission;
-pub mod backoff;
-pub mod config;
-pub mod cri_reply;
-pub mod eviction;
-pub mod housekeeping;
-pub mod legacy;
-pub mod nodeshutdown;
-pub mod objects;
-pub mod pleg;
-pub mod pod_workers;
-pub mod prober;
-pub mod profile;
-pub mod restart;
-pub mod status;
-pub mod sync;
-pub mod worker_loop;
+pub(crate) mod admission;
+pub(crate) mod backoff;
+pub(crate) mod config;
+pub(crate) mod cri_reply;
+pub(crate) mod eviction;
+pub(crate) mod housekeeping;
+pub(crate) mod legacy;
+pub(crate) mod nodeshutdown;
+pub(crate) mod objects;
+pub(crate) mod pleg;
+pub(crate) mod pod_workers;
+pub(crate) mod prober;
+pub(crate) mod profile;
+pub(crate) mod restart;
+pub(crate) mod status;
+pub(crate) mod sync;
+pub(crate) mod worker_loop;
 
 #[cfg(test)]
 mod conformance;
@@ -68,21 +68,21 @@ use status::StatusManager;
 use std::collections::BTreeMap;
 
 /// The upstream release the `current` profile follows.
-pub const UPSTREAM_RELEASE: &str = "v1.31";
+pub(crate) const UPSTREAM_RELEASE: &str = "v1.31";
 
 /// `backOffPeriod`: the pod-worker error back-off and the initial crash-loop back-off.
-pub const BACKOFF_PERIOD: Dur = Dur::secs(10);
+pub(crate) const BACKOFF_PERIOD: Dur = Dur::secs(10);
 /// `minDeadContainerInPod`: dead containers the deletor keeps per container name.
-pub const MIN_DEAD_CONTAINERS_IN_POD: usize = 1;
+pub(crate) const MIN_DEAD_CONTAINERS_IN_POD: usize = 1;
 /// `MaxContainerBackOff`.
-pub const MAX_CONTAINER_BACKOFF: Dur = Dur::secs(300);
+pub(crate) const MAX_CONTAINER_BACKOFF: Dur = Dur::secs(300);
 
 /// The kubelet's handle on the world ([`crate::world::Ctx`]), its timers being [`KEv`]s.
-pub type Ctx<'a> = crate::world::Ctx<'a, KEv>;
+pub(crate) type Ctx<'a> = crate::world::Ctx<'a, KEv>;
 
 /// Kubelet timers and wake-ups.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KEv {
+pub(crate) enum KEv {
     /// A pod worker's signal channel fired.
     WorkerWake(PodUid),
     /// A pod worker blocked in `GetNewerThan` can go on.
@@ -144,51 +144,51 @@ pub enum KEv {
 
 /// All in-memory kubelet state.
 #[derive(Clone, Debug)]
-pub struct Kubelet {
+pub(crate) struct Kubelet {
     /// The run's behaviour switches: the profile with the scenario's overrides.
-    pub b: profile::Behaviours,
-    pub config: PodManager,
-    pub pw: PodWorkers,
-    pub pleg: Pleg,
-    pub status: StatusManager,
-    pub prober: ProbeManager,
-    pub shutdown: ShutdownManager,
-    pub crash_backoff: Backoff,
-    pub image_backoff: Backoff,
+    pub(crate) b: profile::Behaviours,
+    pub(crate) config: PodManager,
+    pub(crate) pw: PodWorkers,
+    pub(crate) pleg: Pleg,
+    pub(crate) status: StatusManager,
+    pub(crate) prober: ProbeManager,
+    pub(crate) shutdown: ShutdownManager,
+    pub(crate) crash_backoff: Backoff,
+    pub(crate) image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
-    pub reason_cache: BTreeMap<(PodUid, String), &'static str>,
+    pub(crate) reason_cache: BTreeMap<(PodUid, String), &'static str>,
     /// The volume manager's actual state: pods whose volumes are mounted.
-    pub mounted: std::collections::BTreeSet<PodUid>,
+    pub(crate) mounted: std::collections::BTreeSet<PodUid>,
     /// The volume manager's desired state of world for reconstructed volumes (restart.rs).
-    pub vol_dsw: restart::VolumePopulator,
+    pub(crate) vol_dsw: restart::VolumePopulator,
     /// Secret and configmap registrations, and the mount back-off.
-    pub objects: objects::Objects,
+    pub(crate) objects: objects::Objects,
     /// In-flight sync operations by UID.
-    pub ops: BTreeMap<PodUid, sync::Op>,
+    pub(crate) ops: BTreeMap<PodUid, sync::Op>,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
-    pub worker_calls: BTreeMap<(PodUid, u64, u32), Vec<CriReq>>,
+    pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), Vec<CriReq>>,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
-    pub waiting_work: BTreeMap<PodUid, (u64, Work)>,
-    pub sync_tick: Dur,
-    pub housekeeping_period: Dur,
+    pub(crate) waiting_work: BTreeMap<PodUid, (u64, Work)>,
+    pub(crate) sync_tick: Dur,
+    pub(crate) housekeeping_period: Dur,
     /// Offsets of the first PLEG relist and the first housekeeping tick after a start.
-    pub pleg_phase: Dur,
-    pub housekeeping_phase: Dur,
+    pub(crate) pleg_phase: Dur,
+    pub(crate) housekeeping_phase: Dur,
     /// Housekeeping runs (true in every real run; conformance tests that drive the pod
     /// workers by hand switch it off, as upstream's pod-worker tests have no housekeeping).
-    pub housekeeping_enabled: bool,
+    pub(crate) housekeeping_enabled: bool,
     /// The node's allocatable resources (admission).
-    pub allocatable: admission::Allocatable,
-    pub eviction: EvictionManager,
+    pub(crate) allocatable: admission::Allocatable,
+    pub(crate) eviction: EvictionManager,
     /// State of the v1.21 design (`podWorkerOwnsLifecycle: false`).
-    pub legacy: legacy::LegacyState,
+    pub(crate) legacy: legacy::LegacyState,
 }
 
 impl Kubelet {
     /// A kubelet configured by the scenario's `spec.kubelet`, on a node of `node`'s
     /// capacity, its random streams derived from `seed`.
-    pub fn new(spec: &KubeletSpec, node: &NodeSpec, seed: u64) -> Self {
+    pub(crate) fn new(spec: &KubeletSpec, node: &NodeSpec, seed: u64) -> Self {
         let t = &spec.timing;
         let b = profile::Behaviours::resolve(&spec.profile, &spec.behaviours);
         let mut k = Kubelet {
@@ -228,7 +228,7 @@ impl Kubelet {
 
     /// Start the kubelet's loops (`Run`): PLEG, sync loop tickers, status manager, and the
     /// eviction manager (started once the runtime is up, its first round at once).
-    pub fn start(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn start(&mut self, ctx: &mut Ctx) {
         self.prober.start = ctx.now();
         let _ = ctx.after(self.pleg_phase, KEv::PlegRelist);
         let _ = ctx.after(Dur::ZERO, KEv::EvictionSync);
@@ -245,7 +245,7 @@ impl Kubelet {
     }
 
     /// One kubelet event.
-    pub fn handle(&mut self, ctx: &mut Ctx, ev: KEv) {
+    pub(crate) fn handle(&mut self, ctx: &mut Ctx, ev: KEv) {
         match ev {
             KEv::WorkerWake(uid) if self.legacy() => self.legacy_worker_wake(ctx, uid),
             KEv::WorkerWake(uid) => self.worker_wake(ctx, uid),
@@ -344,17 +344,23 @@ impl Kubelet {
     }
 
     /// A watch event arrived.
-    pub fn on_watch_event(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
+    pub(crate) fn on_watch_event(&mut self, ctx: &mut Ctx, ev: WatchEvent) {
         self.on_watch(ctx, ev);
     }
 
     /// The API source's initial list arrived.
-    pub fn on_watch_synced(&mut self) {
+    pub(crate) fn on_watch_synced(&mut self) {
         self.on_source_ready();
     }
 
     /// A CRI reply arrived.
-    pub fn on_cri_reply(&mut self, ctx: &mut Ctx, caller: Caller, req: CriReq, result: CriResult) {
+    pub(crate) fn on_cri_reply(
+        &mut self,
+        ctx: &mut Ctx,
+        caller: Caller,
+        req: CriReq,
+        result: CriResult,
+    ) {
         match caller {
             Caller::Pleg => self.pleg_on_relist(ctx, result),
             Caller::Deletor => self.deletor_reply(&req, result.error().is_none()),
@@ -363,7 +369,7 @@ impl Kubelet {
     }
 
     /// The status manager's GET reached the API server.
-    pub fn status_on_get(
+    pub(crate) fn status_on_get(
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
@@ -373,19 +379,19 @@ impl Kubelet {
     }
 
     /// The behaviour switches this kubelet runs with, by name.
-    pub fn behaviours(&self) -> BTreeMap<String, bool> {
+    pub(crate) fn behaviours(&self) -> BTreeMap<String, bool> {
         self.b.to_map()
     }
 
     /// The delay the graceful node shutdown manager will ask logind for: the sum of its
     /// priority groups' periods (what its logind drop-in sets `InhibitDelayMaxSec` to).
-    pub fn shutdown_delay_requested(&self) -> Dur {
+    pub(crate) fn shutdown_delay_requested(&self) -> Dur {
         nodeshutdown::period_requested(&self.shutdown.groups)
     }
 
     /// The namespace and name the status manager GETs pod `uid` by (the mirror pod's, for
     /// a static pod), if it holds a status for it.
-    pub fn status_get_key(&self, uid: PodUid) -> Option<(&str, &str)> {
+    pub(crate) fn status_get_key(&self, uid: PodUid) -> Option<(&str, &str)> {
         self.status
             .statuses
             .get(&uid)
@@ -394,7 +400,7 @@ impl Kubelet {
 
     /// The phase of every status the status manager holds (what it will write, or has
     /// written, to the API server).
-    pub fn status_phases(&self) -> impl Iterator<Item = (PodUid, PodPhase)> + '_ {
+    pub(crate) fn status_phases(&self) -> impl Iterator<Item = (PodUid, PodPhase)> + '_ {
         self.status
             .statuses
             .iter()
@@ -402,7 +408,7 @@ impl Kubelet {
     }
 
     /// What this kubelet did that a run summary reports.
-    pub fn tally(&self) -> Tally {
+    pub(crate) fn tally(&self) -> Tally {
         Tally {
             relists: self.pleg.relists,
             probes_run: self.prober.probes_run,
@@ -416,21 +422,21 @@ impl Kubelet {
 /// `kubeletRestart` replaces the process, so the run adds up the tallies of every
 /// incarnation ([`Tally::add`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// PLEG relists.
-    pub relists: u64,
+    pub(crate) relists: u64,
     /// Probes the prober ran (liveness, readiness and startup together).
-    pub probes_run: u64,
+    pub(crate) probes_run: u64,
     /// Every eviction by the eviction manager, in order.
-    pub evictions: Vec<eviction::EvictionRecord>,
+    pub(crate) evictions: Vec<eviction::EvictionRecord>,
     /// Every change of a node condition the eviction manager made: (time, condition,
     /// status), in order.
-    pub node_conditions: Vec<(SimTime, &'static str, bool)>,
+    pub(crate) node_conditions: Vec<(SimTime, &'static str, bool)>,
 }
 
 impl Tally {
     /// Add the tally of a later incarnation.
-    pub fn add(&mut self, later: Tally) {
+    pub(crate) fn add(&mut self, later: Tally) {
         self.relists += later.relists;
         self.probes_run += later.probes_run;
         self.evictions.extend(later.evictions);

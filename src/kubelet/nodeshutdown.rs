@@ -51,30 +51,31 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// `scheduling.SystemCriticalPriority`.
-pub const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
+pub(crate) const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
 /// `scheduling.DefaultPriorityWhenNoDefaultClassExists`.
-pub const DEFAULT_PRIORITY: i32 = 0;
+pub(crate) const DEFAULT_PRIORITY: i32 = 0;
 /// Reason and message of a pod killed by the manager.
-pub const NODE_SHUTDOWN_REASON: &str = "Terminated";
-pub const NODE_SHUTDOWN_MESSAGE: &str = "Pod was terminated in response to imminent node shutdown.";
+pub(crate) const NODE_SHUTDOWN_REASON: &str = "Terminated";
+pub(crate) const NODE_SHUTDOWN_MESSAGE: &str =
+    "Pod was terminated in response to imminent node shutdown.";
 /// Reason and message of a pod rejected at admission while the node shuts down.
-pub const NODE_SHUTDOWN_NOT_ADMITTED_REASON: &str = "NodeShutdown";
-pub const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE: &str =
+pub(crate) const NODE_SHUTDOWN_NOT_ADMITTED_REASON: &str = "NodeShutdown";
+pub(crate) const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE: &str =
     "Pod was rejected as the node is shutting down.";
 
 /// `shutdownCancelsKillsAtGroupDeadline`: how often the manager re-checks the kills it
 /// waits for after a group's deadline (a model choice; the switch is on in no release).
-pub const JOIN_POLL: Dur = Dur::millis(100);
+pub(crate) const JOIN_POLL: Dur = Dur::millis(100);
 
 /// `ShutdownGracePeriodByPodPriority`: one priority group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShutdownGroup {
-    pub priority: i32,
-    pub period_s: i64,
+pub(crate) struct ShutdownGroup {
+    pub(crate) priority: i32,
+    pub(crate) period_s: i64,
 }
 
 /// `migrateConfig`: the two legacy durations as two groups (truncated to whole seconds).
-pub fn migrate_config(requested: Dur, critical: Dur) -> Vec<ShutdownGroup> {
+pub(crate) fn migrate_config(requested: Dur, critical: Dur) -> Vec<ShutdownGroup> {
     if requested == Dur::ZERO || critical > requested {
         return Vec::new();
     }
@@ -94,7 +95,7 @@ pub fn migrate_config(requested: Dur, critical: Dur) -> Vec<ShutdownGroup> {
 
 /// The groups `NewManager` ends up with, sorted by priority (stable, as `sort.Slice` on
 /// distinct priorities).
-pub fn shutdown_groups(c: &KubeletConfig) -> Vec<ShutdownGroup> {
+pub(crate) fn shutdown_groups(c: &KubeletConfig) -> Vec<ShutdownGroup> {
     let mut groups: Vec<ShutdownGroup> = if c.shutdown_grace_period_by_pod_priority.is_empty() {
         migrate_config(
             c.shutdown_grace_period,
@@ -111,14 +112,14 @@ pub fn shutdown_groups(c: &KubeletConfig) -> Vec<ShutdownGroup> {
 }
 
 /// `periodRequested`: the sum of the group periods.
-pub fn period_requested(groups: &[ShutdownGroup]) -> Dur {
+pub(crate) fn period_requested(groups: &[ShutdownGroup]) -> Dur {
     Dur::secs(groups.iter().map(|g| g.period_s.max(0) as u64).sum())
 }
 
 /// `groupByPriority`'s choice for one pod: the group with the largest priority not above
 /// the pod's; pods below the lowest group go to the lowest, above the highest to the
 /// highest.
-pub fn group_index(groups: &[ShutdownGroup], priority: i32) -> usize {
+pub(crate) fn group_index(groups: &[ShutdownGroup], priority: i32) -> usize {
     let i = groups.partition_point(|g| g.priority < priority);
     if i == groups.len() {
         groups.len() - 1
@@ -155,23 +156,23 @@ struct Processing {
 
 /// The manager's state (`managerImpl`).
 #[derive(Clone, Debug)]
-pub struct ShutdownManager {
+pub(crate) struct ShutdownManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
     /// Sorted by priority; empty for the stub manager.
-    pub groups: Vec<ShutdownGroup>,
+    pub(crate) groups: Vec<ShutdownGroup>,
     /// The delay lock held, if any.
-    pub inhibit_lock: Option<u64>,
+    pub(crate) inhibit_lock: Option<u64>,
     next_lock: u64,
     /// `nodeShuttingDownNow`.
-    pub shutting_down_now: bool,
+    pub(crate) shutting_down_now: bool,
     /// The node's Ready condition as the kubelet reports it.
-    pub node_ready: bool,
+    pub(crate) node_ready: bool,
     processing: Option<Processing>,
 }
 
 impl ShutdownManager {
-    pub fn new(c: &KubeletConfig) -> Self {
+    pub(crate) fn new(c: &KubeletConfig) -> Self {
         ShutdownManager {
             b: Default::default(),
             groups: shutdown_groups(c),
@@ -185,12 +186,12 @@ impl ShutdownManager {
 
     /// The real manager runs only with a positive total period; otherwise upstream's
     /// stub: no lock, shutdown is immediate.
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         period_requested(&self.groups) > Dur::ZERO
     }
 
     /// `ShutdownStatus() != nil`.
-    pub fn shutting_down(&self) -> bool {
+    pub(crate) fn shutting_down(&self) -> bool {
         self.shutting_down_now
     }
 }

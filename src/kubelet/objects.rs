@@ -36,7 +36,7 @@ const MAX_RETRY: Dur = Dur::millis(122_000);
 
 /// The object managers' registrations and the volume manager's mount back-off.
 #[derive(Clone, Debug, Default)]
-pub struct Objects {
+pub(crate) struct Objects {
     /// Registration key -> the UID registered under it (`registeredPods`).
     registered: BTreeMap<String, PodUid>,
     /// Per pod: the earliest next mount attempt and the current delay.

@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 /// A PLEG event type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PlegEventType {
+pub(crate) enum PlegEventType {
     ContainerStarted,
     ContainerDied,
     ContainerRemoved,
@@ -45,10 +45,10 @@ struct CacheEntry {
 
 /// The PLEG with its pod cache.
 #[derive(Clone, Debug)]
-pub struct Pleg {
+pub(crate) struct Pleg {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
-    pub relist_period: Dur,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
+    pub(crate) relist_period: Dur,
     /// The previous relist's view of each pod's containers.
     old: BTreeMap<PodUid, BTreeMap<ContainerId, RtState>>,
     reinspect: BTreeSet<PodUid>,
@@ -58,12 +58,12 @@ pub struct Pleg {
     global: Option<SimTime>,
     /// Workers blocked in `GetNewerThan`: uid -> the time they need a status newer than.
     waiters: BTreeMap<PodUid, Option<SimTime>>,
-    pub relists: u64,
+    pub(crate) relists: u64,
     empty: Arc<RtPodStatus>,
 }
 
 impl Pleg {
-    pub fn new(relist_period: Dur) -> Self {
+    pub(crate) fn new(relist_period: Dur) -> Self {
         Pleg {
             b: Default::default(),
             relist_period,
@@ -80,7 +80,7 @@ impl Pleg {
 
     /// `cache.Get`: the cached status (an empty one on a miss), or the error of the last
     /// failed inspection.
-    pub fn cache_get(&self, uid: PodUid) -> Result<Arc<RtPodStatus>, CriError> {
+    pub(crate) fn cache_get(&self, uid: PodUid) -> Result<Arc<RtPodStatus>, CriError> {
         match self.cache.get(&uid) {
             Some(e) => e.status.clone(),
             None => Ok(self.empty.clone()),
@@ -88,23 +88,18 @@ impl Pleg {
     }
 
     /// Whether `GetNewerThan(uid, min)` would return now.
-    pub fn cache_is_newer(&self, uid: PodUid, min: Option<SimTime>) -> bool {
+    pub(crate) fn cache_is_newer(&self, uid: PodUid, min: Option<SimTime>) -> bool {
         let after = |t: SimTime| min.is_none_or(|m| t > m);
         self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
     }
 
     /// The UIDs the cache holds an entry for.
-    pub fn cached_uids(&self) -> Vec<PodUid> {
+    pub(crate) fn cached_uids(&self) -> Vec<PodUid> {
         self.cache.keys().copied().collect()
     }
 
-    pub fn add_waiter(&mut self, uid: PodUid, min: Option<SimTime>) {
+    pub(crate) fn add_waiter(&mut self, uid: PodUid, min: Option<SimTime>) {
         self.waiters.insert(uid, min);
-    }
-
-    /// Forget everything about a pod (the record of a pod whose runtime state is gone).
-    pub fn cache_delete(&mut self, uid: PodUid) {
-        self.cache.remove(&uid);
     }
 }
 

@@ -41,11 +41,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// `kubetypes.SyncPodType` (a word of the trace vocabulary).
-pub use crate::model::UpdateType;
+pub(crate) use crate::model::UpdateType;
 
 /// A `PodStatusFunc`: how a killer wants the final API status to look.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum StatusFn {
+pub(crate) enum StatusFn {
     /// Set phase, reason and message (what eviction and node shutdown do).
     SetTerminal {
         phase: PodPhase,
@@ -62,27 +62,27 @@ pub enum StatusFn {
 
 /// `KillPodOptions`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct KillPodOptions {
+pub(crate) struct KillPodOptions {
     /// `CompletedCh`, as a channel number.
-    pub completed: Option<u64>,
-    pub evict: bool,
-    pub status_fn: Option<StatusFn>,
+    pub(crate) completed: Option<u64>,
+    pub(crate) evict: bool,
+    pub(crate) status_fn: Option<StatusFn>,
     /// `PodTerminationGracePeriodSecondsOverride`.
-    pub grace_override: Option<i64>,
+    pub(crate) grace_override: Option<i64>,
 }
 
 /// `UpdatePodOptions`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UpdatePodOptions {
-    pub update_type: UpdateType,
-    pub pod: Option<Arc<ApiPod>>,
-    pub mirror: Option<Arc<ApiPod>>,
-    pub running_pod: Option<Arc<RunningPod>>,
-    pub kill: Option<Box<KillPodOptions>>,
+pub(crate) struct UpdatePodOptions {
+    pub(crate) update_type: UpdateType,
+    pub(crate) pod: Option<Arc<ApiPod>>,
+    pub(crate) mirror: Option<Arc<ApiPod>>,
+    pub(crate) running_pod: Option<Arc<RunningPod>>,
+    pub(crate) kill: Option<Box<KillPodOptions>>,
 }
 
 impl UpdatePodOptions {
-    pub fn new(update_type: UpdateType, pod: Arc<ApiPod>) -> Self {
+    pub(crate) fn new(update_type: UpdateType, pod: Arc<ApiPod>) -> Self {
         UpdatePodOptions {
             update_type,
             pod: Some(pod),
@@ -91,107 +91,97 @@ impl UpdatePodOptions {
             kill: None,
         }
     }
-    pub fn is_runtime_only(&self) -> bool {
+    pub(crate) fn is_runtime_only(&self) -> bool {
         self.pod.is_none() && self.running_pod.is_some()
     }
 }
 
 /// `PodWorkerState` (called `PodWorkType` since 1.23).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum WorkType {
+pub(crate) enum WorkType {
     Sync,
     Terminating,
     Terminated,
 }
 
-impl WorkType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorkType::Sync => "sync",
-            WorkType::Terminating => "terminating",
-            WorkType::Terminated => "terminated",
-        }
-    }
-}
-
 /// One unit of work taken from the pending slot.
 #[derive(Clone, Debug)]
-pub struct Work {
-    pub work_type: WorkType,
-    pub options: UpdatePodOptions,
+pub(crate) struct Work {
+    pub(crate) work_type: WorkType,
+    pub(crate) options: UpdatePodOptions,
 }
 
 /// `PodWorkerSync`, what `SyncKnownPods` reports per known UID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PodWorkerSync {
-    pub state: WorkType,
-    pub orphan: bool,
-    pub has_config: bool,
-    pub is_static: bool,
+pub(crate) struct PodWorkerSync {
+    pub(crate) state: WorkType,
+    pub(crate) orphan: bool,
+    pub(crate) has_config: bool,
+    pub(crate) is_static: bool,
 }
 
 /// What `SyncKnownPods` reports: one entry per UID the workers know, in UID order (a
 /// sorted vector: built once per housekeeping tick and only looked up).
 #[derive(Clone, Debug, Default)]
-pub struct KnownPods(pub Vec<(PodUid, PodWorkerSync)>);
+pub(crate) struct KnownPods(pub Vec<(PodUid, PodWorkerSync)>);
 
 impl KnownPods {
-    pub fn get(&self, uid: &PodUid) -> Option<&PodWorkerSync> {
+    pub(crate) fn get(&self, uid: &PodUid) -> Option<&PodWorkerSync> {
         self.0
             .binary_search_by(|(u, _)| u.cmp(uid))
             .ok()
             .map(|i| &self.0[i].1)
     }
-    pub fn contains_key(&self, uid: &PodUid) -> bool {
+    pub(crate) fn contains_key(&self, uid: &PodUid) -> bool {
         self.get(uid).is_some()
     }
-    pub fn iter(&self) -> impl Iterator<Item = (&PodUid, &PodWorkerSync)> {
-        self.0.iter().map(|(u, w)| (u, w))
-    }
-    pub fn keys(&self) -> impl Iterator<Item = &PodUid> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &PodUid> {
         self.0.iter().map(|(u, _)| u)
     }
-    pub fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
+    #[cfg(test)]
+    pub(crate) fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
         self.0.iter().map(|(_, w)| w)
     }
 }
 
 /// `podSyncStatus`: everything the pod worker keeps about one UID.
 #[derive(Clone, Debug)]
-pub struct PodSyncStatus {
-    pub fullname: String,
-    pub working: bool,
-    pub pending_update: Option<UpdatePodOptions>,
-    pub active_update: Option<UpdatePodOptions>,
-    pub synced_at: SimTime,
-    pub started_at: Option<SimTime>,
-    pub terminating_at: Option<SimTime>,
-    pub terminated_at: Option<SimTime>,
+pub(crate) struct PodSyncStatus {
+    pub(crate) fullname: String,
+    pub(crate) working: bool,
+    pub(crate) pending_update: Option<UpdatePodOptions>,
+    pub(crate) active_update: Option<UpdatePodOptions>,
+    /// `syncedAt` (first sight); only the conformance tests read it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) synced_at: SimTime,
+    pub(crate) started_at: Option<SimTime>,
+    pub(crate) terminating_at: Option<SimTime>,
+    pub(crate) terminated_at: Option<SimTime>,
     /// 0 = unset; only ever decreases once set.
-    pub grace_period: i64,
-    pub notify_post_terminating: Vec<u64>,
-    pub status_post_terminating: Vec<StatusFn>,
-    pub started_terminating: bool,
-    pub deleted: bool,
-    pub evicted: bool,
-    pub finished: bool,
-    pub restart_requested: bool,
-    pub observed_runtime: bool,
+    pub(crate) grace_period: i64,
+    pub(crate) notify_post_terminating: Vec<u64>,
+    pub(crate) status_post_terminating: Vec<StatusFn>,
+    pub(crate) started_terminating: bool,
+    pub(crate) deleted: bool,
+    pub(crate) evicted: bool,
+    pub(crate) finished: bool,
+    pub(crate) restart_requested: bool,
+    pub(crate) observed_runtime: bool,
     // ---- the goroutine, as simulator state ----
     /// The signal channel exists (a worker "goroutine" runs for this UID).
-    pub has_worker: bool,
+    pub(crate) has_worker: bool,
     /// A wake-up is scheduled (the 1-buffered signal channel is full).
-    pub signalled: bool,
+    pub(crate) signalled: bool,
     /// The context of the current sync was cancelled.
-    pub cancelled: bool,
+    pub(crate) cancelled: bool,
     /// End time of the previous sync (`lastSyncTime`); `None` is Go's zero time.
-    pub last_sync_time: Option<SimTime>,
+    pub(crate) last_sync_time: Option<SimTime>,
     /// The in-flight operation, if the worker is inside a sync.
-    pub op: Option<u64>,
+    pub(crate) op: Option<u64>,
 }
 
 impl PodSyncStatus {
-    pub fn new(fullname: String, now: SimTime) -> Self {
+    pub(crate) fn new(fullname: String, now: SimTime) -> Self {
         PodSyncStatus {
             fullname,
             working: false,
@@ -217,28 +207,28 @@ impl PodSyncStatus {
             op: None,
         }
     }
-    pub fn is_termination_requested(&self) -> bool {
+    pub(crate) fn is_termination_requested(&self) -> bool {
         self.terminating_at.is_some()
     }
-    pub fn is_termination_started(&self) -> bool {
+    pub(crate) fn is_termination_started(&self) -> bool {
         self.started_terminating
     }
-    pub fn is_terminated(&self) -> bool {
+    pub(crate) fn is_terminated(&self) -> bool {
         self.terminated_at.is_some()
     }
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.finished
     }
-    pub fn is_started(&self) -> bool {
+    pub(crate) fn is_started(&self) -> bool {
         self.started_at.is_some()
     }
-    pub fn is_evicted(&self) -> bool {
+    pub(crate) fn is_evicted(&self) -> bool {
         self.evicted
     }
-    pub fn is_deleted(&self) -> bool {
+    pub(crate) fn is_deleted(&self) -> bool {
         self.deleted
     }
-    pub fn work_type(&self) -> WorkType {
+    pub(crate) fn work_type(&self) -> WorkType {
         if self.is_terminated() {
             WorkType::Terminated
         } else if self.is_termination_requested() {
@@ -250,7 +240,7 @@ impl PodSyncStatus {
     /// The record's standing rules, checked after every state change: `terminatedAt` is
     /// set only after `terminatingAt`, termination is acknowledged only once requested, and
     /// a finished worker is terminated and its goroutine has ended.
-    pub fn assert_invariants(&self) {
+    pub(crate) fn assert_invariants(&self) {
         let who = &self.fullname;
         assert!(
             self.terminated_at.is_none() || self.terminating_at.is_some(),
@@ -271,7 +261,7 @@ impl PodSyncStatus {
     }
 
     /// Termination is requested (`terminatingAt` is set): syncing -> terminating, once.
-    pub fn request_termination(&mut self, now: SimTime) {
+    pub(crate) fn request_termination(&mut self, now: SimTime) {
         assert!(
             self.work_type() == WorkType::Sync && !self.finished,
             "pod worker rule broken: termination is requested once, of a syncing worker; a \
@@ -288,7 +278,7 @@ impl PodSyncStatus {
     }
 
     /// The worker starts (`startedAt` is set, once): it may run its first sync.
-    pub fn mark_started(&mut self, now: SimTime) {
+    pub(crate) fn mark_started(&mut self, now: SimTime) {
         assert!(
             !self.is_started() && !self.finished,
             "pod worker rule broken: a worker starts once, and never after it finished ({})",
@@ -304,7 +294,7 @@ impl PodSyncStatus {
 
     /// The worker acknowledges its termination (`startedTerminating`): from now on its
     /// containers are being stopped.
-    pub fn acknowledge_termination(&mut self) {
+    pub(crate) fn acknowledge_termination(&mut self) {
         assert!(
             self.is_termination_requested(),
             "pod worker rule broken: termination is acknowledged only once requested ({})",
@@ -316,7 +306,7 @@ impl PodSyncStatus {
     }
 
     /// Terminating -> terminated (`terminatedAt` is set, once).
-    pub fn mark_terminated(&mut self, now: SimTime) {
+    pub(crate) fn mark_terminated(&mut self, now: SimTime) {
         assert!(
             self.work_type() == WorkType::Terminating && !self.finished,
             "pod worker rule broken: only a terminating worker becomes terminated, once ({})",
@@ -333,7 +323,7 @@ impl PodSyncStatus {
 
     /// A pod first seen with a terminal API phase and nothing running (issue 105523): the
     /// fresh record is terminated at once.
-    pub fn terminate_on_first_sight(&mut self, now: SimTime) {
+    pub(crate) fn terminate_on_first_sight(&mut self, now: SimTime) {
         assert!(
             self.terminating_at.is_none() && !self.is_started() && !self.has_worker,
             "pod worker rule broken: only a fresh record is terminated on first sight ({})",
@@ -345,7 +335,7 @@ impl PodSyncStatus {
     }
 
     /// A terminated worker is finished (`completeTerminated`): its goroutine ends.
-    pub fn mark_finished(&mut self) {
+    pub(crate) fn mark_finished(&mut self) {
         assert!(
             self.is_terminated(),
             "pod worker rule broken: only a terminated worker finishes ({})",
@@ -362,7 +352,7 @@ impl PodSyncStatus {
     /// Upstream logs a likely programmer error when termination was not requested, or when
     /// `terminatedAt` is already set; here the first is a broken rule, and a `terminatedAt`
     /// already set (a pod terminated on first sight) is kept, never moved.
-    pub fn finish_unstarted(&mut self, now: SimTime) {
+    pub(crate) fn finish_unstarted(&mut self, now: SimTime) {
         assert!(
             self.is_termination_requested() && !self.is_started(),
             "pod worker rule broken: only an unstarted worker whose termination was requested \
@@ -379,7 +369,7 @@ impl PodSyncStatus {
     /// shortens when `only_shortens` (switch `graceOverrideZeroHonoured`). Without the
     /// switch (v1.22-v1.26, issue 115819) an explicit override of 0 falls back to the
     /// spec's terminationGracePeriodSeconds, which can lengthen the grace.
-    pub fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
+    pub(crate) fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
         assert!(
             g >= 1,
             "pod worker rule broken: a termination's grace period is at least 1 s ({g}, {})",
@@ -434,25 +424,25 @@ impl PodSyncStatus {
 
 /// The pod workers' shared state (upstream's `podWorkers` struct).
 #[derive(Clone, Debug)]
-pub struct PodWorkers {
+pub(crate) struct PodWorkers {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
-    pub records: BTreeMap<PodUid, PodSyncStatus>,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
+    pub(crate) records: BTreeMap<PodUid, PodSyncStatus>,
     /// False until the first `SyncKnownPods`.
-    pub pods_synced: bool,
+    pub(crate) pods_synced: bool,
     /// The kubelet's work queue: when each UID is due for a resync.
-    pub work_queue: WorkQueue,
+    pub(crate) work_queue: WorkQueue,
     /// `CompletedCh` numbers closed so far, in order.
-    pub closed_channels: Vec<u64>,
+    pub(crate) closed_channels: Vec<u64>,
     /// `killPodNow` callers blocked on a channel: channel -> (pod, their timeout timer).
-    pub kill_waiters: BTreeMap<u64, (PodUid, TimerKey)>,
+    pub(crate) kill_waiters: BTreeMap<u64, (PodUid, TimerKey)>,
     next_channel: u64,
-    pub resync_interval: Dur,
-    pub back_off_period: Dur,
+    pub(crate) resync_interval: Dur,
+    pub(crate) back_off_period: Dur,
     /// `startedStaticPodsByFullname`: the one started UID per static-pod full name.
-    pub started_static_by_fullname: BTreeMap<String, PodUid>,
+    pub(crate) started_static_by_fullname: BTreeMap<String, PodUid>,
     /// `waitingToStartStaticPodsByFullname`: UIDs waiting for the full name, in order.
-    pub waiting_static_by_fullname: BTreeMap<String, Vec<PodUid>>,
+    pub(crate) waiting_static_by_fullname: BTreeMap<String, Vec<PodUid>>,
     next_op: u64,
     rng: Stream,
 }
@@ -460,26 +450,26 @@ pub struct PodWorkers {
 /// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
 /// takes every UID that is due. Indexed by due time so a tick costs only the due items.
 #[derive(Clone, Debug, Default)]
-pub struct WorkQueue {
+pub(crate) struct WorkQueue {
     due: BTreeMap<PodUid, SimTime>,
     by_time: std::collections::BTreeSet<(SimTime, PodUid)>,
 }
 
 impl WorkQueue {
     /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
-    pub fn enqueue(&mut self, uid: PodUid, at: SimTime) {
+    pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
         if let Some(old) = self.due.insert(uid, at) {
             self.by_time.remove(&(old, uid));
         }
         self.by_time.insert((at, uid));
     }
-    pub fn remove(&mut self, uid: PodUid) {
+    pub(crate) fn remove(&mut self, uid: PodUid) {
         if let Some(old) = self.due.remove(&uid) {
             self.by_time.remove(&(old, uid));
         }
     }
     /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
-    pub fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
+    pub(crate) fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
         let mut out = Vec::new();
         while let Some(&(t, uid)) = self.by_time.first() {
             if t > now {
@@ -491,26 +481,17 @@ impl WorkQueue {
         }
         out
     }
-    pub fn get(&self, uid: PodUid) -> Option<SimTime> {
-        self.due.get(&uid).copied()
-    }
-    pub fn len(&self) -> usize {
-        self.due.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.due.is_empty()
-    }
 }
 
 /// `backOffOnTransientErrorPeriod`.
-pub const BACKOFF_ON_TRANSIENT_ERROR: Dur = Dur::secs(1);
+pub(crate) const BACKOFF_ON_TRANSIENT_ERROR: Dur = Dur::secs(1);
 /// The jitter factor of resyncs and back-offs.
 const JITTER: f64 = 0.5;
 /// The message SyncPod returns while the pod network is not ready.
-pub const NETWORK_NOT_READY: &str = "network is not ready";
+pub(crate) const NETWORK_NOT_READY: &str = "network is not ready";
 
 impl PodWorkers {
-    pub fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
+    pub(crate) fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
         PodWorkers {
             b: Default::default(),
             records: BTreeMap::new(),
@@ -529,7 +510,7 @@ impl PodWorkers {
     }
 
     /// `wait.Jitter(d, 0.5)`: uniform in [d, 1.5 d).
-    pub fn jitter(&mut self, d: Dur) -> Dur {
+    pub(crate) fn jitter(&mut self, d: Dur) -> Dur {
         let extra = (d.0 as f64 * JITTER) as u64;
         if extra == 0 {
             return d;
@@ -538,13 +519,13 @@ impl PodWorkers {
     }
 
     /// A fresh `CompletedCh` number.
-    pub fn new_channel(&mut self) -> u64 {
+    pub(crate) fn new_channel(&mut self) -> u64 {
         let ch = self.next_channel;
         self.next_channel += 1;
         ch
     }
 
-    pub fn new_op(&mut self) -> u64 {
+    pub(crate) fn new_op(&mut self) -> u64 {
         let id = self.next_op;
         self.next_op += 1;
         id
@@ -553,7 +534,7 @@ impl PodWorkers {
     /// `allowStaticPodStart`: the UID may start iff no other UID holds the full name and
     /// it is the first live UID in the waiting queue (entries whose termination was
     /// requested, or that are gone, are skipped and pruned).
-    pub fn allow_static_pod_start(&mut self, fullname: &str, uid: PodUid) -> bool {
+    pub(crate) fn allow_static_pod_start(&mut self, fullname: &str, uid: PodUid) -> bool {
         if let Some(started) = self.started_static_by_fullname.get(fullname) {
             return *started == uid;
         }
@@ -592,7 +573,7 @@ impl PodWorkers {
     // ---- the record map: every insertion and removal goes through these ----
 
     /// Add the record of a UID seen for the first time.
-    pub fn insert_record(&mut self, uid: PodUid, st: PodSyncStatus) {
+    pub(crate) fn insert_record(&mut self, uid: PodUid, st: PodSyncStatus) {
         st.assert_invariants();
         let old = self.records.insert(uid, st);
         assert!(
@@ -602,7 +583,7 @@ impl PodWorkers {
     }
 
     /// The record of `uid`, created (for `fullname`, at `now`) if missing; true if created.
-    pub fn ensure_record(&mut self, uid: PodUid, fullname: String, now: SimTime) -> bool {
+    pub(crate) fn ensure_record(&mut self, uid: PodUid, fullname: String, now: SimTime) -> bool {
         if self.records.contains_key(&uid) {
             return false;
         }
@@ -611,7 +592,7 @@ impl PodWorkers {
     }
 
     /// Forget a UID's record.
-    pub fn remove_record(&mut self, uid: PodUid) {
+    pub(crate) fn remove_record(&mut self, uid: PodUid) {
         let st = self.records.remove(&uid);
         assert!(
             st.is_some_and(|s| s.op.is_none()),
@@ -624,7 +605,7 @@ impl PodWorkers {
 
     /// A worker begins a sync: a fresh operation id, recorded as the one in flight.
     /// Returns it with the end time of the previous sync.
-    pub fn begin_sync(&mut self, uid: PodUid) -> (u64, Option<SimTime>) {
+    pub(crate) fn begin_sync(&mut self, uid: PodUid) -> (u64, Option<SimTime>) {
         let op = self.new_op();
         let st = self.records.get_mut(&uid);
         assert!(
@@ -638,7 +619,7 @@ impl PodWorkers {
     }
 
     /// A worker's sync ended at `now`; false if its record is gone.
-    pub fn end_sync(&mut self, uid: PodUid, op: u64, now: SimTime) -> bool {
+    pub(crate) fn end_sync(&mut self, uid: PodUid, op: u64, now: SimTime) -> bool {
         let Some(st) = self.records.get_mut(&uid) else {
             return false;
         };
@@ -659,7 +640,7 @@ impl PodWorkers {
     /// v1.21 `UpdatePod` hand-over: the worker is marked running and, if idle, takes the
     /// update into its channel slot. `Ok(wake)` when delivered (`wake`: the worker must be
     /// woken), or the update back when the worker is busy.
-    pub fn legacy_offer(
+    pub(crate) fn legacy_offer(
         &mut self,
         uid: PodUid,
         options: UpdatePodOptions,
@@ -680,7 +661,7 @@ impl PodWorkers {
 
     /// v1.21 `managePodLoop` receives its channel item: `None` if the record is gone, a
     /// sync runs, or the slot is empty.
-    pub fn legacy_take_update(&mut self, uid: PodUid) -> Option<UpdatePodOptions> {
+    pub(crate) fn legacy_take_update(&mut self, uid: PodUid) -> Option<UpdatePodOptions> {
         let st = self.records.get_mut(&uid)?;
         st.signalled = false;
         if st.op.is_some() {
@@ -692,7 +673,7 @@ impl PodWorkers {
     /// v1.21 `wrapUp` and `checkForUpdates` after a sync: the undelivered update (if any)
     /// moves into the slot, else the worker goes idle; a forgotten worker's record goes
     /// once nothing is left. Returns whether the worker must be woken.
-    pub fn legacy_complete_sync(
+    pub(crate) fn legacy_complete_sync(
         &mut self,
         uid: PodUid,
         op: u64,
@@ -724,7 +705,7 @@ impl PodWorkers {
     /// v1.21 `ForgetWorker`: the worker's goroutine ends (after the sync it is in, and
     /// an item already in its channel). `None` if there was no running worker, else
     /// whether the record was dropped at once (the worker was idle).
-    pub fn legacy_forget(&mut self, uid: PodUid) -> Option<bool> {
+    pub(crate) fn legacy_forget(&mut self, uid: PodUid) -> Option<bool> {
         let st = self.records.get_mut(&uid)?;
         if !st.has_worker {
             return None;
@@ -739,7 +720,7 @@ impl PodWorkers {
     }
 
     /// Release the full name a static pod held, if it held it.
-    pub fn release_static(&mut self, uid: PodUid) {
+    pub(crate) fn release_static(&mut self, uid: PodUid) {
         let Some(full) = self.records.get(&uid).map(|s| s.fullname.clone()) else {
             return;
         };
@@ -749,7 +730,7 @@ impl PodWorkers {
     }
 
     /// `IsPodForMirrorPodTerminatingByFullName`.
-    pub fn is_pod_for_mirror_pod_terminating_by_full_name(&self, fullname: &str) -> bool {
+    pub(crate) fn is_pod_for_mirror_pod_terminating_by_full_name(&self, fullname: &str) -> bool {
         let Some(uid) = self.started_static_by_fullname.get(fullname) else {
             return false;
         };
@@ -760,45 +741,45 @@ impl PodWorkers {
 
     // ---- query methods (the `podWorkers` predicates the rest of the kubelet asks) ----
 
-    pub fn is_pod_known_terminated(&self, uid: PodUid) -> bool {
+    pub(crate) fn is_pod_known_terminated(&self, uid: PodUid) -> bool {
         self.records.get(&uid).is_some_and(|s| s.is_terminated())
     }
 
-    pub fn could_have_running_containers(&self, uid: PodUid) -> bool {
+    pub(crate) fn could_have_running_containers(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
             Some(s) => !s.is_terminated(),
             None => !self.pods_synced,
         }
     }
 
-    pub fn should_pod_be_finished(&self, uid: PodUid) -> bool {
+    pub(crate) fn should_pod_be_finished(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
             Some(s) => s.is_finished(),
             None => self.pods_synced,
         }
     }
 
-    pub fn is_pod_termination_requested(&self, uid: PodUid) -> bool {
+    pub(crate) fn is_pod_termination_requested(&self, uid: PodUid) -> bool {
         self.records
             .get(&uid)
             .is_some_and(|s| s.is_termination_requested())
     }
 
-    pub fn should_pod_containers_be_terminating(&self, uid: PodUid) -> bool {
+    pub(crate) fn should_pod_containers_be_terminating(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
             Some(s) => s.is_termination_started(),
             None => self.pods_synced,
         }
     }
 
-    pub fn should_pod_runtime_be_removed(&self, uid: PodUid) -> bool {
+    pub(crate) fn should_pod_runtime_be_removed(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
             Some(s) => s.is_terminated(),
             None => self.pods_synced,
         }
     }
 
-    pub fn should_pod_content_be_removed(&self, uid: PodUid) -> bool {
+    pub(crate) fn should_pod_content_be_removed(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
             Some(s) => s.is_evicted() || (s.is_deleted() && s.is_terminated()),
             None => self.pods_synced,
@@ -806,7 +787,8 @@ impl PodWorkers {
     }
 
     /// `calculateEffectiveGracePeriod`: returns (grace, shortened).
-    pub fn effective_grace(
+    #[cfg(test)]
+    pub(crate) fn effective_grace(
         prev: i64,
         pod: Option<&ApiPod>,
         kill: Option<&KillPodOptions>,
@@ -818,7 +800,7 @@ impl PodWorkers {
     /// (switch `graceOverrideZeroHonoured`, issue 115819): with no `overridden` flag, a
     /// grace that came out 0 (an explicit override or deletion grace of 0) falls back to
     /// the spec's terminationGracePeriodSeconds.
-    pub fn effective_grace_as(
+    pub(crate) fn effective_grace_as(
         prev: i64,
         pod: Option<&ApiPod>,
         kill: Option<&KillPodOptions>,

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 /// Every behaviour switch, by position in [`SWITCHES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Sw {
+pub(crate) enum Sw {
     PodWorkerOwnsLifecycle,
     KillPodMarksPendingAtOnce,
     HousekeepingSkipsPodsBeingKilled,
@@ -57,7 +57,7 @@ pub enum Sw {
 /// One switch.
 #[derive(Clone, Copy, Debug)]
 pub struct Switch {
-    pub sw: Sw,
+    pub(crate) sw: Sw,
     /// camelCase name used in scenarios, `--json` and `podsim bisect`.
     pub name: &'static str,
     /// Race catalogue ids (see the module doc) whose old behaviour `false` restores.
@@ -285,13 +285,13 @@ pub const SWITCHES: &[Switch] = &[
 ];
 
 /// The switch named `name`.
-pub fn by_name(name: &str) -> Option<&'static Switch> {
+pub(crate) fn by_name(name: &str) -> Option<&'static Switch> {
     SWITCHES.iter().find(|s| s.name == name)
 }
 
 /// The resolved switch values of one run: a bit per switch, set when the switch is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Behaviours(u64);
+pub(crate) struct Behaviours(u64);
 
 impl Default for Behaviours {
     /// Every switch on: the `current` profile when every switch it has is on.
@@ -303,7 +303,7 @@ impl Default for Behaviours {
 impl Behaviours {
     /// The switch values of `profile` (an unknown name gives `current`'s). A switch whose
     /// old behaviour is not built is on everywhere.
-    pub fn profile(profile: &str) -> Self {
+    pub(crate) fn profile(profile: &str) -> Self {
         let mut bits = 0u64;
         for (i, s) in SWITCHES.iter().enumerate() {
             if !s.built || s.on.contains(&profile) {
@@ -315,7 +315,7 @@ impl Behaviours {
 
     /// `profile` with the scenario's overrides applied (unknown names are ignored here;
     /// validation rejects them).
-    pub fn resolve(profile: &str, overrides: &BTreeMap<String, bool>) -> Self {
+    pub(crate) fn resolve(profile: &str, overrides: &BTreeMap<String, bool>) -> Self {
         let mut b = Behaviours::profile(profile);
         for (name, &v) in overrides {
             if let Some(s) = by_name(name) {
@@ -327,11 +327,11 @@ impl Behaviours {
 
     /// Whether switch `sw` is on.
     #[inline]
-    pub fn on(self, sw: Sw) -> bool {
+    pub(crate) fn on(self, sw: Sw) -> bool {
         self.0 & (1 << sw as u32) != 0
     }
 
-    pub fn set(&mut self, sw: Sw, v: bool) {
+    pub(crate) fn set(&mut self, sw: Sw, v: bool) {
         if v {
             self.0 |= 1 << sw as u32;
         } else {
@@ -340,7 +340,7 @@ impl Behaviours {
     }
 
     /// Every switch with its value, by name (for `--json`).
-    pub fn to_map(self) -> BTreeMap<String, bool> {
+    pub(crate) fn to_map(self) -> BTreeMap<String, bool> {
         SWITCHES
             .iter()
             .map(|s| (s.name.to_owned(), self.on(s.sw)))
@@ -348,7 +348,7 @@ impl Behaviours {
     }
 
     /// The switches whose value differs from `profile`'s, by name.
-    pub fn diff(self, profile: &str) -> BTreeMap<String, bool> {
+    pub(crate) fn diff(self, profile: &str) -> BTreeMap<String, bool> {
         let base = Behaviours::profile(profile);
         SWITCHES
             .iter()

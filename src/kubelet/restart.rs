@@ -75,7 +75,7 @@ const POPULATOR_PERIOD: Dur = Dur::millis(100);
 
 /// The volume manager's desired state for reconstructed volumes, after a restart.
 #[derive(Clone, Debug, Default)]
-pub struct VolumePopulator {
+pub(crate) struct VolumePopulator {
     /// Pods whose volumes were reconstructed from disk and whose fate is not decided yet.
     reconstructed: BTreeSet<PodUid>,
     /// Reconstructed pods whose volumes the populator added to the desired state.
@@ -84,7 +84,7 @@ pub struct VolumePopulator {
 
 /// The seed of the kubelet's own random streams in incarnation `epoch` (the run seed for
 /// the first one, so runs without a restart are unchanged).
-pub fn incarnation_seed(seed: u64, epoch: Epoch) -> u64 {
+pub(crate) fn incarnation_seed(seed: u64, epoch: Epoch) -> u64 {
     if epoch == 0 {
         return seed;
     }
@@ -94,7 +94,7 @@ pub fn incarnation_seed(seed: u64, epoch: Epoch) -> u64 {
 impl Kubelet {
     /// The volume manager's reconstruction: read the pods directory and mark the pods
     /// whose volumes are still mounted.
-    pub fn reconstruct_volumes(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn reconstruct_volumes(&mut self, ctx: &mut Ctx) {
         for (uid, mounted) in ctx.list_pod_dirs() {
             if mounted && self.mounted.insert(uid) {
                 ctx.emit(Transition::Note {
@@ -130,7 +130,7 @@ impl Kubelet {
     /// One loop of the desired state populator (`findAndAddNewPods`) for the reconstructed
     /// volumes; the loop that started with sources ready sets `hasAddedPods`, after which
     /// the reconciler unmounts reconstructed volumes not in the desired state.
-    pub fn volume_populator_tick(&mut self, ctx: &mut Ctx) {
+    pub(crate) fn volume_populator_tick(&mut self, ctx: &mut Ctx) {
         let sources_ready = self.config.sources_ready;
         let kept = self.b.on(Sw::VolumesKeptForTerminatingPodsAcrossRestart);
         let pending: Vec<PodUid> = self.vol_dsw.reconstructed.iter().copied().collect();

@@ -25,26 +25,26 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
-pub struct Versioned {
-    pub status: ApiPodStatus,
-    pub version: u64,
-    pub pod_is_finished: bool,
-    pub namespace: String,
-    pub name: String,
+pub(crate) struct Versioned {
+    pub(crate) status: ApiPodStatus,
+    pub(crate) version: u64,
+    pub(crate) pod_is_finished: bool,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
 }
 
 /// The status manager's state.
 #[derive(Clone, Debug, Default)]
-pub struct StatusManager {
+pub(crate) struct StatusManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
-    pub statuses: BTreeMap<PodUid, Versioned>,
-    pub api_versions: BTreeMap<PodUid, u64>,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
+    pub(crate) statuses: BTreeMap<PodUid, Versioned>,
+    pub(crate) api_versions: BTreeMap<PodUid, u64>,
     queue: VecDeque<PodUid>,
     queued: BTreeSet<PodUid>,
     in_flight: Option<PodUid>,
     signalled: bool,
-    pub period: Dur,
+    pub(crate) period: Dur,
     /// The UIDs `needsUpdate` could select, kept in step with every change so that the
     /// change-triggered batch costs only what changed (upstream scans every cached status;
     /// the result is the same, and debug builds check it against that full scan):
@@ -56,7 +56,7 @@ pub struct StatusManager {
 }
 
 impl StatusManager {
-    pub fn new(period: Dur) -> Self {
+    pub(crate) fn new(period: Dur) -> Self {
         StatusManager {
             period,
             ..Default::default()
@@ -65,7 +65,11 @@ impl StatusManager {
 }
 
 /// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
-pub fn should_container_be_restarted(name: &str, pod: &ApiPod, status: &RtPodStatus) -> bool {
+pub(crate) fn should_container_be_restarted(
+    name: &str,
+    pod: &ApiPod,
+    status: &RtPodStatus,
+) -> bool {
     if pod.deletion_timestamp.is_some() {
         return false;
     }
@@ -99,7 +103,11 @@ fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
 }
 
 /// `getPhase` for regular containers (init containers are not modelled yet).
-pub fn get_phase(pod: &ApiPod, statuses: &[ApiContainerStatus], pod_is_terminal: bool) -> PodPhase {
+pub(crate) fn get_phase(
+    pod: &ApiPod,
+    statuses: &[ApiContainerStatus],
+    pod_is_terminal: bool,
+) -> PodPhase {
     let (mut running, mut waiting, mut stopped, mut succeeded, mut unknown) = (0, 0, 0, 0, 0);
     for c in &pod.spec.containers {
         match statuses.iter().find(|s| s.name == c.name) {
@@ -147,7 +155,7 @@ pub fn get_phase(pod: &ApiPod, statuses: &[ApiContainerStatus], pod_is_terminal:
 }
 
 /// `mergePodStatus`: hold back a terminal phase while containers could still run.
-pub fn merge_pod_status(
+pub(crate) fn merge_pod_status(
     old: &ApiPodStatus,
     new: &ApiPodStatus,
     could_have_running: bool,
@@ -170,7 +178,7 @@ pub fn merge_pod_status(
 impl Kubelet {
     /// `generateAPIPodStatus(pod, podStatus, podIsTerminal)`, including the prober's
     /// `UpdatePodStatus` (which may trigger readiness probes at once).
-    pub fn generate_api_pod_status(
+    pub(crate) fn generate_api_pod_status(
         &mut self,
         ctx: &mut Ctx,
         pod: &ApiPod,
@@ -357,13 +365,13 @@ impl Kubelet {
     }
 
     /// `SetPodStatus`.
-    pub fn set_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod, status: ApiPodStatus) {
+    pub(crate) fn set_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod, status: ApiPodStatus) {
         let force = pod.deletion_timestamp.is_some();
         self.update_status_internal(ctx, pod, status, force, false);
     }
 
     /// `TerminatePod`: the final status, with `podIsFinished`.
-    pub fn terminate_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
+    pub(crate) fn terminate_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
         let mut status = self
             .status
             .statuses
@@ -663,7 +671,7 @@ impl Kubelet {
     }
 
     /// `syncPod` step 1-3: the GET answered. Returns the status to PATCH, if any.
-    pub fn status_on_api_get(
+    pub(crate) fn status_on_api_get(
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
@@ -695,7 +703,7 @@ impl Kubelet {
 
     /// `syncPod` step 4-5: the PATCH answered with the object after the patch. Returns
     /// whether the kubelet now deletes the object.
-    pub fn status_on_api_patched(
+    pub(crate) fn status_on_api_patched(
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
@@ -721,7 +729,7 @@ impl Kubelet {
     }
 
     /// The DELETE answered: drop the cached status.
-    pub fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
+    pub(crate) fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
         self.status.statuses.remove(&uid);
         self.status_recheck(uid);
         self.status_done(ctx);
@@ -754,12 +762,12 @@ impl Kubelet {
 
 /// The pod's Ready condition (`GeneratePodReadyCondition` without readiness gates): the
 /// pod runs and every container is ready.
-pub fn pod_is_ready(phase: PodPhase, containers: &[ApiContainerStatus]) -> bool {
+pub(crate) fn pod_is_ready(phase: PodPhase, containers: &[ApiContainerStatus]) -> bool {
     phase == PodPhase::Running && containers.iter().all(|c| c.ready)
 }
 
 /// `canBeDeleted` (v1.27+): never a mirror pod.
-pub fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
+pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
     pod.deletion_timestamp.is_some()
         && pod.mirror_of.is_none()
         && pod.status.phase.is_terminal()

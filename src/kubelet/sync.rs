@@ -34,9 +34,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 /// `minimumGracePeriodInSeconds`.
-pub const MIN_CONTAINER_GRACE: i64 = 2;
+pub(crate) const MIN_CONTAINER_GRACE: i64 = 2;
 /// Which sync operation (a word of the trace vocabulary).
-pub use crate::model::SyncKind;
+pub(crate) use crate::model::SyncKind;
 
 /// One runtime step of a plan.
 #[derive(Clone, Debug)]
@@ -89,10 +89,10 @@ pub(super) enum StartStage {
 
 /// An in-flight sync operation of one pod worker.
 #[derive(Clone, Debug)]
-pub struct Op {
-    pub id: u64,
-    pub kind: SyncKind,
-    pub work: Work,
+pub(crate) struct Op {
+    pub(crate) id: u64,
+    pub(crate) kind: SyncKind,
+    pub(crate) work: Work,
     pub(super) pod: Arc<ApiPod>,
     pub(super) status: Arc<RtPodStatus>,
     pub(super) plan: VecDeque<Step>,
@@ -150,14 +150,14 @@ type KillArgs = (
 
 /// The actions `computePodActions` decides.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodActions {
-    pub kill_pod: bool,
-    pub create_sandbox: bool,
-    pub attempt: u32,
-    pub sandbox: Option<SandboxId>,
-    pub containers_to_start: Vec<usize>,
+pub(crate) struct PodActions {
+    pub(crate) kill_pod: bool,
+    pub(crate) create_sandbox: bool,
+    pub(crate) attempt: u32,
+    pub(crate) sandbox: Option<SandboxId>,
+    pub(crate) containers_to_start: Vec<usize>,
     /// Running containers to kill first: (id, name, the probe that failed).
-    pub containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
+    pub(crate) containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
 }
 
 /// `podSandboxChanged`: (changed, attempt, sandbox id).
@@ -173,12 +173,13 @@ fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<SandboxId>) {
 }
 
 /// `computePodActions` for regular containers, without probe results.
-pub fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
+#[cfg(test)]
+pub(crate) fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
     compute_pod_actions_with_probes(pod, status, None)
 }
 
 /// `computePodActions` for regular containers, reading liveness and startup results.
-pub fn compute_pod_actions_with_probes(
+pub(crate) fn compute_pod_actions_with_probes(
     pod: &ApiPod,
     status: &RtPodStatus,
     probes: Option<&ProbeManager>,

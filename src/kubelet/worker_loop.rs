@@ -31,7 +31,7 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
 
 impl Kubelet {
     /// `UpdatePod`: hand an update to the pod's worker.
-    pub fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
+    pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
         if self.legacy() {
             self.legacy_update_pod(ctx, options);
             return;
@@ -325,7 +325,7 @@ impl Kubelet {
     /// `CompletedCh` number the caller blocks on. The caller's wait ends with
     /// `KEv::KillPodNowReturned`: when the channel closes, or after `max(10 s, 1.5 g)`
     /// (event `ExceededGracePeriod`; the termination itself goes on).
-    pub fn kill_pod_now(
+    pub(crate) fn kill_pod_now(
         &mut self,
         ctx: &mut Ctx,
         pod: Arc<ApiPod>,
@@ -692,7 +692,7 @@ impl Kubelet {
 
     /// `SyncKnownPods` (called by housekeeping): forget finished orphans, drive orphaned
     /// started pods into termination, and report every remaining UID.
-    pub fn sync_known_pods(
+    pub(crate) fn sync_known_pods(
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,

@@ -10,15 +10,17 @@
 //!   shutdown, power-off).
 //! * [`output`]: what a run produces (`--json`); [`summary`]: building it from the world.
 
-pub mod output;
-pub mod process;
-pub mod summary;
-pub mod timeline;
-pub mod world;
+mod output;
+mod process;
+mod summary;
+mod timeline;
+mod world;
+
+#[cfg(test)]
+mod tests;
 
 pub use output::{ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput};
-pub use process::{KubeletProcess, PowerOffFacts};
-pub use world::{Event, Trace, World};
+pub(crate) use world::World;
 
 use crate::scenario::Scenario;
 use std::sync::Arc;

@@ -10,30 +10,30 @@ use crate::world::Epoch;
 
 /// What the node left behind when it powered off.
 #[derive(Clone, Debug, Default)]
-pub struct PowerOffFacts {
-    pub containers_alive: u32,
-    pub statuses_lost: u32,
+pub(crate) struct PowerOffFacts {
+    pub(crate) containers_alive: u32,
+    pub(crate) statuses_lost: u32,
 }
 
 /// The kubelet process as the world sees it: which incarnation runs, and whether it runs.
 /// Events addressed to another incarnation, or arriving while the kubelet is down, are
 /// dropped (see [`World::kubelet_crash`]).
 #[derive(Clone, Debug, Default)]
-pub struct KubeletProcess {
-    pub epoch: Epoch,
-    pub up: bool,
+pub(crate) struct KubeletProcess {
+    pub(crate) epoch: Epoch,
+    pub(crate) up: bool,
     /// The run seed (each incarnation's own streams derive from it).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Crashes so far.
-    pub crashes: u32,
+    pub(crate) crashes: u32,
     /// What the dead incarnations did (for the metrics: the summary adds the running
     /// one's).
-    pub dead: Tally,
+    pub(crate) dead: Tally,
 }
 
 impl KubeletProcess {
     /// Incarnation 0, running.
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         KubeletProcess {
             epoch: 0,
             up: true,
@@ -44,14 +44,14 @@ impl KubeletProcess {
     }
 
     /// What every incarnation so far did, `running` being the current one.
-    pub fn tally(&self, running: &Kubelet) -> Tally {
+    pub(crate) fn tally(&self, running: &Kubelet) -> Tally {
         let mut t = self.dead.clone();
         t.add(running.tally());
         t
     }
 
     /// Whether something addressed to incarnation `epoch` reaches a running kubelet.
-    pub fn live(&self, epoch: Epoch) -> bool {
+    pub(crate) fn live(&self, epoch: Epoch) -> bool {
         self.up && epoch == self.epoch
     }
 }
@@ -65,7 +65,7 @@ impl World {
     /// server yet (their connection died with the process; a request that arrived before
     /// the crash took effect). The runtime, the API server and the node's disk keep their
     /// state. A restart while the kubelet is already down supersedes the pending start.
-    pub fn kubelet_crash(&mut self) {
+    pub(crate) fn kubelet_crash(&mut self) {
         let old = self.process.epoch;
         if self.process.up {
             self.trace.emit(

@@ -11,7 +11,7 @@ use crate::world::apiserver::ObjectHistory;
 use crate::world::runtime::ContainerFacts;
 
 /// The output of the run that left `w`, stopped for `stop`.
-pub fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
+pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     let sc = &w.scenario;
     // Every incarnation's: a `kubeletRestart` replaces the kubelet, not the node's history.
     let tally = w.process.tally(&w.kubelet);

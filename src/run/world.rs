@@ -17,11 +17,11 @@ use crate::world::{Epoch, FileSource};
 use std::sync::Arc;
 
 /// Every event of a run: the world's, with the kubelet's timers and wake-ups.
-pub type Event = crate::world::Event<KEv>;
+pub(crate) type Event = crate::world::Event<KEv>;
 
 /// The run's trace: every transition is hashed, optionally kept, and shown to the
 /// invariant oracle (which never changes the hash).
-pub type Trace = crate::sim::Trace<Oracle>;
+pub(crate) type Trace = crate::sim::Trace<Oracle>;
 
 /// The trace label of a watch (or, `file`, file-source) event.
 fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
@@ -38,30 +38,36 @@ fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
 
 /// The whole simulated world of one run: plain data, `Clone`.
 #[derive(Clone, Debug)]
-pub struct World {
-    pub sim: Sim<Event>,
-    pub trace: Trace,
-    pub runtime: Runtime,
-    pub api: ApiServer,
-    pub kubelet: Kubelet,
+pub(crate) struct World {
+    pub(crate) sim: Sim<Event>,
+    pub(crate) trace: Trace,
+    pub(crate) runtime: Runtime,
+    pub(crate) api: ApiServer,
+    pub(crate) kubelet: Kubelet,
     /// systemd-logind and the node's power state.
-    pub node: Logind,
+    pub(crate) node: Logind,
     /// Filled in at power-off.
-    pub power_off: PowerOffFacts,
-    pub scenario: Arc<Scenario>,
+    pub(crate) power_off: PowerOffFacts,
+    pub(crate) scenario: Arc<Scenario>,
     /// The node's static-pod manifests.
-    pub files: FileSource,
-    pub process: KubeletProcess,
+    pub(crate) files: FileSource,
+    pub(crate) process: KubeletProcess,
 }
 
 impl World {
-    pub fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
         Self::with_oracle(sc, seed, keep_trace, true)
     }
 
     /// A world whose trace is watched by the invariant oracle of the scenario's profile
     /// (`oracle`), or by none.
-    pub fn with_oracle(sc: Arc<Scenario>, seed: u64, keep_trace: bool, oracle: bool) -> Self {
+    pub(crate) fn with_oracle(
+        sc: Arc<Scenario>,
+        seed: u64,
+        keep_trace: bool,
+        oracle: bool,
+    ) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let observer = if oracle {
             Oracle::for_pods(sc.pods.len())
@@ -168,7 +174,7 @@ impl World {
 
     /// Handle one event. Whatever is addressed to a kubelet incarnation that no longer
     /// runs is dropped (see [`World::kubelet_crash`]).
-    pub fn step(&mut self, ev: Event) {
+    pub(crate) fn step(&mut self, ev: Event) {
         if self.node.powered_off() && ev.on_node() {
             return; // the node is off: no kubelet, no runtime, no requests in flight
         }
@@ -186,11 +192,6 @@ impl World {
                 self.deliver(replies);
             }
             Event::CriComplete { caller, req, fault } => self.cri_complete(caller, req, fault),
-            Event::CriReply {
-                caller,
-                req,
-                result,
-            } => self.deliver(vec![(caller, req, result)]),
             Event::ApiStatusSync { uid, epoch: e } | Event::ApiDelete { uid, epoch: e }
                 if !live(self, e) =>
             {
@@ -320,13 +321,15 @@ impl World {
     }
 
     /// Act as the kubelet from outside the event loop (tests drive the pod workers this way).
-    pub fn kubelet_do<R>(&mut self, f: impl FnOnce(&mut Kubelet, &mut Ctx) -> R) -> R {
+    #[cfg(test)]
+    pub(crate) fn kubelet_do<R>(&mut self, f: impl FnOnce(&mut Kubelet, &mut Ctx) -> R) -> R {
         let (kubelet, mut ctx) = self.kubelet_ctx();
         f(kubelet, &mut ctx)
     }
 
     /// Process events up to and including simulated time `until`.
-    pub fn run_until(&mut self, until: SimTime) -> Option<StopReason> {
+    #[cfg(test)]
+    pub(crate) fn run_until(&mut self, until: SimTime) -> Option<StopReason> {
         loop {
             match self.sim.queue.peek_time() {
                 Some(t) if t <= until => {}
@@ -340,7 +343,7 @@ impl World {
     }
 
     /// Run to the end: queue empty, horizon, or a limit.
-    pub fn run_to_end(&mut self) -> StopReason {
+    pub(crate) fn run_to_end(&mut self) -> StopReason {
         loop {
             match self.sim.next_event() {
                 Ok(ev) => self.step(ev),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// What a watch event says happened to an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WatchKind {
+pub(crate) enum WatchKind {
     Added,
     Modified,
     Deleted,
@@ -26,35 +26,35 @@ pub enum WatchKind {
 
 /// One event on the kubelet's pod watch, with the object as it was then.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WatchEvent {
-    pub kind: WatchKind,
-    pub pod: Arc<ApiPod>,
+pub(crate) struct WatchEvent {
+    pub(crate) kind: WatchKind,
+    pub(crate) pod: Arc<ApiPod>,
 }
 
 /// The history of one object, for the run summary (ground truth, never read by the
 /// kubelet).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ObjectHistory {
-    pub uid: Option<PodUid>,
-    pub name: String,
-    pub decl: usize,
-    pub created_at: SimTime,
-    pub last_phase: PodPhase,
-    pub reason: Option<String>,
-    pub deletion_requested_at: Option<SimTime>,
-    pub removed_at: Option<SimTime>,
-    pub removed_by: Option<RemovedBy>,
+pub(crate) struct ObjectHistory {
+    pub(crate) uid: Option<PodUid>,
+    pub(crate) name: String,
+    pub(crate) decl: usize,
+    pub(crate) created_at: SimTime,
+    pub(crate) last_phase: PodPhase,
+    pub(crate) reason: Option<String>,
+    pub(crate) deletion_requested_at: Option<SimTime>,
+    pub(crate) removed_at: Option<SimTime>,
+    pub(crate) removed_by: Option<RemovedBy>,
     /// (time, phase) for each phase change written to the API (for a static pod: to its
     /// mirror pods).
-    pub phases: Vec<(SimTime, PodPhase)>,
+    pub(crate) phases: Vec<(SimTime, PodPhase)>,
     /// A static pod (known to the API only through mirror pods).
-    pub is_static: bool,
+    pub(crate) is_static: bool,
     /// (time, ready) for each change of the pod's Ready condition written to the API.
-    pub ready: Vec<(SimTime, bool)>,
+    pub(crate) ready: Vec<(SimTime, bool)>,
 }
 
 #[derive(Clone, Debug)]
-pub struct ApiServer {
+pub(crate) struct ApiServer {
     pods: BTreeMap<PodUid, ApiPod>,
     by_name: BTreeMap<(String, String), PodUid>,
     watch_delay: Dist,
@@ -66,11 +66,11 @@ pub struct ApiServer {
     watcher: Option<Epoch>,
     next_uid: u32,
     next_rv: u64,
-    pub history: BTreeMap<PodUid, ObjectHistory>,
+    pub(crate) history: BTreeMap<PodUid, ObjectHistory>,
 }
 
 impl ApiServer {
-    pub fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
+    pub(crate) fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
         ApiServer {
             pods: BTreeMap::new(),
             by_name: BTreeMap::new(),
@@ -87,7 +87,7 @@ impl ApiServer {
     }
 
     /// Latency of one kubelet request (status patch or delete).
-    pub fn write_latency(&mut self) -> Dur {
+    pub(crate) fn write_latency(&mut self) -> Dur {
         sample(&self.write_delay, &mut self.write_rng)
     }
 
@@ -118,7 +118,7 @@ impl ApiServer {
     /// it after one watch delay as an ADDED event per existing object (in creation order),
     /// then the source is marked as seen; later changes follow on the same ordered stream.
     /// (At the start of a run the list is empty.)
-    pub fn connect_watch<K>(&mut self, sim: &mut Sim<Event<K>>, epoch: Epoch) {
+    pub(crate) fn connect_watch<K>(&mut self, sim: &mut Sim<Event<K>>, epoch: Epoch) {
         self.watcher = Some(epoch);
         let d = sample(&self.watch_delay, &mut self.watch_rng);
         let mut at = sim.now() + d;
@@ -140,12 +140,12 @@ impl ApiServer {
     }
 
     /// The watching kubelet died: its connection is gone, nothing more is delivered.
-    pub fn disconnect_watch(&mut self) {
+    pub(crate) fn disconnect_watch(&mut self) {
         self.watcher = None;
     }
 
     /// Create a pod object (bound to this node).
-    pub fn create<K>(
+    pub(crate) fn create<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -202,19 +202,19 @@ impl ApiServer {
         v
     }
 
-    pub fn get(&self, uid: PodUid) -> Option<&ApiPod> {
+    pub(crate) fn get(&self, uid: PodUid) -> Option<&ApiPod> {
         self.pods.get(&uid)
     }
 
     /// The current object with this name, if any.
-    pub fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
+    pub(crate) fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
         self.by_name
             .get(&(namespace.to_string(), name.to_string()))
             .copied()
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
-    pub fn delete<K>(
+    pub(crate) fn delete<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -256,7 +256,12 @@ impl ApiServer {
     }
 
     /// `kubectl delete --force --grace-period=0`: the object is gone at once.
-    pub fn force_delete<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer, uid: PodUid) {
+    pub(crate) fn force_delete<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+    ) {
         if self.pods.contains_key(&uid) {
             trace.emit(sim.now(), &Transition::ApiForceDeleted { uid });
             if let Some(h) = self.history.get_mut(&uid) {
@@ -313,7 +318,7 @@ impl ApiServer {
     }
 
     /// The kubelet's status PATCH. Returns the object after the patch (None: NotFound).
-    pub fn patch_status<K>(
+    pub(crate) fn patch_status<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -368,14 +373,14 @@ impl ApiServer {
 
     /// A fresh UID (static pods get theirs from the same sequence, so UIDs stay unique and
     /// in creation order).
-    pub fn allocate_uid(&mut self) -> PodUid {
+    pub(crate) fn allocate_uid(&mut self) -> PodUid {
         let uid = PodUid(self.next_uid);
         self.next_uid += 1;
         uid
     }
 
     /// Start the history of a static pod (its manifest appeared on the node).
-    pub fn record_static(&mut self, uid: PodUid, name: &str, decl: usize, now: SimTime) {
+    pub(crate) fn record_static(&mut self, uid: PodUid, name: &str, decl: usize, now: SimTime) {
         self.history.insert(
             uid,
             ObjectHistory {
@@ -392,7 +397,7 @@ impl ApiServer {
 
     /// A removed static manifest was put back unchanged: the same UID's history goes on,
     /// no longer removed.
-    pub fn record_static_restored(&mut self, uid: PodUid) {
+    pub(crate) fn record_static_restored(&mut self, uid: PodUid) {
         if let Some(h) = self.history.get_mut(&uid) {
             h.deletion_requested_at = None;
             h.removed_at = None;
@@ -401,7 +406,7 @@ impl ApiServer {
     }
 
     /// A static pod's manifest was removed (or replaced) on the node.
-    pub fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: RemovedBy) {
+    pub(crate) fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: RemovedBy) {
         if let Some(h) = self.history.get_mut(&uid) {
             h.deletion_requested_at.get_or_insert(now);
             h.removed_at.get_or_insert(now);
@@ -411,7 +416,7 @@ impl ApiServer {
 
     /// The kubelet creates a mirror pod for a static pod. `None` if an object with that
     /// name already exists (AlreadyExists).
-    pub fn create_mirror<K>(
+    pub(crate) fn create_mirror<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -452,14 +457,19 @@ impl ApiServer {
     }
 
     /// The kubelet deletes a mirror pod (grace 0, UID precondition).
-    pub fn delete_mirror<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer, uid: PodUid) {
+    pub(crate) fn delete_mirror<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+    ) {
         if self.pods.get(&uid).is_some_and(|p| p.mirror_of.is_some()) {
             self.delete_now(sim, trace, uid, RemovedBy::KubeletMirrorPod);
         }
     }
 
     /// The kubelet's final DELETE with grace 0 and a UID precondition.
-    pub fn kubelet_delete<K>(
+    pub(crate) fn kubelet_delete<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -471,9 +481,5 @@ impl ApiServer {
         } else {
             false
         }
-    }
-
-    pub fn objects(&self) -> impl Iterator<Item = &ApiPod> {
-        self.pods.values()
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// Who is waiting for a CRI reply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Caller {
+pub(crate) enum Caller {
     /// A pod worker's in-flight sync operation `op`, sub-step `tag`.
     Worker { uid: PodUid, op: u64, tag: u32 },
     /// The PLEG's relist.
@@ -22,14 +22,14 @@ pub enum Caller {
 
 /// The client of a CRI call: the kubelet incarnation that made it, and who in it waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CriClient {
-    pub epoch: Epoch,
-    pub caller: Caller,
+pub(crate) struct CriClient {
+    pub(crate) epoch: Epoch,
+    pub(crate) caller: Caller,
 }
 
 /// A CRI request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CriReq {
+pub(crate) enum CriReq {
     RunPodSandbox {
         uid: PodUid,
         name: String,
@@ -106,7 +106,7 @@ pub enum CriReq {
 }
 
 impl CriReq {
-    pub fn call(&self) -> CriCall {
+    pub(crate) fn call(&self) -> CriCall {
         match self {
             CriReq::RunPodSandbox { .. } => CriCall::RunPodSandbox,
             CriReq::PullImage { .. } => CriCall::PullImage,
@@ -123,7 +123,7 @@ impl CriReq {
         }
     }
     /// The call's name in the trace.
-    pub fn name(&self) -> CriOp {
+    pub(crate) fn name(&self) -> CriOp {
         match self {
             CriReq::RunPodSandbox { .. } => CriOp::RunPodSandbox,
             CriReq::PullImage { .. } => CriOp::PullImage,
@@ -142,7 +142,7 @@ impl CriReq {
         }
     }
     /// The pod a call is about and the trace's target number (an attempt or an id).
-    pub fn uid_target(&self) -> (PodUid, u32) {
+    pub(crate) fn uid_target(&self) -> (PodUid, u32) {
         match self {
             CriReq::RunPodSandbox { uid, attempt, .. } => (*uid, *attempt),
             CriReq::PullImage { uid, .. } => (*uid, 0),
@@ -161,14 +161,14 @@ impl CriReq {
         }
     }
     /// Whether the call shows in the trace (reads do not).
-    pub fn traced(&self) -> bool {
+    pub(crate) fn traced(&self) -> bool {
         !matches!(self, CriReq::Relist { .. } | CriReq::PodStatus { .. })
     }
 }
 
 /// The result of a CRI call.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CriResult {
+pub(crate) enum CriResult {
     Ok,
     Err(CriError),
     /// The call failed for a reason of the runtime's state (not an injected fault).
@@ -181,11 +181,11 @@ pub enum CriResult {
 }
 
 impl CriResult {
-    pub fn error(&self) -> Option<&'static str> {
+    pub(crate) fn error(&self) -> Option<&'static str> {
         self.failure().map(CriFailure::as_str)
     }
     /// How the call failed, if it did.
-    pub fn failure(&self) -> Option<CriFailure> {
+    pub(crate) fn failure(&self) -> Option<CriFailure> {
         match self {
             CriResult::Err(e) => Some(CriFailure::Code(*e)),
             CriResult::Failed(m) => Some(CriFailure::Failed(*m)),

@@ -10,7 +10,7 @@ use crate::sim::{Dur, Sim, SimTime, TimerKey};
 use std::sync::Arc;
 
 /// The kubelet's handle on the world for one event.
-pub struct Ctx<'a, K> {
+pub(crate) struct Ctx<'a, K> {
     sim: &'a mut Sim<Event<K>>,
     trace: &'a mut Tracer,
     runtime: &'a mut Runtime,
@@ -37,35 +37,35 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     /// The incarnation of the kubelet acting through this handle.
-    pub fn epoch(&self) -> Epoch {
+    pub(crate) fn epoch(&self) -> Epoch {
         self.epoch
     }
 
-    pub fn now(&self) -> SimTime {
+    pub(crate) fn now(&self) -> SimTime {
         self.sim.now()
     }
 
     /// Set a kubelet timer.
-    pub fn after(&mut self, d: Dur, ev: K) -> TimerKey {
+    pub(crate) fn after(&mut self, d: Dur, ev: K) -> TimerKey {
         self.sim.after(d, Event::Kubelet(self.epoch, ev))
     }
 
-    pub fn cancel(&mut self, key: TimerKey) {
+    pub(crate) fn cancel(&mut self, key: TimerKey) {
         self.sim.cancel(key);
     }
 
-    pub fn emit(&mut self, t: Transition) {
+    pub(crate) fn emit(&mut self, t: Transition) {
         self.trace.emit(self.sim.now(), &t);
     }
 
     /// Mark reach point `r` (a rare state this run got into; not part of the trace).
     #[inline]
-    pub fn reach(&mut self, r: crate::model::reach::Reach) {
+    pub(crate) fn reach(&mut self, r: crate::model::reach::Reach) {
         self.trace.reach(r as u32);
     }
 
     /// Issue a CRI call; the reply comes back through `Kubelet::on_cri_reply`.
-    pub fn cri(&mut self, caller: Caller, req: CriReq) {
+    pub(crate) fn cri(&mut self, caller: Caller, req: CriReq) {
         let client = CriClient {
             epoch: self.epoch,
             caller,
@@ -75,43 +75,43 @@ impl<'a, K> Ctx<'a, K> {
 
     /// `runtimeCache.GetPods` after `ForceUpdateIfOlder(now)`: the running pods, as a fresh
     /// CRI list shows them. (Modelled as instantaneous.)
-    pub fn list_running_pods(&self) -> Vec<RunningPod> {
+    pub(crate) fn list_running_pods(&self) -> Vec<RunningPod> {
         self.runtime.running_pods()
     }
 
     /// The stats summary (cAdvisor / summary API, memory only), fresh as of now.
-    pub fn stats_summary(&self) -> stats::StatsSummary {
+    pub(crate) fn stats_summary(&self) -> stats::StatsSummary {
         self.runtime.stats_summary(self.sim.now())
     }
 
     /// [`Ctx::stats_summary`]'s node figures only (no per-pod list).
-    pub fn stats_node(&self) -> stats::StatsSummary {
+    pub(crate) fn stats_node(&self) -> stats::StatsSummary {
         self.runtime.stats_node(self.sim.now())
     }
 
     /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
-    pub fn list_running_pod_uids(&self) -> Vec<PodUid> {
+    pub(crate) fn list_running_pod_uids(&self) -> Vec<PodUid> {
         self.runtime.running_pod_uids()
     }
 
     /// A listing of the kubelet's pods directory: (pod UID, volumes still mounted).
-    pub fn list_pod_dirs(&self) -> Vec<(PodUid, bool)> {
+    pub(crate) fn list_pod_dirs(&self) -> Vec<(PodUid, bool)> {
         self.runtime.pod_dirs()
     }
 
     /// The pod cgroups present on the node (what a listing of the cgroup hierarchy shows).
-    pub fn list_pod_cgroups(&self) -> Vec<PodUid> {
+    pub(crate) fn list_pod_cgroups(&self) -> Vec<PodUid> {
         self.runtime.pod_cgroups()
     }
 
     /// [`Ctx::list_running_pods`] restricted to `uids`.
-    pub fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
+    pub(crate) fn list_running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         self.runtime.running_pods_of(uids)
     }
 
     /// Run a probe against a container (the prober's exec, HTTP, TCP or gRPC call). Modelled
     /// as instantaneous: the answer comes from the container's `behaviour.probes`.
-    pub fn exec_probe(
+    pub(crate) fn exec_probe(
         &mut self,
         id: ContainerId,
         kind: ProbeType,
@@ -123,7 +123,7 @@ impl<'a, K> Ctx<'a, K> {
 
     /// The status manager sends GET + PATCH for `uid`; the API's answer comes back through
     /// `Kubelet::status_on_api`.
-    pub fn api_status_sync(&mut self, uid: PodUid) {
+    pub(crate) fn api_status_sync(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(
             d,
@@ -135,7 +135,7 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     /// Create the mirror pod of a static pod.
-    pub fn api_create_mirror(&mut self, pod: Arc<ApiPod>) {
+    pub(crate) fn api_create_mirror(&mut self, pod: Arc<ApiPod>) {
         let d = self.api.write_latency();
         let _ = self.sim.after(
             d,
@@ -147,7 +147,7 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     /// Delete a mirror pod (UID precondition).
-    pub fn api_delete_mirror(&mut self, uid: PodUid) {
+    pub(crate) fn api_delete_mirror(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(
             d,
@@ -159,21 +159,21 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     /// D-Bus `Inhibit` for a delay lock (the graceful node shutdown manager).
-    pub fn logind_inhibit(&mut self, lock: u64, delay: Dur) {
+    pub(crate) fn logind_inhibit(&mut self, lock: u64, delay: Dur) {
         let _ = self
             .sim
             .after(Dur::ZERO, Event::Logind(LogindEv::Inhibit { lock, delay }));
     }
 
     /// Close a delay lock's file descriptor.
-    pub fn logind_release(&mut self, lock: u64) {
+    pub(crate) fn logind_release(&mut self, lock: u64) {
         let _ = self
             .sim
             .after(Dur::ZERO, Event::Logind(LogindEv::Release { lock }));
     }
 
     /// The status manager's final DELETE (grace 0, UID precondition).
-    pub fn api_delete(&mut self, uid: PodUid) {
+    pub(crate) fn api_delete(&mut self, uid: PodUid) {
         let d = self.api.write_latency();
         let _ = self.sim.after(
             d,

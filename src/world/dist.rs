@@ -5,7 +5,7 @@ use crate::model::Dist;
 use crate::sim::{Dur, Stream};
 
 /// Draw one duration from `d`.
-pub fn sample(d: &Dist, rng: &mut Stream) -> Dur {
+pub(crate) fn sample(d: &Dist, rng: &mut Stream) -> Dur {
     match *d {
         Dist::Fixed(v) => v,
         Dist::Uniform { min, max } => Dur(rng.between(min.0, max.0)),
@@ -43,16 +43,6 @@ fn to_dur(x: f64) -> Dur {
     // Cap at ~292 years so a pathological draw cannot overflow time.
     let capped = x.min(9.0e18);
     Dur(libm::round(capped) as u64)
-}
-
-/// The largest value a distribution can produce in practice (used for bounds in notes).
-pub fn upper_hint(d: &Dist) -> Dur {
-    match *d {
-        Dist::Fixed(v) => v,
-        Dist::Uniform { max, .. } => max,
-        Dist::Exponential { mean } => mean.times(5),
-        Dist::LogNormal { p99, .. } => p99.times(2),
-    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// nothing new when inotify works, is not modelled. A (re)started kubelet's file source
 /// lists every manifest first.
 #[derive(Clone, Debug, Default)]
-pub struct FileSource {
+pub(crate) struct FileSource {
     manifests: BTreeMap<String, Arc<ApiPod>>,
     /// The manifest last removed, per pod name (what `restoreStaticPod` puts back).
     removed: BTreeMap<String, Arc<ApiPod>>,
@@ -32,7 +32,7 @@ impl FileSource {
     }
 
     /// Kubelet incarnation `epoch` starts its file source: every manifest, then "synced".
-    pub fn connect<K>(&mut self, sim: &mut Sim<Event<K>>, epoch: Epoch) {
+    pub(crate) fn connect<K>(&mut self, sim: &mut Sim<Event<K>>, epoch: Epoch) {
         self.epoch = Some(epoch);
         let pods: Vec<_> = self.manifests.values().cloned().collect();
         for pod in pods {
@@ -44,23 +44,23 @@ impl FileSource {
     }
 
     /// The kubelet died: nobody watches the directory.
-    pub fn disconnect(&mut self) {
+    pub(crate) fn disconnect(&mut self) {
         self.epoch = None;
     }
 
     /// The manifest with this pod name, if present.
-    pub fn get(&self, name: &str) -> Option<&Arc<ApiPod>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<ApiPod>> {
         self.manifests.get(name)
     }
 
     /// A manifest appears.
-    pub fn add<K>(&mut self, sim: &mut Sim<Event<K>>, pod: Arc<ApiPod>) {
+    pub(crate) fn add<K>(&mut self, sim: &mut Sim<Event<K>>, pod: Arc<ApiPod>) {
         self.manifests.insert(pod.spec.name.clone(), pod.clone());
         self.deliver(sim, WatchKind::Added, pod);
     }
 
     /// A manifest is removed; returns the pod it described.
-    pub fn remove<K>(&mut self, sim: &mut Sim<Event<K>>, name: &str) -> Option<Arc<ApiPod>> {
+    pub(crate) fn remove<K>(&mut self, sim: &mut Sim<Event<K>>, name: &str) -> Option<Arc<ApiPod>> {
         let old = self.manifests.remove(name)?;
         self.removed.insert(name.to_string(), old.clone());
         self.deliver(sim, WatchKind::Deleted, old.clone());
@@ -69,7 +69,11 @@ impl FileSource {
 
     /// The manifest last removed under this pod name puts back unchanged (same content,
     /// so the same UID); `None` if a manifest with the name is present or none was removed.
-    pub fn restore<K>(&mut self, sim: &mut Sim<Event<K>>, name: &str) -> Option<Arc<ApiPod>> {
+    pub(crate) fn restore<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        name: &str,
+    ) -> Option<Arc<ApiPod>> {
         if self.manifests.contains_key(name) {
             return None;
         }

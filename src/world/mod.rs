@@ -8,38 +8,38 @@
 //! timers as a type parameter `K`, and the world's components write transitions to a
 //! [`Tracer`], whatever observes the trace. The run (`crate::run`) fixes both.
 
-pub mod apiserver;
-pub mod cri;
-pub mod ctx;
-pub mod dist;
-pub mod files;
-pub mod node;
-pub mod runtime;
-pub mod stats;
+pub(crate) mod apiserver;
+pub(crate) mod cri;
+pub(crate) mod ctx;
+pub(crate) mod dist;
+pub(crate) mod files;
+pub(crate) mod node;
+pub(crate) mod runtime;
+pub(crate) mod stats;
 
-pub use cri::{Caller, CriClient};
-pub use ctx::Ctx;
-pub use files::FileSource;
+pub(crate) use cri::{Caller, CriClient};
+pub(crate) use ctx::Ctx;
+pub(crate) use files::FileSource;
 
 use crate::model::{PodUid, Transition};
 use apiserver::WatchEvent;
-use cri::{CriReq, CriResult};
+use cri::CriReq;
 use node::LogindEv;
 use runtime::RtEvent;
 
 /// Where the world's transitions go: the run's trace (hashed, perhaps kept, and shown to
 /// its observer), seen without its observer's type.
-pub type Tracer = dyn crate::sim::Emit<Transition>;
+pub(crate) type Tracer = dyn crate::sim::Emit<Transition>;
 
 /// A kubelet incarnation: 0 for the kubelet started with the run, one more after each
 /// `kubeletRestart`. Everything addressed to a kubelet process (its timers, CRI replies,
 /// watch deliveries, answers to its API requests) carries the incarnation it belongs to;
 /// the world drops what belongs to a dead one.
-pub type Epoch = u32;
+pub(crate) type Epoch = u32;
 
 /// Every event of a run.
 #[derive(Clone, Debug)]
-pub enum Event<K> {
+pub(crate) enum Event<K> {
     /// Scenario pod declaration `i` is created in the API server.
     CreatePod(usize),
     /// Scenario timeline action `i` happens.
@@ -51,12 +51,6 @@ pub enum Event<K> {
         caller: CriClient,
         req: CriReq,
         fault: Option<crate::model::CriError>,
-    },
-    /// A CRI reply that was held back (a stop waiting for the process to exit).
-    CriReply {
-        caller: CriClient,
-        req: CriReq,
-        result: CriResult,
     },
     /// A watch event reaches the config source of kubelet incarnation `.0`.
     Watch(Epoch, WatchEvent),
@@ -89,12 +83,11 @@ pub enum Event<K> {
 impl<K> Event<K> {
     /// Whether the event happens on the node (kubelet, runtime, logind, and the kubelet's
     /// side of the API connection). After power-off these are dropped.
-    pub fn on_node(&self) -> bool {
+    pub(crate) fn on_node(&self) -> bool {
         match self {
             Event::CreatePod(_) | Event::Timeline(_) => false,
             Event::Runtime(_)
             | Event::CriComplete { .. }
-            | Event::CriReply { .. }
             | Event::Watch(..)
             | Event::WatchSynced(_)
             | Event::ApiStatusSync { .. }

@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 
 /// Events logind handles (D-Bus calls from the kubelet, and its own delay timer).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LogindEv {
+pub(crate) enum LogindEv {
     /// `Inhibit("shutdown", ..., "delay")`: the kubelet took delay lock `lock`, needing
     /// `InhibitDelayMaxSec` of at least `delay`.
     Inhibit { lock: u64, delay: Dur },
@@ -36,7 +36,7 @@ pub enum LogindEv {
 
 /// What a shutdown request leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShutdownRequest {
+pub(crate) enum ShutdownRequest {
     /// Ignored: a shutdown is already under way or the node is off.
     Ignored,
     /// No delay lock is held: power off now.
@@ -47,31 +47,31 @@ pub enum ShutdownRequest {
 
 /// logind's state and the node's power state (ground truth).
 #[derive(Clone, Debug, Default)]
-pub struct Logind {
+pub(crate) struct Logind {
     /// `InhibitDelayMaxSec`.
-    pub inhibit_delay_max: Dur,
+    pub(crate) inhibit_delay_max: Dur,
     locks: BTreeSet<u64>,
-    pub shutdown_requested_at: Option<SimTime>,
-    pub powered_off_at: Option<SimTime>,
-    pub power_off_cause: Option<PowerOffCause>,
+    pub(crate) shutdown_requested_at: Option<SimTime>,
+    pub(crate) powered_off_at: Option<SimTime>,
+    pub(crate) power_off_cause: Option<PowerOffCause>,
     /// The `DelayExpired` timer, while a shutdown waits for locks.
-    pub delay_timer: Option<TimerKey>,
+    pub(crate) delay_timer: Option<TimerKey>,
 }
 
 impl Logind {
-    pub fn new(inhibit_delay_max: Dur) -> Self {
+    pub(crate) fn new(inhibit_delay_max: Dur) -> Self {
         Logind {
             inhibit_delay_max,
             ..Default::default()
         }
     }
 
-    pub fn powered_off(&self) -> bool {
+    pub(crate) fn powered_off(&self) -> bool {
         self.powered_off_at.is_some()
     }
 
     /// A delay lock is taken.
-    pub fn inhibit(&mut self, now: SimTime, trace: &mut Tracer, lock: u64, delay: Dur) {
+    pub(crate) fn inhibit(&mut self, now: SimTime, trace: &mut Tracer, lock: u64, delay: Dur) {
         if self.powered_off() {
             return;
         }
@@ -94,7 +94,7 @@ impl Logind {
     }
 
     /// A delay lock is released. Returns whether the node powers off now.
-    pub fn release(&mut self, now: SimTime, trace: &mut Tracer, lock: u64) -> bool {
+    pub(crate) fn release(&mut self, now: SimTime, trace: &mut Tracer, lock: u64) -> bool {
         if self.powered_off() || !self.locks.remove(&lock) {
             return false;
         }
@@ -109,7 +109,7 @@ impl Logind {
 
     /// The process holding every delay lock died (a kubelet crash): its file descriptors
     /// close, so logind drops its locks. Returns whether the node powers off now.
-    pub fn release_all(&mut self, now: SimTime, trace: &mut Tracer) -> bool {
+    pub(crate) fn release_all(&mut self, now: SimTime, trace: &mut Tracer) -> bool {
         if self.powered_off() || self.locks.is_empty() {
             return false;
         }
@@ -124,7 +124,7 @@ impl Logind {
     }
 
     /// The node is asked to shut down.
-    pub fn request_shutdown(&mut self, now: SimTime, trace: &mut Tracer) -> ShutdownRequest {
+    pub(crate) fn request_shutdown(&mut self, now: SimTime, trace: &mut Tracer) -> ShutdownRequest {
         if self.powered_off() || self.shutdown_requested_at.is_some() {
             return ShutdownRequest::Ignored;
         }
@@ -151,7 +151,7 @@ impl Logind {
     }
 
     /// Record the power-off.
-    pub fn mark_powered_off(&mut self, now: SimTime, cause: PowerOffCause) {
+    pub(crate) fn mark_powered_off(&mut self, now: SimTime, cause: PowerOffCause) {
         self.powered_off_at = Some(now);
         self.power_off_cause = Some(cause);
         self.locks.clear();

@@ -15,7 +15,7 @@
 mod calls;
 mod process;
 
-pub use process::RtEvent;
+pub(crate) use process::RtEvent;
 
 use super::cri::{CriClient, CriReq, CriResult};
 use super::dist::sample;
@@ -56,7 +56,6 @@ struct Container {
 
 #[derive(Clone, Debug)]
 struct Sandbox {
-    uid: PodUid,
     ready: bool,
     attempt: u32,
     created_at: SimTime,
@@ -73,36 +72,36 @@ struct RtPod {
 /// The node's host state of one pod: volumes, pod cgroup, pod directory, and when each
 /// went away (ground truth).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HostState {
-    pub volumes_mounted: bool,
-    pub cgroup: bool,
-    pub pod_dir: bool,
-    pub mounted_at: Option<SimTime>,
-    pub unmounted_at: Option<SimTime>,
-    pub cgroup_removed_at: Option<SimTime>,
-    pub pod_dir_removed_at: Option<SimTime>,
+pub(crate) struct HostState {
+    pub(crate) volumes_mounted: bool,
+    pub(crate) cgroup: bool,
+    pub(crate) pod_dir: bool,
+    pub(crate) mounted_at: Option<SimTime>,
+    pub(crate) unmounted_at: Option<SimTime>,
+    pub(crate) cgroup_removed_at: Option<SimTime>,
+    pub(crate) pod_dir_removed_at: Option<SimTime>,
     /// Containers that were still running when the pod cgroup was destroyed.
-    pub killed_by_cgroup_removal: u32,
+    pub(crate) killed_by_cgroup_removal: u32,
 }
 
 /// What one container instance did, for the run summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContainerFacts {
-    pub name: String,
-    pub started: bool,
-    pub running: bool,
-    pub exit_code: Option<i32>,
-    pub killed: bool,
-    pub started_at: Option<SimTime>,
-    pub finished_at: Option<SimTime>,
-    pub sigterm_at: Option<SimTime>,
+pub(crate) struct ContainerFacts {
+    pub(crate) name: String,
+    pub(crate) started: bool,
+    pub(crate) running: bool,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) killed: bool,
+    pub(crate) started_at: Option<SimTime>,
+    pub(crate) finished_at: Option<SimTime>,
+    pub(crate) sigterm_at: Option<SimTime>,
     /// Still running when the node powered off (killed with the node).
-    pub powered_off: bool,
+    pub(crate) powered_off: bool,
 }
 
 /// Ground truth of the node's containers.
 #[derive(Clone, Debug)]
-pub struct Runtime {
+pub(crate) struct Runtime {
     latencies: BTreeMap<CriCall, Dist>,
     faults: Vec<Fault>,
     lat_rng: Stream,
@@ -115,7 +114,7 @@ pub struct Runtime {
     images: BTreeSet<String>,
     workloads: BTreeMap<PodUid, Arc<BTreeMap<String, Behaviour>>>,
     /// Host state per pod (volumes, cgroup, pod dir).
-    pub host: BTreeMap<PodUid, HostState>,
+    pub(crate) host: BTreeMap<PodUid, HostState>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
     changed: BTreeSet<PodUid>,
@@ -125,24 +124,24 @@ pub struct Runtime {
     next_container: u32,
     next_sandbox: u32,
     /// Containers killed by SIGKILL at the end of their grace period.
-    pub sigkills: u64,
+    pub(crate) sigkills: u64,
     /// Stop replies released by a host operation; the world delivers them after it.
-    pub deferred: Vec<(CriClient, CriReq, CriResult)>,
+    pub(crate) deferred: Vec<(CriClient, CriReq, CriResult)>,
     /// The node's memory capacity (for the stats summary).
-    pub node_memory_bytes: u64,
+    pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
-    pub memory_available_override: Option<u64>,
+    pub(crate) memory_available_override: Option<u64>,
 }
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
 #[derive(Clone, Debug, Default)]
-pub struct Listed {
+pub(crate) struct Listed {
     pods: BTreeSet<PodUid>,
     members: BTreeMap<PodUid, (BTreeSet<SandboxId>, BTreeSet<ContainerId>)>,
 }
 
 impl Runtime {
-    pub fn new(seed: u64, latencies: BTreeMap<CriCall, Dist>, faults: Vec<Fault>) -> Self {
+    pub(crate) fn new(seed: u64, latencies: BTreeMap<CriCall, Dist>, faults: Vec<Fault>) -> Self {
         Runtime {
             latencies,
             faults,
@@ -167,7 +166,7 @@ impl Runtime {
     }
 
     /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).
-    pub fn register_workload(&mut self, uid: PodUid, b: Arc<BTreeMap<String, Behaviour>>) {
+    pub(crate) fn register_workload(&mut self, uid: PodUid, b: Arc<BTreeMap<String, Behaviour>>) {
         self.workloads.insert(uid, b);
     }
 
@@ -194,7 +193,7 @@ impl Runtime {
     }
 
     /// Issue a CRI call; its completion arrives as `Event::CriComplete`.
-    pub fn issue<K>(
+    pub(crate) fn issue<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -264,7 +263,7 @@ impl Runtime {
 
     /// A call completes: apply its effect. `None` means the reply comes later (a stop
     /// waits for the process to exit).
-    pub fn complete<K>(
+    pub(crate) fn complete<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -357,7 +356,7 @@ impl Runtime {
     }
 
     /// `GetPodStatus`: sandboxes and containers newest first.
-    pub fn pod_status(&self, uid: PodUid) -> RtPodStatus {
+    pub(crate) fn pod_status(&self, uid: PodUid) -> RtPodStatus {
         let Some(p) = self.pods.get(&uid) else {
             return RtPodStatus {
                 uid: Some(uid),
@@ -406,7 +405,7 @@ impl Runtime {
     }
 
     /// The UIDs `GetPods(all=false)` would list.
-    pub fn running_pod_uids(&self) -> Vec<PodUid> {
+    pub(crate) fn running_pod_uids(&self) -> Vec<PodUid> {
         self.pods
             .iter()
             .filter(|(_, p)| {
@@ -425,12 +424,12 @@ impl Runtime {
     }
 
     /// `GetPods(all=false)`: pods with a running container or a ready sandbox.
-    pub fn running_pods(&self) -> Vec<RunningPod> {
+    pub(crate) fn running_pods(&self) -> Vec<RunningPod> {
         self.running_pods_of(&self.running_pod_uids())
     }
 
     /// `GetPods(all=false)` restricted to `uids`.
-    pub fn running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
+    pub(crate) fn running_pods_of(&self, uids: &[PodUid]) -> Vec<RunningPod> {
         let mut out = Vec::new();
         for uid in uids {
             let Some(p) = self.pods.get(uid) else {
@@ -465,7 +464,7 @@ impl Runtime {
 
     /// The node figures of [`Runtime::stats_summary`] alone (`pods` left empty): the same
     /// sums without building the per-pod list.
-    pub fn stats_node(&self, now: SimTime) -> StatsSummary {
+    pub(crate) fn stats_node(&self, now: SimTime) -> StatsSummary {
         let mut node_ws: u64 = 0;
         for p in self.pods.values() {
             let ws = p
@@ -497,7 +496,7 @@ impl Runtime {
     }
 
     /// The stats summary at `now` (model in `world::stats`).
-    pub fn stats_summary(&self, now: SimTime) -> StatsSummary {
+    pub(crate) fn stats_summary(&self, now: SimTime) -> StatsSummary {
         let mut pods = Vec::new();
         let mut node_ws: u64 = 0;
         for (uid, p) in &self.pods {
@@ -527,7 +526,7 @@ impl Runtime {
     }
 
     /// Ground truth for the summary: every container instance of a pod, oldest first.
-    pub fn facts(&self, uid: PodUid) -> Vec<ContainerFacts> {
+    pub(crate) fn facts(&self, uid: PodUid) -> Vec<ContainerFacts> {
         self.pods
             .get(&uid)
             .map(|p| {
@@ -552,7 +551,7 @@ impl Runtime {
     }
 
     /// Ground truth: does this pod have a running container?
-    pub fn has_running(&self, uid: PodUid) -> bool {
+    pub(crate) fn has_running(&self, uid: PodUid) -> bool {
         self.pods.get(&uid).is_some_and(|p| {
             p.containers.iter().any(|id| {
                 self.containers
@@ -580,7 +579,7 @@ impl Runtime {
 
     /// Pod directories present on the node (what a listing of the pods dir shows) and
     /// whether their volumes are still mounted.
-    pub fn pod_dirs(&self) -> Vec<(PodUid, bool)> {
+    pub(crate) fn pod_dirs(&self) -> Vec<(PodUid, bool)> {
         self.host
             .iter()
             .filter(|(_, h)| h.pod_dir)
@@ -589,24 +588,11 @@ impl Runtime {
     }
 
     /// Pods whose cgroup exists on the node.
-    pub fn pod_cgroups(&self) -> Vec<PodUid> {
+    pub(crate) fn pod_cgroups(&self) -> Vec<PodUid> {
         self.host
             .iter()
             .filter(|(_, h)| h.cgroup)
             .map(|(uid, _)| *uid)
             .collect()
-    }
-
-    /// The sandbox a container belongs to (for tests).
-    pub fn sandbox_of(&self, id: ContainerId) -> Option<SandboxId> {
-        self.containers.get(&id).map(|c| c.sandbox)
-    }
-
-    pub fn container_uid(&self, id: ContainerId) -> Option<PodUid> {
-        self.containers.get(&id).map(|c| c.uid)
-    }
-
-    pub fn sandbox_uid(&self, id: SandboxId) -> Option<PodUid> {
-        self.sandboxes.get(&id).map(|s| s.uid)
     }
 }

@@ -17,23 +17,23 @@ use crate::sim::SimTime;
 
 /// `statsapi.Summary`, memory only.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StatsSummary {
+pub(crate) struct StatsSummary {
     /// When the figures were taken (`MemoryStats.Time`).
-    pub time: SimTime,
+    pub(crate) time: SimTime,
     /// `Node.Memory.AvailableBytes`.
-    pub node_available_bytes: u64,
+    pub(crate) node_available_bytes: u64,
     /// `Node.Memory.WorkingSetBytes`.
-    pub node_working_set_bytes: u64,
+    pub(crate) node_working_set_bytes: u64,
     /// `Pods`, in UID order.
-    pub pods: Vec<PodStats>,
+    pub(crate) pods: Vec<PodStats>,
 }
 
 /// `statsapi.PodStats`, memory only.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodStats {
-    pub uid: PodUid,
+pub(crate) struct PodStats {
+    pub(crate) uid: PodUid,
     /// `Memory.WorkingSetBytes` of the pod (sum of its running containers).
-    pub working_set_bytes: u64,
+    pub(crate) working_set_bytes: u64,
     /// `Containers[]`: (name, working set) of each running container.
-    pub containers: Vec<(String, u64)>,
+    pub(crate) containers: Vec<(String, u64)>,
 }

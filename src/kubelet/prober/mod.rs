@@ -25,11 +25,11 @@
 //! * Only regular containers are probed: init containers (and so restartable sidecars) are
 //!   not modelled yet.
 
-pub mod results_manager;
-pub mod worker;
+pub(crate) mod results_manager;
+pub(crate) mod worker;
 
-pub use results_manager::{ProbeResult, ResultsManager, Update};
-pub use worker::{ProbeWake, Worker};
+pub(crate) use results_manager::{ProbeResult, ResultsManager};
+pub(crate) use worker::{ProbeWake, Worker};
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
@@ -43,36 +43,36 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// `maxProbeRetries`: a probe that errors is retried this many times in a row.
-pub const MAX_PROBE_RETRIES: u32 = 3;
+pub(crate) const MAX_PROBE_RETRIES: u32 = 3;
 
 /// `probeKey`: one worker per pod, container and probe kind.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ProbeKey {
-    pub uid: PodUid,
-    pub container: String,
-    pub kind: ProbeType,
+pub(crate) struct ProbeKey {
+    pub(crate) uid: PodUid,
+    pub(crate) container: String,
+    pub(crate) kind: ProbeType,
 }
 
 /// The probe manager's state.
 #[derive(Clone, Debug)]
-pub struct ProbeManager {
+pub(crate) struct ProbeManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
-    pub b: crate::kubelet::profile::Behaviours,
-    pub workers: BTreeMap<ProbeKey, Worker>,
-    pub liveness: ResultsManager,
-    pub readiness: ResultsManager,
-    pub startup: ResultsManager,
+    pub(crate) b: crate::kubelet::profile::Behaviours,
+    pub(crate) workers: BTreeMap<ProbeKey, Worker>,
+    pub(crate) liveness: ResultsManager,
+    pub(crate) readiness: ResultsManager,
+    pub(crate) startup: ResultsManager,
     /// When the manager was created (the kubelet's start): workers created within one probe
     /// period of it sleep a random part of the period before their first probe.
-    pub start: SimTime,
+    pub(crate) start: SimTime,
     rng: Stream,
     next_gen: u64,
     /// Probes run, for the run summary.
-    pub probes_run: u64,
+    pub(crate) probes_run: u64,
 }
 
 impl ProbeManager {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         ProbeManager {
             b: Default::default(),
             workers: BTreeMap::new(),
@@ -86,7 +86,7 @@ impl ProbeManager {
         }
     }
 
-    pub fn results(&self, kind: ProbeType) -> &ResultsManager {
+    pub(crate) fn results(&self, kind: ProbeType) -> &ResultsManager {
         match kind {
             ProbeType::Liveness => &self.liveness,
             ProbeType::Readiness => &self.readiness,
@@ -94,7 +94,7 @@ impl ProbeManager {
         }
     }
 
-    pub fn results_mut(&mut self, kind: ProbeType) -> &mut ResultsManager {
+    pub(crate) fn results_mut(&mut self, kind: ProbeType) -> &mut ResultsManager {
         match kind {
             ProbeType::Liveness => &mut self.liveness,
             ProbeType::Readiness => &mut self.readiness,

@@ -11,32 +11,32 @@ use crate::model::{ContainerId, PodUid};
 use std::collections::{BTreeMap, VecDeque};
 
 /// `results.Result` (a word of the trace vocabulary).
-pub use crate::model::ProbeCached as ProbeResult;
+pub(crate) use crate::model::ProbeCached as ProbeResult;
 
 /// `results.Update`: a changed result on its way to the sync loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Update {
-    pub id: ContainerId,
-    pub result: ProbeResult,
-    pub uid: PodUid,
+pub(crate) struct Update {
+    pub(crate) id: ContainerId,
+    pub(crate) result: ProbeResult,
+    pub(crate) uid: PodUid,
 }
 
 /// One results manager (there is one per probe kind).
 #[derive(Clone, Debug, Default)]
-pub struct ResultsManager {
+pub(crate) struct ResultsManager {
     cache: BTreeMap<ContainerId, ProbeResult>,
     /// Updates not yet taken by the sync loop, oldest first.
-    pub updates: VecDeque<Update>,
+    pub(crate) updates: VecDeque<Update>,
 }
 
 impl ResultsManager {
     /// `Get`.
-    pub fn get(&self, id: ContainerId) -> Option<ProbeResult> {
+    pub(crate) fn get(&self, id: ContainerId) -> Option<ProbeResult> {
         self.cache.get(&id).copied()
     }
 
     /// `Set`: returns whether an update was queued (the value is new or changed).
-    pub fn set(&mut self, id: ContainerId, result: ProbeResult, uid: PodUid) -> bool {
+    pub(crate) fn set(&mut self, id: ContainerId, result: ProbeResult, uid: PodUid) -> bool {
         if self.cache.insert(id, result) == Some(result) {
             return false;
         }
@@ -45,7 +45,7 @@ impl ResultsManager {
     }
 
     /// `Remove`.
-    pub fn remove(&mut self, id: ContainerId) {
+    pub(crate) fn remove(&mut self, id: ContainerId) {
         self.cache.remove(&id);
     }
 }

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 /// What woke a worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeWake {
+pub(crate) enum ProbeWake {
     /// The start-up sleep is over: the first probe, then the ticker starts.
     FirstRun,
     /// The ticker fired.
@@ -36,30 +36,30 @@ pub enum ProbeWake {
 
 /// A probe worker (`worker`).
 #[derive(Clone, Debug)]
-pub struct Worker {
+pub(crate) struct Worker {
     /// This worker instance (events of an exited worker are ignored).
-    pub gen: u64,
+    pub(crate) gen: u64,
     /// The pod as given to `AddPod` (never updated).
-    pub pod: Arc<ApiPod>,
-    pub spec: Probe,
+    pub(crate) pod: Arc<ApiPod>,
+    pub(crate) spec: Probe,
     /// The result published for a new container before it is probed.
-    pub initial: ProbeResult,
-    pub container_id: Option<ContainerId>,
-    pub last_result: ProbeResult,
+    pub(crate) initial: ProbeResult,
+    pub(crate) container_id: Option<ContainerId>,
+    pub(crate) last_result: ProbeResult,
     /// How many probes in a row gave `last_result`.
-    pub result_run: u32,
+    pub(crate) result_run: u32,
     /// Waiting for a new container after a liveness or startup failure.
-    pub on_hold: bool,
+    pub(crate) on_hold: bool,
     /// Still in the start-up sleep (the stop and trigger channels are only read after it).
-    pub sleeping: bool,
+    pub(crate) sleeping: bool,
     /// A value waits in the stop channel.
-    pub stop_pending: bool,
+    pub(crate) stop_pending: bool,
     /// A value waits in the manual trigger channel.
-    pub trigger_pending: bool,
+    pub(crate) trigger_pending: bool,
 }
 
 impl Worker {
-    pub fn new(gen: u64, pod: Arc<ApiPod>, spec: Probe, kind: ProbeType) -> Self {
+    pub(crate) fn new(gen: u64, pod: Arc<ApiPod>, spec: Probe, kind: ProbeType) -> Self {
         Worker {
             gen,
             pod,

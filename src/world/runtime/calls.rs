@@ -30,7 +30,6 @@ impl Runtime {
         self.sandboxes.insert(
             id,
             Sandbox {
-                uid,
                 ready: true,
                 attempt,
                 created_at: now,

@@ -13,7 +13,7 @@ use crate::world::Event;
 
 /// Events the runtime schedules for itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RtEvent {
+pub(crate) enum RtEvent {
     /// The process exits on its own (run time over, or SIGTERM handled).
     ProcExit {
         id: ContainerId,
@@ -31,7 +31,7 @@ impl Runtime {
     /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
     /// from the container's start. Against a container that is not running, an exec probe
     /// errors (the runtime refuses the exec) and a network probe fails (connection refused).
-    pub fn exec_probe(
+    pub(crate) fn exec_probe(
         &mut self,
         now: SimTime,
         id: ContainerId,
@@ -58,7 +58,7 @@ impl Runtime {
     }
 
     /// Handle one of the runtime's own events. Returns stop calls that are now answered.
-    pub fn on_event<K>(
+    pub(crate) fn on_event<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
@@ -143,7 +143,7 @@ impl Runtime {
     /// The node powers off: every process dies with it (exit code 137, reason
     /// `PowerOff`), every sandbox is gone, and no CRI call is answered any more. Returns
     /// how many containers were still running.
-    pub fn power_off<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer) -> u32 {
+    pub(crate) fn power_off<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer) -> u32 {
         let running: Vec<ContainerId> = self
             .containers
             .iter()
@@ -165,7 +165,7 @@ impl Runtime {
     }
 
     /// Timeline `containerExit`: the newest running container of that name exits.
-    pub fn container_exit<K>(
+    pub(crate) fn container_exit<K>(
         &mut self,
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
