@@ -11,38 +11,63 @@
 //! ## Code map (in reading order)
 //!
 //! * [`sim`]: the simulation core (time, event queue, scheduler, RNG streams, limits,
-//!   trace). **Invariant:** it knows nothing about pods.
+//!   trace). It knows nothing about pods.
 //! * [`model`]: shared domain data with no behaviour (pod spec subset, phases, runtime and
-//!   API statuses, trace transitions).
-//! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation into a
-//!   typed [`scenario::Scenario`] with every default applied. **Invariant:** it names
-//!   neither the kubelet nor the oracle; the entry points [`load`], [`load_str`],
-//!   [`load_sweep`], [`load_sweep_str`] and [`check_file`] (below) hand it the profile,
-//!   switch and invariant names it checks against.
-//! * [`world`]: what the kubelet talks to: the CRI runtime with container processes
-//!   (`world::runtime`, speaking the protocol of `world::cri`), the API server with its
-//!   watch, the static-pod manifest directory, systemd-logind and the node's power.
-//!   **Invariant:** the kubelet acts on the world only through [`world::Ctx`], which exposes
-//!   calls and timers but no ground truth; the world names neither the kubelet (its timers
-//!   are the `K` of [`world::Event`]) nor the oracle (it writes to a [`world::Tracer`]).
-//!   Everything addressed to the kubelet carries its incarnation ([`world::Epoch`]); after
-//!   a `kubeletRestart` the world drops what belongs to the dead process.
-//! * [`kubelet`]: the port (pod workers, sync phases, PLEG, status manager, prober,
-//!   housekeeping, admission, eviction manager, graceful node shutdown, restart recovery).
-//!   **Invariant:** each file names the upstream file and release it follows.
-//! * [`oracle`]: the invariant oracle. **Invariant:** read-only; it sees the transitions
-//!   the trace records (as the trace's observer) and nothing else, keeps its own history,
-//!   and turns violated safety and liveness properties into findings. Removing it changes
-//!   no trace hash.
-//! * [`run`]: one run, scenario + seed -> [`run::RunOutput`]. [`run::World`] is the
-//!   composition root: it owns the simulation core, kubelet, world parts and the trace with
-//!   its oracle, and dispatches every event (`run::world`); the timeline, the kubelet
-//!   process and the node's power, the output types and the summary have a file each.
-//! * [`sweep`]: seeds x parameter points x profiles as independent runs on a rayon pool;
-//!   [`results`]: the result directory (manifest, `runs.jsonl`, summary), resume, merge;
-//!   [`progress`]: the progress display, the only wall-clock reader; [`junit`]: CI reports.
-//! * [`report`], [`cli`]: output and the command line; [`plot`]: the run timeline and the
-//!   sweep plots (SVG/PNG with an embedded font).
+//!   API statuses) and the **typed vocabulary** of the trace: every [`model::Transition`]
+//!   and the words inside it ([`model::vocab`]: worker and sync steps, host operations, CRI
+//!   calls, API removals, probe, eviction and shutdown steps ...). The trace text is
+//!   rendered from these enums in one place, and each word hashes as its text.
+//! * [`scenario`]: scenario and sweep files: parsing, `--set` overrides, validation by
+//!   section (`scenario::validate::{primitives, kubelet, pods, behaviour, timeline,
+//!   sweep}`) into a typed [`scenario::Scenario`] with every default applied.
+//! * `world` (crate-private): what the kubelet talks to: the CRI runtime with container
+//!   processes (`world::runtime`, answering the protocol of `world::cri`), the API server
+//!   with its watch, the static-pod manifest directory, systemd-logind and the node's
+//!   power. The kubelet acts on it only through `world::Ctx`: calls and timers, no ground
+//!   truth. Everything addressed to the kubelet carries its incarnation (`world::Epoch`);
+//!   after a `kubeletRestart` the world drops what belongs to the dead process.
+//! * `kubelet` (crate-private): the port (pod workers and their loop, sync phases, CRI
+//!   reply routing, PLEG, status manager, prober, housekeeping, admission, eviction manager,
+//!   graceful node shutdown, restart recovery, the v1.21 design, behaviour profiles). Each
+//!   file names the upstream file and release it follows; state-machine rules are checked
+//!   as pre- and postconditions in every build (a broken one panics, and the caller prints
+//!   the replay line).
+//! * [`oracle`]: the invariant oracle, a set of checkers (one per concern: pod worker,
+//!   sync, API and status, teardown, probes, static pods, eviction, node shutdown,
+//!   `killPodNow`, liveness), each owning its invariants and their table rows; it keeps its
+//!   own history from the transitions it is shown and turns violated properties into
+//!   findings. Removing it changes no trace hash.
+//! * [`run`]: one run, scenario + seed -> [`run::RunOutput`]. `run::World` is the
+//!   composition root: it owns the simulation core, the kubelet, the world parts and the
+//!   trace with its oracle, and dispatches every event; the timeline, the kubelet process
+//!   and the node's power, the output types and the summary have a file each.
+//! * Bulk: [`sweep`] (seeds x parameter points x profiles on a rayon pool), [`results`]
+//!   (result directory, resume, merge), [`bisect`]; crate-private `progress` (the only
+//!   wall-clock reader), `junit`, `plot`, `report`, and `replay` (the replay line and the
+//!   temporary-file paths that bulk code and the CLI share).
+//! * [`cli`]: the command line, thin: one function per subcommand.
+//!
+//! ## Architecture invariants (enforced by `tests/architecture.rs`)
+//!
+//! * Arrows point down: cli -> bulk -> run -> {kubelet, world, oracle} -> model -> sim.
+//!   The oracle imports only `model` and `sim` (never `kubelet`, `world`, `run`,
+//!   `scenario`); `world` names neither the kubelet (its timers are the `K` of
+//!   `world::Event<K>`) nor the oracle (it writes to a `world::Tracer`); `scenario` names
+//!   neither the kubelet nor the oracle (the entry points below hand it the profile, switch
+//!   and invariant names it checks against); bulk modules never call `cli`.
+//! * No source file over 1,000 lines except the ports that mirror one upstream file
+//!   (`kubelet/pod_workers.rs`, `kubelet/sync.rs`), and no function over 150 lines.
+//! * The documentation stands alone: no pointer to a document outside the repository.
+//!
+//! ## Public API
+//!
+//! What a user of the crate needs: [`load`], [`load_str`], [`load_sweep`],
+//! [`load_sweep_str`], [`check_file`] (scenario and sweep files in, typed and validated);
+//! [`run::run`] with [`run::RunOptions`] and the output types ([`run::RunOutput`],
+//! [`run::Finding`], [`run::PodSummary`], [`run::Metrics`] ...); [`sweep`], [`results`]
+//! and [`bisect`] for bulk runs; the invariant table ([`oracle::invariants`]); the switch
+//! table ([`SWITCHES`], [`PROFILES`]); the vocabulary ([`model`]) and the simulation core
+//! ([`sim`]) for reading traces and benchmarking. Everything else is `pub(crate)`.
 //!
 //! ## Determinism
 //!

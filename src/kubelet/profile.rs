@@ -82,7 +82,7 @@ const NOT_V122: &[&str] = &["v1.21", "v1.27", "current"];
 const NOT_V127: &[&str] = &["v1.21", "v1.22", "current"];
 const NONE: &[&str] = &[];
 
-/// The switch table, in [`Sw`] order.
+/// The switch table, in `Sw` order.
 pub const SWITCHES: &[Switch] = &[
     Switch {
         sw: Sw::PodWorkerOwnsLifecycle,

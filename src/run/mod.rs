@@ -2,13 +2,13 @@
 //! (scenario, seed, podsim version): single-threaded, virtual time, every random choice
 //! from a named stream.
 //!
-//! * [`world`]: the [`World`], the composition root: it owns the simulation core, the
+//! * `world`: the `World`, the composition root: it owns the simulation core, the
 //!   kubelet, the fake runtime, the API server, the node and the trace with its oracle, and
 //!   dispatches every event.
-//! * [`timeline`]: the scenario's timeline actions.
-//! * [`process`]: the kubelet process (crash, restart) and the node's power (logind,
+//! * `timeline`: the scenario's timeline actions.
+//! * `process`: the kubelet process (crash, restart) and the node's power (logind,
 //!   shutdown, power-off).
-//! * [`output`]: what a run produces (`--json`); [`summary`]: building it from the world.
+//! * `output`: what a run produces (`--json`); `summary`: building it from the world.
 
 mod output;
 mod process;
