@@ -351,60 +351,12 @@ impl Facts {
                 o.api_status_at = at;
                 self.before.api_phase = old;
             }
-            CriEnd {
-                uid,
-                call,
-                target,
-                error,
-            } => {
-                let p = self.pod_mut(*uid);
-                if error.is_some() {
-                    p.errors.push(at);
-                    if *call == CriOp::StartContainer {
-                        p.start_errors.push(at);
-                    }
-                }
-                if *call == CriOp::RemoveContainer && error.is_none() {
-                    let id = ContainerId(*target);
-                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
-                        i.removed_at.get_or_insert(at);
-                    }
-                }
-            }
-            SandboxReady { uid, id } => self.pod_mut(*uid).ready_sandboxes.push((*id, at)),
-            SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
-            ContainerRunning { uid, id, name } => {
-                let p = self.pod_mut(*uid);
-                p.last_started_at = Some(at);
-                p.running.push(*id);
-                p.instances.push(Instance {
-                    id: *id,
-                    name: name.clone(),
-                    exit: None,
-                    removed_at: None,
-                    running_at: at,
-                });
-            }
-            ContainerExited { uid, id, code, .. } => {
-                let p = self.pod_mut(*uid);
-                p.running.retain(|c| c != id);
-                if let Some(i) = p.instances.iter_mut().find(|i| i.id == *id) {
-                    i.exit = Some((*code, at));
-                }
-                p.last_exit_at = Some(at);
-            }
-            Host { uid, what } => {
-                let p = self.pod_mut(*uid);
-                match *what {
-                    HostOp::VolumesMounted => {
-                        p.mounted = true;
-                        p.cgroup = true;
-                    }
-                    HostOp::VolumesUnmounted => p.mounted = false,
-                    HostOp::PodCgroupRemoved => p.cgroup = false,
-                    HostOp::PodDirRemoved => {}
-                }
-            }
+            CriEnd { .. }
+            | SandboxReady { .. }
+            | SandboxStopped { .. }
+            | ContainerRunning { .. }
+            | ContainerExited { .. }
+            | Host { .. } => self.runtime(at, tr),
             PowerOff { .. } => {
                 self.node.power_off_at.get_or_insert(at);
             }
@@ -476,6 +428,68 @@ impl Facts {
                     self.node.kubelet_started_at = at;
                 }
             },
+            _ => {}
+        }
+    }
+
+    /// Ground truth of the runtime and the node.
+    fn runtime(&mut self, at: SimTime, tr: &Transition) {
+        use Transition::*;
+        match tr {
+            CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            } => {
+                let p = self.pod_mut(*uid);
+                if error.is_some() {
+                    p.errors.push(at);
+                    if *call == CriOp::StartContainer {
+                        p.start_errors.push(at);
+                    }
+                }
+                if *call == CriOp::RemoveContainer && error.is_none() {
+                    let id = ContainerId(*target);
+                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+                        i.removed_at.get_or_insert(at);
+                    }
+                }
+            }
+            SandboxReady { uid, id } => self.pod_mut(*uid).ready_sandboxes.push((*id, at)),
+            SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
+            ContainerRunning { uid, id, name } => {
+                let p = self.pod_mut(*uid);
+                p.last_started_at = Some(at);
+                p.running.push(*id);
+                p.instances.push(Instance {
+                    id: *id,
+                    name: name.clone(),
+                    exit: None,
+                    removed_at: None,
+                    running_at: at,
+                });
+            }
+            ContainerExited { uid, id, code, .. } => {
+                let p = self.pod_mut(*uid);
+                p.running.retain(|c| c != id);
+                if let Some(i) = p.instances.iter_mut().find(|i| i.id == *id) {
+                    i.exit = Some((*code, at));
+                }
+                p.last_exit_at = Some(at);
+            }
+            Host { uid, what } => {
+                let p = self.pod_mut(*uid);
+                match *what {
+                    HostOp::VolumesMounted => {
+                        p.mounted = true;
+                        p.cgroup = true;
+                    }
+                    HostOp::VolumesUnmounted => p.mounted = false,
+                    HostOp::PodCgroupRemoved => p.cgroup = false,
+                    HostOp::PodDirRemoved => {}
+                }
+            }
             _ => {}
         }
     }
