@@ -180,9 +180,10 @@ pub(crate) struct NodeFacts {
     pub recent: VecDeque<(SimTime, Transition)>,
 }
 
-/// Values as they were just before the current transition: of the pod it is about (the
-/// worker record, the incarnation, the eviction override), of the object a status patch
-/// wrote (its API phase), and of the node (the shutdown's start).
+/// Values as they were just before the current transition: on `ConfigOp`, `Worker` and
+/// `SyncBegin`, of the pod it is about (the worker record, the incarnation, the eviction
+/// override); on `ApiStatusPatched`, of the object written (its API phase); on `Shutdown`,
+/// of the node (the shutdown's start). On other transitions they are stale.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Before {
     pub worker: WorkerFacts,
@@ -270,8 +271,7 @@ impl Facts {
         &mut self.pods[i]
     }
 
-    /// Keep `tr` in the history of its pod (or of the node) and remember the pod's values
-    /// before it.
+    /// Keep `tr` in the history of its pod (or of the node).
     fn remember(&mut self, at: SimTime, tr: &Transition) {
         match uid_of(tr) {
             Some(uid) => {
@@ -285,10 +285,6 @@ impl Facts {
                     h.reserve_exact(ring);
                 }
                 h.push_back((at, tr.clone()));
-                let (worker, inc, min_override) = (p.worker, p.inc, p.min_override);
-                self.before.worker = worker;
-                self.before.inc = inc;
-                self.before.min_override = min_override;
             }
             None => {
                 let h = &mut self.node.recent;
@@ -298,6 +294,15 @@ impl Facts {
                 h.push_back((at, tr.clone()));
             }
         }
+    }
+
+    /// Remember the values of `uid` before the current transition changes them (for the
+    /// transitions whose checks read [`Facts::before`]: `ConfigOp`, `Worker`, `SyncBegin`).
+    fn snapshot(&mut self, uid: PodUid) {
+        let p = &self.pods[uid.0 as usize];
+        self.before.worker = p.worker;
+        self.before.inc = p.inc;
+        self.before.min_override = p.min_override;
     }
 
     /// Update the facts from one transition (before the checkers see it).
@@ -371,7 +376,10 @@ impl Facts {
                 }
                 p.evicted_at = Some(at);
             }
-            ConfigOp { uid, op } => self.config_op(at, *uid, *op),
+            ConfigOp { uid, op } => {
+                self.snapshot(*uid);
+                self.config_op(at, *uid, *op)
+            }
             UpdatePod {
                 uid, runtime_only, ..
             } => {
@@ -380,8 +388,14 @@ impl Facts {
                     p.inc.runtime_only_at.get_or_insert(at);
                 }
             }
-            Worker { uid, what } => self.worker(at, *uid, *what),
-            SyncBegin { uid, kind, grace } => self.sync_begin(*uid, *kind, *grace),
+            Worker { uid, what } => {
+                self.snapshot(*uid);
+                self.worker(at, *uid, *what)
+            }
+            SyncBegin { uid, kind, grace } => {
+                self.snapshot(*uid);
+                self.sync_begin(*uid, *kind, *grace)
+            }
             SyncEnd { uid, kind, error } => self.sync_end(at, *uid, *kind, error.is_none()),
             LocalStatus { uid, phase } => {
                 let p = self.pod_mut(*uid);

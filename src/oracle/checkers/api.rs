@@ -4,7 +4,7 @@
 //! DELETE only after reclamation; no writes for runtime-only pods; a restarted kubelet
 //! readmits the pods that ran.
 
-use super::{crashed, Checker, PerPod};
+use super::{crashed, topic, Checker, PerPod};
 use crate::model::{
     ApiContainerState, ApiPodStatus, ContainerId, PodPhase, PodUid, RemovedBy, Transition,
 };
@@ -154,6 +154,14 @@ pub(crate) struct ApiChecker {
 }
 
 impl Checker for ApiChecker {
+    const TOPICS: u32 = topic::API_CREATED
+        | topic::API_REMOVED
+        | topic::API_STATUS_PATCHED
+        | topic::CONTAINER_RUNNING
+        | topic::LOCAL_STATUS
+        | topic::POD_REJECTED
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ApiCreated {

@@ -1,7 +1,7 @@
 //! Eviction: one pod per round, never a critical pod, the evicted pod's final status says
 //! so, and the manager evaluates again once the kill returned.
 
-use super::{crashed, Checker, PerPod};
+use super::{crashed, topic, Checker, PerPod};
 use crate::model::{EvictionStep, KillPodNowStep, PodPhase, PodUid, Transition};
 use crate::oracle::facts::{Facts, PodFacts};
 use crate::oracle::findings::{t, Findings};
@@ -52,6 +52,9 @@ pub(crate) struct Eviction {
 }
 
 impl Checker for Eviction {
+    const TOPICS: u32 =
+        topic::EVICT | topic::EVICTION | topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::Evict { uid, .. } => {

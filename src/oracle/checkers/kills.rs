@@ -1,7 +1,7 @@
 //! killPodNow (eviction, node shutdown): its channel closes only once the worker reached
 //! Terminated, and the call returns in bounded time.
 
-use super::{crashed, Checker, STEP_SLACK};
+use super::{crashed, topic, Checker, STEP_SLACK};
 use crate::model::{KillPodNowStep, PodUid, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
@@ -43,6 +43,8 @@ pub(crate) struct Kills {
 }
 
 impl Checker for Kills {
+    const TOPICS: u32 = topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::KillPodNow { uid, ch, what, .. } => match *what {

@@ -4,7 +4,7 @@
 //! worker is forgotten, a liveness failure kills, a desired static pod runs, a pod whose
 //! containers completed completes.
 
-use super::{crashed, record_removed, Checker, PerPod, PER_ERROR, SLACK};
+use super::{crashed, record_removed, topic, Checker, PerPod, PER_ERROR, SLACK};
 use crate::model::{
     ContainerId, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind, Transition, WorkerStep,
 };
@@ -147,6 +147,15 @@ pub(crate) struct Liveness {
 }
 
 impl Checker for Liveness {
+    const TOPICS: u32 = topic::API_CREATED
+        | topic::CONFIG_OP
+        | topic::CONTAINER_EXITED
+        | topic::HOUSEKEEPING
+        | topic::PROBE_RESULT
+        | topic::SYNC_END
+        | topic::WORKER
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ApiCreated {

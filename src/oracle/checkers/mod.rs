@@ -27,8 +27,80 @@ pub(crate) const PER_ERROR: Dur = Dur::secs(20);
 /// Node shutdown, killPodNow: slack on a step's deadline (event ordering, latencies).
 pub(crate) const STEP_SLACK: Dur = Dur::secs(1);
 
+/// The kinds of transition some checker looks at, a bit each (see [`topic::of`]).
+pub(crate) mod topic {
+    use crate::model::Transition;
+
+    pub const API_CREATED: u32 = 1 << 0;
+    pub const API_REMOVED: u32 = 1 << 1;
+    pub const API_STATUS_PATCHED: u32 = 1 << 2;
+    pub const CONFIG_OP: u32 = 1 << 3;
+    pub const CONTAINER_EXITED: u32 = 1 << 4;
+    pub const CONTAINER_RUNNING: u32 = 1 << 5;
+    pub const CRI_BEGIN: u32 = 1 << 6;
+    pub const EVICT: u32 = 1 << 7;
+    pub const EVICTION: u32 = 1 << 8;
+    pub const HOST: u32 = 1 << 9;
+    pub const HOUSEKEEPING: u32 = 1 << 10;
+    pub const KILL_POD_NOW: u32 = 1 << 11;
+    pub const KUBELET_PROCESS: u32 = 1 << 12;
+    pub const LOCAL_STATUS: u32 = 1 << 13;
+    pub const NODE_READY: u32 = 1 << 14;
+    pub const NOTE: u32 = 1 << 15;
+    pub const POD_REJECTED: u32 = 1 << 16;
+    pub const POWER_OFF: u32 = 1 << 17;
+    pub const PROBE: u32 = 1 << 18;
+    pub const PROBE_RESULT: u32 = 1 << 19;
+    pub const PROBE_WORKER: u32 = 1 << 20;
+    pub const SHUTDOWN: u32 = 1 << 21;
+    pub const SHUTDOWN_GROUP: u32 = 1 << 22;
+    pub const SYNC_BEGIN: u32 = 1 << 23;
+    pub const SYNC_END: u32 = 1 << 24;
+    pub const SYNC_STEP: u32 = 1 << 25;
+    pub const WORKER: u32 = 1 << 26;
+
+    /// The bit of `tr`'s kind (0: no checker looks at it).
+    #[inline]
+    pub fn of(tr: &Transition) -> u32 {
+        use Transition::*;
+        match tr {
+            ApiCreated { .. } => API_CREATED,
+            ApiRemoved { .. } => API_REMOVED,
+            ApiStatusPatched { .. } => API_STATUS_PATCHED,
+            ConfigOp { .. } => CONFIG_OP,
+            ContainerExited { .. } => CONTAINER_EXITED,
+            ContainerRunning { .. } => CONTAINER_RUNNING,
+            CriBegin { .. } => CRI_BEGIN,
+            Evict { .. } => EVICT,
+            Eviction { .. } => EVICTION,
+            Host { .. } => HOST,
+            Housekeeping => HOUSEKEEPING,
+            KillPodNow { .. } => KILL_POD_NOW,
+            KubeletProcess { .. } => KUBELET_PROCESS,
+            LocalStatus { .. } => LOCAL_STATUS,
+            NodeReady { .. } => NODE_READY,
+            Note { .. } => NOTE,
+            PodRejected { .. } => POD_REJECTED,
+            PowerOff { .. } => POWER_OFF,
+            Probe { .. } => PROBE,
+            ProbeResult { .. } => PROBE_RESULT,
+            ProbeWorker { .. } => PROBE_WORKER,
+            Shutdown { .. } => SHUTDOWN,
+            ShutdownGroup { .. } => SHUTDOWN_GROUP,
+            SyncBegin { .. } => SYNC_BEGIN,
+            SyncEnd { .. } => SYNC_END,
+            SyncStep { .. } => SYNC_STEP,
+            Worker { .. } => WORKER,
+            _ => 0,
+        }
+    }
+}
+
 /// One concern of the oracle.
 pub(crate) trait Checker {
+    /// The kinds of transition ([`topic`] bits) it looks at: it is not called for others
+    /// (a worker record's removal is a `WORKER`, a kubelet crash a `KUBELET_PROCESS`).
+    const TOPICS: u32;
     /// One transition, after the facts took it in.
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings);
     /// End of the run: the node-level checks (before any pod's).
@@ -57,17 +129,36 @@ pub(crate) struct Checkers {
 }
 
 impl Checkers {
+    #[inline]
     pub fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
-        self.static_pods.transition(at, tr, facts, out);
-        self.worker.transition(at, tr, facts, out);
-        self.sync.transition(at, tr, facts, out);
-        self.api.transition(at, tr, facts, out);
-        self.teardown.transition(at, tr, facts, out);
-        self.probes.transition(at, tr, facts, out);
-        self.shutdown.transition(at, tr, facts, out);
-        self.eviction.transition(at, tr, facts, out);
-        self.kills.transition(at, tr, facts, out);
-        self.liveness.transition(at, tr, facts, out);
+        /// Call the checker when it looks at this kind of transition.
+        #[inline]
+        fn call<C: Checker>(
+            c: &mut C,
+            bit: u32,
+            at: SimTime,
+            tr: &Transition,
+            facts: &Facts,
+            out: &mut Findings,
+        ) {
+            if C::TOPICS & bit != 0 {
+                c.transition(at, tr, facts, out);
+            }
+        }
+        let bit = topic::of(tr);
+        if bit == 0 {
+            return;
+        }
+        call(&mut self.static_pods, bit, at, tr, facts, out);
+        call(&mut self.worker, bit, at, tr, facts, out);
+        call(&mut self.sync, bit, at, tr, facts, out);
+        call(&mut self.api, bit, at, tr, facts, out);
+        call(&mut self.teardown, bit, at, tr, facts, out);
+        call(&mut self.probes, bit, at, tr, facts, out);
+        call(&mut self.shutdown, bit, at, tr, facts, out);
+        call(&mut self.eviction, bit, at, tr, facts, out);
+        call(&mut self.kills, bit, at, tr, facts, out);
+        call(&mut self.liveness, bit, at, tr, facts, out);
     }
 
     pub fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {

@@ -2,7 +2,7 @@
 //! running), at most one more after the workers were told to stop, and readiness kept up
 //! while a pod terminates.
 
-use super::{crashed, record_removed, Checker, PerPod};
+use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{PodUid, ProbeType, ProbeVerdict, ProbeWorkerStep, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
@@ -70,6 +70,12 @@ pub(crate) struct Probes {
 }
 
 impl Checker for Probes {
+    const TOPICS: u32 = topic::PROBE
+        | topic::PROBE_WORKER
+        | topic::SYNC_STEP
+        | topic::WORKER
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncStep { uid, step } => {

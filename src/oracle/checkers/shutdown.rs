@@ -3,7 +3,7 @@
 //! killed pods Failed, no pod added after the start run, the node NotReady promptly and
 //! the whole shutdown within the sum of its periods.
 
-use super::{crashed, Checker, PerPod, STEP_SLACK};
+use super::{crashed, topic, Checker, PerPod, STEP_SLACK};
 use crate::model::{
     ConfigOpKind, CriOp, KillPodNowStep, PodUid, ShutdownStep, SyncStepKind, Transition,
 };
@@ -115,6 +115,17 @@ pub(crate) struct Shutdown {
 }
 
 impl Checker for Shutdown {
+    const TOPICS: u32 = topic::CONFIG_OP
+        | topic::CRI_BEGIN
+        | topic::KILL_POD_NOW
+        | topic::NODE_READY
+        | topic::POWER_OFF
+        | topic::SHUTDOWN
+        | topic::SHUTDOWN_GROUP
+        | topic::SYNC_BEGIN
+        | topic::SYNC_STEP
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ConfigOp {

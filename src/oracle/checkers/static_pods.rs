@@ -1,6 +1,6 @@
 //! Static pods: two UIDs of one static full name never run at the same time.
 
-use super::{crashed, record_removed, Checker};
+use super::{crashed, record_removed, topic, Checker};
 use crate::model::{PodUid, Transition, WorkerStep};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
@@ -31,6 +31,8 @@ pub(crate) struct StaticPods {
 }
 
 impl Checker for StaticPods {
+    const TOPICS: u32 = topic::CONTAINER_RUNNING | topic::WORKER | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ContainerRunning { uid, .. } => {

@@ -2,7 +2,7 @@
 //! or (SyncPod) reached Terminated; termination graces never increase and respect the
 //! eviction's override; SyncTerminatingPod sets the status before it stops anything.
 
-use super::{crashed, record_removed, Checker, PerPod};
+use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{CriOp, PodUid, SyncKind, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
@@ -104,6 +104,12 @@ pub(crate) struct SyncChecker {
 }
 
 impl Checker for SyncChecker {
+    const TOPICS: u32 = topic::CRI_BEGIN
+        | topic::SYNC_BEGIN
+        | topic::SYNC_STEP
+        | topic::WORKER
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncBegin { uid, kind, grace } => {

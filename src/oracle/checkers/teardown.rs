@@ -1,7 +1,7 @@
 //! Teardown: no volume unmount, pod cgroup or directory removal under a running container
 //! or while a kill of the pod is in flight.
 
-use super::Checker;
+use super::{topic, Checker};
 use crate::model::{CriOp, HostOp, PodUid, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
@@ -28,6 +28,8 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
 pub(crate) struct Teardown;
 
 impl Checker for Teardown {
+    const TOPICS: u32 = topic::CRI_BEGIN | topic::HOST;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::CriBegin { uid, call, .. }

@@ -3,7 +3,7 @@
 //! fresh enough status, a pod being synced has its objects registered, and a worker is not
 //! forgotten while its pod runs.
 
-use super::{crashed, record_removed, Checker, PerPod};
+use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{
     CriOp, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind, Transition, WorkerStep,
 };
@@ -95,6 +95,13 @@ pub(crate) struct WorkerChecker {
 }
 
 impl Checker for WorkerChecker {
+    const TOPICS: u32 = topic::CONTAINER_RUNNING
+        | topic::CRI_BEGIN
+        | topic::NOTE
+        | topic::PROBE_RESULT
+        | topic::WORKER
+        | topic::KUBELET_PROCESS;
+
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::CriBegin { uid, call, .. } => self.cri_begin(at, *uid, *call, facts, out),
