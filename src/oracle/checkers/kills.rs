@@ -45,6 +45,7 @@ pub(crate) struct Kills {
 impl Checker for Kills {
     const TOPICS: u32 = topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
 
+    #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::KillPodNow { uid, ch, what, .. } => match *what {

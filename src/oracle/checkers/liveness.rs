@@ -156,6 +156,7 @@ impl Checker for Liveness {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
+    #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ApiCreated {

@@ -76,6 +76,7 @@ impl Checker for Probes {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
+    #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncStep { uid, step } => {

@@ -126,6 +126,7 @@ impl Checker for Shutdown {
         | topic::SYNC_STEP
         | topic::KUBELET_PROCESS;
 
+    #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ConfigOp {

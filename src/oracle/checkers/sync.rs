@@ -110,6 +110,7 @@ impl Checker for SyncChecker {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
+    #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncBegin { uid, kind, grace } => {
