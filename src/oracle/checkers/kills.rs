@@ -1,0 +1,119 @@
+//! killPodNow (eviction, node shutdown): its channel closes only once the worker reached
+//! Terminated, and the call returns in bounded time.
+
+use super::{crashed, topic, Checker, STEP_SLACK};
+use crate::model::{KillPodNowStep, PodUid, Transition};
+use crate::oracle::facts::Facts;
+use crate::oracle::findings::{t, Findings};
+use crate::oracle::invariants::{Inv, Invariant, Kind, V122};
+use crate::sim::{Dur, SimTime};
+
+/// The invariants this checker owns: their rows of the table.
+pub(crate) const ROWS: &[(Inv, Invariant)] = &[
+    (
+        Inv::KillCompletionTruthful,
+        Invariant {
+            name: "kill-completion-truthful",
+            id: "S13",
+            kind: Kind::Safety,
+            meaning: "a killPodNow CompletedCh is closed only once the pod's worker reached Terminated",
+            bound: "",
+            source: "pkg/kubelet/pod_workers.go KillPodOptions.CompletedCh, completeTerminating",
+            profiles: V122,
+        },
+    ),
+    (
+        Inv::KillPodNowReturns,
+        Invariant {
+            name: "kill-pod-now-returns",
+            id: "L8",
+            kind: Kind::Liveness,
+            meaning: "a killPodNow call (eviction, node shutdown) stops blocking: its channel closes or it times out",
+            bound: "max(10 s, 1.5 x G) + 1 s after the request, G = the largest grace the kill could use (the spec's, the eviction override, the longest shutdown group period); checked on return and at the end; pending calls are dropped when the kubelet crashes",
+            source: "pkg/kubelet/pod_workers.go killPodNow",
+            profiles: V122,
+        },
+    ),
+];
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kills {
+    /// Pending killPodNow calls: (channel, pod, requested at) (L8).
+    waits: Vec<(u64, PodUid, SimTime)>,
+}
+
+impl Checker for Kills {
+    const TOPICS: u32 = topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
+
+    #[inline]
+    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        match tr {
+            Transition::KillPodNow { uid, ch, what, .. } => match *what {
+                KillPodNowStep::Requested => self.waits.push((*ch, *uid, at)),
+                KillPodNowStep::Closed => {
+                    if !facts.pod(*uid).worker.terminated {
+                        out.report(
+                            facts,
+                            Inv::KillCompletionTruthful,
+                            Some(*uid),
+                            at,
+                            format!("killPodNow channel {ch} was closed before the pod's worker reached Terminated"),
+                        );
+                    }
+                }
+                KillPodNowStep::Returned | KillPodNowStep::TimedOut => {
+                    if let Some(k) = self.waits.iter().position(|k| k.0 == *ch) {
+                        let (_, u, since) = self.waits.remove(k);
+                        out.checked(Inv::KillPodNowReturns);
+                        let bound = bound(u, facts);
+                        if at > since + bound {
+                            out.report(
+                                facts,
+                                Inv::KillPodNowReturns,
+                                Some(u),
+                                at,
+                                format!("killPodNow (channel {ch}) returned {} after the request (bound {}s)", t(SimTime(at.0 - since.0)), bound.whole_secs()),
+                            );
+                        }
+                    }
+                }
+            },
+            _ if crashed(tr) => self.waits.clear(),
+            _ => {}
+        }
+    }
+
+    fn finish_node(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {
+        if facts.node.kubelet_down || facts.node.power_off_at.is_some() {
+            return;
+        }
+        for &(ch, u, since) in &self.waits {
+            let bound = bound(u, facts);
+            if since + bound <= end {
+                out.checked(Inv::KillPodNowReturns);
+                out.report(
+                    facts,
+                    Inv::KillPodNowReturns,
+                    Some(u),
+                    end,
+                    format!("killPodNow (channel {ch}) requested at {} has not returned by {} (bound {}s)", t(since), t(end), bound.whole_secs()),
+                );
+            }
+        }
+    }
+}
+
+/// `max(10 s, 1.5 x G)` + 1 s for a killPodNow of `uid` (L8).
+fn bound(uid: PodUid, facts: &Facts) -> Dur {
+    let g = facts.get(uid).map_or(0, |p| {
+        p.spec_grace()
+            .max(p.min_override.unwrap_or(0))
+            .max(facts.node.max_group_period_s)
+    });
+    let g = g.max(0) as u64;
+    Dur::secs((g + g / 2).max(10)) + STEP_SLACK
+}
+
+#[cfg(test)]
+#[path = "kills_tests.rs"]
+mod tests;

@@ -1,0 +1,237 @@
+//! The checkers: one per concern, each owning the invariants it checks (their table rows,
+//! their state, their checks). They see every transition after [`Facts`] took it in, in a
+//! fixed order (see [`Checkers`]), and report into [`Findings`].
+
+pub(crate) mod api;
+pub(crate) mod eviction;
+pub(crate) mod kills;
+pub(crate) mod liveness;
+pub(crate) mod probes;
+pub(crate) mod shutdown;
+pub(crate) mod static_pods;
+pub(crate) mod sync;
+pub(crate) mod teardown;
+pub(crate) mod worker;
+
+use super::facts::Facts;
+use super::findings::Findings;
+use crate::model::{PodUid, ProcessEvent, Transition, WorkerStep};
+use crate::sim::{Dur, SimTime};
+
+/// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
+/// writes, CRI latencies, one post-kill verification retry).
+pub(crate) const SLACK: Dur = Dur::secs(60);
+/// Liveness: extra time per failed sync or CRI call of the pod (one pod-worker back-off of
+/// 10-15 s, and the retry).
+pub(crate) const PER_ERROR: Dur = Dur::secs(20);
+/// Node shutdown, killPodNow: slack on a step's deadline (event ordering, latencies).
+pub(crate) const STEP_SLACK: Dur = Dur::secs(1);
+
+/// The kinds of transition some checker looks at, a bit each (see [`topic::of`]).
+pub(crate) mod topic {
+    use crate::model::Transition;
+
+    pub(crate) const API_CREATED: u32 = 1 << 0;
+    pub(crate) const API_REMOVED: u32 = 1 << 1;
+    pub(crate) const API_STATUS_PATCHED: u32 = 1 << 2;
+    pub(crate) const CONFIG_OP: u32 = 1 << 3;
+    pub(crate) const CONTAINER_EXITED: u32 = 1 << 4;
+    pub(crate) const CONTAINER_RUNNING: u32 = 1 << 5;
+    pub(crate) const CRI_BEGIN: u32 = 1 << 6;
+    pub(crate) const EVICT: u32 = 1 << 7;
+    pub(crate) const EVICTION: u32 = 1 << 8;
+    pub(crate) const HOST: u32 = 1 << 9;
+    pub(crate) const HOUSEKEEPING: u32 = 1 << 10;
+    pub(crate) const KILL_POD_NOW: u32 = 1 << 11;
+    pub(crate) const KUBELET_PROCESS: u32 = 1 << 12;
+    pub(crate) const LOCAL_STATUS: u32 = 1 << 13;
+    pub(crate) const NODE_READY: u32 = 1 << 14;
+    pub(crate) const NOTE: u32 = 1 << 15;
+    pub(crate) const POD_REJECTED: u32 = 1 << 16;
+    pub(crate) const POWER_OFF: u32 = 1 << 17;
+    pub(crate) const PROBE: u32 = 1 << 18;
+    pub(crate) const PROBE_RESULT: u32 = 1 << 19;
+    pub(crate) const PROBE_WORKER: u32 = 1 << 20;
+    pub(crate) const SHUTDOWN: u32 = 1 << 21;
+    pub(crate) const SHUTDOWN_GROUP: u32 = 1 << 22;
+    pub(crate) const SYNC_BEGIN: u32 = 1 << 23;
+    pub(crate) const SYNC_END: u32 = 1 << 24;
+    pub(crate) const SYNC_STEP: u32 = 1 << 25;
+    pub(crate) const WORKER: u32 = 1 << 26;
+
+    /// The bit of `tr`'s kind (0: no checker looks at it).
+    #[inline]
+    pub(crate) fn of(tr: &Transition) -> u32 {
+        use Transition::*;
+        match tr {
+            ApiCreated { .. } => API_CREATED,
+            ApiRemoved { .. } => API_REMOVED,
+            ApiStatusPatched { .. } => API_STATUS_PATCHED,
+            ConfigOp { .. } => CONFIG_OP,
+            ContainerExited { .. } => CONTAINER_EXITED,
+            ContainerRunning { .. } => CONTAINER_RUNNING,
+            CriBegin { .. } => CRI_BEGIN,
+            Evict { .. } => EVICT,
+            Eviction { .. } => EVICTION,
+            Host { .. } => HOST,
+            Housekeeping => HOUSEKEEPING,
+            KillPodNow { .. } => KILL_POD_NOW,
+            KubeletProcess { .. } => KUBELET_PROCESS,
+            LocalStatus { .. } => LOCAL_STATUS,
+            NodeReady { .. } => NODE_READY,
+            Note { .. } => NOTE,
+            PodRejected { .. } => POD_REJECTED,
+            PowerOff { .. } => POWER_OFF,
+            Probe { .. } => PROBE,
+            ProbeResult { .. } => PROBE_RESULT,
+            ProbeWorker { .. } => PROBE_WORKER,
+            Shutdown { .. } => SHUTDOWN,
+            ShutdownGroup { .. } => SHUTDOWN_GROUP,
+            SyncBegin { .. } => SYNC_BEGIN,
+            SyncEnd { .. } => SYNC_END,
+            SyncStep { .. } => SYNC_STEP,
+            Worker { .. } => WORKER,
+            _ => 0,
+        }
+    }
+}
+
+/// One concern of the oracle.
+pub(crate) trait Checker {
+    /// The kinds of transition ([`topic`] bits) it looks at: it is not called for others
+    /// (a worker record's removal is a `WORKER`, a kubelet crash a `KUBELET_PROCESS`).
+    const TOPICS: u32;
+    /// One transition, after the facts took it in.
+    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings);
+    /// End of the run: the node-level checks (before any pod's).
+    fn finish_node(&mut self, _end: SimTime, _facts: &Facts, _out: &mut Findings) {}
+    /// End of the run: the checks of one pod (every pod with a spec, in UID order).
+    fn finish_pod(&mut self, _end: SimTime, _uid: PodUid, _facts: &Facts, _out: &mut Findings) {}
+}
+
+/// Every checker. The order is the order findings of one transition (or of the end of a
+/// run) come in: a container start is checked for static pods before the worker, a CRI
+/// call for the worker before the node shutdown; at the end, the shutdown's node checks
+/// before the eviction's and the kills', and a pod's API checks before its eviction's and
+/// its liveness.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Checkers {
+    static_pods: static_pods::StaticPods,
+    pub(crate) worker: worker::WorkerChecker,
+    sync: sync::SyncChecker,
+    api: api::ApiChecker,
+    teardown: teardown::Teardown,
+    probes: probes::Probes,
+    shutdown: shutdown::Shutdown,
+    eviction: eviction::Eviction,
+    kills: kills::Kills,
+    pub(crate) liveness: liveness::Liveness,
+}
+
+impl Checkers {
+    #[inline]
+    pub(crate) fn transition(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        /// Call the checker when it looks at this kind of transition.
+        #[inline]
+        fn call<C: Checker>(
+            c: &mut C,
+            bit: u32,
+            at: SimTime,
+            tr: &Transition,
+            facts: &Facts,
+            out: &mut Findings,
+        ) {
+            if C::TOPICS & bit != 0 {
+                c.transition(at, tr, facts, out);
+            }
+        }
+        let bit = topic::of(tr);
+        if bit == 0 {
+            return;
+        }
+        call(&mut self.static_pods, bit, at, tr, facts, out);
+        call(&mut self.worker, bit, at, tr, facts, out);
+        call(&mut self.sync, bit, at, tr, facts, out);
+        call(&mut self.api, bit, at, tr, facts, out);
+        call(&mut self.teardown, bit, at, tr, facts, out);
+        call(&mut self.probes, bit, at, tr, facts, out);
+        call(&mut self.shutdown, bit, at, tr, facts, out);
+        call(&mut self.eviction, bit, at, tr, facts, out);
+        call(&mut self.kills, bit, at, tr, facts, out);
+        call(&mut self.liveness, bit, at, tr, facts, out);
+    }
+
+    pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {
+        self.shutdown.finish_node(end, facts, out);
+        self.eviction.finish_node(end, facts, out);
+        self.kills.finish_node(end, facts, out);
+        for (i, p) in facts.pods.iter().enumerate() {
+            if p.spec.is_none() {
+                continue;
+            }
+            let uid = PodUid(i as u32);
+            self.api.finish_pod(end, uid, facts, out);
+            self.eviction.finish_pod(end, uid, facts, out);
+            self.liveness.finish_pod(end, uid, facts, out);
+        }
+    }
+}
+
+/// Per-pod state of one checker, by UID.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PerPod<T>(Vec<T>);
+
+impl<T: Default> PerPod<T> {
+    pub(crate) fn at(&mut self, uid: PodUid) -> &mut T {
+        let i = uid.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, T::default);
+        }
+        &mut self.0[i]
+    }
+    pub(crate) fn get(&self, uid: PodUid) -> Option<&T> {
+        self.0.get(uid.0 as usize)
+    }
+    /// Back to the default for `uid`.
+    pub(crate) fn reset(&mut self, uid: PodUid) {
+        if let Some(x) = self.0.get_mut(uid.0 as usize) {
+            *x = T::default();
+        }
+    }
+    pub(crate) fn reset_all(&mut self) {
+        for x in &mut self.0 {
+            *x = T::default();
+        }
+    }
+}
+
+/// The kubelet process died: what the process knew is gone.
+pub(crate) fn crashed(tr: &Transition) -> bool {
+    matches!(
+        tr,
+        Transition::KubeletProcess {
+            what: ProcessEvent::Crashed,
+            ..
+        }
+    )
+}
+
+/// The pod's worker record was removed (what it went through is gone): its UID.
+pub(crate) fn record_removed(tr: &Transition) -> Option<PodUid> {
+    match tr {
+        Transition::Worker {
+            uid,
+            what:
+                WorkerStep::RuntimePodRecordRemoved
+                | WorkerStep::Forgotten
+                | WorkerStep::OrphanNeverStarted,
+        } => Some(*uid),
+        _ => None,
+    }
+}

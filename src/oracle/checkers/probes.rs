@@ -1,0 +1,213 @@
+//! Probes: only against containers that ran (and never a success against one not
+//! running), at most one more after the workers were told to stop, and readiness kept up
+//! while a pod terminates.
+
+use super::{crashed, record_removed, topic, Checker, PerPod};
+use crate::model::{PodUid, ProbeType, ProbeVerdict, ProbeWorkerStep, SyncStepKind, Transition};
+use crate::oracle::facts::Facts;
+use crate::oracle::findings::Findings;
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V127};
+use crate::sim::SimTime;
+use std::collections::BTreeMap;
+
+/// The invariants this checker owns: their rows of the table.
+pub(crate) const ROWS: &[(Inv, Invariant)] = &[
+    (
+        Inv::NoProbeAfterTermination,
+        Invariant {
+            name: "no-probe-after-termination",
+            id: "S8",
+            kind: Kind::Safety,
+            meaning: "after SyncTerminatingPod set the pod's status (where StopLivenessAndStartup follows) a liveness/startup worker runs at most one more probe (one already past its select); after RemovePod every worker runs at most one more",
+            bound: "",
+            source: "pkg/kubelet/prober/prober_manager.go, worker.go (PR 110191, issue 110309); race catalog 10",
+            profiles: V127,
+        },
+    ),
+    (
+        Inv::ReadinessDuringTermination,
+        Invariant {
+            name: "readiness-during-termination",
+            id: "C10, L12",
+            kind: Kind::Safety,
+            meaning: "while a pod terminates, the readiness worker of a running container is not stopped before the kill completed (RemovePod), unless the kubelet's own phase for the pod is already terminal (eviction, node shutdown: issue 124648, open upstream)",
+            bound: "",
+            source: "pkg/kubelet/kubelet.go SyncTerminatingPod, prober/prober_manager.go (PR 110191, issue 110309); race catalog 10 (ii); podsim L12: readiness is reported during termination, as the worker keeps running until RemovePod",
+            profiles: &["v1.21", "v1.27", "current"],
+        },
+    ),
+    (
+        Inv::ProbesOnlyRunningContainers,
+        Invariant {
+            name: "probes-only-running-containers",
+            id: "S9",
+            kind: Kind::Safety,
+            meaning: "a probe runs only against a container that has been seen running, and a probe of a container that is not running (ground truth) never succeeds (an exited container yields Failure; the restart half is no-restart-after-termination)",
+            bound: "",
+            source: "pkg/kubelet/prober/worker.go doProbe (non-running containers are not probed), prober/prober.go",
+            profiles: ALL,
+        },
+    ),
+];
+
+/// What the probe workers of one worker record were told.
+#[derive(Clone, Debug, Default)]
+struct Stops {
+    /// StopLivenessAndStartup ran.
+    lvs_stopped: bool,
+    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
+    /// probes; the same instant as `lvs_stopped` there).
+    terminating_status_set: bool,
+    /// RemovePod ran.
+    probes_removed: bool,
+    /// Probes per (container, kind) after that kind's workers were told to stop.
+    after_stop: BTreeMap<(String, ProbeType), u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Probes {
+    stops: PerPod<Stops>,
+}
+
+impl Checker for Probes {
+    const TOPICS: u32 = topic::PROBE
+        | topic::PROBE_WORKER
+        | topic::SYNC_STEP
+        | topic::WORKER
+        | topic::KUBELET_PROCESS;
+
+    #[inline]
+    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        match tr {
+            Transition::SyncStep { uid, step } => {
+                let s = self.stops.at(*uid);
+                match *step {
+                    SyncStepKind::StatusSet => s.terminating_status_set = true,
+                    SyncStepKind::ProbesStopped => s.lvs_stopped = true,
+                    SyncStepKind::ProbesRemoved => s.probes_removed = true,
+                    _ => {}
+                }
+            }
+            Transition::Probe {
+                uid,
+                container,
+                kind,
+                result,
+            } => {
+                target_check(at, *uid, container, *kind, *result, facts, out);
+                self.probe(at, *uid, container, *kind, facts, out)
+            }
+            Transition::ProbeWorker {
+                uid,
+                container,
+                kind: ProbeType::Readiness,
+                what: ProbeWorkerStep::Stopped,
+            } => self.readiness_stopped(at, *uid, container, facts, out),
+            _ if crashed(tr) => self.stops.reset_all(),
+            _ => {
+                if let Some(uid) = record_removed(tr) {
+                    self.stops.reset(uid);
+                }
+            }
+        }
+    }
+}
+
+impl Probes {
+    fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        let s = self.stops.at(uid);
+        let lvs = s.lvs_stopped || s.terminating_status_set;
+        let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
+        if !stopped {
+            return;
+        }
+        let n = s
+            .after_stop
+            .entry((container.to_string(), kind))
+            .or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n > 1 {
+            let when = if kind == ProbeType::Readiness {
+                "RemovePod"
+            } else {
+                "StopLivenessAndStartup"
+            };
+            out.report(
+                facts,
+                Inv::NoProbeAfterTermination,
+                Some(uid),
+                at,
+                format!("{kind} probe of container {container} ran {n} times after {when}"),
+            );
+        }
+    }
+
+    /// A readiness worker exited: while the pod terminates, not before its kill completed
+    /// if its container still runs (unless the kubelet's phase is already terminal).
+    fn readiness_stopped(
+        &self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        let p = facts.pod(uid);
+        let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
+        let runs = p
+            .instances
+            .iter()
+            .any(|i| i.name == container && i.exit.is_none() && p.running.contains(&i.id));
+        let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
+        if !terminating || !runs || removed || p.inc.local_terminal {
+            return;
+        }
+        out.report(
+            facts,
+            Inv::ReadinessDuringTermination,
+            Some(uid),
+            at,
+            format!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
+        );
+    }
+}
+
+/// S9: a probe of `container` runs only when an instance of it has run, and does not
+/// succeed while none runs (ground truth).
+fn target_check(
+    at: SimTime,
+    uid: PodUid,
+    container: &str,
+    kind: ProbeType,
+    result: ProbeVerdict,
+    facts: &Facts,
+    out: &mut Findings,
+) {
+    let p = facts.pod(uid);
+    let ever = p.instances.iter().any(|i| i.name == container);
+    let runs = p
+        .instances
+        .iter()
+        .any(|i| i.name == container && p.running.contains(&i.id));
+    let what = if !ever {
+        format!("a {kind} probe ran against container {container}, which has never run")
+    } else if !runs && result == ProbeVerdict::Success {
+        format!("a {kind} probe of container {container} succeeded while no instance of it runs")
+    } else {
+        return;
+    };
+    out.report(facts, Inv::ProbesOnlyRunningContainers, Some(uid), at, what);
+}
+
+#[cfg(test)]
+#[path = "probes_tests.rs"]
+mod tests;

@@ -1,0 +1,649 @@
+//! The facts several checkers need, updated from each transition before any checker sees
+//! it: per UID, the ground truth of the runtime and the node (container instances, running
+//! containers, mounts), of the API (deletion, removal, the last status written) and what
+//! the kubelet's worker record and the current kubelet process went through; per node,
+//! the kubelet process and the graceful shutdown. Checkers read them; state only one
+//! checker needs lives in that checker.
+//!
+//! A check that must see a value as it was just before the transition reads it from
+//! [`Facts::before`].
+
+use crate::model::{
+    ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
+    ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition, WorkerStep,
+};
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Transitions kept for the node's diagnostics.
+const NODE_RING: usize = super::RING;
+/// The priority from which a pod is critical (`scheduling.SystemCriticalPriority`).
+const CRITICAL_PRIORITY: i32 = 2_000_000_000;
+
+/// One container instance (ground truth).
+#[derive(Clone, Debug)]
+pub(crate) struct Instance {
+    pub(crate) id: ContainerId,
+    pub(crate) name: String,
+    /// (exit code, when).
+    pub(crate) exit: Option<(i32, SimTime)>,
+    /// When the kubelet asked the runtime to remove it.
+    pub(crate) removed_at: Option<SimTime>,
+    /// When it started running.
+    pub(crate) running_at: SimTime,
+}
+
+/// What one kubelet worker record went through (reset when the record goes, and when the
+/// kubelet process dies).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WorkerFacts {
+    pub(crate) started: bool,
+    pub(crate) term_acked: bool,
+    pub(crate) terminating_began: bool,
+    pub(crate) terminated_began: bool,
+    pub(crate) last_terminating_ok: bool,
+    pub(crate) terminated_sync_ok: bool,
+    pub(crate) first_sight_terminal: bool,
+    pub(crate) terminated: bool,
+    pub(crate) finished: bool,
+    pub(crate) open_sync: Option<SyncKind>,
+    pub(crate) last_grace: Option<i64>,
+    /// A kill of the pod is in flight: termination requested and not yet terminated, or
+    /// (v1.21 design) a pod-killer kill requested and not yet done.
+    pub(crate) kill_in_flight: bool,
+    /// When the record's last SyncPod ended.
+    pub(crate) last_sync_pod_end: Option<SimTime>,
+    /// Termination was requested (TermRequested).
+    pub(crate) term_requested: bool,
+    /// The open SyncPod is one the worker took up before termination was requested.
+    pub(crate) inflight_sync_pod: bool,
+    /// A sync ended since termination was requested.
+    pub(crate) sync_ended_since_request: bool,
+}
+
+/// What the current kubelet incarnation knows of a UID (reset when the process dies).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IncFacts {
+    pub(crate) config_known: bool,
+    pub(crate) rejected: bool,
+    pub(crate) local_terminal: bool,
+    /// REMOVEd from config: the status manager may drop the pod's status at any time.
+    pub(crate) out_of_config: bool,
+    /// When it first saw the pod deleted (after the API delete).
+    pub(crate) saw_delete_at: Option<SimTime>,
+    /// When it first saw the UID as a runtime-only pod (and had no config for it).
+    pub(crate) runtime_only_at: Option<SimTime>,
+    /// The termination in progress (requested, not yet finished).
+    pub(crate) term_requested_at: Option<SimTime>,
+    /// A SyncPod was open when the deletion was seen: when it ended.
+    pub(crate) inflight_sync_end: Option<SimTime>,
+    pub(crate) inflight_sync_open: bool,
+    /// The phase of the status manager's cache (the last `LocalStatus`).
+    pub(crate) local_phase: Option<PodPhase>,
+    /// When the worker reached Terminated.
+    pub(crate) terminated_at: Option<SimTime>,
+}
+
+/// Everything shared about one UID.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PodFacts {
+    pub(crate) name: String,
+    pub(crate) spec: Option<Arc<PodSpec>>,
+    pub(crate) static_pod: bool,
+    pub(crate) mirror_of: Option<PodUid>,
+    /// The pod's last transitions (a finding's diagnosis).
+    pub(crate) history: VecDeque<(SimTime, Transition)>,
+    // ---- ground truth: runtime and node ----
+    pub(crate) running: Vec<ContainerId>,
+    /// Ready sandboxes and when each became ready.
+    pub(crate) ready_sandboxes: Vec<(SandboxId, SimTime)>,
+    pub(crate) instances: Vec<Instance>,
+    pub(crate) last_exit_at: Option<SimTime>,
+    /// When a container of the pod last started running.
+    pub(crate) last_started_at: Option<SimTime>,
+    pub(crate) mounted: bool,
+    pub(crate) cgroup: bool,
+    // ---- ground truth: API ----
+    pub(crate) deleted_at: Option<SimTime>,
+    pub(crate) graceful_delete: bool,
+    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
+    pub(crate) zero_grace_delete: bool,
+    pub(crate) max_grace: i64,
+    pub(crate) removed_at: Option<SimTime>,
+    pub(crate) api_phase: PodPhase,
+    pub(crate) api_status: Option<Arc<ApiPodStatus>>,
+    pub(crate) api_status_at: SimTime,
+    pub(crate) evicted_at: Option<SimTime>,
+    // ---- the kubelet ----
+    /// The smallest grace override of an eviction of the pod by the running kubelet.
+    pub(crate) min_override: Option<i64>,
+    /// An eviction override that arrived while the worker, with termination already
+    /// requested and no sync open, may have taken up its terminating work (and its grace)
+    /// already and be waiting for a newer pod status (GetNewerThan): v1.31 runs that
+    /// SyncTerminatingPod with the grace it took (the override only cancels a context
+    /// SyncTerminatingPod does not use, TODO 113606), so the override binds only the syncs
+    /// after it. (A worker idle in its error back-off has not taken its work up yet; the
+    /// check is lenient there.)
+    pub(crate) late_override: Option<i64>,
+    /// Failed syncs and CRI calls of the pod.
+    pub(crate) errors: Vec<SimTime>,
+    /// Failed StartContainer calls (each leaves a created container that never ran).
+    pub(crate) start_errors: Vec<SimTime>,
+    pub(crate) worker: WorkerFacts,
+    pub(crate) inc: IncFacts,
+}
+
+impl PodFacts {
+    pub(crate) fn is_critical(&self) -> bool {
+        self.static_pod
+            || self.mirror_of.is_some()
+            || self
+                .spec
+                .as_ref()
+                .is_some_and(|s| s.priority >= CRITICAL_PRIORITY)
+    }
+    pub(crate) fn spec_grace(&self) -> i64 {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30)
+    }
+    pub(crate) fn errors_since(&self, t: SimTime) -> u64 {
+        self.errors.iter().filter(|e| **e >= t).count() as u64
+    }
+    pub(crate) fn instance(&self, id: ContainerId) -> Option<&Instance> {
+        self.instances.iter().find(|i| i.id == id)
+    }
+    /// The static full name of a pod, if it is a static pod.
+    pub(crate) fn static_full_name(&self) -> Option<String> {
+        if !self.static_pod {
+            return None;
+        }
+        self.spec
+            .as_ref()
+            .map(|s| format!("{}_{}", s.name, s.namespace))
+    }
+}
+
+/// Node-level facts.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeFacts {
+    pub(crate) kubelet_down: bool,
+    pub(crate) kubelet_started_at: SimTime,
+    pub(crate) crashes_at: Vec<SimTime>,
+    pub(crate) power_off_at: Option<SimTime>,
+    pub(crate) shutdown_started: Option<SimTime>,
+    /// The longest shutdown group period seen (a shutdown kill's grace is at most that).
+    pub(crate) max_group_period_s: i64,
+    /// The node's last transitions (a node finding's diagnosis).
+    pub(crate) recent: VecDeque<(SimTime, Transition)>,
+}
+
+/// Values as they were just before the current transition: on `ConfigOp`, `Worker` and
+/// `SyncBegin`, of the pod it is about (the worker record, the incarnation, the eviction
+/// override); on `ApiStatusPatched`, of the object written (its API phase); on `Shutdown`,
+/// of the node (the shutdown's start). On other transitions they are stale.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Before {
+    pub(crate) worker: WorkerFacts,
+    pub(crate) inc: IncFacts,
+    pub(crate) min_override: Option<i64>,
+    /// On `ApiStatusPatched`: the phase the object had.
+    pub(crate) api_phase: PodPhase,
+    /// On `Shutdown`: when the shutdown had started.
+    pub(crate) shutdown_started: Option<SimTime>,
+}
+
+/// The facts of one run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Facts {
+    pub(crate) pods: Vec<PodFacts>,
+    pub(crate) node: NodeFacts,
+    pub(crate) before: Before,
+    /// Transitions kept per pod.
+    pub(crate) ring: usize,
+}
+
+/// The pod a transition is about, if any.
+pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
+    use Transition::*;
+    match tr {
+        ApiCreated { uid, .. }
+        | ApiDeleteRequested { uid, .. }
+        | ApiForceDeleted { uid }
+        | ApiStatus { uid, .. }
+        | ApiRemoved { uid, .. }
+        | WatchDelivered { uid, .. }
+        | CriBegin { uid, .. }
+        | CriEnd { uid, .. }
+        | SandboxReady { uid, .. }
+        | SandboxStopped { uid, .. }
+        | ContainerRunning { uid, .. }
+        | Signal { uid, .. }
+        | ContainerExited { uid, .. }
+        | Host { uid, .. }
+        | PodRejected { uid, .. }
+        | Evict { uid, .. }
+        | Eviction { uid, .. }
+        | ConfigOp { uid, .. }
+        | UpdatePod { uid, .. }
+        | Worker { uid, .. }
+        | SyncBegin { uid, .. }
+        | SyncEnd { uid, .. }
+        | LocalStatus { uid, .. }
+        | ProbeWorker { uid, .. }
+        | Probe { uid, .. }
+        | ProbeResult { uid, .. }
+        | Note { uid, .. }
+        | KillPodNow { uid, .. }
+        | SyncStep { uid, .. }
+        | StaticManifestRemoved { uid } => Some(*uid),
+        ApiStatusPatched { of, .. } => Some(*of),
+        Logind { .. }
+        | PowerOff { .. }
+        | NodeMemoryAvailable { .. }
+        | NodeCondition { .. }
+        | Relist { .. }
+        | Housekeeping
+        | Shutdown { .. }
+        | NodeReady { .. }
+        | KubeletProcess { .. }
+        | ShutdownGroup { .. } => None,
+    }
+}
+
+impl Facts {
+    pub(crate) fn get(&self, uid: PodUid) -> Option<&PodFacts> {
+        self.pods.get(uid.0 as usize)
+    }
+
+    /// The facts of `uid`, a pod the oracle saw a transition of (the pod of the current
+    /// transition always is).
+    pub(crate) fn pod(&self, uid: PodUid) -> &PodFacts {
+        &self.pods[uid.0 as usize]
+    }
+
+    fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
+        let i = uid.0 as usize;
+        if self.pods.len() <= i {
+            self.pods.resize_with(i + 1, PodFacts::default);
+        }
+        &mut self.pods[i]
+    }
+
+    /// Keep `tr` in the history of its pod (or of the node).
+    fn remember(&mut self, at: SimTime, tr: &Transition) {
+        match uid_of(tr) {
+            Some(uid) => {
+                let ring = self.ring;
+                let p = self.pod_mut(uid);
+                let h = &mut p.history;
+                if h.len() == ring {
+                    h.pop_front();
+                } else if h.capacity() == 0 {
+                    // Exactly one ring's worth: growth by doubling would leave slots unused.
+                    h.reserve_exact(ring);
+                }
+                h.push_back((at, tr.clone()));
+            }
+            None => {
+                let h = &mut self.node.recent;
+                if h.len() == NODE_RING {
+                    h.pop_front();
+                }
+                h.push_back((at, tr.clone()));
+            }
+        }
+    }
+
+    /// Remember the values of `uid` before the current transition changes them (for the
+    /// transitions whose checks read [`Facts::before`]: `ConfigOp`, `Worker`, `SyncBegin`).
+    fn snapshot(&mut self, uid: PodUid) {
+        let p = &self.pods[uid.0 as usize];
+        self.before.worker = p.worker;
+        self.before.inc = p.inc;
+        self.before.min_override = p.min_override;
+    }
+
+    /// Update the facts from one transition (before the checkers see it).
+    pub(crate) fn update(&mut self, at: SimTime, tr: &Transition) {
+        self.remember(at, tr);
+        use Transition::*;
+        match tr {
+            ApiCreated {
+                uid,
+                spec,
+                static_pod,
+                mirror_of,
+                ..
+            } => {
+                let p = self.pod_mut(*uid);
+                if *static_pod && p.spec.is_some() {
+                    // The same manifest put back (its UID is a hash of its content): a
+                    // new life of the UID; its earlier removal no longer counts.
+                    p.deleted_at = None;
+                    p.removed_at = None;
+                    p.graceful_delete = false;
+                    p.zero_grace_delete = false;
+                    p.inc.saw_delete_at = None;
+                    p.inc.inflight_sync_end = None;
+                    p.inc.inflight_sync_open = false;
+                }
+                p.name.clone_from(&spec.name);
+                p.spec = Some(spec.clone());
+                p.static_pod = *static_pod;
+                p.mirror_of = *mirror_of;
+                p.max_grace = p.spec_grace();
+            }
+            ApiDeleteRequested { uid, grace } => {
+                let p = self.pod_mut(*uid);
+                p.deleted_at.get_or_insert(at);
+                p.graceful_delete |= *grace > 0;
+                p.zero_grace_delete |= *grace == 0;
+                p.max_grace = p.max_grace.max(*grace);
+            }
+            ApiForceDeleted { uid } => {
+                let p = self.pod_mut(*uid);
+                p.deleted_at.get_or_insert(at);
+                p.zero_grace_delete = true;
+            }
+            ApiRemoved { uid, .. } => self.pod_mut(*uid).removed_at = Some(at),
+            ApiStatusPatched { uid, status, .. } => {
+                let o = self.pod_mut(*uid);
+                let old = o.api_phase;
+                o.api_phase = status.phase;
+                o.api_status = Some(status.clone());
+                o.api_status_at = at;
+                self.before.api_phase = old;
+            }
+            CriEnd { .. }
+            | SandboxReady { .. }
+            | SandboxStopped { .. }
+            | ContainerRunning { .. }
+            | ContainerExited { .. }
+            | Host { .. } => self.runtime(at, tr),
+            PowerOff { .. } => {
+                self.node.power_off_at.get_or_insert(at);
+            }
+            PodRejected { uid, .. } => self.pod_mut(*uid).inc.rejected = true,
+            Evict { uid, grace, .. } => {
+                let p = self.pod_mut(*uid);
+                let w = &p.worker;
+                if w.term_requested && w.open_sync.is_none() {
+                    p.late_override = Some(p.late_override.map_or(*grace, |o| o.min(*grace)));
+                } else {
+                    p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
+                }
+                p.evicted_at = Some(at);
+            }
+            ConfigOp { uid, op } => {
+                self.snapshot(*uid);
+                self.config_op(at, *uid, *op)
+            }
+            UpdatePod {
+                uid, runtime_only, ..
+            } => {
+                let p = self.pod_mut(*uid);
+                if *runtime_only && !p.inc.config_known {
+                    p.inc.runtime_only_at.get_or_insert(at);
+                }
+            }
+            Worker { uid, what } => {
+                self.snapshot(*uid);
+                self.worker(at, *uid, *what)
+            }
+            SyncBegin { uid, kind, grace } => {
+                self.snapshot(*uid);
+                self.sync_begin(*uid, *kind, *grace)
+            }
+            SyncEnd { uid, kind, error } => self.sync_end(at, *uid, *kind, error.is_none()),
+            LocalStatus { uid, phase } => {
+                let p = self.pod_mut(*uid);
+                p.inc.local_phase = Some(*phase);
+                if phase.is_terminal() {
+                    p.inc.local_terminal = true;
+                }
+            }
+            Shutdown { what } => {
+                self.before.shutdown_started = self.node.shutdown_started;
+                match *what {
+                    ShutdownStep::PrepareForShutdown {
+                        shutting_down: true,
+                    } => {
+                        self.node.shutdown_started.get_or_insert(at);
+                    }
+                    ShutdownStep::PrepareForShutdown {
+                        shutting_down: false,
+                    } => self.node.shutdown_started = None,
+                    _ => {}
+                }
+            }
+            ShutdownGroup { period_s, .. } => {
+                self.node.max_group_period_s = self.node.max_group_period_s.max(*period_s);
+            }
+            Note { uid, what } => {
+                let p = self.pod_mut(*uid);
+                if what.is_failed_sync() {
+                    p.errors.push(at);
+                }
+                if *what == NoteKind::V121KillRequested {
+                    p.worker.kill_in_flight = true;
+                } else if matches!(what, NoteKind::V121KillDone | NoteKind::V121KillFailed) {
+                    p.worker.kill_in_flight = false;
+                }
+                if what.is_failed_mount() {
+                    p.errors.push(at);
+                }
+            }
+            KubeletProcess { what, .. } => match *what {
+                ProcessEvent::Crashed => self.kubelet_crashed(at),
+                ProcessEvent::Started => {
+                    self.node.kubelet_down = false;
+                    self.node.kubelet_started_at = at;
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// Ground truth of the runtime and the node.
+    fn runtime(&mut self, at: SimTime, tr: &Transition) {
+        use Transition::*;
+        match tr {
+            CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            } => {
+                let p = self.pod_mut(*uid);
+                if error.is_some() {
+                    p.errors.push(at);
+                    if *call == CriOp::StartContainer {
+                        p.start_errors.push(at);
+                    }
+                }
+                if *call == CriOp::RemoveContainer && error.is_none() {
+                    let id = ContainerId(*target);
+                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+                        i.removed_at.get_or_insert(at);
+                    }
+                }
+            }
+            SandboxReady { uid, id } => self.pod_mut(*uid).ready_sandboxes.push((*id, at)),
+            SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
+            ContainerRunning { uid, id, name } => {
+                let p = self.pod_mut(*uid);
+                p.last_started_at = Some(at);
+                p.running.push(*id);
+                p.instances.push(Instance {
+                    id: *id,
+                    name: name.clone(),
+                    exit: None,
+                    removed_at: None,
+                    running_at: at,
+                });
+            }
+            ContainerExited { uid, id, code, .. } => {
+                let p = self.pod_mut(*uid);
+                p.running.retain(|c| c != id);
+                if let Some(i) = p.instances.iter_mut().find(|i| i.id == *id) {
+                    i.exit = Some((*code, at));
+                }
+                p.last_exit_at = Some(at);
+            }
+            Host { uid, what } => {
+                let p = self.pod_mut(*uid);
+                match *what {
+                    HostOp::VolumesMounted => {
+                        p.mounted = true;
+                        p.cgroup = true;
+                    }
+                    HostOp::VolumesUnmounted => p.mounted = false,
+                    HostOp::PodCgroupRemoved => p.cgroup = false,
+                    HostOp::PodDirRemoved => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn kubelet_crashed(&mut self, at: SimTime) {
+        self.node.kubelet_down = true;
+        self.node.crashes_at.push(at);
+        self.node.shutdown_started = None;
+        for p in &mut self.pods {
+            p.worker = WorkerFacts::default();
+            p.inc = IncFacts::default();
+            p.min_override = None;
+            p.late_override = None;
+        }
+    }
+
+    fn config_op(&mut self, at: SimTime, uid: PodUid, op: ConfigOpKind) {
+        let p = self.pod_mut(uid);
+        p.inc.config_known = true;
+        // Out of config, the status manager may forget the pod's status at any time
+        // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a later
+        // SetPodStatus starts again from the API's copy.
+        p.inc.out_of_config = matches!(op, ConfigOpKind::Remove | ConfigOpKind::RemoveFile);
+        let deleted = p.deleted_at.is_some() || op == ConfigOpKind::RemoveFile;
+        if deleted && p.inc.saw_delete_at.is_none() {
+            p.inc.saw_delete_at = Some(at);
+            p.inc.inflight_sync_open = p.worker.open_sync == Some(SyncKind::SyncPod);
+            if op == ConfigOpKind::RemoveFile {
+                p.deleted_at.get_or_insert(at);
+            }
+        }
+    }
+
+    fn worker(&mut self, at: SimTime, uid: PodUid, what: WorkerStep) {
+        let p = self.pod_mut(uid);
+        let w = &mut p.worker;
+        match what {
+            WorkerStep::FirstSightTerminal => {
+                w.kill_in_flight = false;
+                w.term_acked = true;
+                w.terminated = true;
+                w.first_sight_terminal = true;
+            }
+            WorkerStep::TerminationRequested | WorkerStep::OrphanTerminationRequested => {
+                if !w.term_requested {
+                    w.term_requested = true;
+                    w.inflight_sync_pod = w.open_sync == Some(SyncKind::SyncPod);
+                }
+                w.kill_in_flight = true;
+                p.inc.term_requested_at.get_or_insert(at);
+            }
+            WorkerStep::TerminalTerminating => {
+                w.term_requested = true;
+                w.kill_in_flight = true;
+                w.term_acked = true;
+                p.inc.term_requested_at.get_or_insert(at);
+            }
+            // v1.21: dispatchWork decided the pod is finished and skips its worker.
+            WorkerStep::TerminationAcknowledged | WorkerStep::V121TreatedAsTerminated => {
+                w.term_acked = true
+            }
+            WorkerStep::Terminated => {
+                w.terminated = true;
+                w.kill_in_flight = false;
+                p.inc.terminated_at.get_or_insert(at);
+            }
+            WorkerStep::Started => w.started = true,
+            WorkerStep::Finished | WorkerStep::FinishedNeverStarted => {
+                w.kill_in_flight = false;
+                w.terminated = true;
+                w.finished = true;
+                p.inc.term_requested_at = None;
+            }
+            WorkerStep::RuntimePodRecordRemoved
+            | WorkerStep::Forgotten
+            | WorkerStep::OrphanNeverStarted => {
+                p.worker = WorkerFacts::default();
+                // The record held the grace history: a new record starts without it.
+                p.min_override = None;
+                p.late_override = None;
+                p.inc.term_requested_at = None;
+            }
+            _ => {}
+        }
+    }
+
+    fn sync_begin(&mut self, uid: PodUid, kind: SyncKind, grace: Option<i64>) {
+        let p = self.pod_mut(uid);
+        let w = &mut p.worker;
+        w.open_sync = Some(kind);
+        match kind {
+            SyncKind::SyncPod => {
+                // After TermRequested the worker picks up only terminating work, so a
+                // SyncPod that begins then is the one it picked up before the request and
+                // that waited for a newer pod status (GetNewerThan); any later one is not in
+                // flight.
+                w.inflight_sync_pod = w.term_requested && !w.sync_ended_since_request;
+            }
+            SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
+                w.terminating_began = true;
+                w.term_acked = true;
+                if let Some(g) = grace {
+                    w.last_grace = Some(g);
+                }
+                // An override this sync could not take binds every later one.
+                if let Some(l) = p.late_override.take() {
+                    p.min_override = Some(p.min_override.map_or(l, |o| o.min(l)));
+                }
+            }
+            SyncKind::SyncTerminatedPod => w.terminated_began = true,
+        }
+    }
+
+    fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
+        let p = self.pod_mut(uid);
+        if !ok {
+            p.errors.push(at);
+        }
+        let w = &mut p.worker;
+        if w.open_sync == Some(kind) {
+            w.open_sync = None;
+        }
+        if w.term_requested {
+            w.sync_ended_since_request = true;
+        }
+        if kind == SyncKind::SyncPod {
+            w.last_sync_pod_end = Some(at);
+            w.inflight_sync_pod = false;
+        }
+        match kind {
+            SyncKind::SyncPod if p.inc.inflight_sync_open => {
+                p.inc.inflight_sync_open = false;
+                p.inc.inflight_sync_end = Some(at);
+            }
+            SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
+                w.last_terminating_ok = ok;
+            }
+            SyncKind::SyncTerminatedPod if ok => w.terminated_sync_ok = true,
+            _ => {}
+        }
+    }
+}
