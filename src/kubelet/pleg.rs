@@ -26,7 +26,8 @@ use crate::world::cri::{Caller, CriReq, CriResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// A PLEG event type.
+/// A PLEG event type (upstream's names, `pleg.PodLifeCycleEventType`).
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum PlegEventType {
     ContainerStarted,

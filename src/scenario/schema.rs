@@ -149,7 +149,7 @@ fn push_json_str(out: &mut String, s: &str) {
 
 /// serde-saphyr options for podsim files: the default hostile-input protections (depth,
 /// alias expansion, anchor ratio) stay on, but the node and event budgets are raised so that
-/// a scenario with 20,000 pods parses (the defaults reject it; see ecosystem.md).
+/// a scenario with 20,000 pods parses (the crate's default budgets reject it).
 pub fn yaml_options() -> Options {
     let mut budget = Budget::default();
     budget.max_nodes = 10_000_000;
