@@ -286,7 +286,7 @@ pub fn table(b: &Bisect) -> String {
 
 /// Two-sided Fisher exact test for k1/n1 against k2/n2: the probability, under equal
 /// rates, of a table at most as likely as the one observed.
-pub fn fisher_two_sided(k1: u64, n1: u64, k2: u64, n2: u64) -> f64 {
+pub(crate) fn fisher_two_sided(k1: u64, n1: u64, k2: u64, n2: u64) -> f64 {
     let k = k1 + k2;
     let n = n1 + n2;
     // lf[i] = ln(i!)

@@ -166,7 +166,7 @@ pub fn main_with(cli: Cli) -> ExitCode {
 }
 
 /// `podsim bisect --list`: every switch, its value on each profile, and its references.
-pub fn switches_table() -> String {
+pub(crate) fn switches_table() -> String {
     use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
     let mut s = format!("{:44} {}\n", "switch", PROFILES.join("  "));
     for sw in SWITCHES {
@@ -248,7 +248,7 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
 }
 
 /// `podsim invariants`: every invariant of the oracle, one block each.
-pub fn invariants_table() -> String {
+pub(crate) fn invariants_table() -> String {
     use crate::oracle::invariants::INVARIANTS;
     let mut s = String::new();
     for i in INVARIANTS {

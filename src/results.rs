@@ -305,7 +305,7 @@ fn round6(x: f64) -> f64 {
 }
 
 /// Nearest-rank percentile (`p` in percent) of sorted values.
-pub fn percentile(sorted: &[u64], p: u64) -> u64 {
+pub(crate) fn percentile(sorted: &[u64], p: u64) -> u64 {
     if sorted.is_empty() {
         return 0;
     }
@@ -439,21 +439,12 @@ impl<'m> SummaryBuilder<'m> {
     }
 }
 
-/// Summarises `rows` (this directory's runs, in index order) per point x profile.
-pub fn summarize<'a>(m: &Manifest, rows: impl IntoIterator<Item = &'a RunRow>) -> Summary {
-    let mut b = SummaryBuilder::new(m);
-    for r in rows {
-        b.add(r);
-    }
-    b.finish()
-}
-
 fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
 
 /// The table printed at the end of a sweep or merge.
-pub fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
+pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -554,7 +545,7 @@ fn sync_dir(dir: &Path) {
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = tmp_path(path);
     {
         let mut f = std::fs::File::create(&tmp)?;
@@ -573,13 +564,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Pretty JSON with a final newline.
-pub fn to_json<T: Serialize>(v: &T) -> String {
+pub(crate) fn to_json<T: Serialize>(v: &T) -> String {
     let mut s = serde_json::to_string_pretty(v).expect("result files serialize");
     s.push('\n');
     s
 }
 
-pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, String> {
     let p = dir.join(MANIFEST);
     let text =
         std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
@@ -629,7 +620,7 @@ impl Manifest {
 /// parsed row) to `f`. A last line without its newline (a write cut short) is not
 /// complete and is skipped. Returns (complete rows, their length in bytes); a missing file
 /// has none. A line that does not parse, or holds the wrong run, is an error.
-pub fn scan_runs(
+pub(crate) fn scan_runs(
     m: &Manifest,
     path: &Path,
     mut f: impl FnMut(&str, RunRow) -> Result<(), String>,
@@ -682,13 +673,13 @@ pub fn scan_runs(
 }
 
 /// Appends complete lines to `runs.jsonl` and makes them durable.
-pub fn append_runs(f: &mut std::fs::File, lines: &str) -> std::io::Result<()> {
+pub(crate) fn append_runs(f: &mut std::fs::File, lines: &str) -> std::io::Result<()> {
     f.write_all(lines.as_bytes())?;
     f.sync_data()
 }
 
 /// Writes `summary.json` from the rows of this directory (streamed from `runs.jsonl`).
-pub fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String> {
+pub(crate) fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String> {
     let mut b = SummaryBuilder::new(m);
     scan_runs(m, &dir.join(RUNS), |_, row| {
         b.add(&row);
@@ -701,7 +692,7 @@ pub fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String> {
 }
 
 /// `podsim merge`: combines shard directories into what the unsharded sweep writes.
-pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String> {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String> {
     let mut shards: Vec<(PathBuf, Manifest)> = Vec::new();
     for d in dirs {
         shards.push((d.clone(), read_manifest(d)?));

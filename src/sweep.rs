@@ -21,25 +21,25 @@ use std::sync::Arc;
 
 /// What `podsim sweep` was asked to do.
 #[derive(Clone, Debug, Default)]
-pub struct Request {
+pub(crate) struct Request {
     /// A sweep file or a scenario file.
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
-    pub seeds: Option<u64>,
+    pub(crate) seeds: Option<u64>,
     /// Profiles (default: the sweep file's, or the scenario's own).
-    pub profiles: Vec<String>,
+    pub(crate) profiles: Vec<String>,
     /// `PATH=V1,V2` grid axes (replacing a sweep-file axis with the same path).
-    pub sets: Vec<String>,
+    pub(crate) sets: Vec<String>,
     /// Worker threads (default: rayon's, one per CPU or `RAYON_NUM_THREADS`).
-    pub jobs: Option<usize>,
-    pub shard: Option<Shard>,
+    pub(crate) jobs: Option<usize>,
+    pub(crate) shard: Option<Shard>,
     /// Result directory (default `results/bulk/<name>`, a shard in `shard-I-of-N` below it).
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// Why a sweep did not finish.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// Bad input, usage or an unusable result directory (exit code 2).
     Input(String),
     /// A run panicked: a podsim bug (exit code 101). The runs before it are saved.
@@ -48,15 +48,15 @@ pub enum Failure {
 
 /// A finished sweep (or shard).
 #[derive(Debug)]
-pub struct Done {
-    pub manifest: Manifest,
-    pub summary: Summary,
-    pub out: PathBuf,
+pub(crate) struct Done {
+    pub(crate) manifest: Manifest,
+    pub(crate) summary: Summary,
+    pub(crate) out: PathBuf,
 }
 
 /// Which findings make `sweep`/`merge` exit 1 (`--fail-on`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     /// Any finding (the default).
     Any,
     /// Never: rates are reported, the exit code stays 0.
@@ -66,7 +66,7 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    pub fn parse(args: &[String]) -> FailOn {
+    pub(crate) fn parse(args: &[String]) -> FailOn {
         if args.is_empty() || args.iter().any(|a| a == "any") {
             FailOn::Any
         } else if args.iter().all(|a| a == "none") {
@@ -77,7 +77,7 @@ impl FailOn {
     }
 
     /// Whether a finding of `invariant` counts as a failure.
-    pub fn counts(&self, invariant: &str) -> bool {
+    pub(crate) fn counts(&self, invariant: &str) -> bool {
         match self {
             FailOn::Any => true,
             FailOn::Never => false,
@@ -86,12 +86,12 @@ impl FailOn {
     }
 
     /// Whether a cell fails.
-    pub fn cell_fails(&self, c: &results::Cell) -> bool {
+    pub(crate) fn cell_fails(&self, c: &results::Cell) -> bool {
         c.findings.keys().any(|k| self.counts(k))
     }
 
     /// Whether the sweep fails (exit code 1).
-    pub fn fails(&self, s: &Summary) -> bool {
+    pub(crate) fn fails(&self, s: &Summary) -> bool {
         s.cells.iter().any(|c| self.cell_fails(c))
     }
 }
@@ -109,7 +109,7 @@ pub fn run_seed(base: u64, point: u64, replicate: u64) -> u64 {
 
 /// Splits `V1,V2,...` at top-level commas (commas inside `{}`, `[]` or quotes belong to
 /// the value: `{uniform: {min: 1s, max: 2s}},{fixed: 1s}` is two values).
-pub fn split_values(s: &str) -> Vec<String> {
+pub(crate) fn split_values(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
@@ -179,17 +179,16 @@ fn load_error(e: &scenario::LoadError) -> String {
 }
 
 /// A sweep ready to run: the manifest and one validated scenario per (point, profile).
-pub struct Plan {
-    pub manifest: Manifest,
-    pub scenario_path: PathBuf,
+pub(crate) struct Plan {
+    pub(crate) manifest: Manifest,
     /// Index `point * profiles + profile`.
-    pub scenarios: Vec<Arc<Scenario>>,
+    pub(crate) scenarios: Vec<Arc<Scenario>>,
     /// Notes found while loading (printed once).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Loads the input, builds the grid and validates every (point, profile) scenario.
-pub fn plan(req: &Request) -> Result<Plan, Failure> {
+pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
     let mut notes = Vec::new();
     let (name, sweep_file, sweep_hash, scenario_path, base, mut seeds, mut profiles, mut axes) =
         if is_sweep_file(&req.input) {
@@ -325,7 +324,6 @@ pub fn plan(req: &Request) -> Result<Plan, Failure> {
     }
     Ok(Plan {
         manifest,
-        scenario_path,
         scenarios,
         notes,
     })
@@ -360,7 +358,7 @@ pub fn replay(m: &Manifest, index: u64) -> String {
 }
 
 /// The `runs.jsonl` row of one run.
-pub fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
+pub(crate) fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
     let (point, replicate, pi) = m.decode(index);
     let mut findings = BTreeMap::new();
     for f in &out.findings {
@@ -448,7 +446,7 @@ fn one(plan: &Plan, index: u64) -> Result<RunRow, String> {
 }
 
 /// The default result directory.
-pub fn default_out(m: &Manifest) -> PathBuf {
+pub(crate) fn default_out(m: &Manifest) -> PathBuf {
     let base = Path::new("results").join("bulk").join(&m.name);
     match m.shard {
         Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
@@ -477,7 +475,7 @@ fn differing_fields(a: &Manifest, b: &Manifest) -> Vec<String> {
 }
 
 /// Runs a sweep (or one shard of it) to completion, resuming what `out` already holds.
-pub fn sweep(req: &Request) -> Result<Done, Failure> {
+pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
     let plan = plan(req)?;
     for n in &plan.notes {
         eprintln!("{n}");
