@@ -2,31 +2,10 @@
 //! tree: which module may name which, how large a file and a function may grow, and that
 //! the repository's docs stand alone.
 
-use std::path::{Path, PathBuf};
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    files_with(dir, "rs", out)
-}
-
-fn files_with(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_with(&p, ext, out);
-        } else if p.extension().is_some_and(|e| e == ext) {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 fn files_under(dir: &str) -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    rust_files(Path::new(dir), &mut files);
-    files
+    crate::files::with_ext(Path::new(dir), "rs")
         .into_iter()
         .map(|p| {
             (
@@ -236,9 +215,8 @@ fn the_docs_stand_alone() {
         "README.md".into(),
         std::fs::read_to_string("README.md").unwrap(),
     ));
-    let mut yaml = Vec::new();
-    files_with(Path::new("scenarios"), "yaml", &mut yaml);
-    files_with(Path::new("benches"), "yaml", &mut yaml);
+    let mut yaml = crate::files::with_ext(Path::new("scenarios"), "yaml");
+    yaml.extend(crate::files::with_ext(Path::new("benches"), "yaml"));
     for p in yaml {
         texts.push((
             p.display().to_string(),

@@ -11,7 +11,7 @@
 use podsim::load;
 use podsim::run::{run, RunOptions};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
@@ -29,34 +29,14 @@ fn fnv(bytes: &[u8]) -> u64 {
     h
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            yaml_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "yaml") {
-            out.push(p);
-        }
-    }
-}
-
-/// Every bundled scenario file (sweep files are left out: their scenarios are bundled too).
+/// Every bundled scenario file but the 100,000-pod one.
 fn bundled() -> Vec<String> {
-    let mut files = Vec::new();
-    yaml_files(Path::new("scenarios"), &mut files);
-    yaml_files(Path::new("benches"), &mut files);
+    let mut files = crate::files::scenarios("scenarios");
+    files.extend(crate::files::scenarios("benches"));
     files
         .into_iter()
         .map(|p| p.display().to_string())
         .filter(|p| p != HEAVY)
-        .filter(|p| {
-            let text = std::fs::read_to_string(p).unwrap();
-            !text.lines().any(|l| l.trim() == "kind: Sweep")
-        })
         .collect()
 }
 

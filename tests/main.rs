@@ -4,6 +4,7 @@ mod architecture;
 mod cli;
 mod determinism;
 mod eviction;
+mod files;
 mod golden;
 mod lifecycle;
 mod oracle;

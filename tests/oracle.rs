@@ -12,26 +12,7 @@ use std::sync::Arc;
 
 /// Every bundled scenario: quickstart, reference and each file of each scenarios/ folder.
 fn scenario_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from("scenarios")];
-    while let Some(d) = dirs.pop() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "yaml")
-                && !std::fs::read_to_string(&p).is_ok_and(|t| t.contains("\nkind: Sweep"))
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
+    crate::files::scenarios("scenarios")
 }
 
 fn scenario(path: &Path) -> Arc<Scenario> {
