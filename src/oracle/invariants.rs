@@ -2,7 +2,7 @@
 //! its one-line meaning, the upstream source it comes from, and the behaviour profiles on
 //! which it must hold.
 //!
-//! Each checker under [`super::checkers`] owns the rows of the invariants it checks; this
+//! Each checker under `super::checkers` owns the rows of the invariants it checks; this
 //! module puts them together, at compile time, in [`Inv`] order (the order of `podsim
 //! invariants`). Profile labels: `v1.21` (before the pod-worker state machine of PR
 //! 102344), `v1.22` (that state machine), `v1.27` (PRs 113145 and 115331) and `current`

@@ -1,18 +1,18 @@
 //! The invariant oracle: read-only and separate from the model. It is the trace's
 //! [`Observer`]: it sees every [`Transition`] as it is emitted, after it is hashed, keeps
-//! its own history (per pod, a ring of the last [`RING`] transitions, or [`RING_LARGE`] in
+//! its own history (per pod, a ring of the last `RING` transitions, or `RING_LARGE` in
 //! a large run, for diagnostics) and its own derived state, and never reads the world.
 //! Removing it (or switching it off) changes no trace hash.
 //!
 //! Safety properties are checked as transitions happen; liveness properties (bounded
-//! progress) at the end of the run ([`Oracle::finish`]), each with its bound, and skipped
+//! progress) at the end of the run (`Oracle::finish`), each with its bound, and skipped
 //! (never failed) when the run leaves too little time after the trigger, the node powered
 //! off, or the kubelet is down. Each property is reported at most once per pod. The table
 //! of properties is [`invariants::INVARIANTS`] (`podsim invariants`).
 //!
-//! How it is built: each transition first updates the shared [`facts`] (what several
+//! How it is built: each transition first updates the shared `facts` (what several
 //! checks need: container instances, running containers, the API's view, what the worker
-//! record and the kubelet process went through), then goes to the [`checkers`], one per
+//! record and the kubelet process went through), then goes to the `checkers`, one per
 //! concern (the pod worker, sync calls, the API and status, teardown, probes, static pods,
 //! eviction, node shutdown, killPodNow, liveness at the end). Each checker owns its
 //! invariants: their table rows, their state and their checks.
@@ -79,7 +79,7 @@ impl Oracle {
     /// An oracle checking every invariant. (`Oracle::default()` is switched off and looks
     /// at nothing.) Every invariant is checked on every profile: on an old profile, a
     /// finding of an invariant that release did not keep is the historical race replayed;
-    /// [`invariants::Invariant::profiles`] says where a finding means a port bug.
+    /// [`invariants::Invariant::profiles`](crate::oracle::invariants::Invariant::profiles) says where a finding means a port bug.
     pub(crate) fn new() -> Self {
         Oracle {
             on: true,
