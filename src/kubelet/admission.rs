@@ -17,7 +17,7 @@
 
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, Resources, Transition};
+use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, RejectReason, Resources, Transition};
 use crate::scenario::{KubeletConfig, NodeSpec, Threshold};
 use std::sync::Arc;
 
@@ -93,17 +93,19 @@ fn resource_fit(
     alloc: &Allocatable,
     pod: &ApiPod,
     others: &[Arc<ApiPod>],
-) -> Option<(String, String)> {
-    let insufficient = |name: &str, requested: u64, used: u64, capacity: u64| {
+) -> Option<(RejectReason, String)> {
+    let insufficient = |reason: RejectReason, requested: u64, used: u64, capacity: u64| {
+        // The resource's name is what follows `OutOf` in upstream's reason.
+        let name = &reason.as_str()["OutOf".len()..];
         Some((
-            format!("OutOf{name}"),
+            reason,
             format!(
                 "Node didn't have enough resource: {name}, requested: {requested}, used: {used}, capacity: {capacity}"
             ),
         ))
     };
     if others.len() as u64 + 1 > alloc.pods {
-        return insufficient("pods", 1, others.len() as u64, alloc.pods);
+        return insufficient(RejectReason::OutOfPods, 1, others.len() as u64, alloc.pods);
     }
     let want = pod_requests(&pod.spec);
     if want == Resources::default() {
@@ -116,13 +118,18 @@ fn resource_fit(
         used.memory_bytes += r.memory_bytes;
     }
     if want.cpu_milli > 0 && want.cpu_milli > alloc.cpu_milli.saturating_sub(used.cpu_milli) {
-        return insufficient("cpu", want.cpu_milli, used.cpu_milli, alloc.cpu_milli);
+        return insufficient(
+            RejectReason::OutOfCpu,
+            want.cpu_milli,
+            used.cpu_milli,
+            alloc.cpu_milli,
+        );
     }
     if want.memory_bytes > 0
         && want.memory_bytes > alloc.memory_bytes.saturating_sub(used.memory_bytes)
     {
         return insufficient(
-            "memory",
+            RejectReason::OutOfMemory,
             want.memory_bytes,
             used.memory_bytes,
             alloc.memory_bytes,
@@ -182,14 +189,14 @@ impl Kubelet {
         &self,
         pod: &ApiPod,
         active: &[Arc<ApiPod>],
-    ) -> Option<(String, String)> {
+    ) -> Option<(RejectReason, String)> {
         // Upstream's admit handlers in registration order: the eviction manager, the
         // predicate handler (resource fit), the graceful node shutdown manager.
         self.eviction_admit(pod)
             .or_else(|| resource_fit(&self.allocatable, pod, active))
             .or_else(|| {
                 self.shutdown_admission_reason()
-                    .map(|(r, m)| (r.to_string(), m.to_string()))
+                    .map(|(r, m)| (r, m.to_string()))
             })
     }
 
@@ -199,19 +206,19 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         pod: &ApiPod,
-        reason: String,
+        reason: RejectReason,
         message: String,
     ) {
         ctx.emit(Transition::PodRejected {
             uid: pod.uid,
-            reason: reason.clone(),
+            reason,
         });
         if ctx.epoch() > 0 {
             ctx.reach(crate::model::reach::Reach::RejectedAfterRestart);
         }
         let status = ApiPodStatus {
             phase: PodPhase::Failed,
-            reason: Some(reason),
+            reason: Some(reason.as_str().to_string()),
             message: Some(format!("Pod was rejected: {message}")),
             ..Default::default()
         };
@@ -245,7 +252,7 @@ mod tests {
         };
         let two = [pod(1, 1000, 0), pod(2, 500, 0)];
         let (r, m) = resource_fit(&alloc, &pod(3, 0, 0), &two).unwrap();
-        assert_eq!(r, "OutOfpods");
+        assert_eq!(r.as_str(), "OutOfpods");
         assert_eq!(
             m,
             "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2"
@@ -254,13 +261,13 @@ mod tests {
         assert_eq!(resource_fit(&alloc, &pod(3, 500, 0), &one), None);
         assert_eq!(
             resource_fit(&alloc, &pod(3, 501, 0), &one).unwrap().0,
-            "OutOfcpu"
+            RejectReason::OutOfCpu
         );
         assert_eq!(
             resource_fit(&alloc, &pod(3, 0, (1 << 30) + 1), &[])
                 .unwrap()
                 .0,
-            "OutOfmemory"
+            RejectReason::OutOfMemory
         );
         // A pod without requests only needs a pod slot.
         assert_eq!(resource_fit(&alloc, &pod(3, 0, 0), &one), None);

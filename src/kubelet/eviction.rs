@@ -40,7 +40,7 @@ use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::{ApiPod, PodPhase, PodUid, Transition};
-use crate::model::{EvictionSignal, EvictionStep, NodeConditionType};
+use crate::model::{EvictionSignal, EvictionStep, NodeConditionType, RejectReason};
 use crate::scenario::{KubeletSpec, Threshold};
 use crate::sim::{Dur, SimTime, TimerKey};
 use crate::world::stats::{PodStats, StatsSummary};
@@ -265,7 +265,7 @@ impl Kubelet {
     /// The eviction manager's admit handler: under memory pressure only, BestEffort pods
     /// are rejected unless critical (tolerations are not modelled, so none tolerates the
     /// memory-pressure taint).
-    pub(super) fn eviction_admit(&self, pod: &ApiPod) -> Option<(String, String)> {
+    pub(super) fn eviction_admit(&self, pod: &ApiPod) -> Option<(RejectReason, String)> {
         if !self.eviction.memory_pressure || is_critical_pod(pod) {
             return None;
         }
@@ -273,7 +273,7 @@ impl Kubelet {
             return None;
         }
         Some((
-            REASON.to_string(),
+            RejectReason::Evicted,
             format!("The node had condition: [{MEMORY_PRESSURE}]. "),
         ))
     }

@@ -43,8 +43,8 @@ use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
-use crate::model::ShutdownStep;
 use crate::model::{ApiPod, PodUid, Transition};
+use crate::model::{RejectReason, ShutdownStep};
 use crate::scenario::KubeletConfig;
 use crate::sim::{Dur, TimerKey};
 use std::collections::BTreeSet;
@@ -58,8 +58,8 @@ pub(crate) const DEFAULT_PRIORITY: i32 = 0;
 pub(crate) const NODE_SHUTDOWN_REASON: &str = "Terminated";
 pub(crate) const NODE_SHUTDOWN_MESSAGE: &str =
     "Pod was terminated in response to imminent node shutdown.";
-/// Reason and message of a pod rejected at admission while the node shuts down.
-pub(crate) const NODE_SHUTDOWN_NOT_ADMITTED_REASON: &str = "NodeShutdown";
+/// Message of a pod rejected at admission while the node shuts down (its reason is
+/// `RejectReason::NodeShutdown`).
 pub(crate) const NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE: &str =
     "Pod was rejected as the node is shutting down.";
 
@@ -221,9 +221,9 @@ impl Kubelet {
 
     /// The `Admit` of the shutdown manager: `Some((reason, message))` if a new pod must be
     /// rejected because the node is shutting down.
-    pub(super) fn shutdown_admission_reason(&self) -> Option<(&'static str, &'static str)> {
+    pub(super) fn shutdown_admission_reason(&self) -> Option<(RejectReason, &'static str)> {
         self.shutdown.shutting_down().then_some((
-            NODE_SHUTDOWN_NOT_ADMITTED_REASON,
+            RejectReason::NodeShutdown,
             NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE,
         ))
     }

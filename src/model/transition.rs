@@ -103,7 +103,7 @@ pub enum Transition {
     /// Admission rejected the pod (`rejectPod`).
     PodRejected {
         uid: PodUid,
-        reason: String,
+        reason: RejectReason,
     },
     /// The eviction manager's view of a node condition changed.
     NodeCondition {

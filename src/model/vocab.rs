@@ -337,6 +337,28 @@ impl NoteKind {
 }
 
 words! {
+    /// Why admission rejected a pod (the pod status `reason` it gets): the eviction
+    /// manager's, the predicate handler's `OutOf<resource>`, or the node shutdown manager's.
+    pub enum RejectReason {
+        Evicted => "Evicted",
+        OutOfPods => "OutOfpods",
+        OutOfCpu => "OutOfcpu",
+        OutOfMemory => "OutOfmemory",
+        NodeShutdown => "NodeShutdown",
+    }
+}
+
+impl RejectReason {
+    /// The predicate handler's insufficient-resource reasons.
+    pub fn is_out_of_resource(self) -> bool {
+        matches!(
+            self,
+            RejectReason::OutOfPods | RejectReason::OutOfCpu | RejectReason::OutOfMemory
+        )
+    }
+}
+
+words! {
     /// The kubelet process of one incarnation.
     pub enum ProcessEvent {
         Crashed => "crashed",

@@ -183,7 +183,7 @@ impl Checker for ApiChecker {
             Transition::PodRejected { uid, reason } => {
                 let uid = *uid;
                 let was_running = self.running_at_crash.get(uid).copied().unwrap_or(false);
-                if reason.starts_with("OutOf")
+                if reason.is_out_of_resource()
                     && was_running
                     && !facts.node.crashes_at.is_empty()
                     && !self.created_since_crash

@@ -20,7 +20,7 @@ fn s4_no_terminal_phase_while_running() {
         .cfg(P, "ADD")
         .tr(Transition::PodRejected {
             uid: P,
-            reason: "OutOfpods".into(),
+            reason: w("OutOfpods"),
         })
         .patched(P, PodPhase::Failed, false);
     assert!(!h.has(Inv::NoTerminalPhaseWhileRunning));
@@ -200,7 +200,7 @@ fn c16_restart_readmits_running_pods() {
             .cfg(uid, "ADD")
             .tr(Transition::PodRejected {
                 uid,
-                reason: reason.into(),
+                reason: w(reason),
             });
     };
     // A pod running across the restart rejected OutOfcpu: reported.
@@ -235,7 +235,7 @@ fn c16_restart_readmits_running_pods() {
         .cfg(P, "ADD")
         .tr(Transition::PodRejected {
             uid: P,
-            reason: "OutOfcpu".into(),
+            reason: w("OutOfcpu"),
         });
     assert!(!h.has(Inv::RestartReadmitsRunningPods));
 }
