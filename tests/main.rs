@@ -6,6 +6,7 @@ mod determinism;
 mod eviction;
 mod files;
 mod golden;
+mod known_correct;
 mod lifecycle;
 mod oracle;
 mod plots;

@@ -131,6 +131,12 @@ pub(crate) struct Runtime {
     pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
     pub(crate) memory_available_override: Option<u64>,
+    /// PreStop hooks in flight (an exec or HTTP call into the container), in issue order.
+    /// Each is the container, when the hook is due to end, and the call.
+    hooks: Vec<(ContainerId, SimTime, CriClient, CriReq)>,
+    /// Hooks answered early because their container exited (container, when each was due
+    /// to end): their scheduled completion is dropped when it comes.
+    hooks_answered: Vec<(ContainerId, SimTime)>,
 }
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
@@ -162,6 +168,8 @@ impl Runtime {
             deferred: Vec::new(),
             node_memory_bytes: 0,
             memory_available_override: None,
+            hooks: Vec::new(),
+            hooks_answered: Vec::new(),
         }
     }
 
@@ -239,11 +247,15 @@ impl Runtime {
         }
         let (delay, fault) = match &req {
             CriReq::ExecPreStop { id, .. } => {
+                // A hook runs inside the container (exec) or against it (HTTP): into a
+                // container that is not running it fails at once.
                 let d = self
                     .containers
                     .get(id)
+                    .filter(|c| c.state == RtState::Running)
                     .map(|c| c.behaviour.pre_stop_duration)
                     .unwrap_or(Dur::ZERO);
+                self.hooks.push((*id, sim.now() + d, caller, req.clone()));
                 (d, None)
             }
             CriReq::Relist { .. } => (self.latency(CriCall::PodStatus), None),
@@ -294,7 +306,18 @@ impl Runtime {
                     // Finished here if it returns at once; else its reply waits for the exit.
                     return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
                 }
-                CriReq::ExecPreStop { .. } => CriResult::Ok,
+                CriReq::ExecPreStop { id, .. } => {
+                    let due = (*id, now);
+                    if let Some(k) = self.hooks_answered.iter().position(|h| *h == due) {
+                        // Answered when its container exited.
+                        self.hooks_answered.remove(k);
+                        return None;
+                    }
+                    if let Some(k) = self.hooks.iter().position(|h| (h.0, h.1) == due) {
+                        self.hooks.remove(k);
+                    }
+                    CriResult::Ok
+                }
                 CriReq::StopPodSandbox { uid, id } => self.stop_pod_sandbox(sim, trace, *uid, *id),
                 CriReq::RemoveContainer { uid, id } => self.remove_container(sim, trace, *uid, *id),
                 CriReq::MountVolumes { uid } => {

@@ -29,7 +29,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             id: "L8",
             kind: Kind::Liveness,
             meaning: "a killPodNow call (eviction, node shutdown) stops blocking: its channel closes or it times out",
-            bound: "max(10 s, 1.5 x G) + 1 s after the request, G = the largest grace the kill could use (the spec's, the eviction override, the longest shutdown group period); checked on return and at the end; pending calls are dropped when the kubelet crashes",
+            bound: "max(10 s, 1.5 x G) + 1 s after the request, G = the largest grace the kill could use (the spec's, the override the request carried, even when longer than the spec's, the longest shutdown group period); checked on return and at the end; pending calls are dropped when the kubelet crashes",
             source: "pkg/kubelet/pod_workers.go killPodNow",
             profiles: V122,
         },
@@ -38,18 +38,38 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Kills {
-    /// Pending killPodNow calls: (channel, pod, requested at) (L8).
-    waits: Vec<(u64, PodUid, SimTime)>,
+    /// Pending killPodNow calls: (channel, pod, requested at, the eviction's grace
+    /// override) (L8).
+    waits: Vec<(u64, PodUid, SimTime, i64)>,
+    /// The grace override of the eviction announced last (`Evict` comes just before its
+    /// `killPodNow` request).
+    evict_grace: Option<(PodUid, i64)>,
 }
 
 impl Checker for Kills {
-    const TOPICS: u32 = topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
+    const TOPICS: u32 = topic::EVICT | topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
 
     #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
-            Transition::KillPodNow { uid, ch, what, .. } => match *what {
-                KillPodNowStep::Requested => self.waits.push((*ch, *uid, at)),
+            Transition::Evict { uid, grace, .. } => self.evict_grace = Some((*uid, *grace)),
+            Transition::KillPodNow {
+                uid,
+                ch,
+                what,
+                evict,
+                ..
+            } => match *what {
+                KillPodNowStep::Requested => {
+                    // killPodNow's timeout follows the override it was given, which may be
+                    // longer than the pod's own grace (a soft eviction's
+                    // evictionMaxPodGracePeriod).
+                    let grace = match self.evict_grace.take() {
+                        Some((u, g)) if *evict && u == *uid => g,
+                        _ => 0,
+                    };
+                    self.waits.push((*ch, *uid, at, grace))
+                }
                 KillPodNowStep::Closed => {
                     if !facts.pod(*uid).worker.terminated {
                         out.report(
@@ -63,9 +83,9 @@ impl Checker for Kills {
                 }
                 KillPodNowStep::Returned | KillPodNowStep::TimedOut => {
                     if let Some(k) = self.waits.iter().position(|k| k.0 == *ch) {
-                        let (_, u, since) = self.waits.remove(k);
+                        let (_, u, since, g) = self.waits.remove(k);
                         out.checked(Inv::KillPodNowReturns);
-                        let bound = bound(u, facts);
+                        let bound = bound(u, g, facts);
                         if at > since + bound {
                             out.report(
                                 facts,
@@ -78,7 +98,10 @@ impl Checker for Kills {
                     }
                 }
             },
-            _ if crashed(tr) => self.waits.clear(),
+            _ if crashed(tr) => {
+                self.waits.clear();
+                self.evict_grace = None;
+            }
             _ => {}
         }
     }
@@ -87,8 +110,8 @@ impl Checker for Kills {
         if facts.node.kubelet_down || facts.node.power_off_at.is_some() {
             return;
         }
-        for &(ch, u, since) in &self.waits {
-            let bound = bound(u, facts);
+        for &(ch, u, since, g) in &self.waits {
+            let bound = bound(u, g, facts);
             if since + bound <= end {
                 out.checked(Inv::KillPodNowReturns);
                 out.report(
@@ -103,10 +126,12 @@ impl Checker for Kills {
     }
 }
 
-/// `max(10 s, 1.5 x G)` + 1 s for a killPodNow of `uid` (L8).
-fn bound(uid: PodUid, facts: &Facts) -> Dur {
-    let g = facts.get(uid).map_or(0, |p| {
+/// `max(10 s, 1.5 x G)` + 1 s for a killPodNow of `uid` whose request carried grace
+/// override `requested` (L8).
+fn bound(uid: PodUid, requested: i64, facts: &Facts) -> Dur {
+    let g = facts.get(uid).map_or(requested, |p| {
         p.spec_grace()
+            .max(requested)
             .max(p.min_override.unwrap_or(0))
             .max(facts.node.max_group_period_s)
     });

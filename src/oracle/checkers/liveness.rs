@@ -6,7 +6,8 @@
 
 use super::{crashed, record_removed, topic, Checker, PerPod, PER_ERROR, SLACK};
 use crate::model::{
-    ContainerId, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind, Transition, WorkerStep,
+    ContainerId, CriOp, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind, Transition,
+    WorkerStep,
 };
 use crate::oracle::facts::{Facts, PodFacts};
 use crate::oracle::findings::{t, Findings};
@@ -46,7 +47,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             id: "L4",
             kind: Kind::Liveness,
             meaning: "every termination the pod worker took on reaches Finished (or the record is removed, for runtime pods)",
-            bound: "G + 60 s after termination was requested (or after the kubelet last started), + 20 s per failed sync or CRI call of the pod since",
+            bound: "G + 60 s after termination was requested (or after the kubelet last started, or after the SyncPod in flight at the request ended: v1.31 does not cancel its kills), + 20 s per failed sync or CRI call of the pod since",
             source: "pkg/kubelet/pod_workers.go (PR 113145, issue 116544); race catalog 13, 15",
             profiles: V127,
         },
@@ -118,7 +119,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             id: "L11",
             kind: Kind::Liveness,
             meaning: "a running container whose liveness or startup probe result turned Failure is killed, when its pod is not terminating",
-            bound: "60 s after the Failure result (or after the SyncPod in flight then ended, or the kubelet last started), + 20 s per failed sync or CRI call of the pod since (the spec's syncLoop dispatch + R + kill); not checked once termination was requested or the deletion seen",
+            bound: "its kill (the PreStop hook, else StopContainer) begins 60 s after the Failure result (or after the SyncPod in flight then ended, or the kubelet last started), + 20 s per failed sync or CRI call of the pod since (the spec's syncLoop dispatch + R), or within a SyncPod that began by then (SyncPod kills the containers to kill one after another); how long the kill then takes is the grace's (the pod's or the probe's terminationGracePeriodSeconds, and the runtime's SIGKILL), not this bound's; not checked once termination was requested or the deletion seen",
             source: "pkg/kubelet/kubelet.go syncLoopIteration (liveness/startup manager updates), kuberuntime/kuberuntime_manager.go computePodActions",
             profiles: ALL,
         },
@@ -133,6 +134,10 @@ struct Record {
     lv_fail: Option<(SimTime, ContainerId)>,
     /// The Failure came while a SyncPod was open: the bound starts when it ends.
     lv_wait_sync: bool,
+    /// A SyncPod that began in time is open: it kills the containers to kill one after
+    /// another (each with its PreStop hook and grace), so this one's kill may begin late
+    /// in it.
+    lv_in_sync: bool,
     /// Housekeepings seen since the worker finished with its pod out of config (L5).
     hk_since_undesired: u8,
 }
@@ -150,8 +155,10 @@ impl Checker for Liveness {
     const TOPICS: u32 = topic::API_CREATED
         | topic::CONFIG_OP
         | topic::CONTAINER_EXITED
+        | topic::CRI_BEGIN
         | topic::HOUSEKEEPING
         | topic::PROBE_RESULT
+        | topic::SYNC_BEGIN
         | topic::SYNC_END
         | topic::WORKER
         | topic::KUBELET_PROCESS;
@@ -198,12 +205,23 @@ impl Checker for Liveness {
                     }
                 }
             }
+            Transition::SyncBegin {
+                uid,
+                kind: SyncKind::SyncPod,
+                ..
+            } => {
+                let r = self.records.at(*uid);
+                if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
+                    r.lv_in_sync = at <= lv_deadline(s, *uid, facts);
+                }
+            }
             Transition::SyncEnd {
                 uid,
                 kind: SyncKind::SyncPod,
                 ..
             } => {
                 let r = self.records.at(*uid);
+                r.lv_in_sync = false;
                 if r.lv_wait_sync {
                     r.lv_wait_sync = false;
                     if let Some(f) = r.lv_fail.as_mut() {
@@ -212,8 +230,14 @@ impl Checker for Liveness {
                 }
             }
             Transition::ContainerExited { uid, id, .. } => {
-                self.container_exited(at, *uid, *id, facts, out)
+                self.kill_began(at, *uid, *id, facts, out)
             }
+            Transition::CriBegin {
+                uid,
+                call: CriOp::StopContainer | CriOp::ExecPreStop,
+                target,
+                ..
+            } => self.kill_began(at, *uid, ContainerId(*target), facts, out),
             _ if crashed(tr) => {
                 self.undesired_finished.clear();
                 self.records.reset_all();
@@ -258,8 +282,11 @@ impl Liveness {
         *self.desired_since.at(uid) = None;
     }
 
-    /// L11 as it happens: the container with a Failure exited; in time?
-    fn container_exited(
+    /// L11 as it happens: the kill of the container with a Failure began (its PreStop hook
+    /// or StopContainer), or the container exited by itself first; in time? A kill that
+    /// began in time may take as long as its grace allows (a probe-level or pod-level
+    /// terminationGracePeriodSeconds of minutes, SIGTERM ignored): that is not late.
+    fn kill_began(
         &mut self,
         at: SimTime,
         uid: PodUid,
@@ -271,18 +298,18 @@ impl Liveness {
         let Some((s, _)) = r.lv_fail.filter(|f| f.1 == id) else {
             return;
         };
-        let wait = r.lv_wait_sync;
+        let wait = r.lv_wait_sync || r.lv_in_sync;
         r.lv_fail = None;
         r.lv_wait_sync = false;
-        let deadline = s + SLACK + Dur(PER_ERROR.0 * facts.pod(uid).errors_since(s));
+        r.lv_in_sync = false;
         out.checked(Inv::LivenessFailureKills);
-        if !wait && at > deadline {
+        if !wait && at > lv_deadline(s, uid, facts) {
             out.report(
                 facts,
                 Inv::LivenessFailureKills,
                 Some(uid),
                 at,
-                format!("container {id} got a liveness/startup Failure at {}, and was killed only at {} (bound {}s + {}s per error)", t(s), t(at), SLACK.whole_secs(), PER_ERROR.whole_secs()),
+                format!("container {id} got a liveness/startup Failure at {}, and its kill began only at {} (bound {}s + {}s per error)", t(s), t(at), SLACK.whole_secs(), PER_ERROR.whole_secs()),
             );
         }
     }
@@ -414,9 +441,16 @@ fn termination_finishes(c: &End, out: &mut Findings) {
     let Some(req) = c.p.inc.term_requested_at else {
         return;
     };
-    if let Some(s) = c.due(req, c.grace() + SLACK) {
+    let w = &c.p.worker;
+    // A SyncPod the worker took up before the request runs to its end first: its kills
+    // (liveness/startup failures, one container after another, each with its PreStop hook
+    // and its own grace) are not cancelled in v1.31, so the bound counts from its end.
+    if w.inflight_sync_pod && w.open_sync == Some(SyncKind::SyncPod) {
+        return;
+    }
+    let from = req.max(w.last_sync_pod_end.unwrap_or(req));
+    if let Some(s) = c.due(from, c.grace() + SLACK) {
         out.checked(Inv::TerminationFinishes);
-        let w = &c.p.worker;
         c.report(
             out,
             Inv::TerminationFinishes,
@@ -491,9 +525,16 @@ fn terminal_in_api(c: &End, out: &mut Findings) {
 }
 
 /// L11: a liveness/startup failure of a running container kills it.
+/// When the kill of a container whose liveness/startup Failure counts from `s` is due.
+fn lv_deadline(s: SimTime, uid: PodUid, facts: &Facts) -> SimTime {
+    s + SLACK + Dur(PER_ERROR.0 * facts.pod(uid).errors_since(s))
+}
+
+/// The record's Failure is cleared when the kill began, so a container still running here
+/// was never asked to stop.
 fn liveness_failure(c: &End, r: Record, out: &mut Findings) {
     let p = c.p;
-    let (Some((s, id)), false) = (r.lv_fail, r.lv_wait_sync) else {
+    let (Some((s, id)), false) = (r.lv_fail, r.lv_wait_sync || r.lv_in_sync) else {
         return;
     };
     let terminating = p.worker.term_requested || p.inc.saw_delete_at.is_some();
@@ -509,7 +550,7 @@ fn liveness_failure(c: &End, r: Record, out: &mut Findings) {
             out,
             Inv::LivenessFailureKills,
             format!(
-                "container {id} got a liveness/startup Failure at {}, yet still runs at {} (bound from {}: {}s + {}s per error)",
+                "container {id} got a liveness/startup Failure at {}, yet no kill of it began by {} (bound from {}: {}s + {}s per error)",
                 t(s),
                 t(c.end),
                 t(from),

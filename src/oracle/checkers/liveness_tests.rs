@@ -229,6 +229,39 @@ fn l11_liveness_failure_kills() {
         .wait(90_000)
         .exited(P, 1, 137);
     assert!(h.has(Inv::LivenessFailureKills));
+    // The kill began in time, and the container (SIGTERM ignored, a 120 s grace) died
+    // only when the grace ran out: correct behaviour, no finding.
+    let mut long = Feed::new();
+    long.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(5_000)
+        .stop(P, 120)
+        .wait(120_000)
+        .exited(P, 1, 137)
+        .wait(10_000);
+    assert!(!long.finish().contains(&Inv::LivenessFailureKills.name()));
+    assert_eq!(long.o.liveness_checked(Inv::LivenessFailureKills), 1);
+    // A PreStop hook that began in time counts as the kill's start, and its hook may run
+    // past the bound.
+    let mut hook = Feed::new();
+    hook.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(5_000)
+        .tr(Transition::CriBegin {
+            uid: P,
+            call: CriOp::ExecPreStop,
+            target: 1,
+            timeout_s: None,
+        })
+        .wait(100_000);
+    assert!(!hook.finish().contains(&Inv::LivenessFailureKills.name()));
+    // The kill began late: a finding, whatever came after.
+    let mut late = Feed::new();
+    late.running_pod(P, RestartPolicy::Always)
+        .tr(fail.clone())
+        .wait(90_000)
+        .stop(P, 30);
+    assert!(late.has(Inv::LivenessFailureKills));
     // A terminating pod: its kill is deleted-pod-stops' business.
     let mut k = Feed::new();
     k.running_pod(P, RestartPolicy::Always)

@@ -137,6 +137,20 @@ impl Runtime {
             let r = self.finish(sim, trace, &req, CriResult::Ok);
             out.push((caller, req, r));
         }
+        // A PreStop hook in flight ends with its container (the exec'd process dies with
+        // it; an HTTP hook loses its server). The kubelet only logs a hook's failure, so
+        // the reply is a plain completion.
+        let mut k = 0;
+        while k < self.hooks.len() {
+            if self.hooks[k].0 == id {
+                let (_, due, caller, req) = self.hooks.remove(k);
+                self.hooks_answered.push((id, due));
+                let r = self.finish(sim, trace, &req, CriResult::Ok);
+                out.push((caller, req, r));
+            } else {
+                k += 1;
+            }
+        }
         out
     }
 
@@ -156,6 +170,7 @@ impl Runtime {
                 c.powered_off = true;
                 c.stop_waiters.clear();
             }
+            self.hooks.retain(|h| h.0 != *id);
             let _ = self.exit(sim, trace, *id, 137, "PowerOff");
         }
         for sb in self.sandboxes.values_mut() {
