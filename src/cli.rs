@@ -211,6 +211,12 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
         eprintln!("error: --seeds must be at least 1");
         return ExitCode::from(2);
     }
+    if let Err(e) =
+        crate::bisect::check_seeds(a.seeds).and_then(|()| crate::sweep::check_jobs(a.jobs))
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let overrides = match parse_sets(&a.set, &None) {
         Ok(o) => o,
         Err(e) => {

@@ -128,16 +128,23 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
     Some(out)
 }
 
+/// The most samples one histogram of per-pod times is drawn from.
+const MAX_HISTOGRAM_SAMPLES: usize = 1_000_000;
+
 /// `podsim sweep` keeps only percentiles of per-pod times in `summary.json`; the samples the
 /// histograms need are in `runs.jsonl` (`metrics.timeToTerminatedNs` / `timeToRemovedNs`,
 /// each `{pod: ns}`). Gather them per (point, profile) where the summary has no raw arrays.
+/// `runs.jsonl` grows with the run count, so it is read line by line, and each histogram
+/// keeps at most [`MAX_HISTOGRAM_SAMPLES`] samples (the first ones, in run order).
 fn samples_from_runs(dir: &Path, points: &mut [Point]) {
-    let Ok(text) = std::fs::read_to_string(dir.join("runs.jsonl")) else {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(dir.join("runs.jsonl")) else {
         return;
     };
     let mut extra: BTreeMap<(u64, String, &str), Vec<Value>> = BTreeMap::new();
-    for line in text.lines() {
-        let Ok(row) = serde_json::from_str::<Value>(line) else {
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { break };
+        let Ok(row) = serde_json::from_str::<Value>(&line) else {
             continue; // a truncated last line of an interrupted sweep
         };
         let (Some(point), Some(profile)) = (
@@ -151,10 +158,9 @@ fn samples_from_runs(dir: &Path, points: &mut [Point]) {
                 .pointer(&format!("/metrics/{key}"))
                 .and_then(Value::as_object)
             {
-                extra
-                    .entry((point, profile.to_string(), key))
-                    .or_default()
-                    .extend(m.values().cloned());
+                let v = extra.entry((point, profile.to_string(), key)).or_default();
+                let room = MAX_HISTOGRAM_SAMPLES.saturating_sub(v.len());
+                v.extend(m.values().take(room).cloned());
             }
         }
     }
@@ -284,7 +290,8 @@ struct HistFigure {
 pub(crate) fn plot_dir(dir: &Path) -> Result<PlotReport, String> {
     let path = dir.join("summary.json");
     let text =
-        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+        crate::scenario::file::read_capped(&path, crate::scenario::file::MAX_RESULT_FILE_BYTES)
+            .map_err(|err| format!("{}: {err}", path.display()))?;
     let summary: Value =
         serde_json::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
     let mut rep = PlotReport::default();
