@@ -382,12 +382,16 @@ fn cmd_run(a: RunArgs) -> ExitCode {
                 out.trace_hash
             ),
             Second::Panicked => {
-                trace.map(crate::cli_run::TraceFile::discard);
+                if let Some(t) = trace {
+                    t.discard();
+                }
                 eprintln!("podsim: the second run panicked\nreplay: {replay}");
                 return ExitCode::from(101);
             }
             Second::Differs { hash, first } => {
-                trace.map(crate::cli_run::TraceFile::discard);
+                if let Some(t) = trace {
+                    t.discard();
+                }
                 eprintln!(
                     "determinism check FAILED: trace hashes differ ({} vs {hash})",
                     out.trace_hash
