@@ -311,6 +311,43 @@ fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ExitCod
     }
 }
 
+/// Prints the outcome of `--check-determinism` (if asked); a failure ends the command
+/// (the trace file is then not written).
+fn determinism_report(
+    second: Option<crate::cli_run::Second>,
+    trace: Option<crate::cli_run::TraceFile>,
+    hash: &str,
+    records: u64,
+    replay: &str,
+) -> Result<Option<crate::cli_run::TraceFile>, ExitCode> {
+    use crate::cli_run::Second;
+    let code = match second {
+        None => return Ok(trace),
+        Some(Second::Same) => {
+            eprintln!(
+                "determinism check passed: two runs (two threads) gave trace hash {hash} over {records} records"
+            );
+            return Ok(trace);
+        }
+        Some(Second::Panicked) => {
+            eprintln!("podsim: the second run panicked\nreplay: {replay}");
+            101
+        }
+        Some(Second::Differs { hash: hash2, first }) => {
+            eprintln!("determinism check FAILED: trace hashes differ ({hash} vs {hash2})");
+            if let Some((one, two)) = first {
+                eprintln!("first differing record:\n  run 1: {one}\n  run 2: {two}");
+            }
+            eprintln!("replay: {replay}");
+            1
+        }
+    };
+    if let Some(t) = trace {
+        t.discard();
+    }
+    Err(ExitCode::from(code))
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
     let overrides = match parse_sets(&a.set, &a.profile) {
         Ok(o) => o,
@@ -374,36 +411,10 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         second,
         trace,
     } = streamed;
-    if let Some(second) = second {
-        use crate::cli_run::Second;
-        match second {
-            Second::Same => eprintln!(
-                "determinism check passed: two runs (two threads) gave trace hash {} over {records} records",
-                out.trace_hash
-            ),
-            Second::Panicked => {
-                if let Some(t) = trace {
-                    t.discard();
-                }
-                eprintln!("podsim: the second run panicked\nreplay: {replay}");
-                return ExitCode::from(101);
-            }
-            Second::Differs { hash, first } => {
-                if let Some(t) = trace {
-                    t.discard();
-                }
-                eprintln!(
-                    "determinism check FAILED: trace hashes differ ({} vs {hash})",
-                    out.trace_hash
-                );
-                if let Some((one, two)) = first {
-                    eprintln!("first differing record:\n  run 1: {one}\n  run 2: {two}");
-                }
-                eprintln!("replay: {replay}");
-                return ExitCode::from(1);
-            }
-        }
-    }
+    let trace = match determinism_report(second, trace, &out.trace_hash, records, &replay) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     if let Some(t) = trace {
         let path = t.path().to_path_buf();
         if let Err(e) = t.commit() {
