@@ -282,7 +282,12 @@ fn within_a_minute(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
         if let Some(status) = child.try_wait().unwrap() {
             let mut err = String::new();
             use std::io::Read;
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             return (status.code(), err);
         }
         if Instant::now() > deadline {
@@ -298,11 +303,7 @@ fn within_a_minute(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
 fn plots_of_huge_numbers_return() {
     let d = tmp("plot-huge");
     for f in ["manifest.json", "runs.jsonl", "summary.json"] {
-        std::fs::copy(
-            Path::new("tests/fixtures/sweep-result").join(f),
-            d.join(f),
-        )
-        .unwrap();
+        std::fs::copy(Path::new("tests/fixtures/sweep-result").join(f), d.join(f)).unwrap();
     }
     // Every parameter value +-1e308: the x range (and its padding) overflows f64.
     let p = d.join("summary.json");
