@@ -266,6 +266,13 @@ fn a_timeline_of_thousands_of_pods_is_capped() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The hang detector waits between polls of the child: the test harness's wall clock,
+/// never a simulation's.
+#[allow(clippy::disallowed_methods)]
+fn pause() {
+    std::thread::sleep(Duration::from_millis(50));
+}
+
 /// Runs `podsim` with `args` and waits at most a minute: a hang detector (the plots take
 /// well under a second), not a timing assertion. Returns (exit code, stderr).
 fn within_a_minute(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
@@ -288,7 +295,7 @@ fn within_a_minute(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
                 .unwrap();
             return (status.code(), err);
         }
-        std::thread::sleep(Duration::from_millis(50));
+        pause();
     }
     let _ = child.kill();
     let _ = child.wait();
