@@ -60,6 +60,60 @@ pub struct Bisect {
     pub culprits: Vec<String>,
 }
 
+/// The most runs one bisection may make (variants x seeds): as for a sweep
+/// ([`crate::results::MAX_RUNS`]); the Fisher test also keeps a table of 2 x seeds numbers.
+pub const MAX_RUNS: u64 = crate::results::MAX_RUNS;
+
+/// How many variants a bisection compares (the base, every other profile, every built
+/// switch flipped), for the run cap checked before any run.
+pub fn variant_count() -> u64 {
+    (PROFILES.len() + SWITCHES.iter().filter(|s| s.built).count()) as u64
+}
+
+/// `--seeds N` checked against [`MAX_RUNS`].
+pub fn check_seeds(seeds: u64) -> Result<(), String> {
+    let v = variant_count();
+    match v.checked_mul(seeds) {
+        Some(n) if n <= MAX_RUNS => Ok(()),
+        n => Err(format!(
+            "--seeds {seeds}: bisect would make {} runs ({v} variants x {seeds} seeds), more than the {MAX_RUNS} runs it may make",
+            n.map_or("more than 2^64".to_string(), |n| n.to_string())
+        )),
+    }
+}
+
+/// The runs of one variant, counted.
+#[derive(Default)]
+struct Tally {
+    failing: u64,
+    /// Runs reporting each invariant.
+    findings: BTreeMap<String, u64>,
+    /// The lowest failing seed.
+    first_failing: Option<u64>,
+}
+
+impl Tally {
+    fn of(seed: u64, findings: &[String], failing: bool) -> Tally {
+        Tally {
+            failing: u64::from(failing),
+            findings: findings.iter().map(|f| (f.clone(), 1)).collect(),
+            first_failing: failing.then_some(seed),
+        }
+    }
+
+    fn merge(mut a: Tally, b: Tally) -> Tally {
+        a.failing += b.failing;
+        for (k, n) in b.findings {
+            *a.findings.entry(k).or_insert(0) += n;
+        }
+        a.first_failing = match (a.first_failing, b.first_failing) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        a
+    }
+}
+
 struct Spec {
     label: String,
     profile: String,
@@ -124,44 +178,42 @@ pub fn bisect(
             sc: Arc::new(s),
         });
     }
-    let jobs: Vec<(usize, u64)> = (0..specs.len())
-        .flat_map(|v| (1..=seeds).map(move |s| (v, s)))
-        .collect();
-    // Each run's finding set, in job order (never completion order).
-    let outcomes: Vec<Vec<String>> = pool.install(|| {
-        jobs.par_iter()
-            .map(|&(v, seed)| {
-                let spec = &specs[v];
-                let out = run(
-                    spec.sc.clone(),
-                    &RunOptions {
-                        seed,
-                        keep_trace: false,
-                        replay: String::new(),
-                        no_oracle: false,
-                    },
-                );
-                let mut f: Vec<String> = out.findings.into_iter().map(|f| f.invariant).collect();
-                f.sort();
-                f.dedup();
-                f
+    // Per variant, the runs fold into bounded counts (the seeds stream; nothing is kept
+    // per run); the fold is order-independent, so the result never depends on threads.
+    let tallies: Vec<Tally> = pool.install(|| {
+        specs
+            .par_iter()
+            .map(|spec| {
+                (1..=seeds)
+                    .into_par_iter()
+                    .map(|seed| {
+                        let out = run(
+                            spec.sc.clone(),
+                            &RunOptions {
+                                seed,
+                                keep_trace: false,
+                                replay: String::new(),
+                                no_oracle: false,
+                            },
+                        );
+                        let mut f: Vec<String> =
+                            out.findings.into_iter().map(|f| f.invariant).collect();
+                        f.sort();
+                        f.dedup();
+                        Tally::of(seed, &f, hit(&f))
+                    })
+                    .reduce(Tally::default, Tally::merge)
             })
             .collect()
     });
     let mut variants = Vec::new();
-    for (v, spec) in specs.iter().enumerate() {
-        let runs = &outcomes[v * seeds as usize..(v + 1) * seeds as usize];
-        let failing = runs.iter().filter(|f| hit(f)).count() as u64;
-        let mut findings = BTreeMap::new();
-        for f in runs.iter().flatten() {
-            *findings.entry(f.clone()).or_insert(0) += 1;
-        }
+    for (spec, t) in specs.iter().zip(tallies) {
+        let (failing, findings) = (t.failing, t.findings);
         let mut sets = base_sets.to_vec();
         sets.extend(spec.sets.iter().cloned());
-        let first = runs
-            .iter()
-            .position(|f| hit(f))
-            .map(|i| crate::replay::replay_line(path, i as u64 + 1, &sets, &None));
+        let first = t
+            .first_failing
+            .map(|seed| crate::replay::replay_line(path, seed, &sets, &None));
         let (lo, hi) = wilson(failing, seeds);
         variants.push(Variant {
             label: spec.label.clone(),

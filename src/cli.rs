@@ -2,11 +2,9 @@
 //! to an exit code (0 clean, 1 findings or `expect` not met, 2 bad input or usage).
 
 use crate::report;
-use crate::run::{run, RunOptions, RunOutput};
+use crate::run::{run, RunOptions};
 use crate::scenario::Scenario;
-use crate::sim::trace::first_difference;
 use clap::{Args, Parser, Subcommand};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -211,6 +209,12 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
         eprintln!("error: --seeds must be at least 1");
         return ExitCode::from(2);
     }
+    if let Err(e) =
+        crate::bisect::check_seeds(a.seeds).and_then(|()| crate::sweep::check_jobs(a.jobs))
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let overrides = match parse_sets(&a.set, &None) {
         Ok(o) => o,
         Err(e) => {
@@ -307,6 +311,43 @@ fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ExitCod
     }
 }
 
+/// Prints the outcome of `--check-determinism` (if asked); a failure ends the command
+/// (the trace file is then not written).
+fn determinism_report(
+    second: Option<crate::cli_run::Second>,
+    trace: Option<crate::cli_run::TraceFile>,
+    hash: &str,
+    records: u64,
+    replay: &str,
+) -> Result<Option<crate::cli_run::TraceFile>, ExitCode> {
+    use crate::cli_run::Second;
+    let code = match second {
+        None => return Ok(trace),
+        Some(Second::Same) => {
+            eprintln!(
+                "determinism check passed: two runs (two threads) gave trace hash {hash} over {records} records"
+            );
+            return Ok(trace);
+        }
+        Some(Second::Panicked) => {
+            eprintln!("podsim: the second run panicked\nreplay: {replay}");
+            101
+        }
+        Some(Second::Differs { hash: hash2, first }) => {
+            eprintln!("determinism check FAILED: trace hashes differ ({hash} vs {hash2})");
+            if let Some((one, two)) = first {
+                eprintln!("first differing record:\n  run 1: {one}\n  run 2: {two}");
+            }
+            eprintln!("replay: {replay}");
+            1
+        }
+    };
+    if let Some(t) = trace {
+        t.discard();
+    }
+    Err(ExitCode::from(code))
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
     let overrides = match parse_sets(&a.set, &a.profile) {
         Ok(o) => o,
@@ -329,59 +370,67 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
     let opts = RunOptions {
         seed,
-        // The timeline's probe-failure markers come from the trace records.
-        keep_trace: a.trace.is_some() || a.check_determinism || a.timeline.is_some(),
+        // Records are streamed (see `cli_run`), never kept.
+        keep_trace: false,
         replay: replay.clone(),
         no_oracle: a.no_oracle,
     };
-    let out = run_reporting_panics(sc.clone(), &opts);
-
-    if a.check_determinism {
-        let sc2 = sc.clone();
-        let opts2 = opts.clone();
-        let second = std::thread::spawn(move || run(sc2, &opts2)).join();
-        let second = match second {
-            Ok(o) => o,
-            Err(_) => {
-                eprintln!("podsim: the second run panicked\nreplay: {replay}");
-                return ExitCode::from(101);
-            }
-        };
-        if second.trace_hash != out.trace_hash {
-            eprintln!(
-                "determinism check FAILED: trace hashes differ ({} vs {})",
-                out.trace_hash, second.trace_hash
-            );
-            if let Some(i) = first_difference(&out.trace, &second.trace) {
-                let show = |r: Option<&crate::sim::trace::Record>| {
-                    r.map_or("<end of trace>".to_string(), |r| {
-                        format!("#{} {} {}", r.index, r.at, r.text)
-                    })
-                };
-                eprintln!(
-                    "first differing record:\n  run 1: {}\n  run 2: {}",
-                    show(out.trace.get(i)),
-                    show(second.trace.get(i))
-                );
-            }
-            eprintln!("replay: {replay}");
-            return ExitCode::from(1);
+    let wants = crate::cli_run::Wants {
+        trace: a.trace.as_deref(),
+        timeline: a.timeline.is_some(),
+        check_determinism: a.check_determinism,
+    };
+    let streamed = if a.trace.is_some() || a.timeline.is_some() || a.check_determinism {
+        crate::cli_run::run(sc.clone(), &opts, &wants, |sink| {
+            reporting_panics(&replay, || {
+                crate::run::run_streaming(sc.clone(), &opts, sink)
+            })
+        })
+    } else {
+        let out = reporting_panics(&replay, || run(sc.clone(), &opts));
+        Ok(crate::cli_run::Streamed {
+            out,
+            records: 0,
+            probes: Default::default(),
+            second: None,
+            trace: None,
+        })
+    };
+    let streamed = match streamed {
+        Ok(s) => s,
+        Err(e) => {
+            let path = a.trace.as_deref().unwrap_or(Path::new(""));
+            eprintln!("error: cannot write trace {}: {e}", path.display());
+            return ExitCode::from(2);
         }
-        eprintln!(
-            "determinism check passed: two runs (two threads) gave trace hash {} over {} records",
-            out.trace_hash,
-            out.trace.len()
-        );
-    }
-
-    if let Some(path) = &a.trace {
-        if let Err(e) = write_trace(path, &out) {
+    };
+    let crate::cli_run::Streamed {
+        out,
+        records,
+        probes,
+        second,
+        trace,
+    } = streamed;
+    let trace = match determinism_report(second, trace, &out.trace_hash, records, &replay) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    if let Some(t) = trace {
+        let path = t.path().to_path_buf();
+        if let Err(e) = t.commit() {
             eprintln!("error: cannot write trace {}: {e}", path.display());
             return ExitCode::from(2);
         }
     }
     if let Some(path) = &a.timeline {
-        let fig = crate::plot::timeline::Timeline::new(&out);
+        if probes.dropped > 0 {
+            eprintln!(
+                "note: --timeline: {} probe failures not marked (at most {} are)",
+                probes.dropped,
+                crate::plot::timeline::MAX_PROBE_MARKERS
+            );
+        }
+        let fig = crate::plot::timeline::Timeline::new(&out, probes);
         if let Err(e) = crate::plot::write_figure(&fig, path) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -530,8 +579,8 @@ fn error_text(e: &str) -> String {
 }
 
 /// A panic inside a run is a podsim bug: print the replay line before propagating it.
-fn run_reporting_panics(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
-    let replay = opts.replay.clone();
+fn reporting_panics<T>(replay: &str, f: impl FnOnce() -> T) -> T {
+    let replay = replay.to_string();
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         prev(info);
@@ -539,30 +588,9 @@ fn run_reporting_panics(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
             "podsim panicked: this is a bug in podsim, not in the kubelet.\nreplay: {replay}"
         );
     }));
-    let out = run(sc, opts);
+    let out = f();
     let _ = std::panic::take_hook();
     out
-}
-
-/// Write the trace as JSON Lines, atomically (temporary file, then rename).
-fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
-    let tmp = crate::replay::tmp_path(path);
-    {
-        let f = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(f);
-        for r in &out.trace {
-            let line = serde_json::json!({
-                "i": r.index,
-                "atNs": r.at.0,
-                "rec": r.text,
-                "hash": format!("{:016x}", r.hash),
-            });
-            writeln!(w, "{line}")?;
-        }
-        w.flush()?;
-        w.get_ref().sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is

@@ -81,6 +81,7 @@ pub mod cli;
 /// The behaviour switches and release profiles (see the README's profile table).
 pub use kubelet::profile::{Switch, PROFILES, SWITCHES};
 
+pub(crate) mod cli_run;
 pub(crate) mod junit;
 pub(crate) mod kubelet;
 pub mod model;

@@ -26,6 +26,12 @@ pub const RUN_ORDER: &str = "point, replicate, profile (profile varies fastest)"
 pub const SEED_DERIVATION: &str =
     "v1: mix64(mix64(mix64(base ^ fnv1a(\"podsim/sweep\")) ^ point) ^ replicate) >> 11";
 
+/// The most runs a sweep may have (all shards together): ten million. The summary keeps
+/// one number per run for each metric of its cell (exact percentiles), about 100 bytes a
+/// run, so the cap keeps a summary (and a merge) near a gigabyte; at a few thousand runs
+/// a second it is already hours of work. Larger sweeps are refused before any run.
+pub const MAX_RUNS: u64 = 10_000_000;
+
 pub const MANIFEST: &str = "manifest.json";
 pub const RUNS: &str = "runs.jsonl";
 pub const SUMMARY: &str = "summary.json";
@@ -572,8 +578,8 @@ pub(crate) fn to_json<T: Serialize>(v: &T) -> String {
 
 pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, String> {
     let p = dir.join(MANIFEST);
-    let text =
-        std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let text = crate::scenario::file::read_capped(&p, crate::scenario::file::MAX_RESULT_FILE_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
     let m: Manifest = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))?;
     m.check()
@@ -590,6 +596,12 @@ impl Manifest {
         let runs = (self.points.len() as u64)
             .checked_mul(self.seeds)
             .and_then(|x| x.checked_mul(self.profiles.len() as u64));
+        if self.runs > MAX_RUNS {
+            return Err(format!(
+                "runs is {}, more than the {MAX_RUNS} runs a sweep may have",
+                self.runs
+            ));
+        }
         if runs != Some(self.runs) {
             return Err(format!(
                 "runs is {}, not points x seeds x profiles",

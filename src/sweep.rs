@@ -164,7 +164,7 @@ fn normalize(p: &Path) -> PathBuf {
 }
 
 fn is_sweep_file(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = scenario::file::read_capped(path, scenario::file::MAX_INPUT_BYTES) else {
         return false;
     };
     scenario::schema::parse(&text)
@@ -178,6 +178,69 @@ fn load_error(e: &scenario::LoadError) -> String {
     s.trim_end().to_string()
 }
 
+/// The most points x profiles a sweep may have: each is a scenario loaded, validated and
+/// held before any run starts (and a cell of the summary).
+pub const MAX_CELLS: u64 = 10_000;
+
+/// The most worker threads `--jobs` may ask for (sweep and bisect): far more than any
+/// machine has cores; beyond it a typo would start thousands of threads.
+pub const MAX_JOBS: usize = 256;
+
+/// `--jobs N` checked against [`MAX_JOBS`].
+pub(crate) fn check_jobs(jobs: Option<usize>) -> Result<(), String> {
+    match jobs {
+        Some(n) if n > MAX_JOBS => Err(format!(
+            "--jobs {n}: more than the {MAX_JOBS} worker threads podsim starts"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a sweep whose size is over a cap, before the grid is built: points (the product
+/// of the axis lengths) x profiles over [`MAX_CELLS`], or runs (points x seeds x
+/// profiles, checked arithmetic) over [`results::MAX_RUNS`]. `seeds_flag`: the seeds came
+/// from `--seeds` (else from the sweep file's `spec.seeds` or the default).
+fn check_size(axes: &[Axis], seeds: u64, profiles: usize, seeds_flag: bool) -> Result<(), Failure> {
+    let points = axes
+        .iter()
+        .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64));
+    let cells = points.and_then(|p| p.checked_mul(profiles as u64));
+    let grid = || {
+        let lens: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+        if lens.is_empty() {
+            "1 point".to_string()
+        } else {
+            format!("{} points", lens.join(" x "))
+        }
+    };
+    if cells.is_none_or(|c| c > MAX_CELLS) {
+        return Err(Failure::Input(format!(
+            "the sweep grid has {} x {profiles} profile(s): more than the {MAX_CELLS} points x profiles a sweep may have",
+            grid()
+        )));
+    }
+    let runs = cells.and_then(|c| c.checked_mul(seeds));
+    if runs.is_none_or(|r| r > results::MAX_RUNS) {
+        let flag = if seeds_flag { "--seeds" } else { "spec.seeds" };
+        return Err(Failure::Input(format!(
+            "{flag} {seeds}: the sweep would have {} runs ({} x {profiles} profile(s) x {seeds} seeds), more than the {} runs a sweep may have",
+            runs.map_or("more than 2^64".to_string(), |r| r.to_string()),
+            grid(),
+            results::MAX_RUNS
+        )));
+    }
+    Ok(())
+}
+
+/// Runs this directory holds (a shard's share), without iterating them.
+fn runs_here(m: &Manifest) -> u64 {
+    match m.shard {
+        Some(s) if s.index < m.runs => (m.runs - s.index).div_ceil(s.count),
+        Some(_) => 0,
+        None => m.runs,
+    }
+}
+
 /// A sweep ready to run: the manifest and one validated scenario per (point, profile).
 pub(crate) struct Plan {
     pub(crate) manifest: Manifest,
@@ -189,6 +252,7 @@ pub(crate) struct Plan {
 
 /// Loads the input, builds the grid and validates every (point, profile) scenario.
 pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
+    check_jobs(req.jobs).map_err(Failure::Input)?;
     let mut notes = Vec::new();
     let (name, sweep_file, sweep_hash, scenario_path, base, mut seeds, mut profiles, mut axes) =
         if is_sweep_file(&req.input) {
@@ -258,6 +322,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
     if !profile_override {
         profiles.push(base.kubelet.profile.clone());
     }
+    check_size(&axes, seeds, profiles.len(), req.seeds.is_some())?;
     // The grid: the first axis varies slowest.
     let mut points: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
     for a in &axes {
@@ -271,10 +336,8 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         }
         points = next;
     }
-    let runs = (points.len() as u64)
-        .checked_mul(seeds)
-        .and_then(|x| x.checked_mul(profiles.len() as u64))
-        .ok_or_else(|| Failure::Input("the sweep has more than 2^64 runs".into()))?;
+    // Checked above: at most MAX_RUNS.
+    let runs = points.len() as u64 * seeds * profiles.len() as u64;
     let manifest = Manifest {
         podsim: env!("CARGO_PKG_VERSION").to_string(),
         format: results::FORMAT,
@@ -518,7 +581,7 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
         file.set_len(good_len).map_err(io)?;
         file.sync_data().map_err(io)?;
     }
-    let total = m.run_indices().count() as u64;
+    let total = runs_here(m);
     let label = match m.shard {
         Some(s) => format!("sweep {} shard {s}", m.name),
         None => format!("sweep {}", m.name),
@@ -539,7 +602,8 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
         .num_threads(req.jobs.unwrap_or(0))
         .build()
         .map_err(|e| io(format!("cannot start worker threads: {e}")))?;
-    let todo: Vec<u64> = m.run_indices().skip(done as usize).collect();
+    // The indices still to run, produced lazily: only one chunk of them is ever held.
+    let mut todo = m.run_indices().skip(done as usize).peekable();
     // Chunks: large enough to keep every thread busy, small enough that an interruption
     // loses little; each is written in index order and made durable before the next.
     // `PODSIM_SWEEP_CHUNK` overrides the size (tests use it to cross chunk boundaries).
@@ -559,7 +623,8 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
             Ok(())
         });
         let mut panicked = None;
-        for c in todo.chunks(chunk) {
+        while todo.peek().is_some() {
+            let c: Vec<u64> = todo.by_ref().take(chunk).collect();
             let rows: Vec<Result<RunRow, String>> = pool.install(|| {
                 // Nothing shared is written while runs execute: progress is recorded
                 // below, once the chunk is in.

@@ -12,6 +12,7 @@ mod oracle;
 mod plots;
 mod probes;
 mod races;
+mod reliability_bounds;
 mod restart;
 mod scenario_errors;
 mod shutdown;

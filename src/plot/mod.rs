@@ -170,8 +170,40 @@ pub(crate) fn font(size: f64) -> TextStyle<'static> {
     TextStyle::from((FAMILY, size).into_font())
 }
 
+/// The largest magnitude an axis reaches: values beyond it are drawn at its edge. Far
+/// from `f64::MAX`, so that spans, padding and tick steps stay finite.
+pub(crate) const AXIS_LIMIT: f64 = 1e300;
+
+/// A drawable axis range around the data range `mn..=mx`, padded 5 %: always finite,
+/// never empty, and wide enough relative to its magnitude that tick steps are
+/// representable (plotters steps through ticks; a range of infinite or zero width makes it
+/// loop forever). NaN or reversed ends give the range around 0; infinite values or values
+/// past [`AXIS_LIMIT`] are clamped to it; one value (or a span too narrow for f64 ticks)
+/// gets a range half its magnitude wide on each side.
+pub(crate) fn axis_range(mn: f64, mx: f64) -> (f64, f64) {
+    let (mn, mx) = if mn.is_nan() || mx.is_nan() || mn > mx {
+        (0.0, 0.0)
+    } else {
+        (
+            mn.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+            mx.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+        )
+    };
+    let mag = mn.abs().max(mx.abs()).max(1.0);
+    let span = mx - mn;
+    let pad = if span > mag * 1e-9 {
+        span * 0.05
+    } else {
+        mag * 0.5
+    };
+    (mn - pad, mx + pad)
+}
+
 /// Seconds with up to three decimals and no trailing zeros: `12.5s`, `0.042s`, `3s`.
 pub(crate) fn fmt_secs(s: f64) -> String {
+    if !s.is_finite() || s.abs() >= 1e9 {
+        return format!("{s:.3e}s");
+    }
     let t = format!("{s:.3}");
     let t = t.trim_end_matches('0').trim_end_matches('.');
     let t = if t == "-0" { "0" } else { t };
@@ -193,6 +225,22 @@ pub(crate) const PALETTE: [RGBColor; 8] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_ranges_are_finite_and_wide() {
+        let ok = |(a, b): (f64, f64)| {
+            assert!(a.is_finite() && b.is_finite() && b > a, "{a}..{b}");
+            assert!(b - a > a.abs().max(b.abs()) * 1e-10, "{a}..{b}");
+        };
+        ok(axis_range(-1e308, 1e308));
+        ok(axis_range(f64::NEG_INFINITY, f64::INFINITY));
+        ok(axis_range(1e308, 1e308));
+        ok(axis_range(f64::NAN, 1.0));
+        ok(axis_range(3.0, 3.0));
+        ok(axis_range(1e20, 1e20 + 1.0));
+        ok(axis_range(5.0, 1.0));
+        assert_eq!(axis_range(0.0, 10.0), (-0.5, 10.5));
+    }
 
     #[test]
     fn embedded_font_parses_and_covers_latin1() {

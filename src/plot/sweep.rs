@@ -128,16 +128,23 @@ fn read_points(summary: &Value, notes: &mut Vec<String>) -> Option<Vec<Point>> {
     Some(out)
 }
 
+/// The most samples one histogram of per-pod times is drawn from.
+const MAX_HISTOGRAM_SAMPLES: usize = 1_000_000;
+
 /// `podsim sweep` keeps only percentiles of per-pod times in `summary.json`; the samples the
 /// histograms need are in `runs.jsonl` (`metrics.timeToTerminatedNs` / `timeToRemovedNs`,
 /// each `{pod: ns}`). Gather them per (point, profile) where the summary has no raw arrays.
+/// `runs.jsonl` grows with the run count, so it is read line by line, and each histogram
+/// keeps at most [`MAX_HISTOGRAM_SAMPLES`] samples (the first ones, in run order).
 fn samples_from_runs(dir: &Path, points: &mut [Point]) {
-    let Ok(text) = std::fs::read_to_string(dir.join("runs.jsonl")) else {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(dir.join("runs.jsonl")) else {
         return;
     };
     let mut extra: BTreeMap<(u64, String, &str), Vec<Value>> = BTreeMap::new();
-    for line in text.lines() {
-        let Ok(row) = serde_json::from_str::<Value>(line) else {
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { break };
+        let Ok(row) = serde_json::from_str::<Value>(&line) else {
             continue; // a truncated last line of an interrupted sweep
         };
         let (Some(point), Some(profile)) = (
@@ -151,10 +158,9 @@ fn samples_from_runs(dir: &Path, points: &mut [Point]) {
                 .pointer(&format!("/metrics/{key}"))
                 .and_then(Value::as_object)
             {
-                extra
-                    .entry((point, profile.to_string(), key))
-                    .or_default()
-                    .extend(m.values().cloned());
+                let v = extra.entry((point, profile.to_string(), key)).or_default();
+                let room = MAX_HISTOGRAM_SAMPLES.saturating_sub(v.len());
+                v.extend(m.values().take(room).cloned());
             }
         }
     }
@@ -178,6 +184,13 @@ pub(crate) fn parse_value(s: &str) -> Option<(f64, bool)> {
     if let Ok(v) = t.parse::<f64>() {
         return v.is_finite().then_some((v, false));
     }
+    let (total, durations) = parse_duration(t)?;
+    // `1e300h` is a finite number of hours but not of seconds.
+    total.is_finite().then_some((total, durations))
+}
+
+/// `1m30s` in seconds (see [`parse_value`]).
+fn parse_duration(t: &str) -> Option<(f64, bool)> {
     let mut rest = t;
     let mut total = 0.0;
     let mut any = false;
@@ -284,7 +297,8 @@ struct HistFigure {
 pub(crate) fn plot_dir(dir: &Path) -> Result<PlotReport, String> {
     let path = dir.join("summary.json");
     let text =
-        std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+        crate::scenario::file::read_capped(&path, crate::scenario::file::MAX_RESULT_FILE_BYTES)
+            .map_err(|err| format!("{}: {err}", path.display()))?;
     let summary: Value =
         serde_json::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
     let mut rep = PlotReport::default();
@@ -524,12 +538,7 @@ impl Figure for RateFigure {
             Axis::Numeric { .. } => {
                 let xs = self.lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
                 let (mn, mx) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-                let pad = if mx > mn {
-                    (mx - mn) * 0.05
-                } else {
-                    mn.abs().max(1.0) * 0.5
-                };
-                (mn - pad, mx + pad)
+                super::axis_range(mn, mx)
             }
         };
         let y_max = self
@@ -554,6 +563,9 @@ impl Figure for RateFigure {
             if durations {
                 fmt_secs(*x)
             } else {
+                if x.abs() >= 1e9 {
+                    return format!("{x:.3e}");
+                }
                 let t = format!("{x:.3}");
                 t.trim_end_matches('0').trim_end_matches('.').to_string()
             }
@@ -588,6 +600,16 @@ impl Figure for RateFigure {
         }
         for (i, l) in self.lines.iter().enumerate() {
             let c = PALETTE[i % PALETTE.len()];
+            // Values past the axis limit are drawn at its edge.
+            let clamped: Vec<_> = l
+                .points
+                .iter()
+                .map(|p| (p.0.clamp(x0, x1), p.1, p.2, p.3))
+                .collect();
+            let l = RateLine {
+                profile: l.profile.clone(),
+                points: clamped,
+            };
             if l.points.len() > 1 {
                 let mut band: Vec<(f64, f64)> = l.points.iter().map(|p| (p.0, p.3)).collect();
                 band.extend(l.points.iter().rev().map(|p| (p.0, p.2)));
@@ -619,8 +641,13 @@ impl Figure for HistFigure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let nbins = self.counts.first().map_or(0, |c| c.1.len());
         let s = |ns: u64| ns as f64 / 1e9;
-        let x0 = s(self.lo);
-        let x1 = s(self.lo + self.width * nbins as u64);
+        // In f64: lo + width x bins may pass u64::MAX for samples near it.
+        let (x0, x1) = (s(self.lo), s(self.lo) + s(self.width) * nbins as f64);
+        let (x0, x1) = if x1 - x0 > x0.abs().max(1.0) * 1e-9 {
+            (x0, x1)
+        } else {
+            super::axis_range(x0, x1)
+        };
         let y_max = self
             .counts
             .iter()

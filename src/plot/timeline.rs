@@ -53,11 +53,54 @@ fn phase_color(p: &str) -> RGBColor {
 /// One failed probe run: (time ns, container, probe kind).
 type ProbeFailure = (u64, String, String);
 
+/// The most probe-failure markers a timeline keeps (a probe failing every few
+/// milliseconds for minutes would otherwise keep one per failure).
+pub(crate) const MAX_PROBE_MARKERS: usize = 100_000;
+
+/// The tallest picture drawn, in pixels of pod rows: 16,000 px (a 1280-pixel-wide PNG of
+/// about 80 MB of pixels); pods that do not fit are left out and counted in a last line.
+pub(crate) const MAX_ROWS_PX: f64 = 16_000.0;
+
+/// Probe failures per pod UID, gathered from the trace records as the run makes them
+/// (nothing else of the trace is kept), at most [`MAX_PROBE_MARKERS`].
+#[derive(Debug, Default)]
+pub(crate) struct ProbeFailures {
+    by_uid: BTreeMap<String, Vec<ProbeFailure>>,
+    kept: usize,
+    /// Failures seen beyond the cap (not drawn).
+    pub(crate) dropped: u64,
+}
+
+impl ProbeFailures {
+    /// Looks at one record: `probe <uid> <container> <kind> failure`.
+    pub(crate) fn see(&mut self, r: &crate::sim::trace::Record) {
+        if !r.text.starts_with("probe ") || !r.text.ends_with(" failure") {
+            return;
+        }
+        let w: Vec<&str> = r.text.split_whitespace().collect();
+        if w.len() != 5 {
+            return;
+        }
+        if self.kept >= MAX_PROBE_MARKERS {
+            self.dropped += 1;
+            return;
+        }
+        self.kept += 1;
+        self.by_uid.entry(w[1].to_string()).or_default().push((
+            r.at.0,
+            w[2].to_string(),
+            w[3].to_string(),
+        ));
+    }
+}
+
 /// The timeline figure of one run.
 pub(crate) struct Timeline<'a> {
     out: &'a RunOutput,
     /// Probe failures per pod UID, from the trace records.
     probe_failures: BTreeMap<String, Vec<ProbeFailure>>,
+    /// Pods drawn (the first ones, in order); the rest are counted in a last line.
+    shown: usize,
     /// Right end of the time axis (s).
     x_end: f64,
     /// Where the run stopped (s): bars still open end here (or at `x_end`).
@@ -68,18 +111,9 @@ pub(crate) struct Timeline<'a> {
 }
 
 impl<'a> Timeline<'a> {
-    pub(crate) fn new(out: &'a RunOutput) -> Self {
-        let mut probe_failures: BTreeMap<String, Vec<ProbeFailure>> = BTreeMap::new();
-        for r in &out.trace {
-            let w: Vec<&str> = r.text.split_whitespace().collect();
-            if w.len() == 5 && w[0] == "probe" && w[4] == "failure" {
-                probe_failures.entry(w[1].to_string()).or_default().push((
-                    r.at.0,
-                    w[2].to_string(),
-                    w[3].to_string(),
-                ));
-            }
-        }
+    /// The timeline of `out`, with the probe failures its trace records showed.
+    pub(crate) fn new(out: &'a RunOutput, probes: ProbeFailures) -> Self {
+        let probe_failures = probes.by_uid;
         let mut last = 0u64;
         let mut see = |t: u64| last = last.max(t);
         for p in &out.pods {
@@ -104,15 +138,26 @@ impl<'a> Timeline<'a> {
         let run_end = out.simulated_ns as f64 / NS;
         // A little room after the last event, or up to the end of the run if that is near.
         let x_end = (last_s * 1.06 + 0.5).min(run_end.max(last_s + 0.001));
-        let heights: Vec<f64> = out
-            .pods
-            .iter()
-            .map(|p| 1.0 + 0.4 * p.containers.len().saturating_sub(1) as f64)
-            .collect();
         let row_px = if out.pods.len() > 40 { 30.0 } else { 46.0 };
+        // Rows while they fit in MAX_ROWS_PX; a last row says how many pods are left out.
+        let mut heights: Vec<f64> = Vec::new();
+        let mut used = 0.0;
+        for p in &out.pods {
+            let h = 1.0 + 0.4 * p.containers.len().saturating_sub(1) as f64;
+            if (used + h + 1.0) * row_px > MAX_ROWS_PX {
+                break;
+            }
+            used += h;
+            heights.push(h);
+        }
+        let shown = heights.len();
+        if shown < out.pods.len() {
+            heights.push(1.0);
+        }
         Timeline {
             out,
             probe_failures,
+            shown,
             x_end: x_end.max(1e-3),
             run_end,
             heights,
@@ -213,7 +258,7 @@ impl Figure for Timeline<'_> {
         let bar_end = self.run_end.min(self.x_end);
         let s = |ns: u64| (ns as f64 / NS).min(self.x_end);
         let mut top = total;
-        for (i, p) in o.pods.iter().enumerate() {
+        for (i, p) in o.pods.iter().enumerate().take(self.shown) {
             let h = self.heights[i];
             let row = Row {
                 top,
@@ -251,6 +296,20 @@ impl Figure for Timeline<'_> {
             self.draw_containers(&mut chart, p, &row, bar_end, true)?;
             self.draw_row_labels(&chart, &main, p, &row)?;
             top -= h;
+        }
+
+        if self.shown < o.pods.len() {
+            let (px, py) = chart.backend_coord(&(0.0, top - 0.5));
+            let style = font(13.0).pos(Pos::new(HPos::Left, VPos::Center));
+            e(main.draw(&Text::new(
+                format!(
+                    "... and {} more pods (not drawn: a timeline shows at most {} px of rows)",
+                    o.pods.len() - self.shown,
+                    MAX_ROWS_PX
+                ),
+                (px + 8, py),
+                style,
+            )))?;
         }
 
         // Run-wide vertical lines: power-off and findings.

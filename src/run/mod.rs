@@ -38,10 +38,35 @@ pub struct RunOptions {
     pub no_oracle: bool,
 }
 
-/// Run `sc` with `opts`.
+/// Run `sc` with `opts`. With `keep_trace`, the records are kept in
+/// [`RunOutput::trace`] (a run that would keep more than
+/// [`crate::sim::limits::MAX_KEPT_RECORDS`] stops with `run-limit-reached`).
 pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
+    run_inner(sc, opts, None)
+}
+
+/// Run `sc` with `opts`, handing every trace record to `sink` as the run makes them (in
+/// batches, in order), instead of keeping them: memory stays bounded however long the run
+/// is. [`RunOutput::trace`] is empty; the hash is the same as [`run`]'s.
+pub fn run_streaming(
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[crate::sim::trace::Record]),
+) -> RunOutput {
+    let opts = RunOptions {
+        keep_trace: true,
+        ..opts.clone()
+    };
+    run_inner(sc, &opts, Some(sink))
+}
+
+fn run_inner(
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    sink: Option<&mut world::RecordSink<'_>>,
+) -> RunOutput {
     let mut world = World::with_oracle(sc, opts.seed, opts.keep_trace, !opts.no_oracle);
-    let stop = world.run_to_end();
+    let stop = world.run_to_end_with(sink);
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
     world.trace.observer_mut().release_pod_state();

@@ -23,6 +23,9 @@ pub(crate) type Event = crate::world::Event<KEv>;
 /// invariant oracle (which never changes the hash).
 pub(crate) type Trace = crate::sim::Trace<Oracle>;
 
+/// Takes a run's kept trace records, a batch at a time, in order.
+pub(crate) type RecordSink<'a> = dyn FnMut(&[crate::sim::trace::Record]) + 'a;
+
 /// The trace label of a watch (or, `file`, file-source) event.
 fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
     use WatchKind::*;
@@ -343,12 +346,32 @@ impl World {
     }
 
     /// Run to the end: queue empty, horizon, or a limit.
+    #[cfg(test)]
     pub(crate) fn run_to_end(&mut self) -> StopReason {
-        loop {
+        self.run_to_end_with(None)
+    }
+
+    /// Runs to the end; with `sink`, kept trace records are handed to it in batches as the
+    /// run makes them (and the last batch at the end), so none pile up in memory. Without
+    /// one they stay in the trace, up to [`crate::sim::limits::MAX_KEPT_RECORDS`].
+    pub(crate) fn run_to_end_with(&mut self, mut sink: Option<&mut RecordSink<'_>>) -> StopReason {
+        const BATCH: usize = 4096;
+        let cap = crate::sim::limits::MAX_KEPT_RECORDS;
+        let stop = loop {
             match self.sim.next_event() {
                 Ok(ev) => self.step(ev),
-                Err(reason) => return reason,
+                Err(reason) => break reason,
             }
+            let kept = self.trace.records().len();
+            match sink.as_deref_mut() {
+                Some(f) if kept >= BATCH => f(&self.trace.take_records()),
+                None if kept >= cap => break StopReason::MaxKeptRecords,
+                _ => {}
+            }
+        };
+        if let Some(f) = sink {
+            f(&self.trace.take_records());
         }
+        stop
     }
 }

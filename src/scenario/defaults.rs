@@ -56,6 +56,10 @@ pub const HORIZON: Dur = Dur::secs(600);
 pub const SEED: u64 = 1;
 pub const SCHEDULER: Strategy = Strategy::Random;
 pub const MAX_EVENTS: u64 = 200_000_000;
+/// The most pods a scenario may declare in all (every `spec.pods` entry's `replicas`,
+/// static pods included): a million pod objects is about a gigabyte of pod specs and
+/// per-pod state; ten times the largest bundled benchmark.
+pub const MAX_PODS: u64 = 1_000_000;
 pub const MAX_EVENTS_PER_INSTANT: u64 = 5_000_000;
 /// The default kubelet profile.
 pub const PROFILE: &str = "current";

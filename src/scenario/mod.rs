@@ -10,6 +10,7 @@
 pub mod defaults;
 pub mod duration;
 pub mod error;
+pub mod file;
 pub mod names;
 pub mod not_built_yet;
 pub mod overrides;

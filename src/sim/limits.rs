@@ -33,13 +33,21 @@ pub enum StopReason {
     MaxEvents,
     /// `max_events_per_instant` reached at one instant.
     MaxEventsPerInstant,
+    /// The run kept [`MAX_KEPT_RECORDS`] readable trace records in memory.
+    MaxKeptRecords,
 }
+
+/// The most readable trace records a run keeps in memory (about 60 bytes and a string
+/// each, so roughly 2 GB): a run that would keep more stops with a `run-limit-reached`
+/// finding. Records streamed to a file (`podsim run --trace`) are not kept, so they have
+/// no such bound; the event budget bounds them.
+pub const MAX_KEPT_RECORDS: usize = 20_000_000;
 
 impl StopReason {
     pub fn is_limit(self) -> bool {
         matches!(
             self,
-            StopReason::MaxEvents | StopReason::MaxEventsPerInstant
+            StopReason::MaxEvents | StopReason::MaxEventsPerInstant | StopReason::MaxKeptRecords
         )
     }
     pub fn as_str(self) -> &'static str {
@@ -48,6 +56,7 @@ impl StopReason {
             StopReason::Horizon => "horizon",
             StopReason::MaxEvents => "max-events",
             StopReason::MaxEventsPerInstant => "max-events-per-instant",
+            StopReason::MaxKeptRecords => "max-kept-records",
         }
     }
 }

@@ -196,6 +196,12 @@ impl<O> Trace<O> {
         &self.records
     }
 
+    /// The kept records so far, handed over (the trace keeps counting and hashing): a run
+    /// that streams its records drains them in batches, so they never pile up.
+    pub fn take_records(&mut self) -> Vec<Record> {
+        std::mem::take(&mut self.records)
+    }
+
     pub fn keeps_records(&self) -> bool {
         self.keep
     }

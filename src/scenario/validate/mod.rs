@@ -156,7 +156,7 @@ pub(crate) fn check_file(path: &Path, names: &Names) -> Result<Vec<Note>, LoadEr
 }
 
 fn read(path: &Path, name: &str) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|e| {
+    crate::scenario::file::read_capped(path, crate::scenario::file::MAX_INPUT_BYTES).map_err(|e| {
         LoadError::single(Problem {
             file: name.to_owned(),
             line: 0,

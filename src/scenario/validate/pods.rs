@@ -24,6 +24,10 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
     let mut complete = true;
     // Expanded name -> index of the declaration that made it.
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    // Pods declared so far (replicas summed, static pods included), and whether an entry
+    // took the total past the cap: nothing after it is expanded.
+    let mut total = 0u64;
+    let mut over = false;
     for (i, item) in list(cx, n, "spec.pods").iter().enumerate() {
         let p = idx("spec.pods", i);
         let fields = ["replicas", "static", "createAt", "template", "behaviour"];
@@ -31,8 +35,14 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
             complete = false;
             continue;
         };
-        let replicas =
-            int(cx, o.get("replicas"), &o.at("replicas"), 1, 1_000_000).map(|r| r as usize);
+        let replicas = int(
+            cx,
+            o.get("replicas"),
+            &o.at("replicas"),
+            1,
+            defaults::MAX_PODS.into(),
+        )
+        .map(|r| r as usize);
         let static_pod = boolean(cx, o.get("static"), &o.at("static")).unwrap_or(false);
         if static_pod {
             if let Some(s) = o.get("static") {
@@ -64,6 +74,26 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
         // One copy shared by every replica.
         let behaviour = Arc::new(behaviour);
         let name_path = format!("{p}.template.metadata.name");
+        if !over {
+            total += replicas.unwrap_or(1) as u64;
+            if total > defaults::MAX_PODS {
+                over = true;
+                let loc = o.get("replicas").map_or(o.loc, |r| r.loc);
+                cx.err(
+                    loc,
+                    &o.at("replicas"),
+                    format!(
+                        "this entry brings the scenario to {total} pods, more than the {} \
+                         pods a scenario may declare in all",
+                        defaults::MAX_PODS
+                    ),
+                );
+            }
+        }
+        if over {
+            complete = false;
+            continue;
+        }
         let names: Vec<String> = match (o.get("replicas"), replicas) {
             (None, _) => vec![spec.name.clone()],
             (Some(_), Some(r)) => (0..r).map(|k| format!("{}-{k}", spec.name)).collect(),

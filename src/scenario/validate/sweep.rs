@@ -39,7 +39,10 @@ pub(super) fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> 
     let rel = string(cx, Some(sn), "spec.scenario")?;
     let scenario_path = base_dir.join(&rel);
     let spath = scenario_path.display().to_string();
-    let text = match std::fs::read_to_string(&scenario_path) {
+    let text = match crate::scenario::file::read_capped(
+        &scenario_path,
+        crate::scenario::file::MAX_INPUT_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
             cx.err(

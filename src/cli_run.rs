@@ -1,0 +1,226 @@
+//! `podsim run`'s trace records, streamed as the run makes them: to the `--trace` file,
+//! to the timeline's probe-failure markers, and (with `--check-determinism`) compared one
+//! by one with those of a second run on another thread. No record is kept beyond a bounded
+//! batch, so a run of a hundred million events needs no more memory than a short one.
+
+use crate::plot::timeline::ProbeFailures;
+use crate::run::{run_streaming, RunOptions, RunOutput};
+use crate::scenario::Scenario;
+use crate::sim::trace::Record;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+
+/// What `podsim run` asked for beyond the run itself.
+pub(crate) struct Wants<'a> {
+    pub(crate) trace: Option<&'a Path>,
+    pub(crate) timeline: bool,
+    pub(crate) check_determinism: bool,
+}
+
+/// The outcome of the second run of `--check-determinism`.
+pub(crate) enum Second {
+    /// Same trace hash.
+    Same,
+    /// Different hashes: the second run's, and the first differing record of each run.
+    Differs {
+        hash: String,
+        first: Option<(String, String)>,
+    },
+    Panicked,
+}
+
+/// A streamed run.
+pub(crate) struct Streamed {
+    pub(crate) out: RunOutput,
+    /// Records the run made.
+    pub(crate) records: u64,
+    pub(crate) probes: ProbeFailures,
+    pub(crate) second: Option<Second>,
+    /// The trace file, written but not yet in place (see [`TraceFile::commit`]).
+    pub(crate) trace: Option<TraceFile>,
+}
+
+/// `--trace FILE` being written: JSON Lines into a temporary file beside it, renamed into
+/// place once the run is done and the file complete.
+pub(crate) struct TraceFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: std::io::BufWriter<std::fs::File>,
+    /// The first write error (nothing is written after it).
+    err: Option<std::io::Error>,
+}
+
+impl TraceFile {
+    fn create(path: &Path) -> std::io::Result<TraceFile> {
+        let tmp = crate::replay::tmp_path(path);
+        let f = std::fs::File::create(&tmp)?;
+        Ok(TraceFile {
+            path: path.to_path_buf(),
+            tmp,
+            w: std::io::BufWriter::new(f),
+            err: None,
+        })
+    }
+
+    fn write(&mut self, r: &Record) {
+        if self.err.is_some() {
+            return;
+        }
+        let line = serde_json::json!({
+            "i": r.index,
+            "atNs": r.at.0,
+            "rec": r.text,
+            "hash": format!("{:016x}", r.hash),
+        });
+        if let Err(e) = writeln!(self.w, "{line}") {
+            self.err = Some(e);
+        }
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub(crate) fn commit(mut self) -> std::io::Result<()> {
+        let res = match self.err.take() {
+            Some(e) => Err(e),
+            None => self
+                .w
+                .flush()
+                .and_then(|()| self.w.get_ref().sync_all())
+                .and_then(|()| std::fs::rename(&self.tmp, &self.path)),
+        };
+        if res.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        res
+    }
+
+    /// Leaves no file behind.
+    pub(crate) fn discard(self) {
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Run 1's records against run 2's, as both runs go (run 2 sends its records in
+/// batches over a bounded channel, so at most a few batches wait).
+struct Compare {
+    rx: Option<Receiver<Vec<Record>>>,
+    pending: VecDeque<Record>,
+    /// The first differing record of each run (`<end of trace>` for a run that ended).
+    first: Option<(String, String)>,
+}
+
+fn show(r: Option<&Record>) -> String {
+    r.map_or("<end of trace>".to_string(), |r| {
+        format!("#{} {} {}", r.index, r.at, r.text)
+    })
+}
+
+impl Compare {
+    fn next_other(&mut self) -> Option<Record> {
+        while self.pending.is_empty() {
+            match self.rx.as_ref()?.recv() {
+                Ok(batch) => self.pending.extend(batch),
+                Err(_) => {
+                    self.rx = None;
+                    return None;
+                }
+            }
+        }
+        self.pending.pop_front()
+    }
+
+    fn see(&mut self, r: &Record) {
+        if self.first.is_some() {
+            return;
+        }
+        let other = self.next_other();
+        if !other
+            .as_ref()
+            .is_some_and(|o| o.at == r.at && o.text == r.text)
+        {
+            self.first = Some((show(Some(r)), show(other.as_ref())));
+        }
+    }
+
+    /// Run 1 ended: a record run 2 still has is the first difference.
+    fn finish(&mut self) {
+        if self.first.is_none() {
+            if let Some(o) = self.next_other() {
+                self.first = Some((show(None), show(Some(&o))));
+            }
+        }
+        // Run 2 may be waiting to send: let it go.
+        self.rx = None;
+    }
+}
+
+/// Runs `sc` once (twice with `--check-determinism`), streaming the records where `wants`
+/// says. `run1` runs the first run (the caller wraps it to report panics). An error
+/// creating the trace file is returned before anything runs.
+pub(crate) fn run(
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    wants: &Wants<'_>,
+    run1: impl FnOnce(&mut dyn FnMut(&[Record])) -> RunOutput,
+) -> std::io::Result<Streamed> {
+    let mut trace = wants.trace.map(TraceFile::create).transpose()?;
+    let mut probes = ProbeFailures::default();
+    let mut records = 0u64;
+    let (mut compare, second) = if wants.check_determinism {
+        let (tx, rx) = sync_channel::<Vec<Record>>(4);
+        let (sc2, opts2) = (sc.clone(), opts.clone());
+        let h = std::thread::spawn(move || {
+            let mut open = true;
+            run_streaming(sc2, &opts2, &mut |batch| {
+                open = open && tx.send(batch.to_vec()).is_ok();
+            })
+        });
+        let c = Compare {
+            rx: Some(rx),
+            pending: VecDeque::new(),
+            first: None,
+        };
+        (Some(c), Some(h))
+    } else {
+        (None, None)
+    };
+    let out = run1(&mut |batch| {
+        for r in batch {
+            records += 1;
+            if let Some(t) = trace.as_mut() {
+                t.write(r);
+            }
+            if wants.timeline {
+                probes.see(r);
+            }
+            if let Some(c) = compare.as_mut() {
+                c.see(r);
+            }
+        }
+    });
+    let second = second.map(|h| {
+        let mut c = compare.take().expect("a comparison with the second run");
+        c.finish();
+        match h.join() {
+            Err(_) => Second::Panicked,
+            Ok(o) if o.trace_hash == out.trace_hash => Second::Same,
+            Ok(o) => Second::Differs {
+                hash: o.trace_hash,
+                first: c.first,
+            },
+        }
+    });
+    Ok(Streamed {
+        out,
+        records,
+        probes,
+        second,
+        trace,
+    })
+}

@@ -1,0 +1,68 @@
+//! Reading a user's input file through a size cap: a scenario or sweep file, a result
+//! directory's manifest or summary. The file is read through `Read::take(cap + 1)`, so a
+//! file that never ends (`/dev/zero`, a FIFO that keeps writing) or a huge one stops
+//! reading one byte past the cap and is refused, instead of growing a buffer until the
+//! allocation fails.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest scenario or sweep file read: 16 MiB. The largest bundled scenario is a few
+/// kilobytes (many pods come from `replicas`), so a bigger file is almost surely not a
+/// scenario; 16 MiB of YAML still parses in well under a second.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// The largest result file (`manifest.json`, `summary.json`) read whole: 256 MiB. A
+/// summary grows with points x profiles x metrics (per-pod metrics: x pods); `runs.jsonl`,
+/// which grows with the run count, is never read whole but line by line.
+pub const MAX_RESULT_FILE_BYTES: u64 = 256 << 20;
+
+/// A byte count as people write it (`16 MiB`).
+pub fn show_bytes(n: u64) -> String {
+    if n >= 1 << 30 && n % (1 << 30) == 0 {
+        format!("{} GiB", n >> 30)
+    } else if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// The text of `path`, read through the cap `cap`. The error says why (an I/O error, not
+/// UTF-8, or larger than the cap) without naming the file: callers put the file in front.
+pub fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    f.take(cap.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > cap {
+        return Err(format!(
+            "the file is larger than {} (the limit on input files)",
+            show_bytes(cap)
+        ));
+    }
+    String::from_utf8(buf).map_err(|_| "the file is not UTF-8 text".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_naturally() {
+        assert_eq!(show_bytes(MAX_INPUT_BYTES), "16 MiB");
+        assert_eq!(show_bytes(MAX_RESULT_FILE_BYTES), "256 MiB");
+        assert_eq!(show_bytes(1 << 30), "1 GiB");
+        assert_eq!(show_bytes(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn endless_input_is_refused() {
+        let dev_zero = Path::new("/dev/zero");
+        if dev_zero.exists() {
+            let e = read_capped(dev_zero, 1000).unwrap_err();
+            assert!(e.contains("larger than 1000 bytes"), "{e}");
+        }
+    }
+}
