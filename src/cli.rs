@@ -6,7 +6,6 @@ use crate::run::{run, RunOptions, RunOutput};
 use crate::scenario::Scenario;
 use crate::sim::trace::first_difference;
 use clap::{Args, Parser, Subcommand};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -490,13 +489,18 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         out: a.out,
     };
     match crate::sweep::sweep(&req) {
-        Ok(done) => finish_sweep(
-            &done.manifest,
-            &done.summary,
-            &done.out,
-            &a.junit,
-            &a.fail_on,
-        ),
+        Ok(done) => {
+            let code = finish_sweep(
+                &done.manifest,
+                &done.summary,
+                &done.out,
+                &a.junit,
+                &a.fail_on,
+            );
+            // Held until the plots and the report are written.
+            drop(done.lock);
+            code
+        }
         Err(crate::sweep::Failure::Input(e)) => {
             eprintln!("{}", error_text(&e));
             ExitCode::from(2)
@@ -512,7 +516,12 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
 
 fn cmd_merge(a: MergeArgs) -> ExitCode {
     match crate::results::merge(&a.dirs, &a.out) {
-        Ok((m, s)) => finish_sweep(&m, &s, &a.out, &a.junit, &a.fail_on),
+        Ok(done) => {
+            let code = finish_sweep(&done.manifest, &done.summary, &a.out, &a.junit, &a.fail_on);
+            // Held until the plots and the report are written.
+            drop(done.lock);
+            code
+        }
         Err(e) => {
             eprintln!("{}", error_text(&e));
             ExitCode::from(2)
@@ -544,12 +553,10 @@ fn run_reporting_panics(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
     out
 }
 
-/// Write the trace as JSON Lines, atomically (temporary file, then rename).
+/// Write the trace as JSON Lines, atomically (temporary file, then rename; a device, FIFO
+/// or symbolic link is not replaced).
 fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
-    let tmp = crate::replay::tmp_path(path);
-    {
-        let f = std::fs::File::create(&tmp)?;
-        let mut w = std::io::BufWriter::new(f);
+    crate::outfile::write_with(path, |w| {
         for r in &out.trace {
             let line = serde_json::json!({
                 "i": r.index,
@@ -559,15 +566,25 @@ fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
             });
             writeln!(w, "{line}")?;
         }
-        w.flush()?;
-        w.get_ref().sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
+        Ok(())
+    })
 }
 
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
 /// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
 fn cmd_plot(dir: &Path) -> ExitCode {
+    // Plotting writes DIR/plots/: not while a sweep or merge writes the directory.
+    let _lock = if dir.is_dir() {
+        match crate::lock::DirLock::acquire(dir) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     match crate::plot::sweep::plot_dir(dir) {
         Ok(rep) => {
             for n in &rep.notes {
