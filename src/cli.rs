@@ -573,8 +573,10 @@ fn write_trace(path: &Path, out: &RunOutput) -> std::io::Result<()> {
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
 /// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
 fn cmd_plot(dir: &Path) -> ExitCode {
-    // Plotting writes DIR/plots/: not while a sweep or merge writes the directory.
-    let _lock = if dir.is_dir() {
+    // Plotting writes DIR/plots/: not while a sweep or merge writes the directory. (Not a
+    // result directory at all: nothing is written, and the reader below says why.)
+    let is_result = |f: &str| dir.join(f).is_file();
+    let _lock = if is_result(crate::results::MANIFEST) || is_result(crate::results::SUMMARY) {
         match crate::lock::DirLock::acquire(dir) {
             Ok(l) => Some(l),
             Err(e) => {

@@ -118,7 +118,10 @@ fn a_second_writer_is_refused_at_once_and_the_first_finishes_whole() {
     let seeds = 2000;
     let mut first = spawn_sweep(&out, seeds);
     let lock = out.join(".lock");
-    wait_for("the first sweep's lock", || lock.exists());
+    // The lock, then the manifest (which makes the directory one `plot` would lock).
+    wait_for("the first sweep's lock", || {
+        lock.exists() && out.join("manifest.json").exists()
+    });
     let pid = first.id().to_string();
     let holder = read(&lock);
     assert!(holder.contains(&format!("pid={pid} ")), "{holder}");
