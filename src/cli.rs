@@ -539,13 +539,18 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         out: a.out,
     };
     match crate::sweep::sweep(&req) {
-        Ok(done) => finish_sweep(
-            &done.manifest,
-            &done.summary,
-            &done.out,
-            &a.junit,
-            &a.fail_on,
-        ),
+        Ok(done) => {
+            let code = finish_sweep(
+                &done.manifest,
+                &done.summary,
+                &done.out,
+                &a.junit,
+                &a.fail_on,
+            );
+            // Held until the plots and the report are written.
+            drop(done.lock);
+            code
+        }
         Err(crate::sweep::Failure::Input(e)) => {
             eprintln!("{}", error_text(&e));
             ExitCode::from(2)
@@ -561,7 +566,12 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
 
 fn cmd_merge(a: MergeArgs) -> ExitCode {
     match crate::results::merge(&a.dirs, &a.out) {
-        Ok((m, s)) => finish_sweep(&m, &s, &a.out, &a.junit, &a.fail_on),
+        Ok(done) => {
+            let code = finish_sweep(&done.manifest, &done.summary, &a.out, &a.junit, &a.fail_on);
+            // Held until the plots and the report are written.
+            drop(done.lock);
+            code
+        }
         Err(e) => {
             eprintln!("{}", error_text(&e));
             ExitCode::from(2)
@@ -596,6 +606,20 @@ fn reporting_panics<T>(replay: &str, f: impl FnOnce() -> T) -> T {
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
 /// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
 fn cmd_plot(dir: &Path) -> ExitCode {
+    // Plotting writes DIR/plots/: not while a sweep or merge writes the directory. (Not a
+    // result directory at all: nothing is written, and the reader below says why.)
+    let is_result = |f: &str| dir.join(f).is_file();
+    let _lock = if is_result(crate::results::MANIFEST) || is_result(crate::results::SUMMARY) {
+        match crate::lock::DirLock::acquire(dir) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     match crate::plot::sweep::plot_dir(dir) {
         Ok(rep) => {
             for n in &rep.notes {

@@ -44,10 +44,13 @@ pub(crate) struct Streamed {
 }
 
 /// `--trace FILE` being written: JSON Lines into a temporary file beside it, renamed into
-/// place once the run is done and the file complete.
+/// place once the run is done and the file complete; a FIFO or device (`/dev/null`, a
+/// named pipe) is written in place, and a symbolic link is followed, never replaced (the
+/// rules of `crate::outfile`).
 pub(crate) struct TraceFile {
     path: PathBuf,
-    tmp: PathBuf,
+    /// The file being written and where it is renamed to (`None`: written in place).
+    tmp: Option<(PathBuf, PathBuf)>,
     w: std::io::BufWriter<std::fs::File>,
     /// The first write error (nothing is written after it).
     err: Option<std::io::Error>,
@@ -55,8 +58,15 @@ pub(crate) struct TraceFile {
 
 impl TraceFile {
     fn create(path: &Path) -> std::io::Result<TraceFile> {
-        let tmp = crate::replay::tmp_path(path);
-        let f = std::fs::File::create(&tmp)?;
+        let (f, tmp) = match crate::outfile::resolve(path)? {
+            crate::outfile::Target::InPlace(p) => {
+                (std::fs::OpenOptions::new().write(true).open(&p)?, None)
+            }
+            crate::outfile::Target::Replace(p) => {
+                let tmp = crate::outfile::tmp_path(&p);
+                (std::fs::File::create(&tmp)?, Some((tmp, p)))
+            }
+        };
         Ok(TraceFile {
             path: path.to_path_buf(),
             tmp,
@@ -84,21 +94,26 @@ impl TraceFile {
     pub(crate) fn commit(mut self) -> std::io::Result<()> {
         let res = match self.err.take() {
             Some(e) => Err(e),
-            None => self
-                .w
-                .flush()
-                .and_then(|()| self.w.get_ref().sync_all())
-                .and_then(|()| std::fs::rename(&self.tmp, &self.path)),
+            None => self.w.flush().and_then(|()| match &self.tmp {
+                Some((tmp, to)) => self
+                    .w
+                    .get_ref()
+                    .sync_all()
+                    .and_then(|()| std::fs::rename(tmp, to)),
+                None => Ok(()),
+            }),
         };
-        if res.is_err() {
-            let _ = std::fs::remove_file(&self.tmp);
+        if let (Err(_), Some((tmp, _))) = (&res, &self.tmp) {
+            let _ = std::fs::remove_file(tmp);
         }
         res
     }
 
-    /// Leaves no file behind.
+    /// Leaves no file behind (a special file written in place keeps what it got).
     pub(crate) fn discard(self) {
-        let _ = std::fs::remove_file(&self.tmp);
+        if let Some((tmp, _)) = &self.tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
     }
 
     pub(crate) fn path(&self) -> &Path {

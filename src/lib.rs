@@ -42,9 +42,12 @@
 //!   trace with its oracle, and dispatches every event; the timeline, the kubelet process
 //!   and the node's power, the output types and the summary have a file each.
 //! * Bulk: [`sweep`] (seeds x parameter points x profiles on a rayon pool), [`results`]
-//!   (result directory, resume, merge), [`bisect`]; crate-private `progress` (the only
-//!   wall-clock reader), `junit`, `plot`, `report`, and `replay` (the replay line and the
-//!   temporary-file paths that bulk code and the CLI share).
+//!   (result directory, resume, merge), [`bisect`]; crate-private `progress` (a wall-clock
+//!   reader, for the person watching), `lock` (the result directory's lock file, which
+//!   records the wall time it was taken, for the person reading who holds it), `outfile`
+//!   (writing an output file atomically without replacing a device, FIFO or symlink),
+//!   `junit`, `plot`, `report`, and `replay` (the replay line and the temporary-file paths
+//!   that bulk code and the CLI share).
 //! * [`cli`]: the command line, thin: one function per subcommand.
 //!
 //! ## Architecture invariants (enforced by `tests/architecture.rs`)
@@ -84,8 +87,10 @@ pub use kubelet::profile::{Switch, PROFILES, SWITCHES};
 pub(crate) mod cli_run;
 pub(crate) mod junit;
 pub(crate) mod kubelet;
+pub(crate) mod lock;
 pub mod model;
 pub mod oracle;
+pub(crate) mod outfile;
 pub(crate) mod plot;
 pub(crate) mod progress;
 pub(crate) mod replay;

@@ -14,8 +14,9 @@ use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-/// Version of the result-file layout (bumped when a field changes meaning).
-pub const FORMAT: u32 = 1;
+/// Version of the result-file layout (bumped when a field changes meaning). Format 2: every
+/// `runs.jsonl` row carries a `checksum`.
+pub const FORMAT: u32 = 2;
 
 /// The order of runs, recorded in the manifest: run `index` decodes as
 /// `profile = index % profiles`, `replicate = (index / profiles) % seeds`,
@@ -188,14 +189,46 @@ pub struct RunRow {
     pub metrics: BTreeMap<String, Metric>,
     /// The command line that replays this run.
     pub replay: String,
+    /// FNV-1a (64 bits, 16 hex digits) of the row's JSON without this field. [`RunRow::line`]
+    /// writes it; resume and merge refuse a row whose content no longer gives it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub checksum: String,
 }
 
 impl RunRow {
-    /// The row as one line of JSON (with its newline).
+    /// The checksum of the row's content (every field but `checksum`).
+    pub fn content_checksum(&self) -> String {
+        let bare = RunRow {
+            checksum: String::new(),
+            ..self.clone()
+        };
+        let json = serde_json::to_string(&bare).expect("a run row serializes");
+        format!("{:016x}", crate::sim::rng::stable_hash(json.as_bytes()))
+    }
+
+    /// The row as one line of JSON (with its newline), its checksum filled in.
     pub fn line(&self) -> String {
-        let mut s = serde_json::to_string(self).expect("a run row serializes");
+        let sealed = RunRow {
+            checksum: self.content_checksum(),
+            ..self.clone()
+        };
+        let mut s = serde_json::to_string(&sealed).expect("a run row serializes");
         s.push('\n');
         s
+    }
+
+    /// Why the row's checksum does not hold, if it does not.
+    pub fn checksum_problem(&self) -> Option<String> {
+        if self.checksum.is_empty() {
+            return Some("the row has no checksum".into());
+        }
+        let want = self.content_checksum();
+        (self.checksum != want).then(|| {
+            format!(
+                "checksum mismatch: the row says {} but its content gives {want}, so it was edited or damaged",
+                self.checksum
+            )
+        })
     }
 }
 
@@ -538,35 +571,70 @@ pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
 
 // ---- files ---------------------------------------------------------------------------
 
-/// `dir/.name.tmp-<pid>` next to `path`.
-fn tmp_path(path: &Path) -> PathBuf {
-    crate::replay::tmp_path(path)
-}
-
-fn sync_dir(dir: &Path) {
-    // Makes the rename durable; not every platform can open a directory, so best effort.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename.
+/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename (a
+/// device, FIFO or symbolic link is not replaced: see [`crate::outfile`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = tmp_path(path);
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    crate::outfile::write_bytes(path, bytes)
+}
+
+/// Whether a directory entry is one podsim leaves while it writes: the lock, a stale lock
+/// moved aside, a temporary `.name.tmp-<pid>` file.
+fn is_podsim_leftover(name: &str) -> bool {
+    name == crate::lock::LOCK
+        || name.starts_with(".lock.stale-")
+        || (name.starts_with('.') && name.contains(".tmp-"))
+}
+
+/// Checks that `dir` may be written as a result directory: it does not exist, is empty
+/// (but for podsim's own leftovers), or holds podsim's manifest. Anything else is refused
+/// before anything is written into it: a result directory's files are created, replaced
+/// and truncated, and must not land among someone else's files (`--out /`).
+pub(crate) fn check_out_dir(dir: &Path) -> Result<(), String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if dir.exists() && !dir.is_dir() => {
+            return Err(format!(
+                "{} is not a directory ({e}); choose a new or empty directory for --out",
+                dir.display()
+            ))
+        }
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    let mut names: Vec<String> = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let name = e.file_name().to_string_lossy().to_string();
+        if !is_podsim_leftover(&name) {
+            names.push(name);
+        }
     }
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        sync_dir(if dir.as_os_str().is_empty() {
-            Path::new(".")
+    if names.is_empty() {
+        return Ok(());
+    }
+    if names.iter().any(|n| n == MANIFEST) {
+        // A manifest that is not podsim's is refused by the reader, with its reason.
+        return read_manifest(dir).map(|_| ());
+    }
+    if names.iter().any(|n| n == RUNS) {
+        return Err(format!(
+            "{} has a runs.jsonl but no manifest.json; choose another --out or remove the directory",
+            dir.display()
+        ));
+    }
+    names.sort();
+    let shown: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+    let more = names.len().saturating_sub(shown.len());
+    Err(format!(
+        "{} is not empty and is not a podsim result directory: it has no {MANIFEST} and holds {}{}; choose a new or empty directory for --out",
+        dir.display(),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
         } else {
-            dir
-        });
-    }
-    Ok(())
+            String::new()
+        }
+    ))
 }
 
 /// Pretty JSON with a final newline.
@@ -582,6 +650,13 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, String> {
         .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
     let m: Manifest = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))?;
+    if m.format != FORMAT {
+        return Err(format!(
+            "{}: result format {}, but this podsim reads and writes format {FORMAT} (its run rows carry checksums); this directory cannot be resumed or merged: run its sweep again into a new directory",
+            p.display(),
+            m.format
+        ));
+    }
     m.check()
         .map_err(|e| format!("{}: inconsistent manifest: {e}", p.display()))?;
     Ok(m)
@@ -631,7 +706,8 @@ impl Manifest {
 /// the first runs of this directory in order, and hands each (raw line with its newline,
 /// parsed row) to `f`. A last line without its newline (a write cut short) is not
 /// complete and is skipped. Returns (complete rows, their length in bytes); a missing file
-/// has none. A line that does not parse, or holds the wrong run, is an error.
+/// has none. A line that does not parse, fails its checksum, or holds the wrong run is an
+/// error naming the file and line.
 pub(crate) fn scan_runs(
     m: &Manifest,
     path: &Path,
@@ -658,6 +734,13 @@ pub(crate) fn scan_runs(
         let lineno = count + 1;
         let row: RunRow = serde_json::from_str(&line)
             .map_err(|e| format!("{}:{lineno}: not a run row: {e}", path.display()))?;
+        if let Some(why) = row.checksum_problem() {
+            return Err(format!(
+                "{}:{lineno}: run {}: {why}; remove this line and the ones after it to run them again, or remove the directory",
+                path.display(),
+                row.index
+            ));
+        }
         let Some(want) = expected.next() else {
             return Err(format!(
                 "{}:{lineno}: more runs than the {} this directory holds",
@@ -703,8 +786,16 @@ pub(crate) fn write_summary(dir: &Path, m: &Manifest) -> Result<Summary, String>
     Ok(s)
 }
 
+/// A merged result directory, with its lock (held until the caller is done with it).
+#[derive(Debug)]
+pub(crate) struct Merged {
+    pub(crate) manifest: Manifest,
+    pub(crate) summary: Summary,
+    pub(crate) lock: crate::lock::DirLock,
+}
+
 /// `podsim merge`: combines shard directories into what the unsharded sweep writes.
-pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary), String> {
+pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, String> {
     let mut shards: Vec<(PathBuf, Manifest)> = Vec::new();
     for d in dirs {
         shards.push((d.clone(), read_manifest(d)?));
@@ -758,6 +849,7 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary),
             ));
         }
     }
+    check_out_dir(out)?;
     if let Ok(existing) = read_manifest(out) {
         if existing != base {
             return Err(format!(
@@ -767,35 +859,33 @@ pub(crate) fn merge(dirs: &[PathBuf], out: &Path) -> Result<(Manifest, Summary),
         }
     }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let lock = crate::lock::DirLock::acquire(out)?;
     write_atomic(&out.join(MANIFEST), to_json(&base).as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", out.join(MANIFEST).display()))?;
     // Interleave, streaming: run r is the next line of shard r % count.
     let runs_path = out.join(RUNS);
-    let werr = |e: std::io::Error| format!("cannot write {}: {e}", runs_path.display());
-    let tmp = tmp_path(&runs_path);
-    {
-        let mut readers = Vec::new();
-        for (d, _) in by_index.values() {
-            let p = d.join(RUNS);
-            let f =
-                std::fs::File::open(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            readers.push(std::io::BufReader::new(f));
-        }
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(werr)?);
+    let mut readers = Vec::new();
+    for (d, _) in by_index.values() {
+        let p = d.join(RUNS);
+        let f = std::fs::File::open(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        readers.push(std::io::BufReader::new(f));
+    }
+    crate::outfile::write_with(&runs_path, |w| {
         let mut line = String::new();
         for r in 0..base.runs {
             line.clear();
-            readers[(r % count) as usize]
-                .read_line(&mut line)
-                .map_err(|e| format!("cannot read a shard: {e}"))?;
-            w.write_all(line.as_bytes()).map_err(werr)?;
+            readers[(r % count) as usize].read_line(&mut line)?;
+            w.write_all(line.as_bytes())?;
         }
-        w.flush().map_err(werr)?;
-        w.get_ref().sync_all().map_err(werr)?;
-    }
-    std::fs::rename(&tmp, &runs_path).map_err(werr)?;
-    let s = write_summary(out, &base)?;
-    Ok((base, s))
+        Ok(())
+    })
+    .map_err(|e| format!("cannot write {}: {e}", runs_path.display()))?;
+    let summary = write_summary(out, &base)?;
+    Ok(Merged {
+        manifest: base,
+        summary,
+        lock,
+    })
 }
 
 #[cfg(test)]

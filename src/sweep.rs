@@ -52,6 +52,8 @@ pub(crate) struct Done {
     pub(crate) manifest: Manifest,
     pub(crate) summary: Summary,
     pub(crate) out: PathBuf,
+    /// The result directory's lock, held until the caller is done writing into it (plots).
+    pub(crate) lock: crate::lock::DirLock,
 }
 
 /// Which findings make `sweep`/`merge` exit 1 (`--fail-on`).
@@ -488,6 +490,8 @@ pub(crate) fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
         stop_reason: out.stop_reason.clone(),
         metrics,
         replay: out.replay.clone(),
+        // Filled in when the row is written (`RunRow::line`).
+        checksum: String::new(),
     }
 }
 
@@ -545,8 +549,11 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
     }
     let m = &plan.manifest;
     let out = req.out.clone().unwrap_or_else(|| default_out(m));
+    results::check_out_dir(&out).map_err(io)?;
     std::fs::create_dir_all(&out)
         .map_err(|e| io(format!("cannot create {}: {e}", out.display())))?;
+    // Held from here to the caller's last write; released on every error path by its drop.
+    let lock = crate::lock::DirLock::acquire(&out).map_err(io)?;
     let manifest_path = out.join(results::MANIFEST);
     let runs_path = out.join(results::RUNS);
     if manifest_path.exists() {
@@ -662,6 +669,7 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
         manifest: plan.manifest.clone(),
         summary,
         out,
+        lock,
     })
 }
 

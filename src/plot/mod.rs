@@ -137,32 +137,24 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 /// Write `fig` to `path` (SVG or PNG by extension), atomically: a temporary file in the
-/// same directory, then a rename.
+/// same directory, then a rename (a device, FIFO or symbolic link is not replaced: see
+/// `crate::outfile`).
 pub(crate) fn write_figure(fig: &impl Figure, path: &Path) -> Result<(), String> {
     let fmt = Format::of(path)?;
-    let tmp = tmp_path(path);
-    let res = match fmt {
-        Format::Svg => render_svg(fig).and_then(|s| {
-            std::fs::write(&tmp, s.as_bytes()).map_err(|e| format!("{}: {e}", tmp.display()))
-        }),
-        Format::Png => {
-            register_font();
-            (|| {
-                let root = BitMapBackend::new(&tmp, fig.size()).into_drawing_area();
-                e(root.fill(&WHITE))?;
-                fig.draw(&root)?;
-                e(root.present())
-            })()
+    match fmt {
+        Format::Svg => {
+            let s = render_svg(fig).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            crate::outfile::write_bytes(path, s.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
         }
-    };
-    if let Err(err) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write {}: {err}", path.display()));
+        Format::Png => crate::outfile::write_via_file(path, tmp_path, |tmp| {
+            register_font();
+            let root = BitMapBackend::new(tmp, fig.size()).into_drawing_area();
+            e(root.fill(&WHITE))?;
+            fig.draw(&root)?;
+            e(root.present())
+        }),
     }
-    std::fs::rename(&tmp, path).map_err(|err| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {}: {err}", path.display())
-    })
 }
 
 /// A text style in the embedded family.

@@ -1,0 +1,214 @@
+//! Writing an output file (`--trace`, `--junit`, `--timeline`, the files of a result
+//! directory) without losing data and without replacing what the path names.
+//!
+//! A regular file (or a path that does not exist yet) is written to a temporary file
+//! beside it, synced, and renamed over it, so an interrupted write leaves the old file or
+//! the new one, never half of one. A path that names something else is never replaced by
+//! a regular file:
+//!
+//! * a FIFO, a character or block device or a socket (`/dev/null`, `/dev/stdout` on a
+//!   terminal or pipe, a named pipe someone reads) is opened for writing and written in
+//!   place, without truncating it;
+//! * a symbolic link stays a link: the write goes through to the file it points to, by
+//!   the same rule (a regular or missing target is replaced by a rename in the target's
+//!   directory; a special target is written in place).
+//!
+//! A write error (a full disk, `/dev/full`) is returned as an `io::Error`; the caller names
+//! the file. A temporary file left by a failed write is removed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where the bytes for a path go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A regular file, or nothing yet: write a temporary file beside this path, rename it
+    /// over this path.
+    Replace(PathBuf),
+    /// A FIFO, device or socket: open this path for writing and write in place.
+    InPlace(PathBuf),
+}
+
+/// Symbolic links followed at most (as the kernel's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Follows `path` through its symbolic links (if any) to what it finally names.
+pub(crate) fn resolve(path: &Path) -> std::io::Result<Target> {
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let meta = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Target::Replace(p)),
+            Err(e) => return Err(e),
+        };
+        let ft = meta.file_type();
+        if ft.is_symlink() {
+            // The kernel resolves links like `/proc/self/fd/1` (behind `/dev/stdout`)
+            // itself; their text (`pipe:[123]`) is no path. Ask it what the link names.
+            if let Ok(m) = std::fs::metadata(&p) {
+                if !m.is_file() && !m.is_dir() {
+                    return Ok(Target::InPlace(p));
+                }
+            }
+            let to = std::fs::read_link(&p)?;
+            p = if to.is_absolute() {
+                to
+            } else {
+                p.parent().unwrap_or(Path::new("")).join(to)
+            };
+            continue;
+        }
+        if ft.is_dir() {
+            return Err(std::io::Error::other("is a directory"));
+        }
+        return Ok(if ft.is_file() {
+            Target::Replace(p)
+        } else {
+            Target::InPlace(p)
+        });
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// `dir/.name.tmp-<pid>` next to `path`.
+pub(crate) fn tmp_path(path: &Path) -> PathBuf {
+    crate::replay::tmp_path(path)
+}
+
+fn sync_dir(path: &Path) {
+    // Makes the rename durable; not every platform can open a directory, so best effort.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Opens `path` (a special file) for writing in place: no create, no truncate.
+fn open_in_place(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new().write(true).open(path)
+}
+
+/// Writes what `fill` writes to `path`, by the rules of this module. `fill` gets a
+/// buffered writer; flushing it is done here.
+pub(crate) fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    match resolve(path)? {
+        Target::InPlace(p) => {
+            let mut w = std::io::BufWriter::new(open_in_place(&p)?);
+            fill(&mut w)?;
+            w.flush()
+        }
+        Target::Replace(p) => {
+            let tmp = tmp_path(&p);
+            let res = (|| {
+                let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+                fill(&mut w)?;
+                w.flush()?;
+                w.get_ref().sync_all()?;
+                drop(w);
+                std::fs::rename(&tmp, &p)
+            })();
+            if res.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            } else {
+                sync_dir(&p);
+            }
+            res
+        }
+    }
+}
+
+/// Writes `bytes` to `path` (see [`write_with`]).
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, |w| w.write_all(bytes))
+}
+
+/// For writers that need a file path of their own (the PNG encoder): `produce` writes a
+/// temporary file, which is then renamed over the target, or copied into a special file
+/// and removed. `tmp_for` names the temporary file for a path (it keeps the extension).
+pub(crate) fn write_via_file(
+    path: &Path,
+    tmp_for: impl Fn(&Path) -> PathBuf,
+    produce: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let target = resolve(path).map_err(|e| fail(&e))?;
+    let (tmp, dest) = match &target {
+        Target::Replace(p) => (tmp_for(p), p.clone()),
+        // A device's directory (`/dev`) takes no temporary file: use the system's.
+        Target::InPlace(p) => {
+            let name = tmp_for(p);
+            let name = name.file_name().unwrap_or_default();
+            (std::env::temp_dir().join(name), p.clone())
+        }
+    };
+    let res = produce(&tmp).and_then(|()| match target {
+        Target::Replace(_) => std::fs::rename(&tmp, &dest).map_err(|e| e.to_string()),
+        Target::InPlace(_) => (|| {
+            let mut f = open_in_place(&dest)?;
+            std::io::copy(&mut std::fs::File::open(&tmp)?, &mut f)?;
+            f.flush()
+        })()
+        .map_err(|e| e.to_string()),
+    });
+    match &target {
+        Target::Replace(_) if res.is_ok() => sync_dir(&dest),
+        _ => {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    res.map_err(|e| fail(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("podsim-outfile-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn regular_and_missing_files_are_replaced() {
+        let d = dir("regular");
+        let f = d.join("a.txt");
+        assert_eq!(resolve(&f).unwrap(), Target::Replace(f.clone()));
+        write_bytes(&f, b"one").unwrap();
+        write_bytes(&f, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "two");
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_devices_written_in_place() {
+        let d = dir("links");
+        let real = d.join("real.txt");
+        let link = d.join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        // A dangling link: its target is created.
+        assert_eq!(resolve(&link).unwrap(), Target::Replace(d.join("real.txt")));
+        write_bytes(&link, b"x").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "x");
+        assert_eq!(
+            resolve(Path::new("/dev/null")).unwrap(),
+            Target::InPlace("/dev/null".into())
+        );
+        assert!(resolve(&d).is_err());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
