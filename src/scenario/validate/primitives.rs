@@ -123,7 +123,7 @@ pub(super) fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-pub(super) fn suggest(name: &str, options: &[&str]) -> String {
+pub(crate) fn suggest(name: &str, options: &[&str]) -> String {
     let best = options
         .iter()
         .map(|o| (distance(&name.to_lowercase(), &o.to_lowercase()), *o))
