@@ -362,6 +362,13 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         }
     }
     if !errors.is_empty() {
+        let more = errors.len().saturating_sub(scenario::error::SHOWN_PROBLEMS);
+        errors.truncate(scenario::error::SHOWN_PROBLEMS);
+        if more > 0 {
+            errors.push(format!(
+                "... and {more} more sweep points with problems (not shown)"
+            ));
+        }
         return Err(Failure::Input(errors.join("\n")));
     }
     Ok(Plan {

@@ -11,6 +11,7 @@ mod oracle;
 mod plots;
 mod probes;
 mod races;
+mod reliability_errors;
 mod restart;
 mod scenario_errors;
 mod shutdown;
