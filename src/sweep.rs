@@ -212,6 +212,33 @@ fn load_error(e: &scenario::LoadError) -> String {
     s.trim_end().to_string()
 }
 
+/// `--set PATH=V1,V2` axes: each replaces the sweep file's axis with the same path or adds
+/// one. An empty value (`1m,`) is an error naming the `--set` and the value's position.
+fn apply_axis_sets(sets: &[String], axes: &mut Vec<Axis>) -> Result<(), Failure> {
+    for s in sets {
+        let Some((path, values)) = s.split_once('=').filter(|(p, _)| !p.trim().is_empty()) else {
+            return Err(Failure::Input(format!(
+                "--set {s:?}: expected PATH=VALUE or PATH=V1,V2,..."
+            )));
+        };
+        let path = path.trim().to_string();
+        let values = split_values(values);
+        if let Some(k) = values.iter().position(|v| v.is_empty()) {
+            return Err(Failure::Input(format!(
+                "--set {s}: value {} of {} is empty (a comma too many?); give each value \
+                 between commas, e.g. `--set {path}=V1,V2`, and `null` for the field's default",
+                k + 1,
+                values.len()
+            )));
+        }
+        match axes.iter_mut().find(|a| a.path == path) {
+            Some(a) => a.values = values,
+            None => axes.push(Axis { path, values }),
+        }
+    }
+    Ok(())
+}
+
 /// A sweep ready to run: the manifest and one validated scenario per (point, profile).
 pub(crate) struct Plan {
     pub(crate) manifest: Manifest,
@@ -275,27 +302,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
             profiles.push(p.clone());
         }
     }
-    for s in &req.sets {
-        let Some((path, values)) = s.split_once('=').filter(|(p, _)| !p.trim().is_empty()) else {
-            return Err(Failure::Input(format!(
-                "--set {s:?}: expected PATH=VALUE or PATH=V1,V2,..."
-            )));
-        };
-        let path = path.trim().to_string();
-        let values = split_values(values);
-        if let Some(k) = values.iter().position(|v| v.is_empty()) {
-            return Err(Failure::Input(format!(
-                "--set {s}: value {} of {} is empty (a comma too many?); give each value \
-                 between commas, e.g. `--set {path}=V1,V2`, and `null` for the field's default",
-                k + 1,
-                values.len()
-            )));
-        }
-        match axes.iter_mut().find(|a| a.path == path) {
-            Some(a) => a.values = values,
-            None => axes.push(Axis { path, values }),
-        }
-    }
+    apply_axis_sets(&req.sets, &mut axes)?;
     let profile_override = !profiles.is_empty();
     if !profile_override {
         profiles.push(base.kubelet.profile.clone());
