@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// One thing wrong with an input file. `line`/`col` are 1-based; both are 0 when the problem
-/// is not at a position in a file (e.g. a `--set` value, whose `file` is `--set PATH`).
+/// is not at a position in a file (e.g. a `--set` value, whose `file` is `--set PATH=VALUE`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Problem {
     pub file: String,
