@@ -487,9 +487,8 @@ fn finish_sweep(
     s: &crate::results::Summary,
     out: &Path,
     junit: &Option<PathBuf>,
-    fail_on: &[String],
+    policy: &crate::sweep::FailOn,
 ) -> ExitCode {
-    let policy = crate::sweep::FailOn::parse(fail_on);
     print!("{}", crate::results::table(m, s, out));
     // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
     // plotted once merged).
@@ -509,7 +508,7 @@ fn finish_sweep(
         }
     }
     if let Some(path) = junit {
-        if let Err(code) = write_junit(path, &crate::junit::for_sweep(m, s, &policy)) {
+        if let Err(code) = write_junit(path, &crate::junit::for_sweep(m, s, policy)) {
             return code;
         }
     }
@@ -520,7 +519,26 @@ fn finish_sweep(
     }
 }
 
+/// `--fail-on`, checked before any work: `any` or `none` alone, or known finding names.
+fn fail_on(args: &[String]) -> Result<crate::sweep::FailOn, ExitCode> {
+    let names = crate::names();
+    let known: Vec<&str> = names
+        .invariants
+        .iter()
+        .chain(&names.run_findings)
+        .copied()
+        .collect();
+    crate::sweep::FailOn::parse(args, &known).map_err(|e| {
+        eprintln!("{}", error_text(&e));
+        ExitCode::from(2)
+    })
+}
+
 fn cmd_sweep(a: SweepArgs) -> ExitCode {
+    let policy = match fail_on(&a.fail_on) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let shard = match a.shard.as_deref().map(crate::results::Shard::parse) {
         None => None,
         Some(Ok(s)) => Some(s),
@@ -540,13 +558,7 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
     };
     match crate::sweep::sweep(&req) {
         Ok(done) => {
-            let code = finish_sweep(
-                &done.manifest,
-                &done.summary,
-                &done.out,
-                &a.junit,
-                &a.fail_on,
-            );
+            let code = finish_sweep(&done.manifest, &done.summary, &done.out, &a.junit, &policy);
             // Held until the plots and the report are written.
             drop(done.lock);
             code
@@ -565,9 +577,13 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
 }
 
 fn cmd_merge(a: MergeArgs) -> ExitCode {
+    let policy = match fail_on(&a.fail_on) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     match crate::results::merge(&a.dirs, &a.out) {
         Ok(done) => {
-            let code = finish_sweep(&done.manifest, &done.summary, &a.out, &a.junit, &a.fail_on);
+            let code = finish_sweep(&done.manifest, &done.summary, &a.out, &a.junit, &policy);
             // Held until the plots and the report are written.
             drop(done.lock);
             code
@@ -580,9 +596,15 @@ fn cmd_merge(a: MergeArgs) -> ExitCode {
 }
 
 /// Load errors already carry `error:` on each problem line; other messages get it here.
+/// Control characters in the user text they echo are escaped, line by line.
 fn error_text(e: &str) -> String {
+    let e = e
+        .lines()
+        .map(crate::scenario::escape_controls)
+        .collect::<Vec<_>>()
+        .join("\n");
     if e.starts_with("error:") || e.contains("\nerror:") || e.starts_with("sweep point") {
-        e.to_string()
+        e
     } else {
         format!("error: {e}")
     }

@@ -68,14 +68,48 @@ pub(crate) enum FailOn {
 }
 
 impl FailOn {
-    pub(crate) fn parse(args: &[String]) -> FailOn {
-        if args.is_empty() || args.iter().any(|a| a == "any") {
-            FailOn::Any
-        } else if args.iter().all(|a| a == "none") {
-            FailOn::Never
-        } else {
-            FailOn::Invariants(args.iter().filter(|a| *a != "none").cloned().collect())
+    /// The `--fail-on` values (each may be a comma-separated list): `any` or `none` alone,
+    /// or finding names from `known`. An error names the bad value and what is valid.
+    pub(crate) fn parse(args: &[String], known: &[&str]) -> Result<FailOn, String> {
+        let values: Vec<&str> = args.iter().flat_map(|a| a.split(',')).collect();
+        if values.iter().any(|v| v.trim().is_empty()) {
+            return Err(format!(
+                "--fail-on {}: a value is empty; give `any`, `none` or invariant names",
+                args.join(",")
+            ));
         }
+        let values: Vec<&str> = values.iter().map(|v| v.trim()).collect();
+        let mut names: Vec<String> = Vec::new();
+        for v in &values {
+            if (*v == "any" || *v == "none") && values.len() > 1 {
+                return Err(format!(
+                    "--fail-on {}: `{v}` cannot be combined with other values; give `any` \
+                     alone, `none` alone, or only invariant names",
+                    values.join(",")
+                ));
+            }
+            if *v != "any" && *v != "none" && !known.contains(v) {
+                let hint = crate::scenario::did_you_mean(v, known);
+                let hint = match hint.strip_prefix("; ") {
+                    Some(h) if h.starts_with("did you mean") => format!(" ({h})"),
+                    _ => String::new(),
+                };
+                return Err(format!(
+                    "--fail-on {v}: unknown invariant{}; valid values: any, none, or one or \
+                     more of: {}",
+                    hint,
+                    known.join(", ")
+                ));
+            }
+            if !names.iter().any(|n| n == v) {
+                names.push((*v).to_owned());
+            }
+        }
+        Ok(match values.first() {
+            None | Some(&"any") => FailOn::Any,
+            Some(&"none") => FailOn::Never,
+            Some(_) => FailOn::Invariants(names),
+        })
     }
 
     /// Whether a finding of `invariant` counts as a failure.
@@ -234,6 +268,33 @@ fn check_size(axes: &[Axis], seeds: u64, profiles: usize, seeds_flag: bool) -> R
     Ok(())
 }
 
+/// `--set PATH=V1,V2` axes: each replaces the sweep file's axis with the same path or adds
+/// one. An empty value (`1m,`) is an error naming the `--set` and the value's position.
+fn apply_axis_sets(sets: &[String], axes: &mut Vec<Axis>) -> Result<(), Failure> {
+    for s in sets {
+        let Some((path, values)) = s.split_once('=').filter(|(p, _)| !p.trim().is_empty()) else {
+            return Err(Failure::Input(format!(
+                "--set {s:?}: expected PATH=VALUE or PATH=V1,V2,..."
+            )));
+        };
+        let path = path.trim().to_string();
+        let values = split_values(values);
+        if let Some(k) = values.iter().position(|v| v.is_empty()) {
+            return Err(Failure::Input(format!(
+                "--set {s}: value {} of {} is empty (a comma too many?); give each value \
+                 between commas, e.g. `--set {path}=V1,V2`, and `null` for the field's default",
+                k + 1,
+                values.len()
+            )));
+        }
+        match axes.iter_mut().find(|a| a.path == path) {
+            Some(a) => a.values = values,
+            None => axes.push(Axis { path, values }),
+        }
+    }
+    Ok(())
+}
+
 /// Runs this directory holds (a shard's share), without iterating them.
 fn runs_here(m: &Manifest) -> u64 {
     match m.shard {
@@ -307,19 +368,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
             profiles.push(p.clone());
         }
     }
-    for s in &req.sets {
-        let Some((path, values)) = s.split_once('=').filter(|(p, _)| !p.trim().is_empty()) else {
-            return Err(Failure::Input(format!(
-                "--set {s:?}: expected PATH=VALUE or PATH=V1,V2,..."
-            )));
-        };
-        let path = path.trim().to_string();
-        let values = split_values(values);
-        match axes.iter_mut().find(|a| a.path == path) {
-            Some(a) => a.values = values,
-            None => axes.push(Axis { path, values }),
-        }
-    }
+    apply_axis_sets(&req.sets, &mut axes)?;
     let profile_override = !profiles.is_empty();
     if !profile_override {
         profiles.push(base.kubelet.profile.clone());
@@ -385,6 +434,13 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         }
     }
     if !errors.is_empty() {
+        let more = errors.len().saturating_sub(scenario::error::SHOWN_PROBLEMS);
+        errors.truncate(scenario::error::SHOWN_PROBLEMS);
+        if more > 0 {
+            errors.push(format!(
+                "... and {more} more sweep points with problems (not shown)"
+            ));
+        }
         return Err(Failure::Input(errors.join("\n")));
     }
     Ok(Plan {
@@ -715,12 +771,26 @@ mod tests {
 
     #[test]
     fn fail_on_parsing() {
-        assert_eq!(FailOn::parse(&[]), FailOn::Any);
-        assert_eq!(FailOn::parse(&["none".into()]), FailOn::Never);
+        let known = ["x", "y"];
+        let p = |a: &[&str]| {
+            let a: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+            FailOn::parse(&a, &known)
+        };
+        assert_eq!(p(&[]), Ok(FailOn::Any));
+        assert_eq!(p(&["any"]), Ok(FailOn::Any));
+        assert_eq!(p(&["none"]), Ok(FailOn::Never));
+        assert_eq!(p(&["x"]), Ok(FailOn::Invariants(vec!["x".into()])));
         assert_eq!(
-            FailOn::parse(&["x".into()]),
-            FailOn::Invariants(vec!["x".into()])
+            p(&["x,y", "x"]),
+            Ok(FailOn::Invariants(vec!["x".into(), "y".into()]))
         );
+        assert!(p(&["any,none"]).unwrap_err().contains("cannot be combined"));
+        assert!(p(&["x", "none"])
+            .unwrap_err()
+            .contains("cannot be combined"));
+        assert!(p(&["x,"]).unwrap_err().contains("empty"));
+        let e = p(&["z"]).unwrap_err();
+        assert!(e.contains("unknown invariant") && e.contains("x, y"), "{e}");
         assert!(!FailOn::Never.counts("x"));
     }
 }

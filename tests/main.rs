@@ -13,6 +13,7 @@ mod plots;
 mod probes;
 mod races;
 mod reliability_bounds;
+mod reliability_errors;
 mod reliability_output;
 mod restart;
 mod scenario_errors;

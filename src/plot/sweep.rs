@@ -248,7 +248,13 @@ pub(crate) fn wilson(k: u64, n: u64) -> (f64, f64) {
     (lo, hi)
 }
 
-/// A file-name-safe form of a parameter path or invariant name.
+/// The longest slug: two of them, the `rate--` frame, an extension and the temporary-file
+/// decoration stay far below the 255-byte file-name limit of common file systems.
+const MAX_SLUG: usize = 64;
+
+/// A file-name-safe form of a parameter path or invariant name: ASCII letters, digits and
+/// `-`. A long one is cut and ends in a hash of the whole name, so distinct names keep
+/// distinct files.
 pub(crate) fn slug(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
@@ -258,7 +264,12 @@ pub(crate) fn slug(s: &str) -> String {
             out.push('-');
         }
     }
-    out.trim_matches('-').to_string()
+    let out = out.trim_matches('-');
+    if out.len() <= MAX_SLUG {
+        return out.to_string();
+    }
+    let hash = crate::sim::rng::stable_hash(s.as_bytes()) as u32;
+    format!("{}-{hash:08x}", out[..MAX_SLUG - 9].trim_end_matches('-'))
 }
 
 /// The x axis of a rate plot.
@@ -731,5 +742,10 @@ mod tests {
             "spec-pods-0-template-spec-terminationGracePeriodSeconds"
         );
         assert_eq!(slug("sigkill-before-grace"), "sigkill-before-grace");
+        let long = format!("spec.pods[0].template.spec.{}", "x".repeat(300));
+        let (a, b) = (slug(&long), slug(&format!("{long}y")));
+        assert!(a.len() <= MAX_SLUG && b.len() <= MAX_SLUG, "{a}");
+        assert!(a.starts_with("spec-pods-0-template-spec-xxx"), "{a}");
+        assert_ne!(a, b);
     }
 }

@@ -4,6 +4,12 @@
 /// `m`, `h`; a bare `0` (with optional sign) is zero. Fractions are truncated to whole
 /// nanoseconds as Go does. The error is a complete sentence for the user.
 pub fn parse_go_duration(s: &str) -> Result<i128, String> {
+    parse(s, true)
+}
+
+/// [`parse_go_duration`]; `suggest`: whether a missing unit may be answered with a
+/// suggestion (checked by parsing it, without suggesting again).
+fn parse(s: &str, suggest: bool) -> Result<i128, String> {
     let bad = || format!("`{s}` is not a duration (expected e.g. `500ms`, `10s`, `1m30s`, `1h`)");
     let (neg, body) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -42,7 +48,10 @@ pub fn parse_go_duration(s: &str) -> Result<i128, String> {
             "s" => 1_000_000_000,
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
-            "" => return Err(format!("`{s}` is missing a unit (e.g. `{s}s`)")),
+            "" if suggest && parse(&format!("{s}s"), false).is_ok() => {
+                return Err(format!("`{s}` is missing a unit (e.g. `{s}s`)"))
+            }
+            "" => return Err(bad()),
             _ => return Err(bad()),
         };
         rest = &rest[unit_len..];
@@ -100,7 +109,14 @@ mod tests {
         ] {
             assert!(p(bad).is_err(), "{bad} accepted");
         }
-        assert!(p("10").unwrap_err().contains("missing a unit"));
+        assert!(p("10").unwrap_err().contains("missing a unit (e.g. `10s`)"));
+        for bad in ["1.5.3", "1.5.3s", "1s1.5.", "5124096h1"] {
+            let m = p(bad).unwrap_err();
+            assert!(!m.contains(&format!("`{bad}s`")), "{bad}: {m}");
+        }
+        assert!(p("1.5.3s")
+            .unwrap_err()
+            .contains("is not a duration (expected e.g."));
         assert!(p("99999999999999999999999h").is_err());
         assert!(p("5124096h").is_err()); // beyond u64 nanoseconds
     }

@@ -31,6 +31,12 @@ pub fn show_bytes(n: u64) -> String {
 /// The text of `path`, read through the cap `cap`. The error says why (an I/O error, not
 /// UTF-8, or larger than the cap) without naming the file: callers put the file in front.
 pub fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+    let buf = read_capped_bytes(path, cap)?;
+    String::from_utf8(buf).map_err(|_| "the file is not UTF-8 text".to_string())
+}
+
+/// The bytes of `path`, read through the cap `cap` (see [`read_capped`]).
+pub fn read_capped_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut buf = Vec::new();
     f.take(cap.saturating_add(1))
@@ -42,7 +48,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
             show_bytes(cap)
         ));
     }
-    String::from_utf8(buf).map_err(|_| "the file is not UTF-8 text".to_string())
+    Ok(buf)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 pub mod defaults;
 pub mod duration;
+pub mod encoding;
 pub mod error;
 pub mod file;
 pub mod names;
@@ -19,8 +20,8 @@ pub mod schema;
 pub mod types;
 pub mod validate;
 
-pub use error::{LoadError, Note, Problem};
+pub use error::{escape_controls, LoadError, Note, Problem};
 pub use names::{Names, SwitchName};
 pub use types::*;
-pub(crate) use validate::{check_file, load, load_str, load_sweep, load_sweep_str};
+pub(crate) use validate::{check_file, did_you_mean, load, load_str, load_sweep, load_sweep_str};
 pub use validate::{Loaded, SweepFile, SweepParameter, API_VERSION};

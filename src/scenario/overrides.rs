@@ -3,7 +3,9 @@
 //! PATH is a dotted field path with optional list indices: `spec.pods[0].template.spec.
 //! terminationGracePeriodSeconds`. A key containing dots is written in double quotes:
 //! `spec.kubelet.config.evictionHard."memory.available"`. VALUE is a YAML scalar or flow
-//! value (`10s`, `3`, `true`, `{fixed: 1s}`); an empty VALUE is null (the field's default).
+//! value (`10s`, `3`, `true`, `{fixed: 1s}`); `null` resets a field to its default. An
+//! empty VALUE is an error (reported by validation, naming the override): it is too easily
+//! a slip.
 
 use super::schema::{self, Key, Kind, Loc, Node};
 

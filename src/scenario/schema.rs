@@ -159,6 +159,9 @@ pub fn yaml_options() -> Options {
     options.with_snippet = false;
     // YAML 1.2 booleans only: `y`, `no`, `on` stay strings (a key `y:` must not become `true`).
     options.strict_booleans = true;
+    // A tag podsim does not understand (`!duration 1m`) is an error at its position, not
+    // silently dropped; YAML's own core tags (`!!str`, `!!int`, ...) are still accepted.
+    options.reject_unsupported_tags = true;
     options
 }
 
@@ -180,13 +183,36 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
                 .location()
                 .map(|l| (l.line() as u32, l.column() as u32))
                 .unwrap_or((0, 0));
-            Err(SyntaxError {
-                line,
-                col,
-                message: clean_message(&e.to_string()),
-            })
+            let message = clean_message(&e.to_string());
+            let (line, col) = tag_position(text, line, col, &message).unwrap_or((line, col));
+            Err(SyntaxError { line, col, message })
         }
     }
+}
+
+/// serde-saphyr reports an unsupported tag at the node it is on; point at the tag itself
+/// (its last occurrence before that node), when it is spelt as the message quotes it.
+fn tag_position(text: &str, line: u32, col: u32, message: &str) -> Option<(u32, u32)> {
+    let tag = message
+        .strip_prefix("unsupported tag `")?
+        .split('`')
+        .next()?;
+    // Byte offset of (line, col): the start of the line plus `col - 1` characters.
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take((line as usize).checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let rest = text.get(line_start..)?;
+    let in_line = rest
+        .char_indices()
+        .nth((col as usize).saturating_sub(1))
+        .map_or(rest.len(), |(i, _)| i);
+    let at = text[..line_start + in_line].rfind(tag)?;
+    let before = &text[..at];
+    let tag_line = before.matches('\n').count() + 1;
+    let tag_col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    Some((u32::try_from(tag_line).ok()?, u32::try_from(tag_col).ok()?))
 }
 
 /// serde-saphyr appends " at line L, column C" to its messages; the position is reported
@@ -199,6 +225,11 @@ fn clean_message(msg: &str) -> String {
     let cut = [", set DuplicateKeyPolicy", "; use from_str_multiple"]
         .iter()
         .fold(cut, |c, advice| c.find(advice).map_or(c, |i| &c[..i]));
+    if cut.starts_with("unsupported tag `") {
+        return format!(
+            "{cut}: podsim files use no YAML tags; remove it and write the plain value"
+        );
+    }
     if cut.starts_with("multiple YAML documents") {
         return "multiple YAML documents: a podsim file holds exactly one".to_owned();
     }
@@ -338,6 +369,22 @@ mod tests {
         b.canonical_json(&mut jb);
         assert_eq!(ja, jb);
         assert_eq!(ja, r#"{"a":{"x":"s","y":2},"b":[1,"x"]}"#);
+    }
+
+    #[test]
+    fn unknown_tags_are_errors_at_the_tag() {
+        let e = parse("a: 1\nb:  !duration 1m\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 5), "{e:?}");
+        assert!(
+            e.message.starts_with("unsupported tag `!duration`"),
+            "{e:?}"
+        );
+        let e = parse("a:\n  - !x {b: 1}\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 5), "{e:?}");
+        assert_eq!(
+            parse("a: !!str 1").unwrap().get("a").unwrap().kind,
+            Kind::Str("1".into())
+        );
     }
 
     #[test]

@@ -300,16 +300,16 @@ fn overrides_apply_and_errors_name_the_set() {
     let out = e.to_string();
     assert!(
         out.contains(
-            "error: --set spec.pods[3].replicas: spec.pods[3].replicas: index [3] is out of range"
+            "error: --set spec.pods[3].replicas=1: spec.pods[3].replicas: index [3] is out of range"
         ),
         "{out}"
     );
     assert!(
-        out.contains("error: --set spec.horizon: spec.horizon: duration must not be negative"),
+        out.contains("error: --set spec.horizon=-5s: spec.horizon: duration must not be negative"),
         "{out}"
     );
     assert!(
-        out.contains("error: --set spec.seed: spec.seed: bad value"),
+        out.contains("error: --set spec.seed=[: spec.seed: bad value"),
         "{out}"
     );
     assert_eq!(e.problems.len(), 3, "{out}");

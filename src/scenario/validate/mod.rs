@@ -22,6 +22,7 @@ use super::types::Scenario;
 use crate::sim::Strategy;
 use kubelet::{api, kubelet, node_spec, runtime};
 use pods::pods;
+pub(crate) use primitives::suggest as did_you_mean;
 use primitives::{int, name, obj, one_of, pos_dur, string, Cx, Obj, Unknown};
 use std::path::{Path, PathBuf};
 use sweep::sweep;
@@ -156,15 +157,24 @@ pub(crate) fn check_file(path: &Path, names: &Names) -> Result<Vec<Note>, LoadEr
 }
 
 fn read(path: &Path, name: &str) -> Result<String, LoadError> {
-    crate::scenario::file::read_capped(path, crate::scenario::file::MAX_INPUT_BYTES).map_err(|e| {
+    read_text(path).map_err(|(line, col, message)| {
         LoadError::single(Problem {
             file: name.to_owned(),
-            line: 0,
-            col: 0,
+            line,
+            col,
             path: String::new(),
-            message: format!("cannot read file: {e}"),
+            message,
         })
     })
+}
+
+/// A file's text: `(line, col, message)` when it cannot be read or is larger than the
+/// input cap (line 0), or is not UTF-8 (at its first bad byte).
+fn read_text(path: &Path) -> Result<String, (usize, usize, String)> {
+    use crate::scenario::file::{read_capped_bytes, MAX_INPUT_BYTES};
+    let bytes = read_capped_bytes(path, MAX_INPUT_BYTES)
+        .map_err(|e| (0, 0, format!("cannot read file: {e}")))?;
+    super::encoding::decode(&bytes).map_err(|b| (b.line, b.col, b.message))
 }
 
 fn parse_root(source_name: &str, text: &str) -> Result<Node, LoadError> {
@@ -188,7 +198,12 @@ fn hash_of(root: &Node) -> String {
 fn apply_overrides(cx: &mut Cx, mut root: Node, overrides: &[(String, String)]) -> Node {
     for (i, (path, value)) in overrides.iter().enumerate() {
         let loc = Loc::Set(i as u32);
-        cx.sets.push(format!("--set {path}"));
+        cx.sets.push(format!("--set {path}={value}"));
+        if value.trim().is_empty() {
+            let m = "the value is empty: give one, or write `null` for the field's default";
+            cx.err(loc, path, m);
+            continue;
+        }
         let result = overrides::parse_path(path).and_then(|segs| {
             let v = overrides::parse_value(value, loc)?;
             overrides::apply(&mut root, &segs, v, loc)
@@ -205,6 +220,14 @@ fn apply_overrides(cx: &mut Cx, mut root: Node, overrides: &[(String, String)]) 
 
 /// Checks `apiVersion` and `kind`; returns the top-level object.
 fn kind_check<'n>(cx: &mut Cx, root: &'n Node, kinds: &[&str]) -> Option<Obj<'n>> {
+    if !matches!(root.kind, Kind::Map(_) | Kind::Null) {
+        let m = format!(
+            "the document must be a mapping (with apiVersion, kind, metadata and spec), found {}",
+            root.kind.describe()
+        );
+        cx.err(root.loc, "(document)", m);
+        return None;
+    }
     let top = obj(
         cx,
         root,
@@ -286,7 +309,19 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
         entries: &[],
     });
 
-    let horizon = pos_dur(cx, spec.get("horizon"), "spec.horizon").unwrap_or(defaults::HORIZON);
+    let horizon_node = spec.get("horizon");
+    let valid_horizon = match (horizon_node, pos_dur(cx, horizon_node, "spec.horizon")) {
+        (None, _) => Some(timeline::Horizon {
+            at: defaults::HORIZON,
+            shown: format!("the default spec.horizon, {}", defaults::HORIZON),
+        }),
+        (Some(n), Some(at)) => Some(timeline::Horizon {
+            at,
+            shown: format!("spec.horizon: {}", n.scalar_text().unwrap_or_default()),
+        }),
+        (Some(_), None) => None,
+    };
+    let horizon = valid_horizon.as_ref().map_or(defaults::HORIZON, |h| h.at);
     let seed = int(cx, spec.get("seed"), "spec.seed", 0, u64::MAX.into())
         .map_or(defaults::SEED, |s| s as u64);
     let scheduler = match one_of(
@@ -334,13 +369,14 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     } else {
         spec.get("pods")
     };
-    let (pods, pods_complete) = pods(cx, pods_node);
+    let (pods, pods_complete, unknown_replicas) = pods(cx, pods_node, valid_horizon.as_ref());
     if pods_node.is_some_and(|n| n.kind == Kind::Seq(Vec::new())) {
         if let Some(n) = pods_node {
             cx.err(n.loc, "spec.pods", "a scenario needs at least one pod");
         }
     }
-    let timeline = timeline(cx, spec.get("timeline"), &pods, pods_complete);
+    let known = timeline::KnownPods::new(&pods, pods_complete, &unknown_replicas);
+    let timeline = timeline(cx, spec.get("timeline"), &known, valid_horizon.as_ref());
     let expect = spec.get("expect").and_then(|n| expect(cx, n));
 
     Scenario {

@@ -6,6 +6,7 @@ use super::primitives::{
     boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
     Cx, Obj, Unknown,
 };
+use super::timeline::{past_horizon, Horizon};
 use crate::model::{
     ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources, RestartPolicy,
 };
@@ -17,11 +18,17 @@ use crate::sim::Dur;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// The expanded pods, and whether every declaration was valid (if not, references to pods
-/// cannot be checked without false alarms).
-pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
+/// The expanded pods; whether every declaration was valid (if not, references to pods
+/// cannot be checked without false alarms); and the names of the declarations whose
+/// `replicas` is wrong (their pods `NAME-K` are unknown, but the rest can be checked).
+pub(super) fn pods(
+    cx: &mut Cx,
+    n: Option<&Node>,
+    horizon: Option<&Horizon>,
+) -> (Vec<PodDecl>, bool, Vec<String>) {
     let mut out = Vec::new();
     let mut complete = true;
+    let mut unknown_replicas = Vec::new();
     // Expanded name -> index of the declaration that made it.
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     // Pods declared so far (replicas summed, static pods included), and whether an entry
@@ -50,6 +57,15 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
             }
         }
         let create_at = dur(cx, o.get("createAt"), &o.at("createAt")).unwrap_or(Dur::ZERO);
+        let what = "the pod's creation";
+        past_horizon(
+            cx,
+            horizon,
+            create_at,
+            o.get("createAt"),
+            &o.at("createAt"),
+            what,
+        );
         let template = o
             .req(cx, "template")
             .and_then(|t| pod_template(cx, t, &o.at("template")));
@@ -98,7 +114,7 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
             (None, _) => vec![spec.name.clone()],
             (Some(_), Some(r)) => (0..r).map(|k| format!("{}-{k}", spec.name)).collect(),
             (Some(_), None) => {
-                complete = false;
+                unknown_replicas.push(spec.name.clone());
                 continue;
             }
         };
@@ -131,7 +147,7 @@ pub(super) fn pods(cx: &mut Cx, n: Option<&Node>) -> (Vec<PodDecl>, bool) {
             });
         }
     }
-    (out, complete)
+    (out, complete, unknown_replicas)
 }
 
 /// A Pod manifest. Returns the spec, the location of `metadata.name`, and whether every

@@ -123,7 +123,7 @@ pub(super) fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-pub(super) fn suggest(name: &str, options: &[&str]) -> String {
+pub(crate) fn suggest(name: &str, options: &[&str]) -> String {
     let best = options
         .iter()
         .map(|o| (distance(&name.to_lowercase(), &o.to_lowercase()), *o))
@@ -165,12 +165,25 @@ impl<'n> Obj<'n> {
     /// The value of a required field; a problem if it is missing.
     pub(super) fn req(&self, cx: &mut Cx, key: &str) -> Option<&'n Node> {
         let v = self.get(key);
-        if v.is_none() {
-            cx.err(
+        if v.is_some() {
+            return v;
+        }
+        // A `--set` that made it null is named, not a file position it does not come from.
+        let set_null = self
+            .entries
+            .iter()
+            .find(|(k, n)| k.name == key && matches!(n.loc, Loc::Set(_)));
+        match set_null {
+            Some((_, n)) => cx.err(
+                n.loc,
+                &self.at(key),
+                format!("`{key}` is required, and this override makes it null"),
+            ),
+            None => cx.err(
                 self.loc,
                 &self.at(key),
                 format!("missing required field `{key}`"),
-            );
+            ),
         }
         v
     }

@@ -2,8 +2,11 @@
 //! (validated as is and with every parameter value).
 
 use super::primitives::{expected, idx, int, list, obj, one_of, string, Cx, Obj, Unknown};
-use super::{hash_of, kind_check, metadata, parse_root, scenario, SweepFile, SweepParameter};
+use super::{
+    hash_of, kind_check, metadata, parse_root, read_text, scenario, SweepFile, SweepParameter,
+};
 use crate::scenario::defaults;
+use crate::scenario::error::Problem;
 use crate::scenario::overrides;
 use crate::scenario::schema::{self, Kind, Loc, Node};
 use std::collections::BTreeSet;
@@ -39,16 +42,29 @@ pub(super) fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> 
     let rel = string(cx, Some(sn), "spec.scenario")?;
     let scenario_path = base_dir.join(&rel);
     let spath = scenario_path.display().to_string();
-    let text = match crate::scenario::file::read_capped(
-        &scenario_path,
-        crate::scenario::file::MAX_INPUT_BYTES,
-    ) {
+    let text = match read_text(&scenario_path) {
         Ok(t) => t,
-        Err(e) => {
+        Err((0, _, e)) => {
+            let e = e.trim_start_matches("cannot read file: ");
             cx.err(
                 sn.loc,
                 "spec.scenario",
                 format!("cannot read `{spath}`: {e}"),
+            );
+            return None;
+        }
+        Err((line, col, message)) => {
+            cx.problems.push(Problem {
+                file: spath.clone(),
+                line,
+                col,
+                path: String::new(),
+                message,
+            });
+            cx.err(
+                sn.loc,
+                "spec.scenario",
+                "the scenario file is invalid (see above)",
             );
             return None;
         }

@@ -23,23 +23,79 @@ const ACTIONS: [&str; 10] = [
     "recreatePod",
 ];
 
+/// The scenario's horizon, when it is valid: nothing scheduled after it ever happens.
+pub(super) struct Horizon {
+    pub(super) at: Dur,
+    /// How to name it in a message: `spec.horizon: 1m` or the default.
+    pub(super) shown: String,
+}
+
+/// A note when `value` (of the field at `path`, node `n`) lies past the horizon: the run
+/// stops before it. A note, not an error: bundled benchmark scenarios have timelines that
+/// run on past their horizon, and they must keep loading (and their trace hashes).
+pub(super) fn past_horizon(
+    cx: &mut Cx,
+    horizon: Option<&Horizon>,
+    value: Dur,
+    n: Option<&Node>,
+    path: &str,
+    what: &str,
+) {
+    let (Some(h), Some(n)) = (horizon, n) else {
+        return;
+    };
+    if value > h.at {
+        let text = n.scalar_text().unwrap_or_else(|| value.to_string());
+        cx.note(
+            n.loc,
+            path,
+            format!(
+                "`{text}` is past the horizon ({}): {what} never happens in a run; raise \
+                 spec.horizon or move it earlier",
+                h.shown
+            ),
+        );
+    }
+}
+
 /// The pods timeline actions can name.
-struct Pods<'a> {
+pub(super) struct KnownPods<'a> {
     by_name: BTreeMap<&'a str, &'a PodDecl>,
     /// Every pod declaration was valid: a name not found is really missing.
     complete: bool,
+    /// Declarations whose `replicas` is wrong: `NAME-K` may or may not exist.
+    unknown_replicas: &'a [String],
+}
+
+impl<'a> KnownPods<'a> {
+    pub(super) fn new(
+        pods: &'a [PodDecl],
+        complete: bool,
+        unknown_replicas: &'a [String],
+    ) -> KnownPods<'a> {
+        KnownPods {
+            by_name: pods.iter().map(|p| (p.spec.name.as_str(), p)).collect(),
+            complete,
+            unknown_replicas,
+        }
+    }
+
+    /// Whether `name` may be a pod of a declaration whose replica count is unknown.
+    fn maybe_replica(&self, name: &str) -> bool {
+        self.unknown_replicas.iter().any(|base| {
+            name.strip_prefix(base.as_str())
+                .and_then(|r| r.strip_prefix('-'))
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        })
+    }
 }
 
 pub(super) fn timeline(
     cx: &mut Cx,
     n: Option<&Node>,
-    pods: &[PodDecl],
-    complete: bool,
+    by_name: &KnownPods,
+    horizon: Option<&Horizon>,
 ) -> Vec<TimedAction> {
-    let by_name = Pods {
-        by_name: pods.iter().map(|p| (p.spec.name.as_str(), p)).collect(),
-        complete,
-    };
     let mut out = Vec::new();
     let mut fields = vec!["at"];
     fields.extend(ACTIONS);
@@ -48,13 +104,16 @@ pub(super) fn timeline(
         let Some(o) = obj(cx, item, &p, &fields, Unknown::Error) else {
             continue;
         };
-        let at = o.req(cx, "at");
-        let at = dur(cx, at, &o.at("at"));
+        let at_node = o.req(cx, "at");
+        let at = dur(cx, at_node, &o.at("at"));
+        if let Some(t) = at {
+            past_horizon(cx, horizon, t, at_node, &o.at("at"), "the action");
+        }
         let Some((k, v)) = exactly_one(cx, &o, &ACTIONS, "a timeline entry", Some(&fields)) else {
             continue;
         };
         let ap = o.at(&k.name);
-        if let Some(action) = action(cx, &k.name, v, &ap, &by_name) {
+        if let Some(action) = action(cx, &k.name, v, &ap, by_name) {
             if let Some(at) = at {
                 out.push(TimedAction { at, action });
             }
@@ -65,30 +124,32 @@ pub(super) fn timeline(
 }
 
 /// A `pod:` reference that must name an (expanded) pod; returns the name.
-fn pod_ref(cx: &mut Cx, o: &Obj, pods: &Pods) -> Option<String> {
+fn pod_ref(cx: &mut Cx, o: &Obj, pods: &KnownPods) -> Option<String> {
     let n = o.req(cx, "pod");
     let name = string(cx, n, &o.at("pod"))?;
     if !pods.by_name.contains_key(name.as_str()) {
-        if !pods.complete {
+        if !pods.complete || pods.maybe_replica(&name) {
             return None; // the pod declarations have problems of their own
         }
         let known: Vec<&str> = pods.by_name.keys().copied().take(10).collect();
         let more = if pods.by_name.len() > 10 { ", ..." } else { "" };
         let loc = n.map_or(o.loc, |n| n.loc);
+        let list = if known.is_empty() {
+            "no valid pod is declared".to_owned()
+        } else {
+            format!("pods: {}{more}", known.join(", "))
+        };
         cx.err(
             loc,
             &o.at("pod"),
-            format!(
-                "no pod named `{name}` in spec.pods (pods: {}{more})",
-                known.join(", ")
-            ),
+            format!("no pod named `{name}` in spec.pods ({list})"),
         );
         return None;
     }
     Some(name)
 }
 
-fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &Pods) -> Option<Action> {
+fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &KnownPods) -> Option<Action> {
     let fields: &[&str] = match kind {
         "deletePod" => &["pod", "gracePeriodSeconds"],
         "memoryPressure" => &["available"],
