@@ -325,3 +325,47 @@ fn known_correct_generator_covers_long_delays() {
         assert!(all.contains(needle), "no generated case has {needle}");
     }
 }
+
+/// The reliability report's false finding, through the binary: a 120 s grace, SIGTERM
+/// ignored, liveness failing from 60 s (and the same with a probe-level grace of 300 s).
+/// The kill starts on time and takes its grace; seeds 1-5 report nothing and exit 0.
+#[test]
+fn long_grace_liveness_kill_is_not_a_finding() {
+    for (name, probe_grace) in [
+        ("pod-grace", ""),
+        ("probe-grace", ", terminationGracePeriodSeconds: 300"),
+    ] {
+        let yaml = format!(
+            "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata:\n  name: long-grace-{name}\nspec:\n  horizon: 15m\n  pods:\n    - template:\n        metadata: {{name: slow}}\n        spec:\n          terminationGracePeriodSeconds: 120\n          containers:\n            - name: app\n              image: example/app:1\n              livenessProbe: {{httpGet: {{path: /healthz, port: 8080}}, periodSeconds: 10, failureThreshold: 3{probe_grace}}}\n      behaviour:\n        app:\n          onSigterm: ignore\n          probes:\n            liveness: {{failFrom: 60s}}\n"
+        );
+        let path = std::env::temp_dir().join(format!(
+            "podsim-long-grace-{name}-{}.yaml",
+            std::process::id()
+        ));
+        std::fs::write(&path, yaml).expect("temp file");
+        for seed in 1..=5 {
+            let out = assert_cmd::Command::cargo_bin("podsim")
+                .expect("the binary")
+                .args([
+                    "run",
+                    path.to_str().expect("utf-8"),
+                    "--seed",
+                    &seed.to_string(),
+                ])
+                .output()
+                .expect("runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{name} seed {seed}:\n{stdout}");
+            assert!(
+                stdout.contains("findings: none"),
+                "{name} seed {seed}:\n{stdout}"
+            );
+            // The kill really happened, by SIGKILL at the end of the grace.
+            assert!(
+                stdout.contains("SIGKILL") || stdout.contains("137"),
+                "{name} seed {seed}:\n{stdout}"
+            );
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -5,6 +5,7 @@ mod cli;
 mod determinism;
 mod eviction;
 mod files;
+mod fuzz;
 mod golden;
 mod known_correct;
 mod lifecycle;
