@@ -540,13 +540,109 @@ const ARGS: &[&str] = &[
     "--check-determinism",
 ];
 
+const COMMANDS: &[&str] = &[
+    "run",
+    "check",
+    "sweep",
+    "bisect",
+    "plot",
+    "merge",
+    "invariants",
+];
+const FILES: &[&str] = &[
+    "scenarios/quickstart.yaml",
+    "scenarios/probes/liveness-restart.yaml",
+    "scenarios/sweeps/graceful-delete-vs-stop-latency.yaml",
+    "/dev/null",
+    "-",
+    "no-such-file.yaml",
+];
+
+/// A flag and a value for it: mostly one the flag takes, else anything from [`ARGS`].
+fn flag_value() -> impl Strategy<Value = (&'static str, &'static str)> {
+    let own = proptest::sample::select(
+        &[
+            ("--seed", "7"),
+            ("--seed", "18446744073709551615"),
+            ("--seed", "-1"),
+            ("--seeds", "3"),
+            ("--seeds", "0"),
+            ("--seeds", "18446744073709551615"),
+            ("--seeds", "9007199254740993"),
+            ("--profile", "v1.21"),
+            ("--profile", "v1.31"),
+            ("--profile", "current"),
+            ("--profile", ""),
+            ("--set", "spec.horizon=10s"),
+            ("--set", "spec.horizon=1m,"),
+            ("--set", "spec.horizon="),
+            ("--set", "spec=null"),
+            ("--set", "spec.pods[0].replicas=-1"),
+            ("--set", "spec.pods[0].template.spec.foo=1e308,-1e308"),
+            ("--set", "spec.kubelet.profile=v1.22,current"),
+            ("--jobs", "1"),
+            ("--jobs", "100000"),
+            ("--jobs", "0"),
+            ("--fail-on", "any"),
+            ("--fail-on", "none"),
+            ("--fail-on", "any,none"),
+            ("--fail-on", "readines-during-termination"),
+            ("--shard", "0/2"),
+            ("--shard", "2/2"),
+            ("--shard", "1/0"),
+        ][..],
+    );
+    let any_value = (
+        proptest::sample::select(
+            &[
+                "--seed",
+                "--seeds",
+                "--profile",
+                "--set",
+                "--jobs",
+                "--fail-on",
+                "--shard",
+            ][..],
+        ),
+        proptest::sample::select(ARGS),
+    );
+    prop_oneof![3 => own, 1 => any_value]
+}
+
+/// A command line: mostly shaped like a real one (a command, a file, flags with values),
+/// sometimes any words at all.
+fn command_line() -> impl Strategy<Value = Vec<&'static str>> {
+    let shaped = (
+        proptest::sample::select(COMMANDS),
+        proptest::sample::select(FILES),
+        prop::collection::vec(flag_value(), 0..4),
+        prop::collection::vec(
+            proptest::sample::select(&["--json", "--no-oracle", "--check-determinism"][..]),
+            0..2,
+        ),
+    )
+        .prop_map(|(c, f, pairs, switches)| {
+            let mut v = vec![c, f];
+            for (k, x) in pairs {
+                v.push(k);
+                v.push(x);
+            }
+            v.extend(switches);
+            v
+        });
+    prop_oneof![
+        4 => shaped,
+        1 => prop::collection::vec(proptest::sample::select(ARGS), 1..7),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 4 + 1, ..ProptestConfig::default() })]
 
     /// Random command lines through the binary: exit 0, 1 or 2, never a panic or a
     /// signal. Output paths go to a fresh temp directory.
     #[test]
-    fn fuzz_command_lines(args in prop::collection::vec(proptest::sample::select(ARGS), 1..7)) {
+    fn fuzz_command_lines(args in command_line()) {
         let dir = std::env::temp_dir().join(format!("podsim-fuzz-cli-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
