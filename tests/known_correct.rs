@@ -11,6 +11,7 @@
 //! `PODSIM_KNOWN_CORRECT_SEED` (base seed, default 1). A failure prints the scenario, a temp
 //! file holding it and its replay line.
 
+use crate::swarm::env_u64;
 use podsim::load_str;
 use podsim::run::{run, RunOptions};
 use podsim::sim::Stream;
@@ -21,16 +22,6 @@ use std::sync::Arc;
 /// Cases per `cargo test` run. 10,000 (seeds 1..=10000) were run with the environment
 /// variable before this family was committed; see the README's testing section.
 const DEFAULT_CASES: u64 = 300;
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not an unsigned integer")),
-        Err(_) => default,
-    }
-}
 
 fn pick<T: Copy>(s: &mut Stream, xs: &[T]) -> T {
     xs[s.below(xs.len() as u64) as usize]

@@ -47,25 +47,7 @@ fn has(stderr: &str, want: &str) {
     assert!(stderr.contains(want), "missing `{want}` in:\n{stderr}");
 }
 
-/// A small valid scenario. Line numbers matter: tests refer to them.
-const BASE: &str = "\
-apiVersion: podsim/v1alpha1
-kind: Scenario
-metadata:
-  name: t
-spec:
-  horizon: 5m
-  pods:
-    - replicas: 2
-      template:
-        metadata: {name: web}
-        spec:
-          containers:
-            - name: app
-              image: app:1
-  timeline:
-    - {at: 1s, deletePod: {pod: web-0}}
-";
+use crate::scenario_errors::BASE;
 
 fn base(dir: &Path) -> PathBuf {
     write(dir, "base.yaml", BASE)

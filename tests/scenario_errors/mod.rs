@@ -10,8 +10,9 @@
 use podsim::load_str;
 use podsim::scenario::{LoadError, Loaded, Problem};
 
-/// A small valid scenario. Line numbers matter: tests refer to them.
-const BASE: &str = "\
+/// A small valid scenario. Line numbers matter: tests (here and in `reliability_errors`)
+/// refer to them.
+pub(crate) const BASE: &str = "\
 apiVersion: podsim/v1alpha1
 kind: Scenario
 metadata:

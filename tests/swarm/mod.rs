@@ -266,7 +266,8 @@ fn secs(ns: u64) -> String {
 // Running cases
 // ---------------------------------------------------------------------------------------
 
-fn env_u64(name: &str, default: u64) -> u64 {
+/// An unsigned integer from the environment variable `name`, else `default`.
+pub(crate) fn env_u64(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
         Ok(v) => v
             .trim()
