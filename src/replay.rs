@@ -24,7 +24,31 @@ pub(crate) fn replay_line(
     s
 }
 
+/// Characters a terminal would act on rather than show (controls, bidi overrides and
+/// isolates, zero-width marks).
+fn invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
 fn shell_quote(s: &str) -> String {
+    if s.chars().any(invisible) {
+        // Bash's ANSI-C quoting: the line stays printable and pastes back to the same bytes.
+        let mut q = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' => q.push_str("\\\\"),
+                '\'' => q.push_str("\\'"),
+                c if invisible(c) && (c as u32) < 0x80 => {
+                    q.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c if invisible(c) => q.push_str(&format!("\\u{:04x}", c as u32)),
+                c => q.push(c),
+            }
+        }
+        q.push('\'');
+        return q;
+    }
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+".contains(c))
@@ -47,6 +71,21 @@ pub(crate) fn tmp_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_replay_line_escapes_what_a_terminal_would_act_on() {
+        let l = replay_line(
+            Path::new("a.yaml"),
+            1,
+            &["metadata.name=\u{1b}[2J\u{202e}x'y\\".to_string()],
+            &None,
+        );
+        assert_eq!(
+            l,
+            "podsim run a.yaml --seed 1 --set $'metadata.name=\\x1b[2J\\u202ex\\'y\\\\'"
+        );
+        assert!(!l.chars().any(invisible));
+    }
 
     #[test]
     fn the_replay_line_quotes_what_a_shell_would_split() {
