@@ -142,13 +142,14 @@ impl Manifest {
             .collect()
     }
 
-    /// "path=value, path=value" (or "-" for the single point of a grid without axes).
+    /// "path=value, path=value" (or "-" for the single point of a grid without axes), for
+    /// people: control and bidi characters of a value are escaped (`\u{1b}`).
     pub fn point_label(&self, point: u64) -> String {
         let s = self.point_sets(point);
         if s.is_empty() {
             "-".into()
         } else {
-            s.join(", ")
+            crate::scenario::error::escape_controls(&s.join(", ")).into_owned()
         }
     }
 
