@@ -367,3 +367,59 @@ fn reference_scenario_runs_with_every_action_modelled() {
         .collect();
     assert!(names.contains(&"web-0") && names.contains(&"web-1") && names.contains(&"etcd"));
 }
+
+/// A PreStop hook ends with its container: the exec'd hook process dies with the
+/// container (an HTTP hook loses its server), so the kubelet's stop goes on at once
+/// instead of waiting out the hook's duration; a hook into a container that is not
+/// running ends at once. Upstream: `kuberuntime_container.go` `executePreStopHook` runs
+/// the hook against the container and returns when the hook call returns.
+#[test]
+fn prestop_hook_ends_when_its_container_exits() {
+    let yaml = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata:\n  name: hook-ends\nspec:\n  horizon: 2m\n  pods:\n    - template:\n        metadata: {name: web}\n        spec:\n          terminationGracePeriodSeconds: 60\n          restartPolicy: Never\n          containers:\n            - {name: app, image: app:1, lifecycle: {preStop: {exec: {command: [drain]}}}}\n      behaviour:\n        app: {runFor: 20s, preStopDuration: 40s}\n  timeline:\n    - {at: 10s, deletePod: {pod: web}}\n";
+    let sc = std::sync::Arc::new(
+        podsim::load_str("hook.yaml", yaml, &[])
+            .expect("valid")
+            .scenario,
+    );
+    for seed in 1..=3 {
+        let out = podsim::run::run(
+            sc.clone(),
+            &podsim::run::RunOptions {
+                seed,
+                keep_trace: true,
+                ..Default::default()
+            },
+        );
+        let at = |needle: &str| {
+            out.trace
+                .iter()
+                .find(|r| r.text.contains(needle))
+                .map(|r| r.at.0)
+                .unwrap_or_else(|| panic!("seed {seed}: no `{needle}` record"))
+        };
+        let exited = at("exited code=0");
+        let hook_began = at("ExecPreStop#");
+        let hook_ok = out
+            .trace
+            .iter()
+            .filter(|r| r.text.contains("ExecPreStop#") && r.text.ends_with(" ok"))
+            .map(|r| r.at.0)
+            .next()
+            .expect("the hook's reply");
+        // The hook began around the delete (10 s), the container exited at about 20 s
+        // (its runFor), and the hook's reply came with that exit, not at 10 s + 40 s.
+        assert!(hook_began < exited, "seed {seed}");
+        assert_eq!(
+            hook_ok, exited,
+            "seed {seed}: hook reply at {hook_ok}, exit at {exited}"
+        );
+        // One reply only: the hook's own end later is dropped.
+        let replies = out
+            .trace
+            .iter()
+            .filter(|r| r.text.contains("ExecPreStop#") && r.text.ends_with(" ok"))
+            .count();
+        assert_eq!(replies, 1, "seed {seed}");
+        assert!(out.findings.is_empty(), "seed {seed}: {:?}", out.findings);
+    }
+}
