@@ -686,3 +686,31 @@ fn fuzz_generator_yields_valid_and_invalid_scenarios() {
     eprintln!("structured generator: valid {ok}, invalid {bad} of 300");
     assert!(ok >= 20 && bad >= 20, "valid {ok}, invalid {bad} of 300");
 }
+
+/// Found by `fuzz_structured_scenarios` (chunk seed 1): two containers whose memory
+/// limits (hence requests) are each near the top of a u64 made admission's sum of
+/// requests overflow (a panic in a checked build, a wrapped sum in a release build).
+/// Sums of quantities saturate now: the pod is rejected as OutOfmemory, nothing panics.
+#[test]
+fn fuzz_found_huge_requests_saturate() {
+    let yaml = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata:\n  name: huge\nspec:\n  horizon: 1m\n  pods:\n    - template:\n        metadata: {name: p0}\n        spec:\n          containers:\n            - {name: c0, image: img/c0:1, resources: {limits: {memory: 18446744073709551615}}}\n            - {name: c1, image: img/c1:1, resources: {limits: {memory: 100Mi}}}\n";
+    let path = std::env::temp_dir().join(format!("podsim-fuzz-huge-{}.yaml", std::process::id()));
+    std::fs::write(&path, yaml).expect("temp file");
+    let out = assert_cmd::Command::cargo_bin("podsim")
+        .expect("the binary")
+        .args(["run", path.to_str().expect("utf-8"), "--seed", "159"])
+        .output()
+        .expect("runs");
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("OutOfmemory"), "{stdout}");
+}

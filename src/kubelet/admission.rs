@@ -64,8 +64,9 @@ pub(crate) fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
 pub(crate) fn pod_requests(spec: &PodSpec) -> Resources {
     let mut r = Resources::default();
     for c in &spec.containers {
-        r.cpu_milli += c.requests.cpu_milli;
-        r.memory_bytes += c.requests.memory_bytes;
+        // Quantities as big as a user writes them: a sum saturates, never wraps.
+        r.cpu_milli = r.cpu_milli.saturating_add(c.requests.cpu_milli);
+        r.memory_bytes = r.memory_bytes.saturating_add(c.requests.memory_bytes);
     }
     for c in &spec.init_containers {
         r.cpu_milli = r.cpu_milli.max(c.requests.cpu_milli);
@@ -114,8 +115,8 @@ fn resource_fit(
     let mut used = Resources::default();
     for p in others {
         let r = pod_requests(&p.spec);
-        used.cpu_milli += r.cpu_milli;
-        used.memory_bytes += r.memory_bytes;
+        used.cpu_milli = used.cpu_milli.saturating_add(r.cpu_milli);
+        used.memory_bytes = used.memory_bytes.saturating_add(r.memory_bytes);
     }
     if want.cpu_milli > 0 && want.cpu_milli > alloc.cpu_milli.saturating_sub(used.cpu_milli) {
         return insufficient(
