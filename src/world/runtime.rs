@@ -50,6 +50,11 @@ struct Container {
     removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
     stop_waiters: Vec<(CriClient, CriReq)>,
+    /// PreStop hooks in flight against this container (an exec or HTTP call into it):
+    /// when each is due to end, and the call. The exit answers them early.
+    hooks: Vec<(SimTime, CriClient, CriReq)>,
+    /// Hooks the exit answered (when each was due): their own completion is dropped.
+    hooks_answered: Vec<SimTime>,
     /// Still running when the node powered off.
     powered_off: bool,
 }
@@ -131,12 +136,6 @@ pub(crate) struct Runtime {
     pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
     pub(crate) memory_available_override: Option<u64>,
-    /// PreStop hooks in flight (an exec or HTTP call into the container), in issue order.
-    /// Each is the container, when the hook is due to end, and the call.
-    hooks: Vec<(ContainerId, SimTime, CriClient, CriReq)>,
-    /// Hooks answered early because their container exited (container, when each was due
-    /// to end): their scheduled completion is dropped when it comes.
-    hooks_answered: Vec<(ContainerId, SimTime)>,
 }
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
@@ -168,8 +167,6 @@ impl Runtime {
             deferred: Vec::new(),
             node_memory_bytes: 0,
             memory_available_override: None,
-            hooks: Vec::new(),
-            hooks_answered: Vec::new(),
         }
     }
 
@@ -249,14 +246,14 @@ impl Runtime {
             CriReq::ExecPreStop { id, .. } => {
                 // A hook runs inside the container (exec) or against it (HTTP): into a
                 // container that is not running it fails at once.
-                let d = self
-                    .containers
-                    .get(id)
-                    .filter(|c| c.state == RtState::Running)
-                    .map(|c| c.behaviour.pre_stop_duration)
-                    .unwrap_or(Dur::ZERO);
-                self.hooks.push((*id, sim.now() + d, caller, req.clone()));
-                (d, None)
+                match self.containers.get_mut(id) {
+                    Some(c) if c.state == RtState::Running => {
+                        let d = c.behaviour.pre_stop_duration;
+                        c.hooks.push((sim.now() + d, caller, req.clone()));
+                        (d, None)
+                    }
+                    _ => (Dur::ZERO, None),
+                }
             }
             CriReq::Relist { .. } => (self.latency(CriCall::PodStatus), None),
             // The image manager's presence check: a present image needs no pull.
@@ -307,14 +304,15 @@ impl Runtime {
                     return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
                 }
                 CriReq::ExecPreStop { id, .. } => {
-                    let due = (*id, now);
-                    if let Some(k) = self.hooks_answered.iter().position(|h| *h == due) {
-                        // Answered when its container exited.
-                        self.hooks_answered.remove(k);
-                        return None;
-                    }
-                    if let Some(k) = self.hooks.iter().position(|h| (h.0, h.1) == due) {
-                        self.hooks.remove(k);
+                    if let Some(c) = self.containers.get_mut(id) {
+                        if let Some(k) = c.hooks_answered.iter().position(|d| *d == now) {
+                            // Answered when its container exited.
+                            c.hooks_answered.remove(k);
+                            return None;
+                        }
+                        if let Some(k) = c.hooks.iter().position(|h| h.0 == now) {
+                            c.hooks.remove(k);
+                        }
                     }
                     CriResult::Ok
                 }

@@ -93,6 +93,8 @@ impl Runtime {
                 sigterm_at: None,
                 removed: false,
                 stop_waiters: Vec::new(),
+                hooks: Vec::new(),
+                hooks_answered: Vec::new(),
                 powered_off: false,
             },
         );

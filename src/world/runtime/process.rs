@@ -122,6 +122,11 @@ impl Runtime {
         c.gen += 1;
         let uid = c.uid;
         let waiters = std::mem::take(&mut c.stop_waiters);
+        // A PreStop hook in flight ends with its container (the exec'd process dies with
+        // it; an HTTP hook loses its server). The kubelet only logs a hook's failure, so
+        // the reply is a plain completion.
+        let hooks = std::mem::take(&mut c.hooks);
+        c.hooks_answered.extend(hooks.iter().map(|h| h.0));
         self.changed.insert(uid);
         trace.emit(
             now,
@@ -137,19 +142,9 @@ impl Runtime {
             let r = self.finish(sim, trace, &req, CriResult::Ok);
             out.push((caller, req, r));
         }
-        // A PreStop hook in flight ends with its container (the exec'd process dies with
-        // it; an HTTP hook loses its server). The kubelet only logs a hook's failure, so
-        // the reply is a plain completion.
-        let mut k = 0;
-        while k < self.hooks.len() {
-            if self.hooks[k].0 == id {
-                let (_, due, caller, req) = self.hooks.remove(k);
-                self.hooks_answered.push((id, due));
-                let r = self.finish(sim, trace, &req, CriResult::Ok);
-                out.push((caller, req, r));
-            } else {
-                k += 1;
-            }
+        for (_, caller, req) in hooks {
+            let r = self.finish(sim, trace, &req, CriResult::Ok);
+            out.push((caller, req, r));
         }
         out
     }
@@ -169,8 +164,8 @@ impl Runtime {
             if let Some(c) = self.containers.get_mut(id) {
                 c.powered_off = true;
                 c.stop_waiters.clear();
+                c.hooks.clear();
             }
-            self.hooks.retain(|h| h.0 != *id);
             let _ = self.exit(sim, trace, *id, 137, "PowerOff");
         }
         for sb in self.sandboxes.values_mut() {
