@@ -13,6 +13,7 @@ mod oracle;
 mod plots;
 mod probes;
 mod races;
+mod readme;
 mod reliability_bounds;
 mod reliability_errors;
 mod reliability_output;
