@@ -2,6 +2,7 @@
 
 mod architecture;
 mod cli;
+mod deploy;
 mod determinism;
 mod eviction;
 mod files;

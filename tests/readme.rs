@@ -142,7 +142,11 @@ pub(crate) fn sh(dir: &Path, cmd: &str) -> std::process::Output {
 fn the_readme_lists_its_commands() {
     let cmds = readme_commands(&readme());
     // The quick start's two set-up commands and the "other things to try" list at least.
-    assert!(cmds.len() >= 10, "only {} commands found: {cmds:?}", cmds.len());
+    assert!(
+        cmds.len() >= 10,
+        "only {} commands found: {cmds:?}",
+        cmds.len()
+    );
     assert_eq!(cmds[0], "podsim run scenarios/quickstart.yaml");
 }
 
@@ -157,11 +161,19 @@ fn every_readme_command_runs() {
             failed.push(format!(
                 "{cmd}\n  exit {:?}\n  stderr: {}",
                 out.status.code(),
-                stderr.lines().take(6).collect::<Vec<_>>().join("\n          ")
+                stderr
+                    .lines()
+                    .take(6)
+                    .collect::<Vec<_>>()
+                    .join("\n          ")
             ));
         }
     }
-    assert!(failed.is_empty(), "README commands that fail:\n{}", failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "README commands that fail:\n{}",
+        failed.join("\n")
+    );
 }
 
 /// The quick start shows the summary the first command prints: every line it shows
@@ -193,6 +205,10 @@ fn comments_and_continuations_are_parsed() {
     let body = "podsim run a.yaml   # one\npodsim sweep b.yaml \\\n    --set x=1,2   # two\necho 'a # b'\n";
     assert_eq!(
         logical_lines(body),
-        ["podsim run a.yaml", "podsim sweep b.yaml --set x=1,2", "echo 'a # b'"]
+        [
+            "podsim run a.yaml",
+            "podsim sweep b.yaml --set x=1,2",
+            "echo 'a # b'"
+        ]
     );
 }
