@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// Draw the run as a per-pod timeline into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
+    /// Write the run as a Chrome/Perfetto trace-event JSON file (open it in
+    /// ui.perfetto.dev or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -377,13 +381,15 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     };
     let wants = crate::cli_run::Wants {
         trace: a.trace.as_deref(),
+        perfetto: a.perfetto.as_deref(),
         timeline: a.timeline.is_some(),
         check_determinism: a.check_determinism,
     };
-    let streamed = if a.trace.is_some() || a.timeline.is_some() || a.check_determinism {
-        crate::cli_run::run(sc.clone(), &opts, &wants, |sink| {
+    let streams = a.trace.is_some() || a.perfetto.is_some() || a.timeline.is_some();
+    let streamed = if streams || a.check_determinism {
+        crate::cli_run::run(sc.clone(), &opts, &wants, |sink, typed| {
             reporting_panics(&replay, || {
-                crate::run::run_streaming(sc.clone(), &opts, sink)
+                crate::run::run_observed(sc.clone(), &opts, sink, typed)
             })
         })
     } else {
@@ -394,13 +400,13 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             probes: Default::default(),
             second: None,
             trace: None,
+            perfetto: None,
         })
     };
     let streamed = match streamed {
         Ok(s) => s,
         Err(e) => {
-            let path = a.trace.as_deref().unwrap_or(Path::new(""));
-            eprintln!("error: cannot write trace {}: {e}", path.display());
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -410,11 +416,20 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         probes,
         second,
         trace,
+        perfetto,
     } = streamed;
     let trace = match determinism_report(second, trace, &out.trace_hash, records, &replay) {
         Ok(t) => t,
-        Err(code) => return code,
+        Err(code) => {
+            if let Some(Ok(p)) = perfetto {
+                p.discard();
+            }
+            return code;
+        }
     };
+    if let Err(code) = crate::cli_run::commit_perfetto(perfetto, a.perfetto.as_deref()) {
+        return code;
+    }
     if let Some(t) = trace {
         let path = t.path().to_path_buf();
         if let Err(e) = t.commit() {
