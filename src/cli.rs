@@ -34,6 +34,14 @@ pub enum Command {
     },
     /// Run seeds x parameter points x profiles in parallel; write a result directory.
     Sweep(SweepArgs),
+    /// Write a sweep result directory as one self-contained HTML page (DIR/report.html).
+    Report {
+        /// The sweep result directory.
+        dir: PathBuf,
+        /// Write the page here instead of DIR/report.html.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Combine shard directories into the result of the unsharded sweep.
     Merge(MergeArgs),
     /// List the invariants the oracle checks: name, meaning, source and profiles.
@@ -95,6 +103,10 @@ pub struct SweepArgs {
     /// (repeatable).
     #[arg(long = "fail-on", value_name = "any|none|INVARIANT")]
     pub fail_on: Vec<String>,
+    /// Also write the result directory as one HTML page, DIR/report.html (as
+    /// `podsim report DIR` does).
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Args, Debug)]
@@ -158,6 +170,7 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Check { files } => cmd_check(&files),
         Command::Plot { dir } => cmd_plot(&dir),
         Command::Sweep(a) => cmd_sweep(a),
+        Command::Report { dir, out } => crate::report_html::command(&dir, out.as_deref()),
         Command::Merge(a) => cmd_merge(a),
         Command::Invariants => {
             print!("{}", invariants_table());
@@ -573,7 +586,11 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
     };
     match crate::sweep::sweep(&req) {
         Ok(done) => {
-            let code = finish_sweep(&done.manifest, &done.summary, &done.out, &a.junit, &policy);
+            let mut code =
+                finish_sweep(&done.manifest, &done.summary, &done.out, &a.junit, &policy);
+            if a.report && crate::report_html::report_to(&done.out, None) != ExitCode::SUCCESS {
+                code = ExitCode::from(2);
+            }
             // Held until the plots and the report are written.
             drop(done.lock);
             code

@@ -269,3 +269,196 @@ fn perfetto_into_a_directory_is_refused_before_the_run() {
         .stdout(predicate::str::is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small sweep with findings (2 points x 2 profiles) into a temporary directory, with
+/// `--report`.
+fn small_sweep(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let out = dir.join("result");
+    podsim()
+        .args([
+            "sweep",
+            "scenarios/shutdown/slow-stop.yaml",
+            "--seeds",
+            "2",
+            "--profile",
+            "current",
+            "--profile",
+            "v1.27",
+            "--set",
+            "spec.pods[0].behaviour.app.preStopDuration=5s,9s",
+            "--report",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "report: {}",
+            out.join("report.html").display()
+        )));
+    out
+}
+
+/// The page's structure: one document, nothing fetched, every image inline.
+fn check_self_contained(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+    assert_eq!(html.matches("<html").count(), 1);
+    assert_eq!(html.matches("</html>").count(), 1);
+    assert!(html.trim_end().ends_with("</html>"));
+    assert!(html.contains("<meta name=\"viewport\""));
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "<script",
+        "<link",
+        "@import",
+        "url(",
+    ] {
+        assert!(!html.contains(bad), "the page has {bad}");
+    }
+    for img in html.split("<img ").skip(1) {
+        assert!(
+            img.starts_with("src=\"data:image/svg+xml;base64,")
+                || img.starts_with("src=\"data:image/png;base64,"),
+            "an image that is not inline: {}",
+            &img[..img.len().min(80)]
+        );
+    }
+    assert!(!html.contains("<svg"), "SVG goes in as a data: image");
+}
+
+/// `s` as the page escapes text.
+fn escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+#[test]
+fn sweep_report_is_one_self_contained_page() {
+    let out = small_sweep("report");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    check_self_contained(&html);
+    // One rate row per point x profile.
+    assert_eq!(html.matches("<tr class=\"cell\">").count(), 4);
+    // The plots podsim drew are in the page.
+    let plots = std::fs::read_dir(out.join("plots")).unwrap().count();
+    assert!(plots > 0);
+    assert!(html.matches("<img ").count() > 0);
+    // Every cell's first failing run, with its replay line escaped.
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for c in summary["cells"].as_array().unwrap() {
+        let replay = c["anyFinding"]["firstFailing"]["replay"].as_str().unwrap();
+        assert!(replay.contains('\''), "{replay}");
+        assert!(html.contains(&escaped(replay)), "{replay}");
+    }
+    assert!(html.contains("95&nbsp;%"));
+    assert!(html.contains("shutdown-kills-done-at-group-deadline"));
+    assert!(html.contains("containersAliveAtPowerOff"));
+    // `podsim report DIR` writes the same page again (a pure function of the files).
+    podsim()
+        .args(["report"])
+        .arg(&out)
+        .args(["--out"])
+        .arg(out.join("again.html"))
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(out.join("again.html")).unwrap(),
+        html
+    );
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn report_escapes_what_it_reads() {
+    let out = small_sweep("report-escape");
+    let m = out.join("manifest.json");
+    let text = std::fs::read_to_string(&m).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["scenario"] = Value::from("<b>bold</b> & <script>x</script>");
+    v["name"] = Value::from("a<b>b");
+    std::fs::write(&m, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    podsim().arg("report").arg(&out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    check_self_contained(&html);
+    assert!(html.contains("&lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt;"));
+    assert!(html.contains("<title>podsim sweep a&lt;b&gt;b</title>"));
+    assert!(!html.contains("<b>bold"));
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn report_errors_name_the_file() {
+    let dir = temp_dir("report-errors");
+    // Not a result directory.
+    podsim()
+        .arg("report")
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            dir.join("manifest.json").display().to_string(),
+        ));
+    assert!(!dir.join("report.html").exists());
+    // A summary that is not JSON: the file and the line and column.
+    let out = small_sweep("report-bad-summary");
+    std::fs::write(out.join("summary.json"), "{\n  \"cells\": [\n    {,\n").unwrap();
+    podsim()
+        .arg("report")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{}: not JSON",
+            out.join("summary.json").display()
+        )))
+        .stderr(predicate::str::contains("line 3 column"));
+    // A summary without a field the page needs: its path.
+    std::fs::write(out.join("summary.json"), "{\"cells\": [{\"point\": 0}]}").unwrap();
+    podsim()
+        .arg("report")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cells[0].profile: missing"));
+    // An output path that cannot be written.
+    podsim()
+        .arg("report")
+        .arg("results/shutdown-vs-slow-stop")
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "cannot write {}",
+            dir.display()
+        )));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn report_of_a_bundled_result() {
+    let dir = temp_dir("report-bundled");
+    let page = dir.join("report.html");
+    podsim()
+        .args(["report", "results/shutdown-vs-slow-stop", "--out"])
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    check_self_contained(&html);
+    // 6 points x 1 profile; every plot of the directory (one per SVG).
+    assert_eq!(html.matches("<tr class=\"cell\">").count(), 6);
+    let svgs = std::fs::read_dir("results/shutdown-vs-slow-stop/plots")
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "svg")
+        .count();
+    assert_eq!(html.matches("<img src=\"data:image/svg+xml").count(), svgs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
