@@ -220,7 +220,7 @@ td.v{overflow-wrap:anywhere;min-width:5em;max-width:18em}
 .hit{background:#fde8e8}
 .ci{color:#666;font-size:.85em}
 code,pre{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.85em}
-pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;overflow-x:auto;white-space:pre;margin:4px 0 10px}
+pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0 10px}
 figure{margin:10px 0 18px}
 figure img{max-width:100%;height:auto;border:1px solid #e4e4e4}
 figcaption{color:#555;font-size:.85em;overflow-wrap:anywhere}
@@ -394,8 +394,11 @@ fn rates(h: &mut String, m: &Manifest, cells: &[Cell<'_>]) {
             esc(c.profile),
             c.runs
         );
+        // A finding a cell does not list did not occur there: 0 of its runs.
+        let (lo, hi) = crate::results::wilson(0, c.runs);
+        let none = serde_json::json!({ "runs": 0, "rate": 0.0, "ci95": [lo, hi] });
         let mut rate = |r: Option<&Value>| {
-            let (v, ci, hit) = r.map_or(("-".into(), String::new(), false), rate_cells);
+            let (v, ci, hit) = rate_cells(r.unwrap_or(&none));
             let class = if hit { "n hit" } else { "n" };
             let _ = write!(
                 h,
