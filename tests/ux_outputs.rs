@@ -233,6 +233,16 @@ fn perfetto_findings_are_on_their_own_track() {
     assert!(node
         .iter()
         .any(|(t, n)| t == "shutdown" && n.starts_with("group priority")));
+    // The critical pod's StopContainer was still in flight at the power-off: its slice
+    // ends there, on its container's CRI thread.
+    let critical = pid_named(&events, "pod critical (uid-0002)");
+    let stop = events
+        .iter()
+        .find(|e| e["pid"] == critical && e["name"] == "StopContainer")
+        .expect("a StopContainer slice");
+    assert_eq!(stop["args"]["ended"], "node powered off");
+    let tid = stop["tid"].as_u64().unwrap();
+    assert_eq!(thread_name(&events, critical, tid), "agent CRI");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -100,6 +100,22 @@ struct Pod {
 }
 
 impl Pod {
+    /// The thread of a CRI call: its container's CRI thread when the call names a known
+    /// container, else the pod's runtime thread.
+    fn cri_thread(&mut self, call: CriOp, target: u32) -> (u64, String) {
+        let by_id = matches!(
+            call,
+            CriOp::StartContainer
+                | CriOp::StopContainer
+                | CriOp::ExecPreStop
+                | CriOp::RemoveContainer
+        );
+        match by_id.then(|| self.ids.get(&target).cloned()).flatten() {
+            Some(c) => (self.container_kind(&c) + 1, format!("{c} CRI")),
+            None => (RUNTIME, "runtime".into()),
+        }
+    }
+
     /// The thread kind of container `name` (its CRI calls: `+ 1`).
     fn container_kind(&mut self, name: &str) -> u64 {
         let i = match self.containers.iter().position(|c| c == name) {
@@ -405,8 +421,8 @@ impl<W: Write> Perfetto<W> {
                 self.set_phase(*uid, at, phase.as_str());
                 if let Some(r) = reason {
                     let pid = self.pod(*uid).pid;
-                    let args = json!({ "reason": r });
-                    self.instant(pid, PHASE, "phase", "status reason", at, args);
+                    let name = format!("reason {r}");
+                    self.instant(pid, PHASE, "phase", &name, at, json!({}));
                 }
             }
             ApiRemoved { uid, by } => {
@@ -459,24 +475,11 @@ impl<W: Write> Perfetto<W> {
         else {
             return;
         };
-        let by_id = matches!(
-            call,
-            CriOp::StartContainer
-                | CriOp::StopContainer
-                | CriOp::ExecPreStop
-                | CriOp::RemoveContainer
-        );
-        let container = by_id.then(|| pod.ids.get(&target).cloned()).flatten();
         if let (Some(e), Some(m)) = (error, o.args.as_object_mut()) {
             m.insert("error".into(), json!(e));
         }
-        match container {
-            Some(c) => {
-                let kind = pod.container_kind(&c) + 1;
-                self.slice(pid, kind, &format!("{c} CRI"), o, at.0);
-            }
-            None => self.slice(pid, RUNTIME, "runtime", o, at.0),
-        }
+        let (kind, base) = pod.cri_thread(call, target);
+        self.slice(pid, kind, &base, o, at.0);
     }
 
     /// Transitions of the container runtime and the host.
@@ -793,8 +796,10 @@ impl<W: Write> Perfetto<W> {
     fn close_runtime_side(&mut self, at: SimTime, why: &str) {
         let mut done: Vec<(u64, u64, String, Open)> = Vec::new();
         for pod in self.pods.values_mut() {
-            for q in pod.cri.values_mut() {
-                done.extend(q.drain(..).map(|o| (pod.pid, RUNTIME, "runtime".into(), o)));
+            let cri = std::mem::take(&mut pod.cri);
+            for ((call, target), q) in cri {
+                let (kind, base) = pod.cri_thread(call, target);
+                done.extend(q.into_iter().map(|o| (pod.pid, kind, base.clone(), o)));
             }
             let running = std::mem::take(&mut pod.running);
             for (id, o) in running {
