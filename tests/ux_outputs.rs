@@ -437,9 +437,10 @@ fn report_errors_name_the_file() {
         .code(2)
         .stderr(predicate::str::contains("cells[0].profile: missing"));
     // An output path that cannot be written.
+    let bundled = copy_bundled("report-errors-bundled");
     podsim()
         .arg("report")
-        .arg("results/shutdown-vs-slow-stop")
+        .arg(&bundled)
         .arg("--out")
         .arg(&dir)
         .assert()
@@ -450,17 +451,30 @@ fn report_errors_name_the_file() {
         )));
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
+    let _ = std::fs::remove_dir_all(&bundled);
+}
+
+/// A copy of the bundled `results/shutdown-vs-slow-stop` in a temporary directory (the
+/// report takes the directory's lock, a file in it: tests write only under the temp dir).
+fn copy_bundled(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let from = Path::new("results/shutdown-vs-slow-stop");
+    std::fs::create_dir_all(dir.join("plots")).unwrap();
+    for f in ["manifest.json", "summary.json"] {
+        std::fs::copy(from.join(f), dir.join(f)).unwrap();
+    }
+    for e in std::fs::read_dir(from.join("plots")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join("plots").join(p.file_name().unwrap())).unwrap();
+    }
+    dir
 }
 
 #[test]
 fn report_of_a_bundled_result() {
-    let dir = temp_dir("report-bundled");
+    let dir = copy_bundled("report-bundled");
     let page = dir.join("report.html");
-    podsim()
-        .args(["report", "results/shutdown-vs-slow-stop", "--out"])
-        .arg(&page)
-        .assert()
-        .success();
+    podsim().arg("report").arg(&dir).assert().success();
     let html = std::fs::read_to_string(&page).unwrap();
     check_self_contained(&html);
     // 6 points x 1 profile; every plot of the directory (one per SVG).
