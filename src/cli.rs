@@ -34,6 +34,14 @@ pub enum Command {
     },
     /// Run seeds x parameter points x profiles in parallel; write a result directory.
     Sweep(SweepArgs),
+    /// Write a sweep result directory as one self-contained HTML page (DIR/report.html).
+    Report {
+        /// The sweep result directory.
+        dir: PathBuf,
+        /// Write the page here instead of DIR/report.html.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Combine shard directories into the result of the unsharded sweep.
     Merge(MergeArgs),
     /// List the invariants the oracle checks: name, meaning, source and profiles.
@@ -95,6 +103,10 @@ pub struct SweepArgs {
     /// (repeatable).
     #[arg(long = "fail-on", value_name = "any|none|INVARIANT")]
     pub fail_on: Vec<String>,
+    /// Also write the result directory as one HTML page, DIR/report.html (as
+    /// `podsim report DIR` does).
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Args, Debug)]
@@ -132,6 +144,10 @@ pub struct RunArgs {
     /// Draw the run as a per-pod timeline into FILE (.svg or .png).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
+    /// Write the run as a Chrome/Perfetto trace-event JSON file (open it in
+    /// ui.perfetto.dev or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -154,6 +170,7 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Check { files } => cmd_check(&files),
         Command::Plot { dir } => cmd_plot(&dir),
         Command::Sweep(a) => cmd_sweep(a),
+        Command::Report { dir, out } => crate::report_html::command(&dir, out.as_deref()),
         Command::Merge(a) => cmd_merge(a),
         Command::Invariants => {
             print!("{}", invariants_table());
@@ -377,13 +394,15 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     };
     let wants = crate::cli_run::Wants {
         trace: a.trace.as_deref(),
+        perfetto: a.perfetto.as_deref(),
         timeline: a.timeline.is_some(),
         check_determinism: a.check_determinism,
     };
-    let streamed = if a.trace.is_some() || a.timeline.is_some() || a.check_determinism {
-        crate::cli_run::run(sc.clone(), &opts, &wants, |sink| {
+    let streams = a.trace.is_some() || a.perfetto.is_some() || a.timeline.is_some();
+    let streamed = if streams || a.check_determinism {
+        crate::cli_run::run(sc.clone(), &opts, &wants, |sink, typed| {
             reporting_panics(&replay, || {
-                crate::run::run_streaming(sc.clone(), &opts, sink)
+                crate::run::run_observed(sc.clone(), &opts, sink, typed)
             })
         })
     } else {
@@ -394,13 +413,13 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             probes: Default::default(),
             second: None,
             trace: None,
+            perfetto: None,
         })
     };
     let streamed = match streamed {
         Ok(s) => s,
         Err(e) => {
-            let path = a.trace.as_deref().unwrap_or(Path::new(""));
-            eprintln!("error: cannot write trace {}: {e}", path.display());
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -410,11 +429,20 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         probes,
         second,
         trace,
+        perfetto,
     } = streamed;
     let trace = match determinism_report(second, trace, &out.trace_hash, records, &replay) {
         Ok(t) => t,
-        Err(code) => return code,
+        Err(code) => {
+            if let Some(Ok(p)) = perfetto {
+                p.discard();
+            }
+            return code;
+        }
     };
+    if let Err(code) = crate::cli_run::commit_perfetto(perfetto, a.perfetto.as_deref()) {
+        return code;
+    }
     if let Some(t) = trace {
         let path = t.path().to_path_buf();
         if let Err(e) = t.commit() {
@@ -558,7 +586,11 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
     };
     match crate::sweep::sweep(&req) {
         Ok(done) => {
-            let code = finish_sweep(&done.manifest, &done.summary, &done.out, &a.junit, &policy);
+            let mut code =
+                finish_sweep(&done.manifest, &done.summary, &done.out, &a.junit, &policy);
+            if a.report && crate::report_html::report_to(&done.out, None) != ExitCode::SUCCESS {
+                code = ExitCode::from(2);
+            }
             // Held until the plots and the report are written.
             drop(done.lock);
             code

@@ -1,21 +1,28 @@
 //! `podsim run`'s trace records, streamed as the run makes them: to the `--trace` file,
-//! to the timeline's probe-failure markers, and (with `--check-determinism`) compared one
+//! to the timeline's probe-failure markers, as typed transitions to the `--perfetto` file,
+//! and (with `--check-determinism`) compared one
 //! by one with those of a second run on another thread. No record is kept beyond a bounded
 //! batch, so a run of a hundred million events needs no more memory than a short one.
 
+use crate::model::Transition;
 use crate::plot::timeline::ProbeFailures;
 use crate::run::{run_streaming, RunOptions, RunOutput};
 use crate::scenario::Scenario;
 use crate::sim::trace::Record;
+use crate::sim::SimTime;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
+/// Takes the run's typed transitions, a batch at a time.
+pub(crate) type TypedSink<'a> = dyn FnMut(&[(SimTime, Transition)]) + 'a;
+
 /// What `podsim run` asked for beyond the run itself.
 pub(crate) struct Wants<'a> {
     pub(crate) trace: Option<&'a Path>,
+    pub(crate) perfetto: Option<&'a Path>,
     pub(crate) timeline: bool,
     pub(crate) check_determinism: bool,
 }
@@ -41,9 +48,11 @@ pub(crate) struct Streamed {
     pub(crate) second: Option<Second>,
     /// The trace file, written but not yet in place (see [`TraceFile::commit`]).
     pub(crate) trace: Option<TraceFile>,
+    /// The `--perfetto` file, complete but not yet in place, or the error writing it.
+    pub(crate) perfetto: Option<std::io::Result<TraceFile>>,
 }
 
-/// `--trace FILE` being written: JSON Lines into a temporary file beside it, renamed into
+/// `--trace FILE` (or `--perfetto FILE`) being written: into a temporary file beside it, renamed into
 /// place once the run is done and the file complete; a FIFO or device (`/dev/null`, a
 /// named pipe) is written in place, and a symbolic link is followed, never replaced (the
 /// rules of `crate::outfile`).
@@ -121,6 +130,40 @@ impl TraceFile {
     }
 }
 
+/// Raw bytes (the `--perfetto` file): the first error is kept and returned by
+/// [`TraceFile::commit`] too.
+impl Write for TraceFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(e) = &self.err {
+            return Err(std::io::Error::new(e.kind(), e.to_string()));
+        }
+        self.w.write_all(buf).inspect_err(|e| {
+            self.err = Some(std::io::Error::new(e.kind(), e.to_string()));
+        })?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Puts the finished `--perfetto` file (if asked for) in place; an error writing it is
+/// printed, naming the file, and exits 2.
+pub(crate) fn commit_perfetto(
+    file: Option<std::io::Result<TraceFile>>,
+    path: Option<&Path>,
+) -> Result<(), std::process::ExitCode> {
+    let path = path.unwrap_or(Path::new("")).display();
+    match file.map(|f| f.and_then(TraceFile::commit)) {
+        None | Some(Ok(())) => Ok(()),
+        Some(Err(e)) => {
+            eprintln!("error: cannot write perfetto trace {path}: {e}");
+            Err(std::process::ExitCode::from(2))
+        }
+    }
+}
+
 /// Run 1's records against run 2's, as both runs go (run 2 sends its records in
 /// batches over a bounded channel, so at most a few batches wait).
 struct Compare {
@@ -177,14 +220,28 @@ impl Compare {
 
 /// Runs `sc` once (twice with `--check-determinism`), streaming the records where `wants`
 /// says. `run1` runs the first run (the caller wraps it to report panics). An error
-/// creating the trace file is returned before anything runs.
+/// creating an output file is returned (as the message to print) before anything runs.
 pub(crate) fn run(
     sc: Arc<Scenario>,
     opts: &RunOptions,
     wants: &Wants<'_>,
-    run1: impl FnOnce(&mut dyn FnMut(&[Record])) -> RunOutput,
-) -> std::io::Result<Streamed> {
-    let mut trace = wants.trace.map(TraceFile::create).transpose()?;
+    run1: impl FnOnce(&mut dyn FnMut(&[Record]), Option<&mut TypedSink<'_>>) -> RunOutput,
+) -> Result<Streamed, String> {
+    let create = |what: &str, p: &Path| {
+        TraceFile::create(p).map_err(|e| format!("cannot write {what} {}: {e}", p.display()))
+    };
+    let mut trace = wants.trace.map(|p| create("trace", p)).transpose()?;
+    let perfetto = wants.perfetto.map(|p| create("perfetto trace", p));
+    let perfetto = match perfetto.transpose() {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(t) = trace {
+                t.discard();
+            }
+            return Err(e);
+        }
+    };
+    let mut perfetto = perfetto.map(crate::run::perfetto::Perfetto::new);
     let mut probes = ProbeFailures::default();
     let mut records = 0u64;
     let (mut compare, second) = if wants.check_determinism {
@@ -205,20 +262,34 @@ pub(crate) fn run(
     } else {
         (None, None)
     };
-    let out = run1(&mut |batch| {
-        for r in batch {
-            records += 1;
-            if let Some(t) = trace.as_mut() {
-                t.write(r);
-            }
-            if wants.timeline {
-                probes.see(r);
-            }
-            if let Some(c) = compare.as_mut() {
-                c.see(r);
-            }
+    let mut see_typed = |batch: &[(SimTime, Transition)]| {
+        if let Some(p) = perfetto.as_mut() {
+            p.see(batch);
         }
-    });
+    };
+    let typed: Option<&mut TypedSink<'_>> = if wants.perfetto.is_some() {
+        Some(&mut see_typed)
+    } else {
+        None
+    };
+    let out = run1(
+        &mut |batch| {
+            for r in batch {
+                records += 1;
+                if let Some(t) = trace.as_mut() {
+                    t.write(r);
+                }
+                if wants.timeline {
+                    probes.see(r);
+                }
+                if let Some(c) = compare.as_mut() {
+                    c.see(r);
+                }
+            }
+        },
+        typed,
+    );
+    let perfetto = perfetto.map(|p| p.finish(&out));
     let second = second.map(|h| {
         let mut c = compare.take().expect("a comparison with the second run");
         c.finish();
@@ -237,5 +308,6 @@ pub(crate) fn run(
         probes,
         second,
         trace,
+        perfetto,
     })
 }

@@ -46,7 +46,8 @@
 //!   reader, for the person watching), `lock` (the result directory's lock file, which
 //!   records the wall time it was taken, for the person reading who holds it), `outfile`
 //!   (writing an output file atomically without replacing a device, FIFO or symlink),
-//!   `junit`, `plot`, `report`, and `replay` (the replay line and the temporary-file paths
+//!   `junit`, `plot`, `report`, `report_html` (`podsim report`: a result directory as one
+//!   HTML page), and `replay` (the replay line and the temporary-file paths
 //!   that bulk code and the CLI share).
 //! * [`cli`]: the command line, thin: one function per subcommand.
 //!
@@ -95,6 +96,7 @@ pub(crate) mod plot;
 pub(crate) mod progress;
 pub(crate) mod replay;
 pub(crate) mod report;
+pub(crate) mod report_html;
 pub mod results;
 pub mod run;
 pub mod scenario;

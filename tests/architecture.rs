@@ -83,6 +83,7 @@ fn bulk_modules_do_not_call_the_command_line() {
         "src/bisect.rs",
         "src/results.rs",
         "src/report.rs",
+        "src/report_html.rs",
         "src/junit.rs",
         "src/progress.rs",
     ] {

@@ -24,3 +24,4 @@ mod shutdown;
 mod static_pods;
 mod swarm;
 mod sweep;
+mod ux_outputs;

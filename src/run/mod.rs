@@ -9,8 +9,10 @@
 //! * `process`: the kubelet process (crash, restart) and the node's power (logind,
 //!   shutdown, power-off).
 //! * `output`: what a run produces (`--json`); `summary`: building it from the world.
+//! * `perfetto`: the run as a Chrome/Perfetto trace-event file (`--perfetto`).
 
 mod output;
+pub(crate) mod perfetto;
 mod process;
 mod summary;
 mod timeline;
@@ -42,7 +44,7 @@ pub struct RunOptions {
 /// [`RunOutput::trace`] (a run that would keep more than
 /// [`crate::sim::limits::MAX_KEPT_RECORDS`] stops with `run-limit-reached`).
 pub fn run(sc: Arc<Scenario>, opts: &RunOptions) -> RunOutput {
-    run_inner(sc, opts, None)
+    run_inner(sc, opts, None, None)
 }
 
 /// Run `sc` with `opts`, handing every trace record to `sink` as the run makes them (in
@@ -53,20 +55,38 @@ pub fn run_streaming(
     opts: &RunOptions,
     sink: &mut dyn FnMut(&[crate::sim::trace::Record]),
 ) -> RunOutput {
+    run_observed(sc, opts, sink, None)
+}
+
+/// [`run_streaming`], also handing the run's typed transitions to `typed` (in batches, in
+/// order) when given: what `run --perfetto` draws from. The hash is the same.
+pub fn run_observed(
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    sink: &mut dyn FnMut(&[crate::sim::trace::Record]),
+    typed: Option<&mut world::TransitionSink<'_>>,
+) -> RunOutput {
     let opts = RunOptions {
         keep_trace: true,
         ..opts.clone()
     };
-    run_inner(sc, &opts, Some(sink))
+    run_inner(sc, &opts, Some(sink), typed)
 }
 
 fn run_inner(
     sc: Arc<Scenario>,
     opts: &RunOptions,
     sink: Option<&mut world::RecordSink<'_>>,
+    typed: Option<&mut world::TransitionSink<'_>>,
 ) -> RunOutput {
-    let mut world = World::with_oracle(sc, opts.seed, opts.keep_trace, !opts.no_oracle);
-    let stop = world.run_to_end_with(sink);
+    let mut world = World::with_oracle(
+        sc,
+        opts.seed,
+        opts.keep_trace,
+        !opts.no_oracle,
+        typed.is_some(),
+    );
+    let stop = world.run_to_end_with(sink, typed);
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
     world.trace.observer_mut().release_pod_state();

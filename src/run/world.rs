@@ -21,10 +21,46 @@ pub(crate) type Event = crate::world::Event<KEv>;
 
 /// The run's trace: every transition is hashed, optionally kept, and shown to the
 /// invariant oracle (which never changes the hash).
-pub(crate) type Trace = crate::sim::Trace<Oracle>;
+pub(crate) type Trace = crate::sim::Trace<Watch>;
 
 /// Takes a run's kept trace records, a batch at a time, in order.
 pub(crate) type RecordSink<'a> = dyn FnMut(&[crate::sim::trace::Record]) + 'a;
+
+/// Takes a run's transitions as typed values (what the oracle sees), a batch at a time, in
+/// order: for outputs that need more than a record's text (`run --perfetto`).
+pub(crate) type TransitionSink<'a> = dyn FnMut(&[(SimTime, Transition)]) + 'a;
+
+/// What watches the trace: the invariant oracle and, when an output asks for them, a tap
+/// that keeps the typed transitions until the event loop hands them out. Neither touches the
+/// hash. Dereferences to the oracle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Watch {
+    pub(crate) oracle: Oracle,
+    pub(crate) tap: Option<Vec<(SimTime, Transition)>>,
+}
+
+impl crate::sim::trace::Observer<Transition> for Watch {
+    #[inline]
+    fn observe(&mut self, at: SimTime, rec: &Transition) {
+        crate::sim::trace::Observer::observe(&mut self.oracle, at, rec);
+        if let Some(t) = self.tap.as_mut() {
+            t.push((at, rec.clone()));
+        }
+    }
+}
+
+impl std::ops::Deref for Watch {
+    type Target = Oracle;
+    fn deref(&self) -> &Oracle {
+        &self.oracle
+    }
+}
+
+impl std::ops::DerefMut for Watch {
+    fn deref_mut(&mut self) -> &mut Oracle {
+        &mut self.oracle
+    }
+}
 
 /// The trace label of a watch (or, `file`, file-source) event.
 fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
@@ -60,16 +96,18 @@ pub(crate) struct World {
 impl World {
     #[cfg(test)]
     pub(crate) fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
-        Self::with_oracle(sc, seed, keep_trace, true)
+        Self::with_oracle(sc, seed, keep_trace, true, false)
     }
 
     /// A world whose trace is watched by the invariant oracle of the scenario's profile
-    /// (`oracle`), or by none.
+    /// (`oracle`), or by none; with `tap`, its typed transitions are kept for
+    /// [`World::run_to_end_with`] to hand out.
     pub(crate) fn with_oracle(
         sc: Arc<Scenario>,
         seed: u64,
         keep_trace: bool,
         oracle: bool,
+        tap: bool,
     ) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         let observer = if oracle {
@@ -77,7 +115,13 @@ impl World {
         } else {
             Oracle::default()
         };
-        let mut trace = Trace::with_observer(keep_trace, observer);
+        let mut trace = Trace::with_observer(
+            keep_trace,
+            Watch {
+                oracle: observer,
+                tap: tap.then(Vec::new),
+            },
+        );
         let mut runtime = Runtime::new(
             seed,
             sc.runtime.latencies.clone(),
@@ -348,13 +392,19 @@ impl World {
     /// Run to the end: queue empty, horizon, or a limit.
     #[cfg(test)]
     pub(crate) fn run_to_end(&mut self) -> StopReason {
-        self.run_to_end_with(None)
+        self.run_to_end_with(None, None)
     }
 
     /// Runs to the end; with `sink`, kept trace records are handed to it in batches as the
     /// run makes them (and the last batch at the end), so none pile up in memory. Without
-    /// one they stay in the trace, up to [`crate::sim::limits::MAX_KEPT_RECORDS`].
-    pub(crate) fn run_to_end_with(&mut self, mut sink: Option<&mut RecordSink<'_>>) -> StopReason {
+    /// one they stay in the trace, up to [`crate::sim::limits::MAX_KEPT_RECORDS`]. With
+    /// `typed` (and a world built with a tap), the typed transitions are handed out in the
+    /// same way.
+    pub(crate) fn run_to_end_with(
+        &mut self,
+        mut sink: Option<&mut RecordSink<'_>>,
+        mut typed: Option<&mut TransitionSink<'_>>,
+    ) -> StopReason {
         const BATCH: usize = 4096;
         let cap = crate::sim::limits::MAX_KEPT_RECORDS;
         let stop = loop {
@@ -368,10 +418,26 @@ impl World {
                 None if kept >= cap => break StopReason::MaxKeptRecords,
                 _ => {}
             }
+            if let Some(f) = typed.as_deref_mut() {
+                self.hand_out_typed(f, BATCH);
+            }
         };
         if let Some(f) = sink {
             f(&self.trace.take_records());
         }
+        if let Some(f) = typed {
+            self.hand_out_typed(f, 0);
+            self.trace.observer_mut().tap = None;
+        }
         stop
+    }
+
+    /// Hands the tapped transitions to `f` once there are at least `batch` of them.
+    fn hand_out_typed(&mut self, f: &mut TransitionSink<'_>, batch: usize) {
+        let tap = self.trace.observer_mut().tap.as_mut();
+        if let Some(t) = tap.filter(|t| t.len() >= batch.max(1)) {
+            let taken = std::mem::take(t);
+            f(&taken);
+        }
     }
 }
