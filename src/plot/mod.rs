@@ -6,45 +6,48 @@
 //! # Input of `podsim plot DIR`: `DIR/summary.json`
 //!
 //! `podsim plot` reads only `DIR/summary.json` (never runs a simulation) and writes
-//! `DIR/plots/*.svg` and `*.png`. The schema (every field optional unless marked; a missing
-//! or malformed field skips the plot that needs it, with a note on stderr):
+//! `DIR/plots/*.svg` and `*.png` (or into `--out`). The schema (every field optional unless
+//! marked; a missing or malformed field skips the plot that needs it, with a note on
+//! stderr):
 //!
 //! ```text
 //! {
-//!   "points": [                                   // required: one entry per (parameter values, profile)
+//!   "cells": [                                    // required (or "points"): one per (values, profile)
 //!     {
-//!       "parameters": {"<path>": <value>, ...},   // the swept values of this point; <value> is a
-//!                                                 //   JSON string ("10s", "500ms", "Never") or number
+//!       "parameters": {"<path>": <value>, ...},   // the swept values: YAML text as `--set` takes
+//!                                                 //   it ("10s", "{fixed: 1s}"), a number or a boolean
+//!       "labels": {"<path>": "fixed 1s", ...},    // their labels (default: made from the values)
 //!       "profile": "current",                     // behaviour profile; absent: "(none)"
 //!       "runs": 200,                              // runs at this point (N)
-//!       "findings": {                             // per invariant, over the N runs:
+//!       "anyFinding": {"runs": 5, ...},           // as a finding, plotted as `any`
+//!       "findings": {                             // per invariant, over the N runs (absent: 0):
 //!         "<invariant>": {"runs": 3,              //   runs with at least one finding of it (k)
 //!                         "rate": 0.015,          //   k / N
 //!                         "ci95": [0.005, 0.043]} //   95 % interval of the rate (Wilson)
 //!       },
-//!       "metrics": {                              // raw samples pooled over the point's runs, in ns:
-//!         "timeToTerminatedNs": [2072000000, ...],//   pods[].deletion request -> containers stopped
-//!         "timeToRemovedNs": [3137000000, ...]    //   deletion request -> removed from the API
+//!       "metrics": {                              // per metric, over the point's runs: raw
+//!         "timeToTerminatedNs/web": {"n": 200,    //   integer samples, or percentiles
+//!           "mean": 2.1e9, "min": 2e9, "p25": 2e9, "p50": 2.1e9, "p75": 2.2e9, "max": 3e9}
 //!       }
 //!     }
-//!   ]
+//!   ],
+//!   "parameters": [{"path": "<path>", "labels": [...]}] // the axes and their values' order
 //! }
 //! ```
 //!
-//! Plots written:
+//! Plots written (`sweep.rs` reads, the figures are in `rate.rs`, `heatmap.rs` and
+//! `boxplot.rs`); every profile is in every plot, each with its colour ([`Colours`]):
 //!
-//! * `rate--<parameter>--<invariant>.svg/.png`, for every swept parameter path and every
-//!   invariant: the finding rate against the parameter's values with the 95 % interval as a
-//!   band, one line per profile. Points that differ only in other parameters are pooled:
-//!   k and N are summed and the interval is the Wilson interval of the pooled counts (a
-//!   single point keeps its own `rate` and `ci95`; without `runs`, `k` is `rate` x N).
-//!   Values that all parse as numbers or Go-style durations give a numeric axis (durations
-//!   in seconds); otherwise the values are categories in sorted order.
-//! * `time-to-terminated.svg/.png`, `time-to-removed.svg/.png`: histograms of the pooled
-//!   samples per profile (podsim bins them itself, so the SVG is byte-for-byte
-//!   deterministic).
-//!
-//! Only `summary.json` is read; `manifest.json` and `runs.jsonl` are not needed.
+//! * `rate--<parameter>--<invariant>`, for every swept parameter and every invariant: the
+//!   finding rate against the parameter's values, a series per profile. Points that differ
+//!   only in other parameters are pooled: k and N are summed and the interval is the Wilson
+//!   interval of the pooled counts (a single point keeps its own `rate` and `ci95`). Labels
+//!   that all parse as numbers or Go-style durations give a numeric axis (durations in
+//!   seconds), drawn as lines with the interval as a band; otherwise the labels are
+//!   categories in the sweep's order, drawn as points with error bars.
+//! * `heatmap--<x>--<y>--<invariant>`, for every pair of parameters with two values or more:
+//!   the rate per cell, a grid per profile.
+//! * `metric--<metric>`: a box per point and profile for each metric that varies.
 
 mod boxplot;
 mod heatmap;
