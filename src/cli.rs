@@ -31,6 +31,9 @@ pub enum Command {
     Plot {
         /// The sweep result directory.
         dir: PathBuf,
+        /// Where the plots go (default DIR/plots).
+        #[arg(long, value_name = "PLOTDIR")]
+        out: Option<PathBuf>,
     },
     /// Run seeds x parameter points x profiles in parallel; write a result directory.
     Sweep(SweepArgs),
@@ -168,7 +171,7 @@ pub fn main_with(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Check { files } => cmd_check(&files),
-        Command::Plot { dir } => cmd_plot(&dir),
+        Command::Plot { dir, out } => cmd_plot(&dir, out.as_deref()),
         Command::Sweep(a) => cmd_sweep(a),
         Command::Report { dir, out } => crate::report_html::command(&dir, out.as_deref()),
         Command::Merge(a) => cmd_merge(a),
@@ -521,7 +524,7 @@ fn finish_sweep(
     // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
     // plotted once merged).
     if m.shard.is_none() {
-        match crate::plot::sweep::plot_dir(out) {
+        match crate::plot::sweep::plot_dir(out, None) {
             Ok(rep) => {
                 for n in &rep.notes {
                     eprintln!("note: {n}");
@@ -659,7 +662,7 @@ fn reporting_panics<T>(replay: &str, f: impl FnOnce() -> T) -> T {
 
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
 /// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
-fn cmd_plot(dir: &Path) -> ExitCode {
+fn cmd_plot(dir: &Path, out: Option<&Path>) -> ExitCode {
     // Plotting writes DIR/plots/: not while a sweep or merge writes the directory. (Not a
     // result directory at all: nothing is written, and the reader below says why.)
     let is_result = |f: &str| dir.join(f).is_file();
@@ -674,7 +677,7 @@ fn cmd_plot(dir: &Path) -> ExitCode {
     } else {
         None
     };
-    match crate::plot::sweep::plot_dir(dir) {
+    match crate::plot::sweep::plot_dir(dir, out) {
         Ok(rep) => {
             for n in &rep.notes {
                 eprintln!("note: {n}");

@@ -125,6 +125,7 @@ pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
             pct(c.any_finding.ci95[1])
         );
         out.push_str(&cell_text(c, policy, false));
+        out.push_str(&crate::sweep_table::cell_metrics_text(c));
         case.set_system_out(out);
         suite.add_test_case(case);
     }

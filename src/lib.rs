@@ -102,6 +102,7 @@ pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod sweep;
+pub(crate) mod sweep_table;
 pub(crate) mod world;
 
 use scenario::{LoadError, Loaded, Names, Note, SweepFile, SwitchName};

@@ -31,7 +31,7 @@ struct State {
     done: u64,
     /// Runs done when this process started (a resume).
     resumed: u64,
-    /// Runs with findings, by invariant, in this sweep so far (this process's runs).
+    /// Runs with findings, by invariant, in this sweep so far (the resumed runs included).
     findings: BTreeMap<String, u64>,
     last_line: Instant,
 }
@@ -57,8 +57,15 @@ fn human(d: Duration) -> String {
 }
 
 impl Progress {
-    /// `total` runs, of which `done` were already in the result directory.
-    pub(crate) fn new(label: &str, total: u64, done: u64) -> Progress {
+    /// `total` runs, of which `done` were already in the result directory, with
+    /// `findings` (runs with each finding among those, by invariant): every line counts the
+    /// sweep's runs so far, not only this process's.
+    pub(crate) fn new(
+        label: &str,
+        total: u64,
+        done: u64,
+        findings: BTreeMap<String, u64>,
+    ) -> Progress {
         let mode = if std::io::stderr().is_terminal() {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -77,7 +84,7 @@ impl Progress {
             bar.set_prefix(label.to_string());
             bar.set_position(done);
             bar.reset_eta();
-            bar.set_message(findings_text(&BTreeMap::new()));
+            bar.set_message(findings_text(&findings));
             Mode::Bar(bar)
         } else {
             let ms = std::env::var("PODSIM_PROGRESS_INTERVAL_MS")
@@ -97,7 +104,7 @@ impl Progress {
             state: Mutex::new(State {
                 done,
                 resumed: done,
-                findings: BTreeMap::new(),
+                findings,
                 last_line: now,
             }),
         }
@@ -170,8 +177,13 @@ impl Progress {
         }
         let elapsed = self.start.elapsed();
         let here = st.done - st.resumed;
+        let resumed = if st.resumed > 0 {
+            format!(", {} resumed", st.resumed)
+        } else {
+            String::new()
+        };
         eprintln!(
-            "{}: {}/{} runs, {here} run here in {} ({:.0} runs/s), {}",
+            "{}: {}/{} runs, {here} run here in {} ({:.0} runs/s){resumed}, {}",
             self.label,
             st.done,
             self.total,

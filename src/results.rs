@@ -10,13 +10,15 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 /// Version of the result-file layout (bumped when a field changes meaning). Format 2: every
-/// `runs.jsonl` row carries a `checksum`.
-pub const FORMAT: u32 = 2;
+/// `runs.jsonl` row carries a `checksum`. Format 3: parameter values are spelled as one-line
+/// flow YAML whatever their source, rows and cells carry their canonical `labels`, the
+/// summary names its `profiles` and `parameters`, and metric percentiles have `min`, `p25`
+/// and `p75`.
+pub const FORMAT: u32 = 3;
 
 /// The order of runs, recorded in the manifest: run `index` decodes as
 /// `profile = index % profiles`, `replicate = (index / profiles) % seeds`,
@@ -74,7 +76,8 @@ pub struct Manifest {
     pub shard: Option<Shard>,
 }
 
-/// One grid axis: an override path and its values (YAML text, as `--set` takes them).
+/// One grid axis: an override path and its values (one-line flow YAML, as `--set` takes
+/// them; see `scenario::label`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Axis {
     pub path: String,
@@ -142,15 +145,50 @@ impl Manifest {
             .collect()
     }
 
-    /// "path=value, path=value" (or "-" for the single point of a grid without axes), for
-    /// people: control and bidi characters of a value are escaped (`\u{1b}`).
+    /// Path -> canonical label of each value of a point (`fixed 100ms`; see
+    /// `scenario::label::value_label`).
+    pub fn point_labels(&self, point: u64) -> BTreeMap<String, String> {
+        self.points[point as usize]
+            .parameters
+            .iter()
+            .map(|(k, v)| (k.clone(), crate::scenario::label::value_label(v)))
+            .collect()
+    }
+
+    /// "path=label, path=label" with canonical labels (`...stopContainer=fixed 100ms`), or
+    /// "-" for the single point of a grid without axes, for people: control and bidi
+    /// characters of a value are escaped (`\u{1b}`).
     pub fn point_label(&self, point: u64) -> String {
-        let s = self.point_sets(point);
+        let labels = self.point_labels(point);
+        let s: Vec<String> = self
+            .parameters
+            .iter()
+            .map(|a| {
+                let v = labels.get(&a.path).map_or("?", String::as_str);
+                format!("{}={v}", a.path)
+            })
+            .collect();
         if s.is_empty() {
             "-".into()
         } else {
             crate::scenario::error::escape_controls(&s.join(", ")).into_owned()
         }
+    }
+
+    /// The axes with the canonical label of each value (for the summary).
+    pub fn axis_labels(&self) -> Vec<AxisLabels> {
+        self.parameters
+            .iter()
+            .map(|a| AxisLabels {
+                path: a.path.clone(),
+                values: a.values.clone(),
+                labels: a
+                    .values
+                    .iter()
+                    .map(|v| crate::scenario::label::value_label(v))
+                    .collect(),
+            })
+            .collect()
     }
 
     /// The same manifest without the shard (what an unsharded sweep writes).
@@ -179,7 +217,10 @@ pub struct RunRow {
     pub replicate: u64,
     pub seed: u64,
     pub profile: String,
+    /// Path -> value, as `--set` takes it.
     pub parameters: BTreeMap<String, String>,
+    /// Path -> the value's canonical label (`fixed 100ms`).
+    pub labels: BTreeMap<String, String>,
     /// Findings of this run, counted by invariant (empty: a clean run).
     pub findings: BTreeMap<String, u64>,
     /// Reach points the run got into.
@@ -240,7 +281,10 @@ pub struct Percentiles {
     pub n: u64,
     /// Rounded to 6 decimals.
     pub mean: f64,
+    pub min: u64,
+    pub p25: u64,
     pub p50: u64,
+    pub p75: u64,
     pub p90: u64,
     pub p99: u64,
     pub max: u64,
@@ -274,7 +318,10 @@ pub struct Rate {
 pub struct Cell {
     pub point: u64,
     pub profile: String,
+    /// Path -> value, as `--set` takes it.
     pub parameters: BTreeMap<String, String>,
+    /// Path -> the value's canonical label (`fixed 100ms`), for tables and plots.
+    pub labels: BTreeMap<String, String>,
     pub runs: u64,
     /// Runs with at least one finding.
     pub any_finding: Rate,
@@ -297,7 +344,20 @@ pub struct Summary {
     pub runs: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The profiles, in the sweep's order.
+    pub profiles: Vec<String>,
+    /// The grid axes in order, each value with its label (values in the sweep's order).
+    pub parameters: Vec<AxisLabels>,
+    /// One per point x profile (point-major, profiles in order).
     pub cells: Vec<Cell>,
+}
+
+/// A grid axis in `summary.json`: its values (as `--set` takes them) and their labels.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AxisLabels {
+    pub path: String,
+    pub values: Vec<String>,
+    pub labels: Vec<String>,
 }
 
 impl Summary {
@@ -446,6 +506,7 @@ impl<'m> SummaryBuilder<'m> {
                 point,
                 profile: m.profiles[i % np].clone(),
                 parameters: m.points[point as usize].parameters.clone(),
+                labels: m.point_labels(point),
                 runs,
                 any_finding: rate(runs, c.any),
                 findings: c.by.into_iter().map(|(k, v)| (k, rate(runs, v))).collect(),
@@ -459,7 +520,10 @@ impl<'m> SummaryBuilder<'m> {
                         let p = Percentiles {
                             n: v.len() as u64,
                             mean: round6(sum as f64 / v.len().max(1) as f64),
+                            min: v.first().copied().unwrap_or(0),
+                            p25: percentile(&v, 25),
                             p50: percentile(&v, 50),
+                            p75: percentile(&v, 75),
                             p90: percentile(&v, 90),
                             p99: percentile(&v, 99),
                             max: v.last().copied().unwrap_or(0),
@@ -474,101 +538,15 @@ impl<'m> SummaryBuilder<'m> {
             name: m.name.clone(),
             runs: self.total,
             shard: m.shard,
+            profiles: m.profiles.clone(),
+            parameters: m.axis_labels(),
             cells,
         }
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.2}%", x * 100.0)
-}
-
-/// The table printed at the end of a sweep or merge.
-pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
-    let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "sweep {}: {} point{} x {} profile{} x {} seeds = {} runs (base seed {}){}",
-        m.name,
-        m.points.len(),
-        if m.points.len() == 1 { "" } else { "s" },
-        m.profiles.len(),
-        if m.profiles.len() == 1 { "" } else { "s" },
-        m.seeds,
-        m.runs,
-        m.base_seed,
-        m.shard
-            .map_or(String::new(), |sh| format!(", shard {sh}: {} runs", s.runs)),
-    );
-    let _ = writeln!(t, "results: {}", out.display());
-    if !m.parameters.is_empty() {
-        for p in &m.points {
-            let _ = writeln!(t, "  point {}: {}", p.index, m.point_label(p.index));
-        }
-    }
-    let _ = writeln!(t);
-    let mut rows: Vec<[String; 7]> = vec![[
-        "point".into(),
-        "profile".into(),
-        "runs".into(),
-        "finding".into(),
-        "runs with".into(),
-        "rate".into(),
-        "95% CI".into(),
-    ]];
-    let mut firsts = Vec::new();
-    for c in &s.cells {
-        let mut push = |name: &str, r: &Rate| {
-            rows.push([
-                c.point.to_string(),
-                c.profile.clone(),
-                c.runs.to_string(),
-                name.to_string(),
-                r.runs.to_string(),
-                pct(r.rate),
-                format!("[{}, {}]", pct(r.ci95[0]), pct(r.ci95[1])),
-            ]);
-        };
-        push("(any)", &c.any_finding);
-        for (inv, r) in &c.findings {
-            push(inv, r);
-            if let Some(f) = &r.first_failing {
-                firsts.push(format!(
-                    "  point {} {} {}: seed {} (replicate {})\n    {}",
-                    c.point, c.profile, inv, f.seed, f.replicate, f.replay
-                ));
-            }
-        }
-    }
-    let mut widths = [0usize; 7];
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for r in &rows {
-        let mut line = String::new();
-        for (i, (w, cell)) in widths.iter().zip(r).enumerate() {
-            let right = matches!(i, 2 | 4 | 5);
-            if right {
-                let _ = write!(line, "{cell:>w$}  ");
-            } else {
-                let _ = write!(line, "{cell:<w$}  ");
-            }
-        }
-        let _ = writeln!(t, "{}", line.trim_end());
-    }
-    let _ = writeln!(t);
-    if firsts.is_empty() {
-        let _ = writeln!(t, "findings: none");
-    } else {
-        let _ = writeln!(t, "first failing runs:");
-        for f in firsts {
-            let _ = writeln!(t, "{f}");
-        }
-    }
-    t
-}
+/// The table printed at the end of a sweep or merge (in its own module).
+pub(crate) use crate::sweep_table::table;
 
 // ---- files ---------------------------------------------------------------------------
 
@@ -653,7 +631,7 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, String> {
         .map_err(|e| format!("{}: not a podsim manifest: {e}", p.display()))?;
     if m.format != FORMAT {
         return Err(format!(
-            "{}: result format {}, but this podsim reads and writes format {FORMAT} (its run rows carry checksums); this directory cannot be resumed or merged: run its sweep again into a new directory",
+            "{}: result format {}, but this podsim reads and writes format {FORMAT} (parameter labels beside the values, run rows with checksums); this directory cannot be resumed or merged: run its sweep again into a new directory",
             p.display(),
             m.format
         ));

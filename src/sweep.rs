@@ -278,7 +278,17 @@ fn apply_axis_sets(sets: &[String], axes: &mut Vec<Axis>) -> Result<(), Failure>
             )));
         };
         let path = path.trim().to_string();
-        let values = split_values(values);
+        // One spelling whatever the layout: `{fixed:10ms}` is stored as `{fixed: 10ms}`.
+        let values: Vec<String> = split_values(values)
+            .iter()
+            .map(|v| {
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    scenario::label::normalize_value(v)
+                }
+            })
+            .collect();
         if let Some(k) = values.iter().position(|v| v.is_empty()) {
             return Err(Failure::Input(format!(
                 "--set {s}: value {} of {} is empty (a comma too many?); give each value \
@@ -540,6 +550,7 @@ pub(crate) fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
         seed: out.seed,
         profile: m.profiles[pi].clone(),
         parameters: m.points[point as usize].parameters.clone(),
+        labels: m.point_labels(point),
         findings,
         reached: out.reached.clone(),
         trace_hash: out.trace_hash.clone(),
@@ -633,7 +644,15 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
             .map_err(|e| io(format!("cannot write {}: {e}", manifest_path.display())))?;
     }
     // Resume: keep the complete lines, drop a line cut short.
-    let (done, good_len) = results::scan_runs(m, &runs_path, |_, _| Ok(())).map_err(io)?;
+    // The resumed runs' findings count on the progress lines too.
+    let mut resumed = BTreeMap::new();
+    let (done, good_len) = results::scan_runs(m, &runs_path, |_, row| {
+        for k in row.findings.keys() {
+            *resumed.entry(k.clone()).or_insert(0) += 1;
+        }
+        Ok(())
+    })
+    .map_err(io)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -649,7 +668,7 @@ pub(crate) fn sweep(req: &Request) -> Result<Done, Failure> {
         Some(s) => format!("sweep {} shard {s}", m.name),
         None => format!("sweep {}", m.name),
     };
-    let progress = Progress::new(&label, total, done);
+    let progress = Progress::new(&label, total, done, resumed);
     if done > 0 {
         progress.message(&format!(
             "resuming: {done} of {total} runs already in {}{}",

@@ -25,3 +25,4 @@ mod static_pods;
 mod swarm;
 mod sweep;
 mod ux_outputs;
+mod ux_plots;

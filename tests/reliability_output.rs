@@ -393,7 +393,10 @@ fn a_result_directory_of_the_older_format_is_refused_with_a_reason() {
     let out = d.join("out");
     assert!(sweep(&out, 3).output().unwrap().status.success());
     let m = out.join("manifest.json");
-    let text = read(&m).replace("\"format\": 2,", "\"format\": 1,");
+    let text = read(&m).replace(
+        &format!("\"format\": {},", podsim::results::FORMAT),
+        "\"format\": 1,",
+    );
     assert!(text.contains("\"format\": 1,"));
     std::fs::write(&m, text).unwrap();
     let o = sweep(&out, 3).output().unwrap();

@@ -6,46 +6,52 @@
 //! # Input of `podsim plot DIR`: `DIR/summary.json`
 //!
 //! `podsim plot` reads only `DIR/summary.json` (never runs a simulation) and writes
-//! `DIR/plots/*.svg` and `*.png`. The schema (every field optional unless marked; a missing
-//! or malformed field skips the plot that needs it, with a note on stderr):
+//! `DIR/plots/*.svg` and `*.png` (or into `--out`). The schema (every field optional unless
+//! marked; a missing or malformed field skips the plot that needs it, with a note on
+//! stderr):
 //!
 //! ```text
 //! {
-//!   "points": [                                   // required: one entry per (parameter values, profile)
+//!   "cells": [                                    // required (or "points"): one per (values, profile)
 //!     {
-//!       "parameters": {"<path>": <value>, ...},   // the swept values of this point; <value> is a
-//!                                                 //   JSON string ("10s", "500ms", "Never") or number
+//!       "parameters": {"<path>": <value>, ...},   // the swept values: YAML text as `--set` takes
+//!                                                 //   it ("10s", "{fixed: 1s}"), a number or a boolean
+//!       "labels": {"<path>": "fixed 1s", ...},    // their labels (default: made from the values)
 //!       "profile": "current",                     // behaviour profile; absent: "(none)"
 //!       "runs": 200,                              // runs at this point (N)
-//!       "findings": {                             // per invariant, over the N runs:
+//!       "anyFinding": {"runs": 5, ...},           // as a finding, plotted as `any`
+//!       "findings": {                             // per invariant, over the N runs (absent: 0):
 //!         "<invariant>": {"runs": 3,              //   runs with at least one finding of it (k)
 //!                         "rate": 0.015,          //   k / N
 //!                         "ci95": [0.005, 0.043]} //   95 % interval of the rate (Wilson)
 //!       },
-//!       "metrics": {                              // raw samples pooled over the point's runs, in ns:
-//!         "timeToTerminatedNs": [2072000000, ...],//   pods[].deletion request -> containers stopped
-//!         "timeToRemovedNs": [3137000000, ...]    //   deletion request -> removed from the API
+//!       "metrics": {                              // per metric, over the point's runs: raw
+//!         "timeToTerminatedNs/web": {"n": 200,    //   integer samples, or percentiles
+//!           "mean": 2.1e9, "min": 2e9, "p25": 2e9, "p50": 2.1e9, "p75": 2.2e9, "max": 3e9}
 //!       }
 //!     }
-//!   ]
+//!   ],
+//!   "parameters": [{"path": "<path>", "labels": [...]}] // the axes and their values' order
 //! }
 //! ```
 //!
-//! Plots written:
+//! Plots written (`sweep.rs` reads, the figures are in `rate.rs`, `heatmap.rs` and
+//! `boxplot.rs`); every profile is in every plot, each with its colour ([`Colours`]):
 //!
-//! * `rate--<parameter>--<invariant>.svg/.png`, for every swept parameter path and every
-//!   invariant: the finding rate against the parameter's values with the 95 % interval as a
-//!   band, one line per profile. Points that differ only in other parameters are pooled:
-//!   k and N are summed and the interval is the Wilson interval of the pooled counts (a
-//!   single point keeps its own `rate` and `ci95`; without `runs`, `k` is `rate` x N).
-//!   Values that all parse as numbers or Go-style durations give a numeric axis (durations
-//!   in seconds); otherwise the values are categories in sorted order.
-//! * `time-to-terminated.svg/.png`, `time-to-removed.svg/.png`: histograms of the pooled
-//!   samples per profile (podsim bins them itself, so the SVG is byte-for-byte
-//!   deterministic).
-//!
-//! Only `summary.json` is read; `manifest.json` and `runs.jsonl` are not needed.
+//! * `rate--<parameter>--<invariant>`, for every swept parameter and every invariant: the
+//!   finding rate against the parameter's values, a series per profile. Points that differ
+//!   only in other parameters are pooled: k and N are summed and the interval is the Wilson
+//!   interval of the pooled counts (a single point keeps its own `rate` and `ci95`). Labels
+//!   that all parse as numbers or Go-style durations give a numeric axis (durations in
+//!   seconds), drawn as lines with the interval as a band; otherwise the labels are
+//!   categories in the sweep's order, drawn as points with error bars.
+//! * `heatmap--<x>--<y>--<invariant>`, for every pair of parameters with two values or more:
+//!   the rate per cell, a grid per profile.
+//! * `metric--<metric>`: a box per point and profile for each metric that varies.
 
+mod boxplot;
+mod heatmap;
+mod rate;
 pub(crate) mod sweep;
 pub(crate) mod timeline;
 
@@ -148,13 +154,30 @@ pub(crate) fn write_figure(fig: &impl Figure, path: &Path) -> Result<(), String>
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))
         }
         Format::Png => crate::outfile::write_via_file(path, tmp_path, |tmp| {
+            // The PNG encoder reports a file it cannot write as a nest of debug dumps: a
+            // file that cannot be created is found here first, with the OS's words.
+            std::fs::File::create(tmp).map_err(|e| e.to_string())?;
             register_font();
             let root = BitMapBackend::new(tmp, fig.size()).into_drawing_area();
             e(root.fill(&WHITE))?;
             fig.draw(&root)?;
-            e(root.present())
+            root.present().map_err(|e| encoder_error(&e.to_string()))
         }),
     }
+}
+
+/// The OS error inside a PNG encoder's error text (`... Os { code: 28, kind: StorageFull,
+/// message: "No space left on device" } ...` -> `No space left on device (os error 28)`),
+/// else the text after a short preface.
+fn encoder_error(text: &str) -> String {
+    let os = (|| {
+        let rest = &text[text.find("Os { code: ")? + 11..];
+        let code = &rest[..rest.find(',')?];
+        let msg = &rest[rest.find("message: \"")? + 10..];
+        let msg = &msg[..msg.find('"')?];
+        Some(format!("{msg} (os error {code})"))
+    })();
+    os.unwrap_or_else(|| format!("the PNG encoder failed: {text}"))
 }
 
 /// A text style in the embedded family.
@@ -202,17 +225,130 @@ pub(crate) fn fmt_secs(s: f64) -> String {
     format!("{t}s")
 }
 
-/// A qualitative palette (colour-blind friendly, after Okabe and Ito).
+/// A qualitative palette (colour-blind friendly, after Okabe and Ito). The first four are
+/// the profiles' colours in [`crate::names`]' order (v1.21, v1.22, v1.27, current).
 pub(crate) const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
     RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(0, 114, 178),
+    RGBColor(204, 121, 167),
     RGBColor(86, 180, 233),
     RGBColor(120, 120, 120),
-    RGBColor(240, 228, 66),
+    RGBColor(60, 60, 60),
 ];
+
+/// One colour per profile, the same in every plot: a known profile has its place in the
+/// profile list (`v1.21`, `v1.22`, `v1.27`, `current`), whichever profiles a sweep ran;
+/// other names (a hand-made summary) take the next colours in name order.
+#[derive(Clone, Debug)]
+pub(crate) struct Colours {
+    known: Vec<&'static str>,
+    others: Vec<String>,
+}
+
+impl Colours {
+    /// Colours for a summary whose profiles are `profiles` (any order, repeats allowed).
+    pub(crate) fn new<'a>(profiles: impl IntoIterator<Item = &'a str>) -> Colours {
+        let known = crate::names().profiles;
+        let mut others: Vec<String> = profiles
+            .into_iter()
+            .filter(|p| !known.contains(p))
+            .map(str::to_owned)
+            .collect();
+        others.sort();
+        others.dedup();
+        Colours { known, others }
+    }
+
+    /// The colour of `profile`.
+    pub(crate) fn of(&self, profile: &str) -> RGBColor {
+        let i = match self.known.iter().position(|k| *k == profile) {
+            Some(i) => i,
+            None => self.known.len() + self.others.iter().position(|o| o == profile).unwrap_or(0),
+        };
+        PALETTE[i % PALETTE.len()]
+    }
+
+    /// `profiles` in legend order: known ones in profile order, then the others by name.
+    pub(crate) fn order<'a>(&self, profiles: &[&'a str]) -> Vec<&'a str> {
+        let mut v: Vec<&'a str> = profiles.to_vec();
+        v.sort_by_key(|p| {
+            let k = self.known.iter().position(|k| k == p).unwrap_or(usize::MAX);
+            (k, p.to_string())
+        });
+        v.dedup();
+        v
+    }
+}
+
+/// The width in pixels of `text` in the embedded font at `size` (an estimate for layout).
+pub(crate) fn text_width(text: &str, size: f64) -> i32 {
+    register_font();
+    font(size).font.box_size(text).map_or(
+        text.chars().count() as i32 * (size as i32) * 6 / 10,
+        |(w, _)| w as i32,
+    )
+}
+
+/// Height of the title and legend strip above a chart with `entries` legend entries at
+/// width `width`.
+pub(crate) fn header_height(entries: &[String], width: i32) -> i32 {
+    36 + 22 * legend_rows(entries, width)
+}
+
+fn legend_rows(entries: &[String], width: i32) -> i32 {
+    if entries.is_empty() {
+        return 0;
+    }
+    let mut rows = 1;
+    let mut x = 16;
+    for t in entries {
+        let w = 26 + text_width(t, 13.0) + 24;
+        if x + w > width - 16 && x > 16 {
+            rows += 1;
+            x = 16;
+        }
+        x += w;
+    }
+    rows
+}
+
+/// Draws the title and, below it, the legend (a swatch and a text per entry, wrapped to
+/// the width) in a strip of its own at the top of `root`, and returns the area below it:
+/// the legend never covers data.
+pub(crate) fn header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    entries: &[(String, RGBColor)],
+) -> Result<DrawingArea<DB, Shift>, String> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (w, _) = root.dim_in_pixel();
+    let texts: Vec<String> = entries.iter().map(|(t, _)| t.clone()).collect();
+    let h = header_height(&texts, w as i32);
+    let (top, body) = root.split_vertically(h);
+    e(top.draw(&Text::new(
+        title.to_string(),
+        (w as i32 / 2, 8),
+        font(18.0).pos(Pos::new(HPos::Center, VPos::Top)),
+    )))?;
+    let (mut x, mut y) = (16, 36 + 10);
+    for (t, c) in entries {
+        let ew = 26 + text_width(t, 13.0) + 24;
+        if x + ew > w as i32 - 16 && x > 16 {
+            x = 16;
+            y += 22;
+        }
+        e(top.draw(&Rectangle::new([(x, y - 5), (x + 20, y + 5)], c.filled())))?;
+        e(top.draw(&Text::new(
+            t.clone(),
+            (x + 26, y),
+            font(13.0).pos(Pos::new(HPos::Left, VPos::Center)),
+        )))?;
+        x += ew;
+    }
+    Ok(body)
+}
 
 #[cfg(test)]
 mod tests {
@@ -247,6 +383,26 @@ mod tests {
         assert_eq!(fmt_secs(3.0), "3s");
         assert_eq!(fmt_secs(0.0421), "0.042s");
         assert_eq!(fmt_secs(-0.0001), "0s");
+    }
+
+    #[test]
+    fn profile_colours_do_not_depend_on_the_sweep() {
+        let a = Colours::new(["current"]);
+        let b = Colours::new(["v1.21", "current", "mine"]);
+        assert_eq!(a.of("current"), b.of("current"));
+        assert_ne!(b.of("v1.21"), b.of("current"));
+        assert_ne!(b.of("mine"), b.of("current"));
+        assert_eq!(
+            b.order(&["mine", "current", "v1.21"]),
+            ["v1.21", "current", "mine"]
+        );
+    }
+
+    #[test]
+    fn encoder_errors_read_as_sentences() {
+        let t = r#"backend error: Drawing backend error: ImageError(IoError(Os { code: 28, kind: StorageFull, message: "No space left on device" }))"#;
+        assert_eq!(encoder_error(t), "No space left on device (os error 28)");
+        assert_eq!(encoder_error("odd"), "the PNG encoder failed: odd");
     }
 
     #[test]

@@ -22,6 +22,10 @@ const LEFT: u32 = 190;
 const CAPTION: u32 = 50;
 const X_AXIS: u32 = 45;
 const LEGEND_ROW: u32 = 22;
+/// Height of one lane of power-off and finding labels above the rows.
+const LANE: i32 = 15;
+/// Right margin of the plotting area.
+const RIGHT: u32 = 20;
 
 const PENDING: RGBColor = RGBColor(242, 201, 76);
 const RUNNING: RGBColor = RGBColor(111, 207, 151);
@@ -30,6 +34,8 @@ const FAILED: RGBColor = RGBColor(235, 87, 87);
 const UNKNOWN: RGBColor = RGBColor(155, 81, 224);
 const DELETED: RGBColor = RGBColor(200, 200, 200);
 const CONTAINER: RGBColor = RGBColor(70, 90, 120);
+/// Every other instance of a restarted container: each start is a bar of its own.
+const CONTAINER_ALT: RGBColor = RGBColor(115, 140, 180);
 const READY: RGBColor = RGBColor(20, 120, 60);
 const SIGTERM: RGBColor = RGBColor(230, 126, 34);
 const SIGKILL: RGBColor = RGBColor(200, 0, 0);
@@ -177,7 +183,10 @@ impl<'a> Timeline<'a> {
             (Swatch::Band(FAILED), "Failed"),
             (Swatch::Band(DELETED), "Deleted (removed from the API)"),
             (Swatch::Strip(READY), "Ready"),
-            (Swatch::Bar(CONTAINER), "container running"),
+            (
+                Swatch::Bar(CONTAINER),
+                "container running (a bar per start)",
+            ),
             (Swatch::Triangle(SIGTERM), "SIGTERM"),
             (Swatch::Cross(SIGKILL), "SIGKILL at grace expiry"),
             (Swatch::Cross(POWER_OFF), "killed by power-off"),
@@ -206,6 +215,60 @@ impl<'a> Timeline<'a> {
     fn legend_px(&self) -> u32 {
         self.legend_rows() * LEGEND_ROW + 12
     }
+
+    /// Run-wide vertical lines: the node's power-off, then every finding (time s, colour,
+    /// label).
+    fn vlines(&self) -> Vec<(f64, RGBColor, String)> {
+        let o = self.out;
+        let s = |ns: u64| (ns as f64 / NS).min(self.x_end);
+        let mut v = Vec::new();
+        if let Some(t) = o.metrics.power_off_at_ns {
+            v.push((s(t), POWER_OFF, "node power-off".to_string()));
+        }
+        for f in &o.findings {
+            let who = if f.pod.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", f.pod)
+            };
+            v.push((s(f.at_ns), FINDING, format!("{}{who}", f.invariant)));
+        }
+        v
+    }
+
+    /// Where each vertical line's label goes, in the strip above the rows: (left pixel,
+    /// lane), lanes filled greedily so that no two labels overlap each other (and none
+    /// covers a row). Returns the places and the number of lanes.
+    fn label_places(&self) -> (Vec<(i32, i32)>, i32) {
+        let plot_w = (WIDTH - LEFT - RIGHT) as f64;
+        let mut ends: Vec<i32> = Vec::new();
+        let mut places = Vec::new();
+        for (x, _, label) in self.vlines() {
+            let px = LEFT as i32 + (x / self.x_end * plot_w) as i32;
+            let tw = super::text_width(&label, 12.0);
+            let left = if px + 4 + tw > WIDTH as i32 - 4 {
+                px - 4 - tw
+            } else {
+                px + 4
+            };
+            let lane = match ends.iter().position(|end| left > end + 8) {
+                Some(l) => l,
+                None => {
+                    ends.push(i32::MIN);
+                    ends.len() - 1
+                }
+            };
+            ends[lane] = left + tw;
+            places.push((left, lane as i32));
+        }
+        let lanes = ends.len() as i32;
+        (places, lanes)
+    }
+
+    fn strip_px(&self) -> u32 {
+        let (_, lanes) = self.label_places();
+        (lanes * LANE + if lanes > 0 { 6 } else { 0 }) as u32
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -222,7 +285,10 @@ enum Swatch {
 impl Figure for Timeline<'_> {
     fn size(&self) -> (u32, u32) {
         let rows = (self.total_units() * self.row_px).ceil() as u32;
-        (WIDTH, CAPTION + rows + X_AXIS + 10 + self.legend_px())
+        (
+            WIDTH,
+            CAPTION + self.strip_px() + rows + X_AXIS + 10 + self.legend_px(),
+        )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
@@ -234,10 +300,14 @@ impl Figure for Timeline<'_> {
             "{}  seed {}  profile {}  trace {}",
             o.scenario, o.seed, o.profile, o.trace_hash
         );
+        e(main.draw(&Text::new(
+            title,
+            (WIDTH as i32 / 2, 10),
+            font(18.0).pos(Pos::new(HPos::Center, VPos::Top)),
+        )))?;
         let mut chart = e(ChartBuilder::on(&main)
-            .caption(title, font(18.0))
-            .margin_right(20)
-            .margin_top(8)
+            .margin_right(RIGHT)
+            .margin_top((CAPTION + self.strip_px()) as i32)
             .x_label_area_size(X_AXIS)
             .y_label_area_size(LEFT)
             .build_cartesian_2d(0.0..self.x_end, 0.0..total))?;
@@ -257,45 +327,56 @@ impl Figure for Timeline<'_> {
 
         let bar_end = self.run_end.min(self.x_end);
         let s = |ns: u64| (ns as f64 / NS).min(self.x_end);
+        // Two passes over the rows: bands and bars, then (over the run-wide lines drawn in
+        // between) the per-row lines, markers and labels, so no line hides a marker.
         let mut top = total;
-        for (i, p) in o.pods.iter().enumerate().take(self.shown) {
-            let h = self.heights[i];
-            let row = Row {
-                top,
-                h,
-                k: p.containers.len().max(1),
-            };
-            if i % 2 == 1 {
-                e(chart.draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, top - h), (self.x_end, top)],
-                    RGBColor(247, 247, 250).filled(),
-                ))))?;
+        for pass in 0..2 {
+            top = total;
+            for (i, p) in o.pods.iter().enumerate().take(self.shown) {
+                let h = self.heights[i];
+                let row = Row {
+                    top,
+                    h,
+                    k: p.containers.len().max(1),
+                };
+                top -= h;
+                if pass == 0 {
+                    if i % 2 == 1 {
+                        e(chart.draw_series(std::iter::once(Rectangle::new(
+                            [(0.0, row.top - h), (self.x_end, row.top)],
+                            RGBColor(247, 247, 250).filled(),
+                        ))))?;
+                    }
+                    self.draw_phases(&mut chart, &main, p, &row, bar_end)?;
+                    self.draw_ready(&mut chart, p, &row, bar_end)?;
+                    self.draw_containers(&mut chart, p, &row, bar_end, false)?;
+                    continue;
+                }
+                // Deletion requested and removal: lines over the whole row.
+                let mut lines = Vec::new();
+                if let Some(t) = p.deletion_requested_at_ns {
+                    lines.push((s(t), DELETE_REQ));
+                }
+                if let Some(t) = p.removed_from_api_at_ns {
+                    lines.push((s(t), REMOVED));
+                }
+                for (x, c) in lines {
+                    e(chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(x, row.top - h + 0.03), (x, row.top - 0.03)],
+                        c.stroke_width(2),
+                    ))))?;
+                    let (px, py) = chart.backend_coord(&(x, row.top - 0.03));
+                    e(main.draw(&Polygon::new(
+                        vec![(px - 5, py - 1), (px + 5, py - 1), (px, py + 6)],
+                        c.filled(),
+                    )))?;
+                }
+                self.draw_containers(&mut chart, p, &row, bar_end, true)?;
+                self.draw_row_labels(&chart, &main, p, &row)?;
             }
-            self.draw_phases(&mut chart, &main, p, &row, bar_end)?;
-            self.draw_ready(&mut chart, p, &row, bar_end)?;
-            self.draw_containers(&mut chart, p, &row, bar_end, false)?;
-            // Deletion requested and removal: lines over the whole row.
-            let mut lines = Vec::new();
-            if let Some(t) = p.deletion_requested_at_ns {
-                lines.push((s(t), DELETE_REQ));
+            if pass == 0 {
+                self.draw_vlines(&chart, &main, total)?;
             }
-            if let Some(t) = p.removed_from_api_at_ns {
-                lines.push((s(t), REMOVED));
-            }
-            for (x, c) in lines {
-                e(chart.draw_series(std::iter::once(PathElement::new(
-                    vec![(x, top - h + 0.03), (x, top - 0.03)],
-                    c.stroke_width(2),
-                ))))?;
-                let (px, py) = chart.backend_coord(&(x, top - 0.03));
-                e(main.draw(&Polygon::new(
-                    vec![(px - 5, py - 1), (px + 5, py - 1), (px, py + 6)],
-                    c.filled(),
-                )))?;
-            }
-            self.draw_containers(&mut chart, p, &row, bar_end, true)?;
-            self.draw_row_labels(&chart, &main, p, &row)?;
-            top -= h;
         }
 
         if self.shown < o.pods.len() {
@@ -312,46 +393,6 @@ impl Figure for Timeline<'_> {
             )))?;
         }
 
-        // Run-wide vertical lines: power-off and findings.
-        let (_, y_px_top) = chart.backend_coord(&(0.0, total));
-        let mut vlines: Vec<(f64, RGBColor, String)> = Vec::new();
-        if let Some(t) = o.metrics.power_off_at_ns {
-            vlines.push((s(t), POWER_OFF, "node power-off".to_string()));
-        }
-        for f in &o.findings {
-            let who = if f.pod.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", f.pod)
-            };
-            vlines.push((s(f.at_ns), FINDING, format!("{}{who}", f.invariant)));
-        }
-        for (j, (x, c, label)) in vlines.iter().enumerate() {
-            e(chart.draw_series(std::iter::once(PathElement::new(
-                vec![(*x, 0.0), (*x, total)],
-                c.stroke_width(2),
-            ))))?;
-            let (px, _) = chart.backend_coord(&(*x, total));
-            let style = font(12.0).color(c).pos(Pos::new(
-                if *x > self.x_end * 0.7 {
-                    HPos::Right
-                } else {
-                    HPos::Left
-                },
-                VPos::Top,
-            ));
-            let right = *x > self.x_end * 0.7;
-            let (tw, th) = e(main.estimate_text_size(label, &style))?;
-            let (tw, th) = (tw as i32, th as i32);
-            let tx = if right { px - 4 } else { px + 4 };
-            let ty = y_px_top + 2 + 15 * (j as i32 % 4);
-            let bx = if right { tx - tw - 2 } else { tx - 2 };
-            e(main.draw(&Rectangle::new(
-                [(bx, ty - 1), (bx + tw + 4, ty + th + 1)],
-                WHITE.mix(0.85).filled(),
-            )))?;
-            e(main.draw(&Text::new(label.clone(), (tx, ty), style)))?;
-        }
         draw_legend(&legend, &Self::legend_items())
     }
 }
@@ -365,14 +406,15 @@ struct Row {
 
 impl Row {
     fn band(&self) -> (f64, f64) {
-        (self.top - 0.40, self.top - 0.08)
+        (self.top - 0.36, self.top - 0.06)
     }
+    /// The Ready strip: a tenth of a row (about 5 px), clear of the band and the bars.
     fn ready(&self) -> (f64, f64) {
-        (self.top - 0.46, self.top - 0.42)
+        (self.top - 0.49, self.top - 0.38)
     }
     /// (bottom, top) of container `j`'s bar.
     fn container(&self, j: usize) -> (f64, f64) {
-        let region_top = self.top - 0.52;
+        let region_top = self.top - 0.53;
         let region_bottom = self.top - self.h + 0.06;
         let sub = (region_top - region_bottom) / self.k as f64;
         let t = region_top - sub * j as f64;
@@ -473,12 +515,21 @@ impl Timeline<'_> {
             let (y0, y1) = row.container(j);
             let mid = (y0 + y1) / 2.0;
             if !markers {
+                // One bar per start, a pixel short at each end and in alternating shades,
+                // so that a restart right after an exit still shows as a new bar.
+                let px = self.x_end / (WIDTH - LEFT - RIGHT) as f64;
                 for (n, st) in c.started_at_ns.iter().enumerate() {
                     let x1 = c.finished_at_ns.get(n).map(|t| s(*t)).unwrap_or(bar_end);
                     let x0 = s(*st);
+                    let (x0, x1) = if x1 - x0 > 4.0 * px {
+                        (x0 + px, x1 - px)
+                    } else {
+                        (x0, x1.max(x0))
+                    };
+                    let colour = if n % 2 == 0 { CONTAINER } else { CONTAINER_ALT };
                     e(chart.draw_series(std::iter::once(Rectangle::new(
-                        [(x0, y0), (x1.max(x0), y1)],
-                        CONTAINER.filled(),
+                        [(x0, y0), (x1, y1)],
+                        colour.filled(),
                     ))))?;
                 }
                 continue;
@@ -578,6 +629,39 @@ impl Timeline<'_> {
     }
 }
 
+impl Timeline<'_> {
+    /// The power-off and finding lines across every row, each labelled in the strip above
+    /// the rows (the power-off line wide underneath, so a finding at the same instant does
+    /// not hide it).
+    fn draw_vlines<DB: DrawingBackend>(
+        &self,
+        chart: &Chart<'_, DB>,
+        main: &DrawingArea<DB, Shift>,
+        total: f64,
+    ) -> Result<(), String> {
+        let (_, y_top) = chart.backend_coord(&(0.0, total));
+        let (_, y_bottom) = chart.backend_coord(&(0.0, 0.0));
+        let (places, lanes) = self.label_places();
+        for (i, ((x, c, label), (left, lane))) in self.vlines().iter().zip(places).enumerate() {
+            let (px, _) = chart.backend_coord(&(*x, total));
+            let width = if i == 0 && *c == POWER_OFF { 5 } else { 2 };
+            let ty = y_top - 3 - LANE * (lanes - lane);
+            e(main.draw(&PathElement::new(
+                vec![(px, ty + LANE / 2), (px, y_bottom)],
+                c.mix(if width > 2 { 0.7 } else { 1.0 }).stroke_width(width),
+            )))?;
+            let style = font(12.0).color(c).pos(Pos::new(HPos::Left, VPos::Top));
+            let tw = super::text_width(label, 12.0);
+            e(main.draw(&Rectangle::new(
+                [(left - 2, ty - 1), (left + tw + 2, ty + LANE - 2)],
+                WHITE.filled(),
+            )))?;
+            e(main.draw(&Text::new(label.clone(), (left, ty), style)))?;
+        }
+        Ok(())
+    }
+}
+
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     items: &[(Swatch, &str)],
@@ -597,7 +681,7 @@ fn draw_legend<DB: DrawingBackend>(
         match *sw {
             Swatch::Band(c) => e(area.draw(&Rectangle::new([(l, y - 6), (r, y + 6)], c.filled())))?,
             Swatch::Strip(c) => {
-                e(area.draw(&Rectangle::new([(l, y - 2), (r, y + 2)], c.filled())))?
+                e(area.draw(&Rectangle::new([(l, y - 3), (r, y + 3)], c.filled())))?
             }
             Swatch::Bar(c) => e(area.draw(&Rectangle::new([(l, y - 4), (r, y + 4)], c.filled())))?,
             Swatch::Triangle(c) => e(area.draw(&TriangleMarker::new((l + 12, y), 6, c.filled())))?,

@@ -12,6 +12,7 @@ pub mod duration;
 pub mod encoding;
 pub mod error;
 pub mod file;
+pub mod label;
 pub mod names;
 pub mod not_built_yet;
 pub mod overrides;

@@ -6,6 +6,11 @@
 //! value (`10s`, `3`, `true`, `{fixed: 1s}`); `null` resets a field to its default. An
 //! empty VALUE is an error (reported by validation, naming the override): it is too easily
 //! a slip.
+//!
+//! Setting one kind of a distribution (`spec.runtime.latencies.stopContainer.fixed=1s`)
+//! replaces the distribution: the mapping's other kind keys (`uniform`, `exponential`,
+//! `lognormal` and their parameters) are dropped, as the user means, instead of leaving a
+//! distribution with two kinds for validation to refuse.
 
 use super::schema::{self, Key, Kind, Loc, Node};
 
@@ -69,6 +74,9 @@ pub fn parse_value(value: &str, loc: Loc) -> Result<Node, String> {
     Ok(node)
 }
 
+/// The keys of a distribution mapping: exactly one of them names its kind.
+pub const DIST_KINDS: [&str; 4] = ["fixed", "uniform", "exponential", "lognormal"];
+
 fn describe(path_so_far: &str, n: &Node) -> String {
     format!("`{path_so_far}` is {}", n.kind.describe())
 }
@@ -106,6 +114,12 @@ pub fn apply(root: &mut Node, segs: &[Seg], value: Node, loc: Loc) -> Result<(),
                 so_far.push_str(k);
                 if last {
                     entries[pos].1 = value;
+                    if DIST_KINDS.contains(&k.as_str()) {
+                        // A distribution has one kind: the new one replaces the others.
+                        entries.retain(|(key, _)| {
+                            key.name == *k || !DIST_KINDS.contains(&key.name.as_str())
+                        });
+                    }
                     return Ok(());
                 }
                 cur = &mut entries[pos].1;
@@ -196,5 +210,23 @@ mod tests {
             .unwrap_err()
             .contains("not a mapping"));
         assert!(set("a: 1", "a", "[1,").unwrap_err().contains("bad value"));
+    }
+
+    #[test]
+    fn a_distribution_kind_replaces_the_distribution() {
+        let d = "l: {s: {uniform: {min: 1ms, max: 2ms}}, t: {fixed: 1s}}";
+        assert_eq!(
+            set(d, "l.s.fixed", "10ms").unwrap(),
+            r#"{"l":{"s":{"fixed":"10ms"},"t":{"fixed":"1s"}}}"#
+        );
+        assert_eq!(
+            set(d, "l.t.lognormal", "{median: 1s, p99: 2s}").unwrap(),
+            r#"{"l":{"s":{"uniform":{"max":"2ms","min":"1ms"}},"t":{"lognormal":{"median":"1s","p99":"2s"}}}}"#
+        );
+        // A parameter of the kind already there keeps the kind.
+        assert_eq!(
+            set(d, "l.s.uniform.max", "5ms").unwrap(),
+            r#"{"l":{"s":{"uniform":{"max":"5ms","min":"1ms"}},"t":{"fixed":"1s"}}}"#
+        );
     }
 }

@@ -6,7 +6,7 @@ use crate::model::Dist;
 use crate::scenario::schema::{Kind, Node};
 use crate::sim::Dur;
 
-pub(super) const DIST_KINDS: [&str; 4] = ["fixed", "uniform", "exponential", "lognormal"];
+pub(super) use crate::scenario::overrides::DIST_KINDS;
 
 pub(super) fn dist(cx: &mut Cx, n: Option<&Node>, path: &str) -> Option<Dist> {
     let n = present(n)?;

@@ -8,22 +8,13 @@ use super::{
 use crate::scenario::defaults;
 use crate::scenario::error::Problem;
 use crate::scenario::overrides;
-use crate::scenario::schema::{self, Kind, Loc, Node};
+use crate::scenario::schema::{Kind, Loc, Node};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Renders a parameter value as YAML text usable as a `--set` value.
 fn value_text(n: &Node) -> String {
-    if let Kind::Str(s) = &n.kind {
-        // Plain if it reads back as the same string, else JSON-quoted (valid YAML).
-        let reparsed = schema::parse(s).ok().map(|r| r.kind);
-        if reparsed == Some(Kind::Str(s.clone())) && !s.contains(['\n', '#']) {
-            return s.clone();
-        }
-    }
-    let mut out = String::new();
-    n.canonical_json(&mut out);
-    out
+    crate::scenario::label::flow_yaml(n)
 }
 
 pub(super) fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> Option<SweepFile> {
@@ -243,7 +234,7 @@ mod tests {
         assert_eq!(s.seeds, 10);
         assert_eq!(s.scenario.name, "m");
         assert_eq!(s.parameters[0].values, ["100ms", "1s"]);
-        assert_eq!(s.parameters[1].values, [r#"{"fixed":"1s"}"#]);
+        assert_eq!(s.parameters[1].values, ["{fixed: 1s}"]);
         let e = sweep("  scenario: s.yaml\n  seeds: 0\n  profiles: [v1.99]\n  parameters:\n    - path: spec.horizon\n      values: [10s, -1s]\n").unwrap_err();
         let paths: Vec<&str> = e.problems.iter().map(|p| p.path.as_str()).collect();
         assert_eq!(
