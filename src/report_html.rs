@@ -327,7 +327,12 @@ fn manifest(h: &mut String, m: &Manifest) {
         let vals: Vec<String> = a
             .values
             .iter()
-            .map(|v| format!("<code>{}</code>", esc(v)))
+            .map(|v| {
+                format!(
+                    "<code>{}</code>",
+                    esc(&crate::scenario::label::value_label(v))
+                )
+            })
             .collect();
         row(&format!("axis {}", a.path), vals.join(", "));
     }
@@ -352,11 +357,15 @@ fn rate_cells(r: &Value) -> (String, String, bool) {
 
 /// The point's value on each axis, as table cells.
 fn axis_cells(m: &Manifest, point: u64) -> String {
-    let p = m.points.get(point as usize);
+    let labels = if (point as usize) < m.points.len() {
+        m.point_labels(point)
+    } else {
+        Default::default()
+    };
     m.parameters
         .iter()
         .map(|a| {
-            let v = p.and_then(|p| p.parameters.get(&a.path));
+            let v = labels.get(&a.path);
             format!(
                 "<td class=\"v\"><code>{}</code></td>",
                 esc(v.map_or("?", |s| s))
