@@ -274,10 +274,14 @@ pub fn bisect(
 /// The printed table.
 pub fn table(b: &Bisect) -> String {
     let mut s = format!(
-        "bisect {}: {} seeds per variant (seeds 1-{}), base profile {}\noutcome: a run reporting {}\n\n",
+        "bisect {}: {} per variant ({}), base profile {}\noutcome: a run reporting {}\n\n",
         b.scenario,
-        b.seeds,
-        b.seeds,
+        crate::report::plural(b.seeds, "seed"),
+        if b.seeds == 1 {
+            "seed 1".to_owned()
+        } else {
+            format!("seeds 1-{}", b.seeds)
+        },
         b.base_profile,
         if b.target.is_empty() {
             "any finding".to_owned()

@@ -23,7 +23,7 @@ pub enum Command {
     Run(RunArgs),
     /// Validate scenario and sweep files; print every problem.
     Check {
-        /// Files to check.
+        /// Files to check (`-`: standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -45,7 +45,7 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct BisectArgs {
-    /// The scenario file (not needed with `--list`).
+    /// The scenario file (not needed with `--list`; `-`: standard input).
     #[arg(required_unless_present = "list")]
     pub scenario: Option<PathBuf>,
     /// Seeds per variant (seeds 1..=N).
@@ -67,7 +67,9 @@ pub struct BisectArgs {
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// A sweep file, or a scenario file (swept over seeds and `--set` axes).
+    /// A sweep file, or a scenario file (swept over seeds and `--set` axes); `-`: standard
+    /// input (a sweep file's relative `spec.scenario` is then resolved against the current
+    /// directory).
     pub input: PathBuf,
     /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
     #[arg(long)]
@@ -88,7 +90,8 @@ pub struct SweepArgs {
     /// Result directory (default `results/bulk/<name>`; a shard: `.../shard-I-of-N`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Write a JUnit XML report (one test case per point x profile).
+    /// Write a JUnit XML report (one test case per point x profile; `-`: standard output,
+    /// the table then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Which findings make the exit code 1: `any` (default), `none`, or an invariant name
@@ -105,7 +108,8 @@ pub struct MergeArgs {
     /// The merged result directory.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Write a JUnit XML report (one test case per point x profile).
+    /// Write a JUnit XML report (one test case per point x profile; `-`: standard output,
+    /// the table then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Which findings make the exit code 1 (as for `sweep`).
@@ -113,9 +117,16 @@ pub struct MergeArgs {
     pub fail_on: Vec<String>,
 }
 
+/// `--timeline-format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineFormat {
+    Svg,
+    Png,
+}
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The scenario file.
+    /// The scenario file (`-`: standard input).
     pub scenario: PathBuf,
     /// Seed (default: the scenario's `spec.seed`).
     #[arg(long)]
@@ -126,19 +137,24 @@ pub struct RunArgs {
     /// Override a scenario field: `--set spec.runtime.latencies.stopContainer.fixed=2s`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
-    /// Write the trace as JSON Lines to FILE.
+    /// Write the trace as JSON Lines to FILE (`-`: standard output; the text summary then
+    /// goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Draw the run as a per-pod timeline into FILE (.svg or .png).
+    /// Draw the run as a per-pod timeline into FILE (.svg or .png; `-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
+    /// The timeline's format (default: from FILE's extension; SVG for `-`).
+    #[arg(long, value_name = "svg|png", requires = "timeline")]
+    pub timeline_format: Option<TimelineFormat>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
     /// Run twice (the second time on another thread) and compare trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
-    /// Write a JUnit XML report (one test case: this scenario under its profile).
+    /// Write a JUnit XML report (one test case: this scenario under its profile; `-`:
+    /// standard output).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Run without the invariant oracle (same trace hash, no invariant findings); for
@@ -348,7 +364,63 @@ fn determinism_report(
     Err(ExitCode::from(code))
 }
 
+/// `podsim run --json`: the run's output, with `expect` (whether the scenario's `expect`
+/// held) when the scenario has one; without it the object is the run's output alone.
+#[derive(serde::Serialize)]
+struct RunJson<'a> {
+    #[serde(flatten)]
+    out: &'a crate::run::RunOutput,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expect: Option<&'a report::ExpectOutcome>,
+}
+
+/// Checks what `podsim run` writes where before anything runs: at most one output on
+/// standard output, and the timeline's format. Returns whether standard output holds a
+/// file (the text summary then goes to standard error) and the timeline format.
+fn run_outputs(a: &RunArgs) -> Result<(bool, Option<crate::cli_run::Fig>), ExitCode> {
+    let usage = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let to_stdout = crate::outfile::claim_stdout(
+        &[
+            ("--trace", a.trace.as_deref()),
+            ("--junit", a.junit.as_deref()),
+            ("--timeline", a.timeline.as_deref()),
+        ],
+        &[("--json", a.json)],
+    )
+    .map_err(usage)?;
+    let fig = match &a.timeline {
+        None => None,
+        Some(t) => Some(crate::cli_run::Fig::of(t, a.timeline_format).map_err(usage)?),
+    };
+    Ok((to_stdout, fig))
+}
+
+/// Prints the `--json` object (streamed: a 100,000-pod summary would otherwise be a second
+/// copy in one string).
+fn print_json(out: &crate::run::RunOutput, expect: Option<&report::ExpectOutcome>) -> bool {
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut w, &RunJson { out, expect })
+        .map_err(std::io::Error::from)
+        .and_then(|()| {
+            use std::io::Write as _;
+            writeln!(w)?;
+            w.flush()
+        });
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return false;
+    }
+    true
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
+    let (to_stdout, fig) = match run_outputs(&a) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     let overrides = match parse_sets(&a.set, &a.profile) {
         Ok(o) => o,
         Err(e) => {
@@ -360,12 +432,6 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Ok(s) => Arc::new(s),
         Err(code) => return code,
     };
-    if let Some(t) = &a.timeline {
-        if let Err(e) = crate::plot::Format::of(t) {
-            eprintln!("error: --timeline {e}");
-            return ExitCode::from(2);
-        }
-    }
     let seed = a.seed.unwrap_or(sc.seed);
     let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
     let opts = RunOptions {
@@ -396,11 +462,11 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             trace: None,
         })
     };
+    let trace_name = || crate::outfile::display_name(a.trace.as_deref().unwrap_or(Path::new("")));
     let streamed = match streamed {
         Ok(s) => s,
         Err(e) => {
-            let path = a.trace.as_deref().unwrap_or(Path::new(""));
-            eprintln!("error: cannot write trace {}: {e}", path.display());
+            eprintln!("error: cannot write trace {}: {e}", trace_name());
             return ExitCode::from(2);
         }
     };
@@ -416,44 +482,34 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     if let Some(t) = trace {
-        let path = t.path().to_path_buf();
         if let Err(e) = t.commit() {
-            eprintln!("error: cannot write trace {}: {e}", path.display());
+            eprintln!("error: cannot write trace {}: {e}", trace_name());
             return ExitCode::from(2);
         }
     }
-    if let Some(path) = &a.timeline {
+    if let (Some(path), Some(fig)) = (&a.timeline, fig) {
         if probes.dropped > 0 {
             eprintln!(
-                "note: --timeline: {} probe failures not marked (at most {} are)",
-                probes.dropped,
+                "note: --timeline: {} not marked (at most {} are)",
+                report::plural_of(probes.dropped as u64, "probe failure", "probe failures"),
                 crate::plot::timeline::MAX_PROBE_MARKERS
             );
         }
-        let fig = crate::plot::timeline::Timeline::new(&out, probes);
-        if let Err(e) = crate::plot::write_figure(&fig, path) {
+        let timeline = crate::plot::timeline::Timeline::new(&out, probes);
+        if let Err(e) = fig.write(&timeline, path) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }
+    let expect = report::expect_outcome(&sc, &out);
     let expect_failure = report::expect_failure(&sc, &out);
     if a.json {
-        // Streamed: a 100,000-pod summary would otherwise be a second copy in one string.
-        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-        let written = serde_json::to_writer_pretty(&mut w, &out)
-            .map_err(std::io::Error::from)
-            .and_then(|()| {
-                use std::io::Write as _;
-                writeln!(w)?;
-                w.flush()
-            });
-        match written {
-            Ok(()) => {}
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
+        if !print_json(&out, expect.as_ref()) {
+            return ExitCode::from(2);
         }
+    } else if to_stdout {
+        // Standard output holds the file alone.
+        eprint!("{}", report::text_summary(&sc, &out));
     } else {
         print!("{}", report::text_summary(&sc, &out));
     }
@@ -463,7 +519,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     // Findings that the scenario expects make a clean result.
     let failed = expect_failure.is_some() || (!out.findings.is_empty() && sc.expect.is_none());
     if let Some(path) = &a.junit {
-        let xml = crate::junit::for_run(&out, failed, expect_failure.as_deref());
+        let xml = crate::junit::for_run(&out, failed, expect.as_ref(), expect_failure.as_deref());
         if let Err(code) = write_junit(path, &xml) {
             return code;
         }
@@ -476,7 +532,10 @@ fn cmd_run(a: RunArgs) -> ExitCode {
 
 fn write_junit(path: &Path, xml: &str) -> Result<(), ExitCode> {
     crate::results::write_atomic(path, xml.as_bytes()).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
+        eprintln!(
+            "error: cannot write {}: {e}",
+            crate::outfile::display_name(path)
+        );
         ExitCode::from(2)
     })
 }
@@ -489,7 +548,16 @@ fn finish_sweep(
     junit: &Option<PathBuf>,
     policy: &crate::sweep::FailOn,
 ) -> ExitCode {
-    print!("{}", crate::results::table(m, s, out));
+    let table = crate::results::table(m, s, out);
+    if junit
+        .as_deref()
+        .is_some_and(crate::scenario::file::is_stdio)
+    {
+        // Standard output holds the JUnit report alone.
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
     // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
     // plotted once merged).
     if m.shard.is_none() {
@@ -499,8 +567,8 @@ fn finish_sweep(
                     eprintln!("note: {n}");
                 }
                 eprintln!(
-                    "plots: {} files in {}",
-                    rep.written.len(),
+                    "plots: {} in {}",
+                    crate::report::plural(rep.written.len() as u64, "file"),
                     out.join("plots").display()
                 );
             }
@@ -539,6 +607,13 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if a.out
+        .as_deref()
+        .is_some_and(crate::scenario::file::is_stdio)
+    {
+        eprintln!("error: --out -: a result directory cannot be standard output; name a directory");
+        return ExitCode::from(2);
+    }
     let shard = match a.shard.as_deref().map(crate::results::Shard::parse) {
         None => None,
         Some(Ok(s)) => Some(s),
@@ -671,7 +746,7 @@ fn cmd_check(files: &[PathBuf]) -> ExitCode {
                 for n in &notes {
                     eprintln!("{n}");
                 }
-                println!("ok: {}", f.display());
+                println!("ok: {}", crate::scenario::file::display_name(f));
             }
             Err(e) => {
                 bad = true;

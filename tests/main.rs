@@ -22,3 +22,4 @@ mod shutdown;
 mod static_pods;
 mod swarm;
 mod sweep;
+mod ux_cli;

@@ -40,6 +40,11 @@ pub(super) fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> 
     // The scenario: must exist, validate, and validate with every parameter value.
     let sn = spec.req(cx, "scenario")?;
     let rel = string(cx, Some(sn), "spec.scenario")?;
+    if rel == crate::scenario::file::STDIO_PATH {
+        let m = "`-` (standard input) cannot be a sweep's scenario: name the scenario file";
+        cx.err(sn.loc, "spec.scenario", m);
+        return None;
+    }
     let scenario_path = base_dir.join(&rel);
     let spath = scenario_path.display().to_string();
     let text = match read_text(&scenario_path) {
