@@ -41,7 +41,17 @@ pub struct Variant {
     pub first_failing_replay: Option<String>,
     /// Fisher exact two-sided p-value against the base (1 for the base itself).
     pub p_value: f64,
+    /// Runs with an outcome finding on an invariant this variant's profile keeps.
+    pub failing_kept: u64,
+    /// Invariants reported that this variant's profile does not keep (`podsim invariants`
+    /// lists each invariant's profiles): findings the profile is expected to have.
+    pub not_kept: Vec<String>,
+    /// The outcome rate differs from the base's (p < 0.01) also when only the invariants
+    /// the variant's profile keeps are counted.
     pub changes_outcome: bool,
+    /// The outcome rate differs from the base's, but only through invariants the variant's
+    /// profile does not keep: expected on this profile, not a change.
+    pub expected_on_profile: bool,
     /// Invariants outside the target whose rate differs from the base's (p < 0.01).
     pub side_effects: Vec<String>,
 }
@@ -86,6 +96,8 @@ pub fn check_seeds(seeds: u64) -> Result<(), String> {
 #[derive(Default)]
 struct Tally {
     failing: u64,
+    /// Runs failing on an invariant the variant's profile keeps.
+    failing_kept: u64,
     /// Runs reporting each invariant.
     findings: BTreeMap<String, u64>,
     /// The lowest failing seed.
@@ -93,9 +105,10 @@ struct Tally {
 }
 
 impl Tally {
-    fn of(seed: u64, findings: &[String], failing: bool) -> Tally {
+    fn of(seed: u64, findings: &[String], failing: bool, failing_kept: bool) -> Tally {
         Tally {
             failing: u64::from(failing),
+            failing_kept: u64::from(failing_kept),
             findings: findings.iter().map(|f| (f.clone(), 1)).collect(),
             first_failing: failing.then_some(seed),
         }
@@ -103,6 +116,7 @@ impl Tally {
 
     fn merge(mut a: Tally, b: Tally) -> Tally {
         a.failing += b.failing;
+        a.failing_kept += b.failing_kept;
         for (k, n) in b.findings {
             *a.findings.entry(k).or_insert(0) += n;
         }
@@ -151,6 +165,14 @@ pub fn bisect(
         }
     };
     let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
+    // Whether `profile` keeps the invariant (a finding the run reports itself, such as
+    // run-limit-reached, always counts).
+    let keeps = |profile: &str, invariant: &str| {
+        crate::oracle::invariants::INVARIANTS
+            .iter()
+            .find(|i| i.name == invariant)
+            .is_none_or(|i| i.profiles.contains(&profile))
+    };
     let mut specs = vec![Spec {
         label: format!("base (profile {base_profile})"),
         profile: base_profile.clone(),
@@ -200,7 +222,12 @@ pub fn bisect(
                             out.findings.into_iter().map(|f| f.invariant).collect();
                         f.sort();
                         f.dedup();
-                        Tally::of(seed, &f, hit(&f))
+                        let kept: Vec<String> = f
+                            .iter()
+                            .filter(|x| keeps(&spec.profile, x))
+                            .cloned()
+                            .collect();
+                        Tally::of(seed, &f, hit(&f), hit(&kept))
                     })
                     .reduce(Tally::default, Tally::merge)
             })
@@ -209,6 +236,11 @@ pub fn bisect(
     let mut variants = Vec::new();
     for (spec, t) in specs.iter().zip(tallies) {
         let (failing, findings) = (t.failing, t.findings);
+        let not_kept = findings
+            .keys()
+            .filter(|k| !keeps(&spec.profile, k))
+            .cloned()
+            .collect();
         let mut sets = base_sets.to_vec();
         sets.extend(spec.sets.iter().cloned());
         let first = t
@@ -226,15 +258,20 @@ pub fn bisect(
             findings,
             first_failing_replay: first,
             p_value: 1.0,
+            failing_kept: t.failing_kept,
+            not_kept,
             changes_outcome: false,
+            expected_on_profile: false,
             side_effects: Vec::new(),
         });
     }
-    let base_k = variants[0].failing;
+    let (base_k, base_kept) = (variants[0].failing, variants[0].failing_kept);
     let base_findings = variants[0].findings.clone();
     for v in variants.iter_mut().skip(1) {
         v.p_value = fisher_two_sided(base_k, seeds, v.failing, seeds);
-        v.changes_outcome = v.p_value < 0.01;
+        let kept_differs = fisher_two_sided(base_kept, seeds, v.failing_kept, seeds) < 0.01;
+        v.changes_outcome = v.p_value < 0.01 && kept_differs;
+        v.expected_on_profile = v.p_value < 0.01 && !kept_differs;
         let mut names: Vec<&String> = base_findings.keys().chain(v.findings.keys()).collect();
         names.sort();
         names.dedup();
@@ -312,6 +349,12 @@ pub fn table(b: &Bisect) -> String {
             inv.join(", "),
             if v.changes_outcome {
                 "  <- changes the outcome".to_owned()
+            } else if v.expected_on_profile {
+                format!(
+                    "  (expected on this profile: {} does not keep {})",
+                    v.profile,
+                    v.not_kept.join(", ")
+                )
             } else if !v.side_effects.is_empty() {
                 format!("  (also changes: {})", v.side_effects.join(", "))
             } else {
@@ -320,6 +363,13 @@ pub fn table(b: &Bisect) -> String {
         ));
     }
     s.push('\n');
+    if b.variants.iter().any(|v| v.expected_on_profile) {
+        s.push_str(
+            "expected on this profile: the outcome differs only through invariants that profile \
+             does not keep (`podsim invariants` lists each invariant's profiles); not counted \
+             as a change\n",
+        );
+    }
     if b.culprits.is_empty() {
         s.push_str("no single switch changes the outcome (Fisher exact test, p < 0.01)\n");
     } else {

@@ -64,7 +64,7 @@ pub(crate) fn for_run(
     report.to_string().expect("JUnit serializes")
 }
 
-fn cell_text(c: &Cell, policy: &FailOn, failing: bool) -> String {
+fn cell_text(m: &Manifest, c: &Cell, policy: &FailOn, failing: bool) -> String {
     let mut t = String::new();
     for (inv, r) in &c.findings {
         if policy.counts(inv) != failing {
@@ -72,7 +72,8 @@ fn cell_text(c: &Cell, policy: &FailOn, failing: bool) -> String {
         }
         let _ = writeln!(
             t,
-            "{inv}: {} of {} ({} [{}, {}] 95% Wilson)",
+            "{}: {} of {} ({} [{}, {}] 95% Wilson)",
+            m.finding_label(inv),
             r.runs,
             crate::report::plural(c.runs, "run"),
             pct(r.rate),
@@ -118,7 +119,7 @@ pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
                 .collect();
             st.set_message(names.join("; "));
             st.set_type("finding");
-            st.set_description(cell_text(c, policy, true));
+            st.set_description(cell_text(m, c, policy, true));
             st
         } else {
             TestCaseStatus::success()
@@ -141,7 +142,7 @@ pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
             pct(c.any_finding.ci95[0]),
             pct(c.any_finding.ci95[1])
         );
-        out.push_str(&cell_text(c, policy, false));
+        out.push_str(&cell_text(m, c, policy, false));
         case.set_system_out(out);
         suite.add_test_case(case);
     }

@@ -72,6 +72,10 @@ pub struct Manifest {
     /// Present in a shard directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The scenario's `expect.findings` (absent when it expects none): marked `(expected)`
+    /// in the table and the JUnit report, and not failing `--fail-on any`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_findings: Vec<String>,
 }
 
 /// One grid axis: an override path and its values (YAML text, as `--set` takes them).
@@ -150,6 +154,15 @@ impl Manifest {
             "-".into()
         } else {
             crate::scenario::error::escape_controls(&s.join(", ")).into_owned()
+        }
+    }
+
+    /// A finding's name in tables: `(expected)` after one the scenario expects.
+    pub fn finding_label(&self, invariant: &str) -> String {
+        if self.expected_findings.iter().any(|e| e == invariant) {
+            format!("{invariant} (expected)")
+        } else {
+            invariant.to_owned()
         }
     }
 
@@ -531,7 +544,7 @@ pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
         };
         push("(any)", &c.any_finding);
         for (inv, r) in &c.findings {
-            push(inv, r);
+            push(&m.finding_label(inv), r);
             if let Some(f) = &r.first_failing {
                 firsts.push(format!(
                     "  point {} {} {}: seed {} (replicate {})\n    {}",

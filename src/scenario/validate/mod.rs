@@ -22,7 +22,7 @@ use super::types::Scenario;
 use crate::sim::Strategy;
 use kubelet::{api, kubelet, node_spec, runtime};
 use pods::pods;
-pub(crate) use primitives::suggest as did_you_mean;
+pub(crate) use primitives::closest;
 use primitives::{int, name, obj, one_of, pos_dur, string, Cx, Obj, Unknown};
 use std::path::{Path, PathBuf};
 use sweep::sweep;
