@@ -538,7 +538,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         if probes.dropped > 0 {
             eprintln!(
                 "note: --timeline: {} not marked (at most {} are)",
-                report::plural_of(probes.dropped as u64, "probe failure", "probe failures"),
+                report::plural(probes.dropped, "probe failure"),
                 crate::plot::timeline::MAX_PROBE_MARKERS
             );
         }

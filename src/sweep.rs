@@ -336,6 +336,28 @@ pub(crate) struct Plan {
     pub(crate) notes: Vec<String>,
 }
 
+/// The `--profile` flags: each a profile (or another name of one), none twice.
+fn profile_flags(flags: &[String]) -> Result<Vec<String>, Failure> {
+    let mut profiles: Vec<String> = Vec::new();
+    let mut given_as: Vec<&str> = Vec::new();
+    for given in flags {
+        let p = profile_flag(given).map_err(Failure::Input)?.to_owned();
+        if let Some(i) = profiles.iter().position(|q| *q == p) {
+            return Err(Failure::Input(if given_as[i] == given {
+                format!("--profile {p} is given twice")
+            } else {
+                format!(
+                    "--profile {} and --profile {given} name the same profile, {p}",
+                    given_as[i]
+                )
+            }));
+        }
+        profiles.push(p);
+        given_as.push(given);
+    }
+    Ok(profiles)
+}
+
 /// Loads the input, builds the grid and validates every (point, profile) scenario.
 pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
     check_jobs(req.jobs).map_err(Failure::Input)?;
@@ -383,23 +405,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         seeds = n;
     }
     if !req.profiles.is_empty() {
-        profiles.clear();
-        let mut given_as: Vec<&str> = Vec::new();
-        for given in &req.profiles {
-            let p = profile_flag(given).map_err(Failure::Input)?.to_owned();
-            if let Some(i) = profiles.iter().position(|q| *q == p) {
-                return Err(Failure::Input(if given_as[i] == given {
-                    format!("--profile {p} is given twice")
-                } else {
-                    format!(
-                        "--profile {} and --profile {given} name the same profile, {p}",
-                        given_as[i]
-                    )
-                }));
-            }
-            profiles.push(p);
-            given_as.push(given);
-        }
+        profiles = profile_flags(&req.profiles)?;
     }
     apply_axis_sets(&req.sets, &mut axes)?;
     let profile_override = !profiles.is_empty();
@@ -450,9 +456,9 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         shard: req.shard,
         expected_findings: base
             .expect
-            .as_ref()
-            .map(|e| e.findings.clone())
-            .unwrap_or_default(),
+            .iter()
+            .flat_map(|e| e.findings.clone())
+            .collect(),
     };
     check_axis_paths(&scenario_path, &manifest.parameters)?;
     // Validate every (point, profile) once, reporting every bad one.
@@ -838,8 +844,11 @@ mod tests {
             let a: Vec<String> = a.iter().map(|s| s.to_string()).collect();
             FailOn::parse(&a, &known)
         };
-        assert_eq!(p(&[]), Ok(FailOn::Any));
-        assert_eq!(p(&["any"]), Ok(FailOn::Any));
+        let any = FailOn::Any {
+            expected: Vec::new(),
+        };
+        assert_eq!(p(&[]), Ok(any.clone()));
+        assert_eq!(p(&["any"]), Ok(any.clone()));
         assert_eq!(p(&["none"]), Ok(FailOn::Never));
         assert_eq!(p(&["x"]), Ok(FailOn::Invariants(vec!["x".into()])));
         assert_eq!(
@@ -854,5 +863,11 @@ mod tests {
         let e = p(&["z"]).unwrap_err();
         assert!(e.contains("unknown invariant") && e.contains("x, y"), "{e}");
         assert!(!FailOn::Never.counts("x"));
+        // `any` leaves out what the scenario expects; a named invariant counts anyway.
+        let expected = vec!["x".to_string()];
+        assert!(!any.clone().expecting(&expected).counts("x"));
+        assert!(any.expecting(&expected).counts("y"));
+        let named = FailOn::Invariants(vec!["x".into()]).expecting(&expected);
+        assert!(named.counts("x"));
     }
 }

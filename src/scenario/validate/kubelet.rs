@@ -470,7 +470,7 @@ mod tests {
             "  kubelet:\n    profile: v1.23\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
         );
         assert_eq!(e.len(), 2, "{e:#?}");
-        assert!(e[0].contains("unknown value `v1.23`"), "{e:#?}");
+        assert!(e[0].contains("unknown profile `v1.23`"), "{e:#?}");
         assert!(e[1].contains("unknown field `memory.avail`"), "{e:#?}");
     }
 
