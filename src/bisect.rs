@@ -42,6 +42,13 @@ pub struct Variant {
     /// Fisher exact two-sided p-value against the base (1 for the base itself).
     pub p_value: f64,
     pub changes_outcome: bool,
+    /// Invariants this variant reported that its profile does not keep but the base's
+    /// profile does (`podsim invariants` lists each invariant's profiles): the historical
+    /// behaviour of that release, expected on it.
+    pub not_kept: Vec<String>,
+    /// A profile variant that changes the outcome only through `not_kept` invariants: with
+    /// them left out of both sides the rates do not differ (p >= 0.01).
+    pub expected_on_profile: bool,
     /// Invariants outside the target whose rate differs from the base's (p < 0.01).
     pub side_effects: Vec<String>,
 }
@@ -86,6 +93,9 @@ pub fn check_seeds(seeds: u64) -> Result<(), String> {
 #[derive(Default)]
 struct Tally {
     failing: u64,
+    /// Per profile (index in `PROFILES`): runs failing when the invariants that profile
+    /// does not keep but the base's profile does are left out.
+    failing_without: [u64; PROFILES.len()],
     /// Runs reporting each invariant.
     findings: BTreeMap<String, u64>,
     /// The lowest failing seed.
@@ -93,9 +103,15 @@ struct Tally {
 }
 
 impl Tally {
-    fn of(seed: u64, findings: &[String], failing: bool) -> Tally {
+    fn of(
+        seed: u64,
+        findings: &[String],
+        failing: bool,
+        failing_without: [bool; PROFILES.len()],
+    ) -> Tally {
         Tally {
             failing: u64::from(failing),
+            failing_without: failing_without.map(u64::from),
             findings: findings.iter().map(|f| (f.clone(), 1)).collect(),
             first_failing: failing.then_some(seed),
         }
@@ -103,6 +119,9 @@ impl Tally {
 
     fn merge(mut a: Tally, b: Tally) -> Tally {
         a.failing += b.failing;
+        for (x, y) in a.failing_without.iter_mut().zip(b.failing_without) {
+            *x += y;
+        }
         for (k, n) in b.findings {
             *a.findings.entry(k).or_insert(0) += n;
         }
@@ -119,6 +138,61 @@ struct Spec {
     profile: String,
     sets: Vec<String>,
     sc: Arc<Scenario>,
+}
+
+/// Whether `profile` keeps `invariant` (a finding the run reports itself, such as
+/// run-limit-reached, is kept everywhere).
+fn keeps(profile: &str, invariant: &str) -> bool {
+    crate::oracle::invariants::INVARIANTS
+        .iter()
+        .find(|i| i.name == invariant)
+        .is_none_or(|i| i.profiles.contains(&profile))
+}
+
+/// The invariants `profile` does not keep but `base` does, among `findings`.
+fn not_kept<'a>(
+    base: &str,
+    profile: &str,
+    findings: impl Iterator<Item = &'a String>,
+) -> Vec<String> {
+    findings
+        .filter(|f| keeps(base, f) && !keeps(profile, f))
+        .cloned()
+        .collect()
+}
+
+/// The variants: the base, every other profile, every built switch flipped from the base.
+fn specs(sc: &Scenario) -> Vec<Spec> {
+    let base_profile = sc.kubelet.profile.clone();
+    let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
+    let mut specs = vec![Spec {
+        label: format!("base (profile {base_profile})"),
+        profile: base_profile.clone(),
+        sets: Vec::new(),
+        sc: Arc::new(sc.clone()),
+    }];
+    for p in PROFILES.iter().filter(|p| **p != base_profile) {
+        let mut s = sc.clone();
+        s.kubelet.profile = (*p).to_owned();
+        specs.push(Spec {
+            label: format!("profile {p}"),
+            profile: (*p).to_owned(),
+            sets: vec![format!("spec.kubelet.profile={p}")],
+            sc: Arc::new(s),
+        });
+    }
+    for sw in SWITCHES.iter().filter(|s| s.built) {
+        let v = !base_b.on(sw.sw);
+        let mut s = sc.clone();
+        s.kubelet.behaviours.insert(sw.name.to_owned(), v);
+        specs.push(Spec {
+            label: format!("switch {}={v}", sw.name),
+            profile: base_profile.clone(),
+            sets: vec![format!("spec.kubelet.behaviours.{}={v}", sw.name)],
+            sc: Arc::new(s),
+        });
+    }
+    specs
 }
 
 /// Runs the bisection of `sc` (loaded from `path` with the `--set` flags `base_sets`) over
@@ -150,34 +224,7 @@ pub fn bisect(
             f.iter().any(|x| target.contains(x))
         }
     };
-    let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
-    let mut specs = vec![Spec {
-        label: format!("base (profile {base_profile})"),
-        profile: base_profile.clone(),
-        sets: Vec::new(),
-        sc: Arc::new(sc.clone()),
-    }];
-    for p in PROFILES.iter().filter(|p| **p != base_profile) {
-        let mut s = sc.clone();
-        s.kubelet.profile = (*p).to_owned();
-        specs.push(Spec {
-            label: format!("profile {p}"),
-            profile: (*p).to_owned(),
-            sets: vec![format!("spec.kubelet.profile={p}")],
-            sc: Arc::new(s),
-        });
-    }
-    for sw in SWITCHES.iter().filter(|s| s.built) {
-        let v = !base_b.on(sw.sw);
-        let mut s = sc.clone();
-        s.kubelet.behaviours.insert(sw.name.to_owned(), v);
-        specs.push(Spec {
-            label: format!("switch {}={v}", sw.name),
-            profile: base_profile.clone(),
-            sets: vec![format!("spec.kubelet.behaviours.{}={v}", sw.name)],
-            sc: Arc::new(s),
-        });
-    }
+    let specs = specs(sc);
     // Per variant, the runs fold into bounded counts (the seeds stream; nothing is kept
     // per run); the fold is order-independent, so the result never depends on threads.
     let tallies: Vec<Tally> = pool.install(|| {
@@ -200,15 +247,32 @@ pub fn bisect(
                             out.findings.into_iter().map(|f| f.invariant).collect();
                         f.sort();
                         f.dedup();
-                        Tally::of(seed, &f, hit(&f))
+                        let without = PROFILES.map(|p| {
+                            let left_out = not_kept(&base_profile, p, f.iter());
+                            let rest: Vec<String> = f
+                                .iter()
+                                .filter(|x| !left_out.contains(x))
+                                .cloned()
+                                .collect();
+                            hit(&rest)
+                        });
+                        Tally::of(seed, &f, hit(&f), without)
                     })
                     .reduce(Tally::default, Tally::merge)
             })
             .collect()
     });
+    let base_without = tallies[0].failing_without;
     let mut variants = Vec::new();
     for (spec, t) in specs.iter().zip(tallies) {
+        // A profile variant's rate with the invariants it does not keep left out, and the
+        // base's counted the same way.
+        let without = PROFILES
+            .iter()
+            .position(|p| *p == spec.profile && spec.label.starts_with("profile "))
+            .map(|i| (base_without[i], t.failing_without[i]));
         let (failing, findings) = (t.failing, t.findings);
+        let not_kept = not_kept(&base_profile, &spec.profile, findings.keys());
         let mut sets = base_sets.to_vec();
         sets.extend(spec.sets.iter().cloned());
         let first = t
@@ -227,6 +291,9 @@ pub fn bisect(
             first_failing_replay: first,
             p_value: 1.0,
             changes_outcome: false,
+            not_kept,
+            expected_on_profile: without
+                .is_some_and(|(b, v)| fisher_two_sided(b, seeds, v, seeds) >= 0.01),
             side_effects: Vec::new(),
         });
     }
@@ -235,6 +302,7 @@ pub fn bisect(
     for v in variants.iter_mut().skip(1) {
         v.p_value = fisher_two_sided(base_k, seeds, v.failing, seeds);
         v.changes_outcome = v.p_value < 0.01;
+        v.expected_on_profile &= v.changes_outcome;
         let mut names: Vec<&String> = base_findings.keys().chain(v.findings.keys()).collect();
         names.sort();
         names.dedup();
@@ -274,10 +342,14 @@ pub fn bisect(
 /// The printed table.
 pub fn table(b: &Bisect) -> String {
     let mut s = format!(
-        "bisect {}: {} seeds per variant (seeds 1-{}), base profile {}\noutcome: a run reporting {}\n\n",
+        "bisect {}: {} per variant ({}), base profile {}\noutcome: a run reporting {}\n\n",
         b.scenario,
-        b.seeds,
-        b.seeds,
+        crate::report::plural(b.seeds, "seed"),
+        if b.seeds == 1 {
+            "seed 1".to_owned()
+        } else {
+            format!("seeds 1-{}", b.seeds)
+        },
         b.base_profile,
         if b.target.is_empty() {
             "any finding".to_owned()
@@ -306,7 +378,13 @@ pub fn table(b: &Bisect) -> String {
                 format!("{:.2e}", v.p_value)
             },
             inv.join(", "),
-            if v.changes_outcome {
+            if v.expected_on_profile {
+                format!(
+                    "  <- changes the outcome, expected on this profile: {} does not keep {}",
+                    v.profile,
+                    v.not_kept.join(", ")
+                )
+            } else if v.changes_outcome {
                 "  <- changes the outcome".to_owned()
             } else if !v.side_effects.is_empty() {
                 format!("  (also changes: {})", v.side_effects.join(", "))
@@ -316,6 +394,13 @@ pub fn table(b: &Bisect) -> String {
         ));
     }
     s.push('\n');
+    if b.variants.iter().any(|v| v.expected_on_profile) {
+        s.push_str(
+            "expected on this profile: the outcome differs only through invariants that profile \
+             does not keep (`podsim invariants` lists each invariant's profiles): the release's \
+             known behaviour, not a new difference\n",
+        );
+    }
     if b.culprits.is_empty() {
         s.push_str("no single switch changes the outcome (Fisher exact test, p < 0.01)\n");
     } else {

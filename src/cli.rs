@@ -23,7 +23,7 @@ pub enum Command {
     Run(RunArgs),
     /// Validate scenario and sweep files; print every problem.
     Check {
-        /// Files to check.
+        /// Files to check (`-`: standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -48,7 +48,11 @@ pub enum Command {
     /// Combine shard directories into the result of the unsharded sweep.
     Merge(MergeArgs),
     /// List the invariants the oracle checks: name, meaning, source and profiles.
-    Invariants,
+    Invariants {
+        /// Print a JSON array (one object per invariant, the fields of the text listing).
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a scenario under every profile and every single switch flip on the same seeds;
     /// report which behaviour changes the findings.
     Bisect(BisectArgs),
@@ -56,7 +60,7 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct BisectArgs {
-    /// The scenario file (not needed with `--list`).
+    /// The scenario file (not needed with `--list`; `-`: standard input).
     #[arg(required_unless_present = "list")]
     pub scenario: Option<PathBuf>,
     /// Seeds per variant (seeds 1..=N).
@@ -78,12 +82,15 @@ pub struct BisectArgs {
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
-    /// A sweep file, or a scenario file (swept over seeds and `--set` axes).
+    /// A sweep file, or a scenario file (swept over seeds and `--set` axes); `-`: standard
+    /// input (a sweep file's relative `spec.scenario` is then resolved against the current
+    /// directory).
     pub input: PathBuf,
     /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
     #[arg(long)]
     pub seeds: Option<u64>,
-    /// Profile to run every point under (repeatable; replaces the sweep file's list).
+    /// Profile to run every point under (repeatable; replaces the sweep file's list): v1.21,
+    /// v1.22, v1.27, current (or v1.31, another name for current).
     #[arg(long = "profile", value_name = "P")]
     pub profiles: Vec<String>,
     /// A grid axis: `--set spec.runtime.latencies.stopContainer.fixed=100ms,1s` (repeatable;
@@ -99,7 +106,8 @@ pub struct SweepArgs {
     /// Result directory (default `results/bulk/<name>`; a shard: `.../shard-I-of-N`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Write a JUnit XML report (one test case per point x profile).
+    /// Write a JUnit XML report (one test case per point x profile; `-`: standard output,
+    /// the table then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Which findings make the exit code 1: `any` (default), `none`, or an invariant name
@@ -120,7 +128,8 @@ pub struct MergeArgs {
     /// The merged result directory.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Write a JUnit XML report (one test case per point x profile).
+    /// Write a JUnit XML report (one test case per point x profile; `-`: standard output,
+    /// the table then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Which findings make the exit code 1 (as for `sweep`).
@@ -128,36 +137,49 @@ pub struct MergeArgs {
     pub fail_on: Vec<String>,
 }
 
+/// `--timeline-format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineFormat {
+    Svg,
+    Png,
+}
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The scenario file.
+    /// The scenario file (`-`: standard input).
     pub scenario: PathBuf,
     /// Seed (default: the scenario's `spec.seed`).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Behaviour profile (sets `spec.kubelet.profile`).
+    /// Behaviour profile (sets `spec.kubelet.profile`): v1.21, v1.22, v1.27, current (or
+    /// v1.31, another name for current).
     #[arg(long)]
     pub profile: Option<String>,
     /// Override a scenario field: `--set spec.runtime.latencies.stopContainer.fixed=2s`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     pub set: Vec<String>,
-    /// Write the trace as JSON Lines to FILE.
+    /// Write the trace as JSON Lines to FILE (`-`: standard output; the text summary then
+    /// goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Draw the run as a per-pod timeline into FILE (.svg or .png).
+    /// Draw the run as a per-pod timeline into FILE (.svg or .png; `-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
     /// Write the run as a Chrome/Perfetto trace-event JSON file (open it in
     /// ui.perfetto.dev or chrome://tracing).
     #[arg(long, value_name = "FILE")]
     pub perfetto: Option<PathBuf>,
+    /// The timeline's format (default: from FILE's extension; SVG for `-`).
+    #[arg(long, value_name = "svg|png", requires = "timeline")]
+    pub timeline_format: Option<TimelineFormat>,
     /// Print the result as one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
     /// Run twice (the second time on another thread) and compare trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
-    /// Write a JUnit XML report (one test case: this scenario under its profile).
+    /// Write a JUnit XML report (one test case: this scenario under its profile; `-`:
+    /// standard output).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Run without the invariant oracle (same trace hash, no invariant findings); for
@@ -175,8 +197,12 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Sweep(a) => cmd_sweep(a),
         Command::Report { dir, out } => crate::report_html::command(&dir, out.as_deref()),
         Command::Merge(a) => cmd_merge(a),
-        Command::Invariants => {
+        Command::Invariants { json: false } => {
             print!("{}", invariants_table());
+            ExitCode::SUCCESS
+        }
+        Command::Invariants { json: true } => {
+            println!("{}", invariants_json());
             ExitCode::SUCCESS
         }
         Command::Bisect(a) => cmd_bisect(a),
@@ -299,6 +325,35 @@ pub(crate) fn invariants_table() -> String {
     s
 }
 
+/// `podsim invariants --json`: an array of objects with the text listing's fields (the
+/// `profiles` of an open upstream bug are empty).
+pub(crate) fn invariants_json() -> String {
+    use crate::oracle::invariants::INVARIANTS;
+    #[derive(serde::Serialize)]
+    struct Row {
+        name: &'static str,
+        id: &'static str,
+        kind: &'static str,
+        profiles: &'static [&'static str],
+        meaning: &'static str,
+        bound: &'static str,
+        source: &'static str,
+    }
+    let all: Vec<Row> = INVARIANTS
+        .iter()
+        .map(|i| Row {
+            name: i.name,
+            id: i.id,
+            kind: i.kind.as_str(),
+            profiles: i.profiles,
+            meaning: i.meaning,
+            bound: i.bound,
+            source: i.source,
+        })
+        .collect();
+    serde_json::to_string_pretty(&all).expect("JSON of plain strings")
+}
+
 fn parse_sets(sets: &[String], profile: &Option<String>) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for s in sets {
@@ -368,8 +423,72 @@ fn determinism_report(
     Err(ExitCode::from(code))
 }
 
+/// `podsim run --json`: the run's output, with `expect` (whether the scenario's `expect`
+/// held) when the scenario has one; without it the object is the run's output alone.
+#[derive(serde::Serialize)]
+struct RunJson<'a> {
+    #[serde(flatten)]
+    out: &'a crate::run::RunOutput,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expect: Option<&'a report::ExpectOutcome>,
+}
+
+/// Checks what `podsim run` writes where before anything runs: at most one output on
+/// standard output, and the timeline's format. Returns whether standard output holds a
+/// file (the text summary then goes to standard error) and the timeline format.
+fn run_outputs(a: &RunArgs) -> Result<(bool, Option<crate::cli_run::Fig>), ExitCode> {
+    let usage = |e: String| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    };
+    let to_stdout = crate::outfile::claim_stdout(
+        &[
+            ("--trace", a.trace.as_deref()),
+            ("--junit", a.junit.as_deref()),
+            ("--timeline", a.timeline.as_deref()),
+        ],
+        &[("--json", a.json)],
+    )
+    .map_err(usage)?;
+    let fig = match &a.timeline {
+        None => None,
+        Some(t) => Some(crate::cli_run::Fig::of(t, a.timeline_format).map_err(usage)?),
+    };
+    Ok((to_stdout, fig))
+}
+
+/// Prints the `--json` object (streamed: a 100,000-pod summary would otherwise be a second
+/// copy in one string).
+fn print_json(out: &crate::run::RunOutput, expect: Option<&report::ExpectOutcome>) -> bool {
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut w, &RunJson { out, expect })
+        .map_err(std::io::Error::from)
+        .and_then(|()| {
+            use std::io::Write as _;
+            writeln!(w)?;
+            w.flush()
+        });
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return false;
+    }
+    true
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
-    let overrides = match parse_sets(&a.set, &a.profile) {
+    let (to_stdout, fig) = match run_outputs(&a) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let profile = match a.profile.as_deref().map(crate::sweep::profile_flag) {
+        None => None,
+        Some(Ok(p)) => Some(p.to_owned()),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let overrides = match parse_sets(&a.set, &profile) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
@@ -380,12 +499,6 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Ok(s) => Arc::new(s),
         Err(code) => return code,
     };
-    if let Some(t) = &a.timeline {
-        if let Err(e) = crate::plot::Format::of(t) {
-            eprintln!("error: --timeline {e}");
-            return ExitCode::from(2);
-        }
-    }
     let seed = a.seed.unwrap_or(sc.seed);
     let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
     let opts = RunOptions {
@@ -419,6 +532,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             perfetto: None,
         })
     };
+    let trace_name = || crate::outfile::display_name(a.trace.as_deref().unwrap_or(Path::new("")));
     let streamed = match streamed {
         Ok(s) => s,
         Err(e) => {
@@ -447,44 +561,34 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         return code;
     }
     if let Some(t) = trace {
-        let path = t.path().to_path_buf();
         if let Err(e) = t.commit() {
-            eprintln!("error: cannot write trace {}: {e}", path.display());
+            eprintln!("error: cannot write trace {}: {e}", trace_name());
             return ExitCode::from(2);
         }
     }
-    if let Some(path) = &a.timeline {
+    if let (Some(path), Some(fig)) = (&a.timeline, fig) {
         if probes.dropped > 0 {
             eprintln!(
-                "note: --timeline: {} probe failures not marked (at most {} are)",
-                probes.dropped,
+                "note: --timeline: {} not marked (at most {} are)",
+                report::plural(probes.dropped, "probe failure"),
                 crate::plot::timeline::MAX_PROBE_MARKERS
             );
         }
-        let fig = crate::plot::timeline::Timeline::new(&out, probes);
-        if let Err(e) = crate::plot::write_figure(&fig, path) {
+        let timeline = crate::plot::timeline::Timeline::new(&out, probes);
+        if let Err(e) = fig.write(&timeline, path) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }
+    let expect = report::expect_outcome(&sc, &out);
     let expect_failure = report::expect_failure(&sc, &out);
     if a.json {
-        // Streamed: a 100,000-pod summary would otherwise be a second copy in one string.
-        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-        let written = serde_json::to_writer_pretty(&mut w, &out)
-            .map_err(std::io::Error::from)
-            .and_then(|()| {
-                use std::io::Write as _;
-                writeln!(w)?;
-                w.flush()
-            });
-        match written {
-            Ok(()) => {}
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
+        if !print_json(&out, expect.as_ref()) {
+            return ExitCode::from(2);
         }
+    } else if to_stdout {
+        // Standard output holds the file alone.
+        eprint!("{}", report::text_summary(&sc, &out));
     } else {
         print!("{}", report::text_summary(&sc, &out));
     }
@@ -494,7 +598,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     // Findings that the scenario expects make a clean result.
     let failed = expect_failure.is_some() || (!out.findings.is_empty() && sc.expect.is_none());
     if let Some(path) = &a.junit {
-        let xml = crate::junit::for_run(&out, failed, expect_failure.as_deref());
+        let xml = crate::junit::for_run(&out, failed, expect.as_ref(), expect_failure.as_deref());
         if let Err(code) = write_junit(path, &xml) {
             return code;
         }
@@ -507,7 +611,10 @@ fn cmd_run(a: RunArgs) -> ExitCode {
 
 fn write_junit(path: &Path, xml: &str) -> Result<(), ExitCode> {
     crate::results::write_atomic(path, xml.as_bytes()).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
+        eprintln!(
+            "error: cannot write {}: {e}",
+            crate::outfile::display_name(path)
+        );
         ExitCode::from(2)
     })
 }
@@ -520,7 +627,17 @@ fn finish_sweep(
     junit: &Option<PathBuf>,
     policy: &crate::sweep::FailOn,
 ) -> ExitCode {
-    print!("{}", crate::results::table(m, s, out));
+    let policy = &policy.clone().expecting(&m.expected_findings);
+    let table = crate::results::table(m, s, out);
+    if junit
+        .as_deref()
+        .is_some_and(crate::scenario::file::is_stdio)
+    {
+        // Standard output holds the JUnit report alone.
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
     // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
     // plotted once merged).
     if m.shard.is_none() {
@@ -530,8 +647,8 @@ fn finish_sweep(
                     eprintln!("note: {n}");
                 }
                 eprintln!(
-                    "plots: {} files in {}",
-                    rep.written.len(),
+                    "plots: {} in {}",
+                    crate::report::plural(rep.written.len() as u64, "file"),
                     out.join("plots").display()
                 );
             }
@@ -570,6 +687,13 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if a.out
+        .as_deref()
+        .is_some_and(crate::scenario::file::is_stdio)
+    {
+        eprintln!("error: --out -: a result directory cannot be standard output; name a directory");
+        return ExitCode::from(2);
+    }
     let shard = match a.shard.as_deref().map(crate::results::Shard::parse) {
         None => None,
         Some(Ok(s)) => Some(s),
@@ -706,7 +830,7 @@ fn cmd_check(files: &[PathBuf]) -> ExitCode {
                 for n in &notes {
                     eprintln!("{n}");
                 }
-                println!("ok: {}", f.display());
+                println!("ok: {}", crate::scenario::file::display_name(f));
             }
             Err(e) => {
                 bad = true;

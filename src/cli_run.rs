@@ -19,6 +19,60 @@ use std::sync::Arc;
 /// Takes the run's typed transitions, a batch at a time.
 pub(crate) type TypedSink<'a> = dyn FnMut(&[(SimTime, Transition)]) + 'a;
 
+/// How `--timeline` is written: its format, from `--timeline-format` or the file's
+/// extension (SVG for `-`, standard output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fig(crate::cli::TimelineFormat);
+
+impl Fig {
+    /// The format of `--timeline path`; an error when neither the flag nor the extension
+    /// gives one, or they disagree.
+    pub(crate) fn of(path: &Path, flag: Option<crate::cli::TimelineFormat>) -> Result<Fig, String> {
+        use crate::cli::TimelineFormat as F;
+        if crate::scenario::file::is_stdio(path) {
+            return Ok(Fig(flag.unwrap_or(F::Svg)));
+        }
+        let ext = match crate::plot::Format::of(path).map_err(|e| format!("--timeline {e}"))? {
+            crate::plot::Format::Svg => F::Svg,
+            crate::plot::Format::Png => F::Png,
+        };
+        match flag {
+            Some(f) if f != ext => Err(format!(
+                "--timeline-format {} does not match --timeline {} (the file name's extension \
+                 gives the format; --timeline-format is for `--timeline -`)",
+                if f == F::Svg { "svg" } else { "png" },
+                path.display()
+            )),
+            _ => Ok(Fig(ext)),
+        }
+    }
+
+    /// Draws `fig` into `path` (`-`: standard output).
+    pub(crate) fn write(
+        self,
+        fig: &crate::plot::timeline::Timeline,
+        path: &Path,
+    ) -> Result<(), String> {
+        use crate::cli::TimelineFormat as F;
+        if !crate::scenario::file::is_stdio(path) {
+            return crate::plot::write_figure(fig, path);
+        }
+        let fail = |e: &dyn std::fmt::Display| format!("cannot write <stdout>: {e}");
+        match self.0 {
+            F::Svg => {
+                let svg = crate::plot::render_svg(fig).map_err(|e| fail(&e))?;
+                crate::outfile::write_bytes(path, svg.as_bytes()).map_err(|e| fail(&e))
+            }
+            // The PNG encoder writes a file: a temporary one, copied to standard output.
+            F::Png => crate::outfile::write_via_file(
+                path,
+                |_| PathBuf::from(format!(".podsim-timeline.tmp-{}.png", std::process::id())),
+                |tmp| crate::plot::write_figure(fig, tmp),
+            ),
+        }
+    }
+}
+
 /// What `podsim run` asked for beyond the run itself.
 pub(crate) struct Wants<'a> {
     pub(crate) trace: Option<&'a Path>,
@@ -52,34 +106,20 @@ pub(crate) struct Streamed {
     pub(crate) perfetto: Option<std::io::Result<TraceFile>>,
 }
 
-/// `--trace FILE` (or `--perfetto FILE`) being written: into a temporary file beside it, renamed into
-/// place once the run is done and the file complete; a FIFO or device (`/dev/null`, a
-/// named pipe) is written in place, and a symbolic link is followed, never replaced (the
-/// rules of `crate::outfile`).
+/// `--trace FILE` (or `--perfetto FILE`) being written, by the rules of `crate::outfile`:
+/// a regular file through a temporary file renamed into place once the run is done and
+/// the file complete; a FIFO or device (`/dev/null`, a named pipe) in place; a symbolic
+/// link followed, never replaced; `-` to standard output.
 pub(crate) struct TraceFile {
-    path: PathBuf,
-    /// The file being written and where it is renamed to (`None`: written in place).
-    tmp: Option<(PathBuf, PathBuf)>,
-    w: std::io::BufWriter<std::fs::File>,
+    w: crate::outfile::Output,
     /// The first write error (nothing is written after it).
     err: Option<std::io::Error>,
 }
 
 impl TraceFile {
     fn create(path: &Path) -> std::io::Result<TraceFile> {
-        let (f, tmp) = match crate::outfile::resolve(path)? {
-            crate::outfile::Target::InPlace(p) => {
-                (std::fs::OpenOptions::new().write(true).open(&p)?, None)
-            }
-            crate::outfile::Target::Replace(p) => {
-                let tmp = crate::outfile::tmp_path(&p);
-                (std::fs::File::create(&tmp)?, Some((tmp, p)))
-            }
-        };
         Ok(TraceFile {
-            path: path.to_path_buf(),
-            tmp,
-            w: std::io::BufWriter::new(f),
+            w: crate::outfile::Output::create(path)?,
             err: None,
         })
     }
@@ -101,33 +141,15 @@ impl TraceFile {
 
     /// Flushes, syncs and renames the file into place.
     pub(crate) fn commit(mut self) -> std::io::Result<()> {
-        let res = match self.err.take() {
+        match self.err.take() {
             Some(e) => Err(e),
-            None => self.w.flush().and_then(|()| match &self.tmp {
-                Some((tmp, to)) => self
-                    .w
-                    .get_ref()
-                    .sync_all()
-                    .and_then(|()| std::fs::rename(tmp, to)),
-                None => Ok(()),
-            }),
-        };
-        if let (Err(_), Some((tmp, _))) = (&res, &self.tmp) {
-            let _ = std::fs::remove_file(tmp);
-        }
-        res
-    }
-
-    /// Leaves no file behind (a special file written in place keeps what it got).
-    pub(crate) fn discard(self) {
-        if let Some((tmp, _)) = &self.tmp {
-            let _ = std::fs::remove_file(tmp);
+            None => self.w.commit(),
         }
     }
 
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
+    /// Leaves no file behind (a special file written in place, or standard output, keeps
+    /// what it got).
+    pub(crate) fn discard(self) {}
 }
 
 /// Raw bytes (the `--perfetto` file): the first error is kept and returned by

@@ -3,6 +3,7 @@
 //! (`sweep`, `merge`); a failure's text carries the replay line of the first failing run.
 //! No timestamps or durations are written, so the same results give the same file.
 
+use crate::report::ExpectOutcome;
 use crate::results::{Cell, Manifest, Summary};
 use crate::run::RunOutput;
 use crate::sweep::FailOn;
@@ -13,13 +14,23 @@ fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
 
-/// The report of one `podsim run`. `expect_failure` is the message when the scenario's
-/// `expect` did not hold; `failed` is whether the run exits 1.
-pub(crate) fn for_run(out: &RunOutput, failed: bool, expect_failure: Option<&str>) -> String {
+/// The report of one `podsim run`. `expect` is whether the scenario's `expect` held (when
+/// it has one), `expect_failure` the message when it did not; `failed` is whether the run
+/// exits 1.
+pub(crate) fn for_run(
+    out: &RunOutput,
+    failed: bool,
+    expect: Option<&ExpectOutcome>,
+    expect_failure: Option<&str>,
+) -> String {
     let mut suite = TestSuite::new(out.scenario.clone());
     suite.add_property(("seed", out.seed.to_string().as_str()));
     suite.add_property(("scenarioHash", out.scenario_hash.as_str()));
     let mut details = String::new();
+    if let Some(o) = expect {
+        suite.add_property(("expect", if o.held { "held" } else { "not held" }));
+        let _ = writeln!(details, "{}", crate::report::expect_line(o, out));
+    }
     for f in &out.findings {
         let _ = writeln!(
             details,
@@ -53,7 +64,7 @@ pub(crate) fn for_run(out: &RunOutput, failed: bool, expect_failure: Option<&str
     report.to_string().expect("JUnit serializes")
 }
 
-fn cell_text(c: &Cell, policy: &FailOn, failing: bool) -> String {
+fn cell_text(m: &Manifest, c: &Cell, policy: &FailOn, failing: bool) -> String {
     let mut t = String::new();
     for (inv, r) in &c.findings {
         if policy.counts(inv) != failing {
@@ -61,9 +72,10 @@ fn cell_text(c: &Cell, policy: &FailOn, failing: bool) -> String {
         }
         let _ = writeln!(
             t,
-            "{inv}: {} of {} runs ({} [{}, {}] 95% Wilson)",
+            "{}: {} of {} ({} [{}, {}] 95% Wilson)",
+            m.finding_label(inv),
             r.runs,
-            c.runs,
+            crate::report::plural(c.runs, "run"),
             pct(r.rate),
             pct(r.ci95[0]),
             pct(r.ci95[1])
@@ -97,11 +109,17 @@ pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
                 .findings
                 .iter()
                 .filter(|(k, _)| policy.counts(k))
-                .map(|(k, r)| format!("{k} in {} of {} runs", r.runs, c.runs))
+                .map(|(k, r)| {
+                    format!(
+                        "{k} in {} of {}",
+                        r.runs,
+                        crate::report::plural(c.runs, "run")
+                    )
+                })
                 .collect();
             st.set_message(names.join("; "));
             st.set_type("finding");
-            st.set_description(cell_text(c, policy, true));
+            st.set_description(cell_text(m, c, policy, true));
             st
         } else {
             TestCaseStatus::success()
@@ -117,14 +135,14 @@ pub(crate) fn for_sweep(m: &Manifest, s: &Summary, policy: &FailOn) -> String {
         );
         case.set_classname(format!("podsim.sweep.{}", m.name));
         let mut out = format!(
-            "{} runs, {} with findings ({} [{}, {}] 95% Wilson)\n",
-            c.runs,
+            "{}, {} with findings ({} [{}, {}] 95% Wilson)\n",
+            crate::report::plural(c.runs, "run"),
             c.any_finding.runs,
             pct(c.any_finding.rate),
             pct(c.any_finding.ci95[0]),
             pct(c.any_finding.ci95[1])
         );
-        out.push_str(&cell_text(c, policy, false));
+        out.push_str(&cell_text(m, c, policy, false));
         out.push_str(&crate::sweep_table::cell_metrics_text(c));
         case.set_system_out(out);
         suite.add_test_case(case);

@@ -83,7 +83,7 @@
 pub mod bisect;
 pub mod cli;
 /// The behaviour switches and release profiles (see the README's profile table).
-pub use kubelet::profile::{Switch, PROFILES, SWITCHES};
+pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
 
 pub(crate) mod cli_run;
 pub(crate) mod junit;
@@ -114,6 +114,7 @@ use std::path::Path;
 pub(crate) fn names() -> Names {
     Names {
         profiles: kubelet::profile::PROFILES.to_vec(),
+        profile_aliases: kubelet::profile::PROFILE_ALIASES.to_vec(),
         switches: kubelet::profile::SWITCHES
             .iter()
             .map(|s| SwitchName {
@@ -175,5 +176,8 @@ mod tests {
         assert!(!n.invariants.is_empty());
         assert!(n.is_finding("run-limit-reached"));
         assert!(!n.invariants.contains(&"run-limit-reached"));
+        assert_eq!(n.profile("v1.31"), Some("current"));
+        assert_eq!(n.profile("current"), Some("current"));
+        assert_eq!(n.profile("v1.3"), None);
     }
 }

@@ -13,11 +13,142 @@
 //!   the same rule (a regular or missing target is replaced by a rename in the target's
 //!   directory; a special target is written in place).
 //!
+//! * `-` is standard output: written directly, no temporary file (see [`claim_stdout`]
+//!   for the rule that keeps standard output to one file).
+//!
 //! A write error (a full disk, `/dev/full`) is returned as an `io::Error`; the caller names
-//! the file. A temporary file left by a failed write is removed.
+//! the file ([`display_name`]). A temporary file left by a failed write is removed.
+//!
+//! Every output file goes through here: [`write_with`] or [`write_bytes`] for a file made
+//! in one go, [`Output`] for one written as a run goes (the trace), [`write_via_file`] for
+//! an encoder that needs a path of its own.
 
+use crate::scenario::file::is_stdio;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// `path` as messages name an output: `<stdout>` for `-`, else the path as given.
+pub(crate) fn display_name(path: &Path) -> String {
+    if is_stdio(path) {
+        "<stdout>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Checks that at most one thing writes to standard output. `files` are the output flags
+/// and their paths (`("--trace", Some("-"))`), `others` the flags that print to standard
+/// output themselves when given (`("--json", true)`). Returns whether a file goes to
+/// standard output (the caller then prints its text summary to standard error); the error
+/// names both flags.
+pub(crate) fn claim_stdout(
+    files: &[(&str, Option<&Path>)],
+    others: &[(&str, bool)],
+) -> Result<bool, String> {
+    let to_stdout: Vec<&str> = files
+        .iter()
+        .filter(|(_, p)| p.is_some_and(is_stdio))
+        .map(|(f, _)| *f)
+        .collect();
+    let Some(first) = to_stdout.first() else {
+        return Ok(false);
+    };
+    if let Some(second) = to_stdout.get(1) {
+        return Err(format!(
+            "{first} - and {second} - would both write to standard output; give one of them a file"
+        ));
+    }
+    if let Some((other, _)) = others.iter().find(|(_, on)| *on) {
+        return Err(format!(
+            "{first} - and {other} would both write to standard output; give {first} a file, or drop {other}"
+        ));
+    }
+    Ok(true)
+}
+
+/// Standard output, or a file being written (a temporary one beside its target, or a
+/// special file in place).
+enum Sink {
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    File(std::io::BufWriter<std::fs::File>),
+}
+
+/// An output file being written as its content is made: `-` goes to standard output as it
+/// comes; a regular file is written to a temporary file and renamed into place by
+/// [`Output::commit`] (dropped without a commit, it leaves nothing behind but what a
+/// special file or standard output already got).
+pub(crate) struct Output {
+    sink: Sink,
+    /// The temporary file and where it is renamed to (`None`: written in place).
+    tmp: Option<(PathBuf, PathBuf)>,
+    committed: bool,
+}
+
+impl Output {
+    /// Opens `path` for writing by the rules of this module.
+    pub(crate) fn create(path: &Path) -> std::io::Result<Output> {
+        if is_stdio(path) {
+            return Ok(Output {
+                sink: Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+                tmp: None,
+                committed: false,
+            });
+        }
+        let (f, tmp) = match resolve(path)? {
+            Target::InPlace(p) => (open_in_place(&p)?, None),
+            Target::Replace(p) => {
+                let tmp = tmp_path(&p);
+                (std::fs::File::create(&tmp)?, Some((tmp, p)))
+            }
+        };
+        Ok(Output {
+            sink: Sink::File(std::io::BufWriter::new(f)),
+            tmp,
+            committed: false,
+        })
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub(crate) fn commit(mut self) -> std::io::Result<()> {
+        let res = match &mut self.sink {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(w) => w.flush().and_then(|()| match &self.tmp {
+                Some((tmp, to)) => w
+                    .get_ref()
+                    .sync_all()
+                    .and_then(|()| std::fs::rename(tmp, to))
+                    .map(|()| sync_dir(to)),
+                None => Ok(()),
+            }),
+        };
+        self.committed = res.is_ok();
+        res
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.sink {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::File(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(w) => w.flush(),
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let (false, Some((tmp, _))) = (self.committed, &self.tmp) {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
 
 /// Where the bytes for a path go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,30 +228,9 @@ pub(crate) fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    match resolve(path)? {
-        Target::InPlace(p) => {
-            let mut w = std::io::BufWriter::new(open_in_place(&p)?);
-            fill(&mut w)?;
-            w.flush()
-        }
-        Target::Replace(p) => {
-            let tmp = tmp_path(&p);
-            let res = (|| {
-                let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-                fill(&mut w)?;
-                w.flush()?;
-                w.get_ref().sync_all()?;
-                drop(w);
-                std::fs::rename(&tmp, &p)
-            })();
-            if res.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            } else {
-                sync_dir(&p);
-            }
-            res
-        }
-    }
+    let mut out = Output::create(path)?;
+    fill(&mut out)?;
+    out.commit()
 }
 
 /// Writes `bytes` to `path` (see [`write_with`]).
@@ -130,13 +240,31 @@ pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// For writers that need a file path of their own (the PNG encoder): `produce` writes a
 /// temporary file, which is then renamed over the target, or copied into a special file
-/// and removed. `tmp_for` names the temporary file for a path (it keeps the extension).
+/// and removed, or copied to standard output (`-`) and removed. `tmp_for` names the
+/// temporary file for a path (it keeps the extension).
 pub(crate) fn write_via_file(
     path: &Path,
     tmp_for: impl Fn(&Path) -> PathBuf,
     produce: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", display_name(path));
+    if is_stdio(path) {
+        // Made in the system's temporary directory (`tmp_for` is asked for a name for `-`,
+        // and should give one with the extension the encoder wants), then copied to
+        // standard output.
+        let name = tmp_for(path);
+        let tmp = std::env::temp_dir().join(name.file_name().unwrap_or_default());
+        let res = produce(&tmp).and_then(|()| {
+            (|| {
+                let mut out = std::io::stdout().lock();
+                std::io::copy(&mut std::fs::File::open(&tmp)?, &mut out)?;
+                out.flush()
+            })()
+            .map_err(|e| e.to_string())
+        });
+        let _ = std::fs::remove_file(&tmp);
+        return res.map_err(|e| fail(&e));
+    }
     let target = resolve(path).map_err(|e| fail(&e))?;
     let (tmp, dest) = match &target {
         Target::Replace(p) => (tmp_for(p), p.clone()),

@@ -4,6 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+/// Appended to the replay line of a scenario read from standard input (`-`): a shell
+/// comment, so the line still pastes as a command, which replays the run given the same
+/// scenario on standard input.
+pub(crate) const STDIN_REPLAY_NOTE: &str = "  # the scenario read from standard input";
+
 /// The line that replays a run exactly.
 pub(crate) fn replay_line(
     path: &Path,
@@ -20,6 +25,9 @@ pub(crate) fn replay_line(
     }
     for x in sets {
         s.push_str(&format!(" --set {}", shell_quote(x)));
+    }
+    if crate::scenario::file::is_stdio(path) {
+        s.push_str(STDIN_REPLAY_NOTE);
     }
     s
 }
@@ -98,6 +106,15 @@ mod tests {
         assert_eq!(
             l,
             "podsim run 'my dir/a.yaml' --seed 7 --profile v1.22 --set 'spec.x=a b'"
+        );
+    }
+
+    #[test]
+    fn a_scenario_from_standard_input_says_so_in_a_comment() {
+        let l = replay_line(Path::new("-"), 3, &[], &None);
+        assert_eq!(
+            l,
+            "podsim run - --seed 3  # the scenario read from standard input"
         );
     }
 

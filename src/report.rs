@@ -3,6 +3,7 @@
 use crate::run::{PodSummary, RunOutput};
 use crate::scenario::Scenario;
 use crate::sim::Dur;
+use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -12,27 +13,94 @@ fn secs(ns: u64) -> String {
     Dur::millis(ms).to_string()
 }
 
-/// `None` when the run meets the scenario's `expect` (or it has none), else why not.
-pub(crate) fn expect_failure(sc: &Scenario, out: &RunOutput) -> Option<String> {
+/// Whether a run met its scenario's `expect.findings`: the set of invariants it reported
+/// is exactly the expected set. `--json` carries it as `expect` (only when the scenario has
+/// an `expect`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct ExpectOutcome {
+    pub(crate) held: bool,
+    /// Expected invariants the run did not report.
+    pub(crate) missing: Vec<String>,
+    /// Invariants the run reported that the scenario does not expect.
+    pub(crate) unexpected: Vec<String>,
+}
+
+/// The outcome of the scenario's `expect` (`None` when it has none).
+pub(crate) fn expect_outcome(sc: &Scenario, out: &RunOutput) -> Option<ExpectOutcome> {
     let expect = sc.expect.as_ref()?;
     let want: BTreeSet<&str> = expect.findings.iter().map(String::as_str).collect();
     let got: BTreeSet<&str> = out.findings.iter().map(|f| f.invariant.as_str()).collect();
-    if want == got {
+    let owned = |v: std::collections::btree_set::Difference<'_, &str>| {
+        v.map(|s| (*s).to_owned()).collect::<Vec<_>>()
+    };
+    let missing = owned(want.difference(&got));
+    let unexpected = owned(got.difference(&want));
+    Some(ExpectOutcome {
+        held: missing.is_empty() && unexpected.is_empty(),
+        missing,
+        unexpected,
+    })
+}
+
+/// `None` when the run meets the scenario's `expect` (or it has none), else why not.
+pub(crate) fn expect_failure(sc: &Scenario, out: &RunOutput) -> Option<String> {
+    let o = expect_outcome(sc, out)?;
+    if o.held {
         return None;
     }
-    let missing: Vec<&str> = want.difference(&got).copied().collect();
-    let extra: Vec<&str> = got.difference(&want).copied().collect();
     let mut m = String::new();
-    if !missing.is_empty() {
-        let _ = write!(m, "expected findings not reported: {}", missing.join(", "));
+    if !o.missing.is_empty() {
+        let _ = write!(
+            m,
+            "expected findings not reported: {}",
+            o.missing.join(", ")
+        );
     }
-    if !extra.is_empty() {
+    if !o.unexpected.is_empty() {
         if !m.is_empty() {
             m.push_str("; ");
         }
-        let _ = write!(m, "unexpected findings: {}", extra.join(", "));
+        let _ = write!(m, "unexpected findings: {}", o.unexpected.join(", "));
     }
     Some(m)
+}
+
+/// `1 word` or `n words`.
+pub(crate) fn plural(n: impl Into<u64>, word: &str) -> String {
+    plural_of(n, word, &format!("{word}s"))
+}
+
+/// `1 one` or `n many`.
+pub(crate) fn plural_of(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// The summary's `expect:` line (without the newline): `expect: held (2 findings, all
+/// expected: a)` or `expect: NOT held: missing a; unexpected b`.
+pub(crate) fn expect_line(o: &ExpectOutcome, out: &RunOutput) -> String {
+    if o.held {
+        let names: BTreeSet<&str> = out.findings.iter().map(|f| f.invariant.as_str()).collect();
+        return if names.is_empty() {
+            "expect: held (no findings, as expected)".to_owned()
+        } else {
+            format!(
+                "expect: held ({}, all expected: {})",
+                plural(out.findings.len() as u64, "finding"),
+                names.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        };
+    }
+    let mut parts = Vec::new();
+    if !o.missing.is_empty() {
+        parts.push(format!("missing {}", o.missing.join(", ")));
+    }
+    if !o.unexpected.is_empty() {
+        parts.push(format!("unexpected {}", o.unexpected.join(", ")));
+    }
+    format!("expect: NOT held: {}", parts.join("; "))
 }
 
 fn pod_block(s: &mut String, p: &PodSummary) {
@@ -80,14 +148,9 @@ fn pod_block(s: &mut String, p: &PodSummary) {
         let _ = writeln!(s, "{line}");
     }
     for c in &p.containers {
-        let mut line = format!(
-            "  {}: {} start{}",
-            c.name,
-            c.starts,
-            if c.starts == 1 { "" } else { "s" }
-        );
+        let mut line = format!("  {}: {}", c.name, plural(c.starts, "start"));
         if c.restarts > 0 {
-            let _ = write!(line, " ({} restarts)", c.restarts);
+            let _ = write!(line, " ({})", plural(c.restarts, "restart"));
         }
         if let Some(code) = c.last_exit_code {
             let _ = write!(line, ", last exit code {code}");
@@ -136,8 +199,8 @@ pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     }
     let _ = writeln!(
         s,
-        "{} events over {} simulated, stopped: {}; trace hash {}\n",
-        out.events,
+        "{} over {} simulated, stopped: {}; trace hash {}\n",
+        plural(out.events, "event"),
         secs(out.simulated_ns),
         out.stop_reason,
         out.trace_hash
@@ -149,19 +212,23 @@ pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let m = &out.metrics;
     let _ = writeln!(
         s,
-        "totals: {} pods, {} container starts, {} restarts, {} SIGKILLs at grace expiry, {} containers running at the end",
-        m.pods, m.container_starts, m.restarts, m.kills_at_grace_expiry, m.containers_running_at_end
+        "totals: {}, {}, {}, {} at grace expiry, {} running at the end",
+        plural(m.pods, "pod"),
+        plural(m.container_starts, "container start"),
+        plural(m.restarts, "restart"),
+        plural(m.kills_at_grace_expiry, "SIGKILL"),
+        plural(m.containers_running_at_end, "container")
     );
     if let Some(t) = m.node_shutdown_at_ns {
         let mut line = format!("node: shutdown requested {}", secs(t));
         if let (Some(off), Some(cause)) = (m.power_off_at_ns, &m.power_off_cause) {
             let _ = write!(
                 line,
-                ", powered off {} ({cause}, +{}): {} containers still running, {} pod statuses not written",
+                ", powered off {} ({cause}, +{}): {} still running, {} not written",
                 secs(off),
                 secs(off.saturating_sub(t)),
-                m.containers_alive_at_power_off,
-                m.statuses_lost_at_power_off
+                plural(m.containers_alive_at_power_off, "container"),
+                plural_of(m.statuses_lost_at_power_off, "pod status", "pod statuses")
             );
         }
         let _ = writeln!(s, "{line}");
@@ -181,6 +248,9 @@ pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
                 f.replay
             );
         }
+    }
+    if let Some(o) = expect_outcome(sc, out) {
+        let _ = writeln!(s, "{}", expect_line(&o, out));
     }
     if !out.reached.is_empty() {
         let _ = writeln!(s, "reached: {}", out.reached.join(", "));

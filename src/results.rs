@@ -74,6 +74,10 @@ pub struct Manifest {
     /// Present in a shard directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The scenario's `expect.findings` (absent when it expects none): marked `(expected)`
+    /// in the table and the JUnit report, and not failing `--fail-on any`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_findings: Vec<String>,
 }
 
 /// One grid axis: an override path and its values (one-line flow YAML, as `--set` takes
@@ -189,6 +193,15 @@ impl Manifest {
                     .collect(),
             })
             .collect()
+    }
+
+    /// A finding's name in tables: `(expected)` after one the scenario expects.
+    pub fn finding_label(&self, invariant: &str) -> String {
+        if self.expected_findings.iter().any(|e| e == invariant) {
+            format!("{invariant} (expected)")
+        } else {
+            invariant.to_owned()
+        }
     }
 
     /// The same manifest without the shard (what an unsharded sweep writes).

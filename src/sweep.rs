@@ -59,8 +59,10 @@ pub(crate) struct Done {
 /// Which findings make `sweep`/`merge` exit 1 (`--fail-on`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum FailOn {
-    /// Any finding (the default).
-    Any,
+    /// Any finding (the default) but those the scenario expects (`expect.findings`, filled
+    /// in by [`FailOn::expecting`] once the sweep is known): a sweep of a scenario that
+    /// documents a known finding fails on something new, as `podsim run` does.
+    Any { expected: Vec<String> },
     /// Never: rates are reported, the exit code stays 0.
     Never,
     /// Only these invariants.
@@ -89,11 +91,9 @@ impl FailOn {
                 ));
             }
             if *v != "any" && *v != "none" && !known.contains(v) {
-                let hint = crate::scenario::did_you_mean(v, known);
-                let hint = match hint.strip_prefix("; ") {
-                    Some(h) if h.starts_with("did you mean") => format!(" ({h})"),
-                    _ => String::new(),
-                };
+                let hint = crate::scenario::closest(v, known)
+                    .map(|c| format!(" (did you mean `{c}`?)"))
+                    .unwrap_or_default();
                 return Err(format!(
                     "--fail-on {v}: unknown invariant{}; valid values: any, none, or one or \
                      more of: {}",
@@ -106,16 +106,30 @@ impl FailOn {
             }
         }
         Ok(match values.first() {
-            None | Some(&"any") => FailOn::Any,
+            None | Some(&"any") => FailOn::Any {
+                expected: Vec::new(),
+            },
             Some(&"none") => FailOn::Never,
             Some(_) => FailOn::Invariants(names),
         })
     }
 
+    /// The policy for a sweep whose scenario expects `expected` (the manifest's
+    /// `expectedFindings`): `any` then leaves them out; invariants named in `--fail-on`
+    /// count whether expected or not.
+    pub(crate) fn expecting(self, expected: &[String]) -> FailOn {
+        match self {
+            FailOn::Any { .. } => FailOn::Any {
+                expected: expected.to_vec(),
+            },
+            p => p,
+        }
+    }
+
     /// Whether a finding of `invariant` counts as a failure.
     pub(crate) fn counts(&self, invariant: &str) -> bool {
         match self {
-            FailOn::Any => true,
+            FailOn::Any { expected } => !expected.iter().any(|x| x == invariant),
             FailOn::Never => false,
             FailOn::Invariants(v) => v.iter().any(|x| x == invariant),
         }
@@ -130,6 +144,15 @@ impl FailOn {
     pub(crate) fn fails(&self, s: &Summary) -> bool {
         s.cells.iter().any(|c| self.cell_fails(c))
     }
+}
+
+/// `--profile NAME` (run, sweep): the profile it names (an alias gives its profile); an
+/// error naming the flag, with a did-you-mean hint and the valid values.
+pub(crate) fn profile_flag(name: &str) -> Result<&'static str, String> {
+    let names = crate::names();
+    names
+        .profile(name)
+        .ok_or_else(|| format!("--profile {name}: {}", names.profile_problem(name)))
 }
 
 /// The seed of replicate `replicate` of point `point`: a stable mix of the three numbers
@@ -323,6 +346,28 @@ pub(crate) struct Plan {
     pub(crate) notes: Vec<String>,
 }
 
+/// The `--profile` flags: each a profile (or another name of one), none twice.
+fn profile_flags(flags: &[String]) -> Result<Vec<String>, Failure> {
+    let mut profiles: Vec<String> = Vec::new();
+    let mut given_as: Vec<&str> = Vec::new();
+    for given in flags {
+        let p = profile_flag(given).map_err(Failure::Input)?.to_owned();
+        if let Some(i) = profiles.iter().position(|q| *q == p) {
+            return Err(Failure::Input(if given_as[i] == given {
+                format!("--profile {p} is given twice")
+            } else {
+                format!(
+                    "--profile {} and --profile {given} name the same profile, {p}",
+                    given_as[i]
+                )
+            }));
+        }
+        profiles.push(p);
+        given_as.push(given);
+    }
+    Ok(profiles)
+}
+
 /// Loads the input, builds the grid and validates every (point, profile) scenario.
 pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
     check_jobs(req.jobs).map_err(Failure::Input)?;
@@ -370,13 +415,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         seeds = n;
     }
     if !req.profiles.is_empty() {
-        profiles.clear();
-        for p in &req.profiles {
-            if profiles.contains(p) {
-                return Err(Failure::Input(format!("--profile {p} is given twice")));
-            }
-            profiles.push(p.clone());
-        }
+        profiles = profile_flags(&req.profiles)?;
     }
     apply_axis_sets(&req.sets, &mut axes)?;
     let profile_override = !profiles.is_empty();
@@ -425,7 +464,13 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         run_order: results::RUN_ORDER.to_string(),
         runs,
         shard: req.shard,
+        expected_findings: base
+            .expect
+            .iter()
+            .flat_map(|e| e.findings.clone())
+            .collect(),
     };
+    check_axis_paths(&scenario_path, &manifest.parameters)?;
     // Validate every (point, profile) once, reporting every bad one.
     let mut scenarios = Vec::new();
     let mut errors = Vec::new();
@@ -458,6 +503,29 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
         scenarios,
         notes,
     })
+}
+
+/// An axis whose path names no podsim field (`--set spec.runtime.latencies.stopContaner=...`)
+/// is reported once, not once per point.
+fn check_axis_paths(scenario: &Path, axes: &[Axis]) -> Result<(), Failure> {
+    for a in axes {
+        let Some(v) = a.values.first() else { continue };
+        let Err(e) = crate::load(scenario, &[(a.path.clone(), v.clone())]) else {
+            continue;
+        };
+        let bad_path = e.problems.iter().find(|p| {
+            (p.message.starts_with("unknown field")
+                || p.message.starts_with("unknown behaviour switch"))
+                && a.path.starts_with(&p.path)
+        });
+        if let Some(p) = bad_path {
+            return Err(Failure::Input(format!(
+                "error: --set {}: {}: {}",
+                a.path, p.path, p.message
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The `--set` overrides of a point under a profile, in the order `podsim run` applies
@@ -795,8 +863,11 @@ mod tests {
             let a: Vec<String> = a.iter().map(|s| s.to_string()).collect();
             FailOn::parse(&a, &known)
         };
-        assert_eq!(p(&[]), Ok(FailOn::Any));
-        assert_eq!(p(&["any"]), Ok(FailOn::Any));
+        let any = FailOn::Any {
+            expected: Vec::new(),
+        };
+        assert_eq!(p(&[]), Ok(any.clone()));
+        assert_eq!(p(&["any"]), Ok(any.clone()));
         assert_eq!(p(&["none"]), Ok(FailOn::Never));
         assert_eq!(p(&["x"]), Ok(FailOn::Invariants(vec!["x".into()])));
         assert_eq!(
@@ -811,5 +882,11 @@ mod tests {
         let e = p(&["z"]).unwrap_err();
         assert!(e.contains("unknown invariant") && e.contains("x, y"), "{e}");
         assert!(!FailOn::Never.counts("x"));
+        // `any` leaves out what the scenario expects; a named invariant counts anyway.
+        let expected = vec!["x".to_string()];
+        assert!(!any.clone().expecting(&expected).counts("x"));
+        assert!(any.expecting(&expected).counts("y"));
+        let named = FailOn::Invariants(vec!["x".into()]).expecting(&expected);
+        assert!(named.counts("x"));
     }
 }

@@ -16,14 +16,16 @@ pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "sweep {}: {} point{} x {} profile{} x {} seeds = {} runs (base seed {}){}",
+        "sweep {}: {} point{} x {} profile{} x {} seed{} = {} run{} (base seed {}){}",
         m.name,
         m.points.len(),
         if m.points.len() == 1 { "" } else { "s" },
         m.profiles.len(),
         if m.profiles.len() == 1 { "" } else { "s" },
         m.seeds,
+        if m.seeds == 1 { "" } else { "s" },
         m.runs,
+        if m.runs == 1 { "" } else { "s" },
         m.base_seed,
         m.shard
             .map_or(String::new(), |sh| format!(", shard {sh}: {} runs", s.runs)),
@@ -59,7 +61,7 @@ pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
         };
         push("(any)", &c.any_finding);
         for (inv, r) in &c.findings {
-            push(inv, r);
+            push(&m.finding_label(inv), r);
             if let Some(f) = &r.first_failing {
                 firsts.push(format!(
                     "  point {} {} {}: seed {} (replicate {})\n    {}",

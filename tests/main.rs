@@ -24,5 +24,6 @@ mod shutdown;
 mod static_pods;
 mod swarm;
 mod sweep;
+mod ux_cli;
 mod ux_outputs;
 mod ux_plots;

@@ -98,6 +98,7 @@ fn seed_derivation_is_stable() {
         run_order: results::RUN_ORDER.into(),
         runs: 12,
         shard: None,
+        expected_findings: Vec::new(),
     };
     assert_eq!(m.decode(0), (0, 0, 0));
     assert_eq!(m.decode(1), (0, 0, 1));

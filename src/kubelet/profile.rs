@@ -75,6 +75,11 @@ pub struct Switch {
 /// Every profile, oldest first.
 pub const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
 
+/// Other names a profile may be given (alias, profile): `current` is also called by the
+/// release the port follows. An alias is accepted wherever a profile is named and stands
+/// for its profile everywhere after (outputs say `current`).
+pub const PROFILE_ALIASES: [(&str, &str); 1] = [(super::UPSTREAM_RELEASE, "current")];
+
 const ALL: &[&str] = &["v1.21", "v1.22", "v1.27", "current"];
 const V122: &[&str] = &["v1.22", "v1.27", "current"];
 const V127: &[&str] = &["v1.27", "current"];

@@ -135,8 +135,14 @@ impl World {
         for (i, p) in sc.pods.iter().enumerate() {
             let _ = sim.at(SimTime(p.create_at.0), Event::CreatePod(i));
         }
+        // Actions at the same instant happen in the order the file lists them (the
+        // timeline is sorted stably by time): only the first of each instant is queued
+        // here; each queues the next when it has been handled (see `step`), so the
+        // scheduler interleaves them with everything else due then, but never reorders them.
         for (i, a) in sc.timeline.iter().enumerate() {
-            let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
+            if i == 0 || sc.timeline[i - 1].at != a.at {
+                let _ = sim.at(SimTime(a.at.0), Event::Timeline(i));
+            }
         }
         api.connect_watch(&mut sim, 0);
         let mut files = FileSource::default();
@@ -231,6 +237,11 @@ impl World {
             Event::Timeline(i) => {
                 let action = self.scenario.timeline[i].action.clone();
                 self.timeline(action);
+                let tl = &self.scenario.timeline;
+                if tl.get(i + 1).is_some_and(|next| next.at == tl[i].at) {
+                    let now = self.sim.now();
+                    let _ = self.sim.at(now, Event::Timeline(i + 1));
+                }
             }
             Event::Logind(l) => self.logind(l),
             Event::KubeletStart(e) => self.kubelet_start(e),

@@ -24,5 +24,5 @@ pub mod validate;
 pub use error::{escape_controls, LoadError, Note, Problem};
 pub use names::{Names, SwitchName};
 pub use types::*;
-pub(crate) use validate::{check_file, did_you_mean, load, load_str, load_sweep, load_sweep_str};
+pub(crate) use validate::{check_file, closest, load, load_str, load_sweep, load_sweep_str};
 pub use validate::{Loaded, SweepFile, SweepParameter, API_VERSION};

@@ -19,6 +19,8 @@ pub struct SwitchName {
 pub struct Names {
     /// Every profile name, oldest first (`spec.kubelet.profile`, sweep `spec.profiles`).
     pub profiles: Vec<&'static str>,
+    /// Other names of profiles: (alias, profile).
+    pub profile_aliases: Vec<(&'static str, &'static str)>,
     /// Every behaviour switch, in table order.
     pub switches: Vec<SwitchName>,
     /// The oracle's invariant names (`expect.findings`), offered in "did you mean" hints.
@@ -29,6 +31,41 @@ pub struct Names {
 }
 
 impl Names {
+    /// The profile `name` names (itself, or the profile it is another name for).
+    pub fn profile(&self, name: &str) -> Option<&'static str> {
+        self.profiles
+            .iter()
+            .find(|p| **p == name)
+            .or_else(|| {
+                self.profile_aliases
+                    .iter()
+                    .find(|(a, _)| *a == name)
+                    .map(|(_, p)| p)
+            })
+            .copied()
+    }
+
+    /// Why `name` is not a profile: a did-you-mean hint when one is close, and the valid
+    /// values (`unknown profile `v1.3` (did you mean `v1.31`?); valid values: ...`).
+    pub fn profile_problem(&self, name: &str) -> String {
+        let mut all: Vec<&str> = self.profiles.clone();
+        all.extend(self.profile_aliases.iter().map(|(a, _)| *a));
+        let hint = crate::scenario::closest(name, &all)
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+        let aliases: Vec<String> = self
+            .profile_aliases
+            .iter()
+            .map(|(a, p)| format!("{a} (another name for {p})"))
+            .collect();
+        let mut valid = self.profiles.join(", ");
+        if !aliases.is_empty() {
+            valid.push_str(", ");
+            valid.push_str(&aliases.join(", "));
+        }
+        format!("unknown profile `{name}`{hint}; valid values: {valid}")
+    }
+
     /// The switch named `name`.
     pub fn switch(&self, name: &str) -> Option<&SwitchName> {
         self.switches.iter().find(|s| s.name == name)

@@ -4,7 +4,7 @@
 use super::dist::dist;
 use super::primitives::{
     boolean, bytes, dur, expected, idx, int, join, list, milli, obj, one_of, pos_dur, present,
-    probability, suggest, Cx, Unknown,
+    probability, profile, suggest_or_point, Cx, Unknown,
 };
 use crate::model::{CriCall, CriError};
 use crate::scenario::defaults;
@@ -78,7 +78,8 @@ pub(super) fn switch_map(cx: &mut Cx, b: &Node, bp: &str, out: &mut BTreeMap<Str
                         None => {
                             let names: Vec<&str> =
                                 known.switches.iter().map(|s| s.name).collect();
-                            let hint = suggest(&key.name, &names);
+                            let hint =
+                                suggest_or_point(&key.name, &names, Some("podsim bisect --list"));
                             cx.err(
                                 key.loc,
                                 &kp,
@@ -121,10 +122,8 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     ) else {
         return k;
     };
-    let names = cx.names;
-    let profiles = &names.profiles;
-    if let Some(i) = one_of(cx, o.get("profile"), &o.at("profile"), profiles) {
-        k.profile = profiles[i].to_owned();
+    if let Some(p) = profile(cx, o.get("profile"), &o.at("profile")) {
+        k.profile = p.to_owned();
     }
     if let Some(b) = o.get("behaviours") {
         let bp = o.at("behaviours");
@@ -471,7 +470,7 @@ mod tests {
             "  kubelet:\n    profile: v1.23\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
         );
         assert_eq!(e.len(), 2, "{e:#?}");
-        assert!(e[0].contains("unknown value `v1.23`"), "{e:#?}");
+        assert!(e[0].contains("unknown profile `v1.23`"), "{e:#?}");
         assert!(e[1].contains("unknown field `memory.avail`"), "{e:#?}");
     }
 

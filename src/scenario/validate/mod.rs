@@ -22,7 +22,7 @@ use super::types::Scenario;
 use crate::sim::Strategy;
 use kubelet::{api, kubelet, node_spec, runtime};
 use pods::pods;
-pub(crate) use primitives::suggest as did_you_mean;
+pub(crate) use primitives::closest;
 use primitives::{int, name, obj, one_of, pos_dur, string, Cx, Obj, Unknown};
 use std::path::{Path, PathBuf};
 use sweep::sweep;
@@ -79,7 +79,7 @@ pub(crate) fn load(
     overrides: &[(String, String)],
     names: &Names,
 ) -> Result<Loaded, LoadError> {
-    let name = path.display().to_string();
+    let name = super::file::display_name(path);
     let text = read(path, &name)?;
     load_str(&name, &text, overrides, names)
 }
@@ -99,9 +99,10 @@ pub(crate) fn load_str(
         .map(|(scenario, notes)| Loaded { scenario, notes })
 }
 
-/// Loads and validates a `kind: Sweep` file and the scenario it names.
+/// Loads and validates a `kind: Sweep` file and the scenario it names. From standard input
+/// (`-`), a relative `spec.scenario` is resolved against the current directory.
 pub(crate) fn load_sweep(path: &Path, names: &Names) -> Result<SweepFile, LoadError> {
-    let name = path.display().to_string();
+    let name = super::file::display_name(path);
     let text = read(path, &name)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     load_sweep_str(&name, &text, dir, names)
@@ -139,7 +140,7 @@ pub(crate) fn load_sweep_str(
 /// Validates a scenario or sweep file (dispatching on `kind`), as `podsim check` does.
 /// Returns the notes of a valid file.
 pub(crate) fn check_file(path: &Path, names: &Names) -> Result<Vec<Note>, LoadError> {
-    let name = path.display().to_string();
+    let name = super::file::display_name(path);
     let text = read(path, &name)?;
     let root = parse_root(&name, &text)?;
     match root.get("kind").map(|n| &n.kind) {

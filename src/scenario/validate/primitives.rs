@@ -123,14 +123,39 @@ pub(super) fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-pub(crate) fn suggest(name: &str, options: &[&str]) -> String {
+/// The option closest to `name` (case aside), if it is close enough to be a typo of it.
+pub(crate) fn closest<'a>(name: &str, options: &[&'a str]) -> Option<&'a str> {
     let best = options
         .iter()
         .map(|o| (distance(&name.to_lowercase(), &o.to_lowercase()), *o))
         .min();
     match best {
-        Some((d, o)) if d <= 2.max(name.len() / 4) => format!("; did you mean `{o}`?"),
-        _ => format!("; expected one of: {}", options.join(", ")),
+        Some((d, o)) if d <= 2.max(name.len() / 4) => Some(o),
+        _ => None,
+    }
+}
+
+/// Lists at most this long are shown beside a "did you mean" hint.
+const SHORT_LIST: usize = 12;
+
+/// The hint after an unknown name: `; did you mean `x`?`, followed by the valid values when
+/// there are few; the valid values alone when none is close.
+pub(crate) fn suggest(name: &str, options: &[&str]) -> String {
+    suggest_or_point(name, options, None)
+}
+
+/// [`suggest`], for a long list a command prints (`podsim invariants`): after a "did you
+/// mean" hint, the command instead of the list.
+pub(crate) fn suggest_or_point(name: &str, options: &[&str], lister: Option<&str>) -> String {
+    let list = format!("expected one of: {}", options.join(", "));
+    match (closest(name, options), lister) {
+        (Some(o), _) if options.len() <= SHORT_LIST => format!("; did you mean `{o}`? ({list})"),
+        (Some(o), Some(cmd)) => format!(
+            "; did you mean `{o}`? (`{cmd}` lists all {})",
+            options.len()
+        ),
+        (Some(o), None) => format!("; did you mean `{o}`?"),
+        (None, _) => format!("; {list}"),
     }
 }
 
@@ -394,6 +419,23 @@ pub(super) fn list<'n>(cx: &mut Cx, n: Option<&'n Node>, path: &str) -> &'n [Nod
             &[]
         }
     }
+}
+
+/// A profile name (or another name of one): the profile; a problem naming the valid
+/// values otherwise.
+pub(super) fn profile(cx: &mut Cx, n: Option<&Node>, path: &str) -> Option<&'static str> {
+    let n = present(n)?;
+    let Kind::Str(s) = &n.kind else {
+        let all = cx.names.profiles.join(", ");
+        expected(cx, n, path, &format!("a profile name ({all})"));
+        return None;
+    };
+    let p = cx.names.profile(s);
+    if p.is_none() {
+        let m = cx.names.profile_problem(s);
+        cx.err(n.loc, path, m);
+    }
+    p
 }
 
 /// One of `options`; a problem naming them otherwise.

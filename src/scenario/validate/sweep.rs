@@ -1,7 +1,7 @@
 //! `kind: Sweep` files: the seeds, profiles and parameter grid, and the scenario they name
 //! (validated as is and with every parameter value).
 
-use super::primitives::{expected, idx, int, list, obj, one_of, string, Cx, Obj, Unknown};
+use super::primitives::{expected, idx, int, list, obj, profile, string, Cx, Obj, Unknown};
 use super::{
     hash_of, kind_check, metadata, parse_root, read_text, scenario, SweepFile, SweepParameter,
 };
@@ -31,6 +31,11 @@ pub(super) fn sweep(cx: &mut Cx, root: &Node, source: &str, base_dir: &Path) -> 
     // The scenario: must exist, validate, and validate with every parameter value.
     let sn = spec.req(cx, "scenario")?;
     let rel = string(cx, Some(sn), "spec.scenario")?;
+    if rel == crate::scenario::file::STDIO_PATH {
+        let m = "`-` (standard input) cannot be a sweep's scenario: name the scenario file";
+        cx.err(sn.loc, "spec.scenario", m);
+        return None;
+    }
     let scenario_path = base_dir.join(&rel);
     let spath = scenario_path.display().to_string();
     let text = match read_text(&scenario_path) {
@@ -114,9 +119,8 @@ fn profiles(cx: &mut Cx, spec: &Obj) -> Vec<String> {
         .enumerate()
     {
         let pp = idx("spec.profiles", i);
-        let names = cx.names;
-        if let Some(k) = one_of(cx, Some(p), &pp, &names.profiles) {
-            let prof = names.profiles[k].to_owned();
+        if let Some(prof) = profile(cx, Some(p), &pp) {
+            let prof = prof.to_owned();
             if profiles.contains(&prof) {
                 cx.err(p.loc, &pp, format!("profile `{prof}` is listed twice"));
             } else {
@@ -129,8 +133,15 @@ fn profiles(cx: &mut Cx, spec: &Obj) -> Vec<String> {
     profiles
 }
 
-/// A parameter: (index in spec.parameters, parameter, parsed path, value nodes).
-type Param<'n> = (usize, SweepParameter, Vec<overrides::Seg>, &'n [Node]);
+/// A parameter: (index in spec.parameters, parameter, parsed path, value nodes, the path's
+/// node).
+type Param<'n> = (
+    usize,
+    SweepParameter,
+    Vec<overrides::Seg>,
+    &'n [Node],
+    &'n Node,
+);
 
 /// `spec.parameters`: each path valid and swept once, each with at least one value.
 fn parameters<'n>(cx: &mut Cx, spec: &Obj<'n>) -> Vec<Param<'n>> {
@@ -176,6 +187,7 @@ fn parameters<'n>(cx: &mut Cx, spec: &Obj<'n>) -> Vec<Param<'n>> {
             },
             segs,
             values,
+            pn,
         ));
     }
     params
@@ -184,7 +196,7 @@ fn parameters<'n>(cx: &mut Cx, spec: &Obj<'n>) -> Vec<Param<'n>> {
 /// Validates the scenario `sroot` (from `spath`) with each parameter value applied alone;
 /// a problem at the value if the scenario is then invalid.
 fn check_values(cx: &mut Cx, sroot: &Node, spath: &str, params: &[Param]) {
-    for (pi, param, segs, nodes) in params {
+    for (pi, param, segs, nodes, pn) in params {
         for (k, vnode) in nodes.iter().enumerate() {
             let mut tree = sroot.clone();
             let mut v = vnode.clone();
@@ -198,6 +210,14 @@ fn check_values(cx: &mut Cx, sroot: &Node, spath: &str, params: &[Param]) {
             pcx.sets.push(format!("--set {}", param.path));
             scenario(&mut pcx, &tree, spath);
             if let Some(first) = pcx.problems.first() {
+                // A path into no podsim field is the path's problem, not the value's.
+                let unknown = first.message.starts_with("unknown field")
+                    || first.message.starts_with("unknown behaviour switch");
+                if unknown && param.path.starts_with(&first.path) {
+                    let pp = format!("spec.parameters[{pi}].path");
+                    cx.err(pn.loc, &pp, format!("{}: {}", first.path, first.message));
+                    break;
+                }
                 cx.err(
                     vnode.loc,
                     &vp,

@@ -2,7 +2,8 @@
 
 use super::kubelet::switch_map;
 use super::primitives::{
-    bytes, dur, exactly_one, expected, idx, int, list, obj, string, suggest, Cx, Obj, Unknown,
+    bytes, dur, exactly_one, expected, idx, int, list, obj, string, suggest, suggest_or_point, Cx,
+    Obj, Unknown,
 };
 use crate::scenario::not_built_yet::Capability;
 use crate::scenario::schema::{Kind, Node};
@@ -321,7 +322,7 @@ fn invariant_names(cx: &mut Cx, n: Option<&Node>, fp: &str) -> Vec<String> {
         match string(cx, Some(f), &ip) {
             Some(s) if s.is_empty() => cx.err(f.loc, &ip, "an invariant name must not be empty"),
             Some(s) if !cx.names.is_finding(&s) => {
-                let hint = suggest(&s, &cx.names.invariants);
+                let hint = suggest_or_point(&s, &cx.names.invariants, Some("podsim invariants"));
                 cx.err(f.loc, &ip, format!("unknown invariant `{s}`{hint}"));
             }
             Some(s) => findings.push(s),
