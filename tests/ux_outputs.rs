@@ -302,7 +302,8 @@ fn small_sweep(name: &str) -> PathBuf {
         ])
         .arg(&out)
         .assert()
-        .code(1)
+        // slow-stop's findings are the ones its `expect` lists: `--fail-on any` passes.
+        .code(0)
         .stderr(predicate::str::contains(format!(
             "report: {}",
             out.join("report.html").display()
