@@ -9,6 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// `print!` to standard output through [`crate::outfile::stdout_write`]: a reader that
+/// went away (`podsim invariants | head`) ends the output quietly instead of a panic.
+macro_rules! out {
+    ($($t:tt)*) => { crate::outfile::stdout_write(format_args!($($t)*)) };
+}
+
+/// `println!` the same way.
+macro_rules! outln {
+    () => { crate::outfile::stdout_write(format_args!("\n")) };
+    ($($t:tt)*) => { crate::outfile::stdout_write(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 /// podsim: a deterministic discrete-event simulator of kubelet pod lifecycles.
 #[derive(Parser, Debug)]
 #[command(name = "podsim", version, about, long_about = None)]
@@ -190,6 +202,17 @@ pub struct RunArgs {
 
 /// Entry point used by `main`.
 pub fn main_with(cli: Cli) -> ExitCode {
+    let code = command(cli);
+    match crate::outfile::stdout_failure() {
+        Some(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::from(2)
+        }
+        None => code,
+    }
+}
+
+fn command(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Check { files } => cmd_check(&files),
@@ -198,11 +221,11 @@ pub fn main_with(cli: Cli) -> ExitCode {
         Command::Report { dir, out } => crate::report_html::command(&dir, out.as_deref()),
         Command::Merge(a) => cmd_merge(a),
         Command::Invariants { json: false } => {
-            print!("{}", invariants_table());
+            out!("{}", invariants_table());
             ExitCode::SUCCESS
         }
         Command::Invariants { json: true } => {
-            println!("{}", invariants_json());
+            outln!("{}", invariants_json());
             ExitCode::SUCCESS
         }
         Command::Bisect(a) => cmd_bisect(a),
@@ -244,7 +267,7 @@ pub(crate) fn switches_table() -> String {
 
 fn cmd_bisect(a: BisectArgs) -> ExitCode {
     if a.list {
-        print!("{}", switches_table());
+        out!("{}", switches_table());
         return ExitCode::SUCCESS;
     }
     let Some(path) = a.scenario else {
@@ -285,14 +308,14 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
     let b = crate::bisect::bisect(&path, &a.set, &sc, a.seeds, &pool);
     if a.json {
         match serde_json::to_string_pretty(&b) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => outln!("{s}"),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
         }
     } else {
-        print!("{}", crate::bisect::table(&b));
+        out!("{}", crate::bisect::table(&b));
     }
     ExitCode::SUCCESS
 }
@@ -590,7 +613,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         // Standard output holds the file alone.
         eprint!("{}", report::text_summary(&sc, &out));
     } else {
-        print!("{}", report::text_summary(&sc, &out));
+        out!("{}", report::text_summary(&sc, &out));
     }
     if let Some(msg) = &expect_failure {
         eprintln!("expect not met: {msg}\nreplay: {replay}");
@@ -636,7 +659,7 @@ fn finish_sweep(
         // Standard output holds the JUnit report alone.
         eprint!("{table}");
     } else {
-        print!("{table}");
+        out!("{table}");
     }
     // The plots are drawn from the result files, as `podsim plot DIR` does (shards are
     // plotted once merged).
@@ -807,7 +830,7 @@ fn cmd_plot(dir: &Path, out: Option<&Path>) -> ExitCode {
                 eprintln!("note: {n}");
             }
             for p in &rep.written {
-                println!("wrote {}", p.display());
+                outln!("wrote {}", p.display());
             }
             if rep.written.is_empty() {
                 eprintln!("error: {}: nothing to plot", dir.display());
@@ -830,7 +853,7 @@ fn cmd_check(files: &[PathBuf]) -> ExitCode {
                 for n in &notes {
                     eprintln!("{n}");
                 }
-                println!("ok: {}", crate::scenario::file::display_name(f));
+                outln!("ok: {}", crate::scenario::file::display_name(f));
             }
             Err(e) => {
                 bad = true;

@@ -293,6 +293,36 @@ pub(crate) fn write_via_file(
     res.map_err(|e| fail(&e))
 }
 
+/// What went wrong writing the command's own output to standard output: `None` while all
+/// is well, `Some(None)` once the reader went away (a broken pipe), `Some(Some(e))` for
+/// any other error (a full disk behind a redirection).
+static STDOUT_STATE: std::sync::Mutex<Option<Option<String>>> = std::sync::Mutex::new(None);
+
+/// Writes to standard output. A reader that went away (`podsim invariants | head`) is
+/// not an error: the rest of the output is dropped and the command finishes as it would
+/// (a sweep still writes its result directory). Any other error is kept for
+/// [`stdout_failure`]; later writes are dropped.
+pub(crate) fn stdout_write(args: std::fmt::Arguments<'_>) {
+    let mut state = STDOUT_STATE.lock().unwrap_or_else(|p| p.into_inner());
+    if state.is_some() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        *state = Some(if e.kind() == std::io::ErrorKind::BrokenPipe {
+            None
+        } else {
+            Some(e.to_string())
+        });
+    }
+}
+
+/// The error that stopped [`stdout_write`], other than a reader that went away.
+pub(crate) fn stdout_failure() -> Option<String> {
+    let state = STDOUT_STATE.lock().unwrap_or_else(|p| p.into_inner());
+    state.clone().flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

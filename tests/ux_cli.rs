@@ -696,3 +696,45 @@ fn bisect_says_when_a_profile_does_not_keep_the_invariant() {
         .unwrap()
         .contains(&serde_json::json!("natural-completion")));
 }
+
+/// A reader that went away (`podsim invariants | head`) is not a panic: the output stops
+/// and the command ends with its own exit code. Any other write error on standard output
+/// (a full disk) is an error, exit 2. The pipe's read end is closed before podsim
+/// starts, so its first write fails.
+#[test]
+fn closed_or_full_standard_output_is_no_panic() {
+    let bin = assert_cmd::cargo::cargo_bin("podsim");
+    for args in [
+        &["invariants"][..],
+        &["invariants", "--json"],
+        &["bisect", "--list"],
+        &["run", QUICKSTART],
+        &["check", QUICKSTART],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(&bin)
+            .args(args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(&bin)
+        .arg("invariants")
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write to standard output"),
+        "{stderr}"
+    );
+}
