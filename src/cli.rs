@@ -467,6 +467,7 @@ fn run_outputs(a: &RunArgs) -> Result<(bool, Option<crate::cli_run::Fig>), ExitC
     let to_stdout = crate::outfile::claim_stdout(
         &[
             ("--trace", a.trace.as_deref()),
+            ("--perfetto", a.perfetto.as_deref()),
             ("--junit", a.junit.as_deref()),
             ("--timeline", a.timeline.as_deref()),
         ],
@@ -763,6 +764,10 @@ fn cmd_merge(a: MergeArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if crate::scenario::file::is_stdio(&a.out) {
+        eprintln!("error: --out -: a result directory cannot be standard output; name a directory");
+        return ExitCode::from(2);
+    }
     match crate::results::merge(&a.dirs, &a.out) {
         Ok(done) => {
             let code = finish_sweep(&done.manifest, &done.summary, &a.out, &a.junit, &policy);
@@ -810,6 +815,12 @@ fn reporting_panics<T>(replay: &str, f: impl FnOnce() -> T) -> T {
 /// `podsim plot DIR`: exit 0 when at least one plot was written, 2 when the summary is
 /// unreadable or nothing could be plotted. Notes about skipped plots go to stderr.
 fn cmd_plot(dir: &Path, out: Option<&Path>) -> ExitCode {
+    if out.is_some_and(crate::scenario::file::is_stdio) {
+        eprintln!(
+            "error: --out -: plots are a directory of files, not standard output; name a directory"
+        );
+        return ExitCode::from(2);
+    }
     // Plotting writes DIR/plots/: not while a sweep or merge writes the directory. (Not a
     // result directory at all: nothing is written, and the reader below says why.)
     let is_result = |f: &str| dir.join(f).is_file();

@@ -487,3 +487,62 @@ fn report_of_a_bundled_result() {
     assert_eq!(html.matches("<img src=\"data:image/svg+xml").count(), svgs);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--perfetto -` writes the trace alone on standard output (the summary goes to
+/// standard error), and shares standard output with no other file.
+#[test]
+fn perfetto_dash_writes_standard_output_alone() {
+    let out = podsim()
+        .args(["run", "scenarios/quickstart.yaml", "--perfetto", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert!(!v["traceEvents"].as_array().unwrap().is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("replay: podsim run scenarios/quickstart.yaml --seed 1"));
+    podsim()
+        .args([
+            "run",
+            "scenarios/quickstart.yaml",
+            "--perfetto",
+            "-",
+            "--trace",
+            "-",
+        ])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--perfetto -").and(predicate::str::contains("--trace -")),
+        );
+}
+
+/// Directories cannot be standard output: `plot --out -` and `merge --out -` are usage
+/// errors that create nothing named `-`.
+#[test]
+fn directories_are_not_standard_output() {
+    let dir = temp_dir("dash-dirs");
+    let res = copy_bundled("dash-dirs-result");
+    for args in [
+        vec![
+            "plot".to_string(),
+            res.display().to_string(),
+            "--out".into(),
+            "-".into(),
+        ],
+        vec![
+            "merge".into(),
+            res.display().to_string(),
+            "--out".into(),
+            "-".into(),
+        ],
+    ] {
+        podsim()
+            .current_dir(&dir)
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--out -"));
+        assert!(!dir.join("-").exists(), "{args:?} created `-`");
+    }
+}
