@@ -224,8 +224,12 @@ impl RateFigure {
         chart: &mut Chart<'_, DB>,
         (x0, x1): (f64, f64),
     ) -> Result<(), String> {
-        for s in &self.series {
+        let n = self.series.len();
+        for (i, s) in self.series.iter().enumerate() {
             let c = s.colour;
+            // Earlier profiles are drawn wider and underneath, so where two profiles have
+            // the same rate (both at 100 %) each shows as a band around the next.
+            let width = 2 + 3 * (n - 1 - i) as u32;
             // Values past the axis limit are drawn at its edge.
             let pts: Vec<_> = s
                 .points
@@ -238,11 +242,12 @@ impl RateFigure {
                 e(chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.15).filled()))))?;
                 e(chart.draw_series(LineSeries::new(
                     pts.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(2),
+                    c.stroke_width(width),
                 )))?;
             }
             for p in &pts {
-                e(chart.draw_series(std::iter::once(Circle::new((p.0, p.1), 4, c.filled()))))?;
+                let r = 4 + 3 * (n - 1 - i) as i32;
+                e(chart.draw_series(std::iter::once(Circle::new((p.0, p.1), r, c.filled()))))?;
             }
         }
         Ok(())
