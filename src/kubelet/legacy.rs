@@ -672,8 +672,7 @@ impl Kubelet {
         let Ok(rt) = self.pleg.cache_get(uid) else {
             return false;
         };
-        let _ = ctx;
-        let (api, _) = self.generate_api_pod_status_inner(&pod, &rt, false);
+        let (api, _) = self.generate_api_pod_status_inner(&pod, &rt, false, ctx.now());
         not_running(&api.containers)
     }
 }

@@ -29,6 +29,7 @@
 //! Kubelet code never reads the runtime's or the API server's ground truth: it sees CRI
 //! replies (through the PLEG cache or direct calls) and watch events only.
 
+pub(crate) mod active_deadline;
 pub(crate) mod admission;
 pub(crate) mod backoff;
 pub(crate) mod config;
@@ -251,14 +252,17 @@ impl Kubelet {
             KEv::WorkerWake(uid) => self.worker_wake(ctx, uid),
             KEv::WorkerCacheReady(uid) => self.worker_cache_ready(ctx, uid),
             KEv::SyncTick => {
-                // getPodsToSync: pods in config whose work-queue entry is due.
-                let due: Vec<PodUid> = self
+                // getPodsToSync: pods in config whose work-queue entry is due, then those
+                // a sync-loop handler (the active-deadline handler) asks for.
+                let mut due: Vec<PodUid> = self
                     .pw
                     .work_queue
                     .get_work(ctx.now())
                     .into_iter()
                     .filter(|u| self.config.pods.contains_key(u))
                     .collect();
+                let deadline = self.deadline_pods_to_sync(ctx.now(), &due);
+                due.extend(deadline);
                 self.handle_pod_syncs(ctx, &due);
                 let _ = ctx.after(self.sync_tick, KEv::SyncTick);
             }

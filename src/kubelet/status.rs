@@ -20,7 +20,7 @@ use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
     RtPodStatus, RtState, Transition,
 };
-use crate::sim::Dur;
+use crate::sim::{Dur, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -185,7 +185,8 @@ impl Kubelet {
         rt: &RtPodStatus,
         pod_is_terminal: bool,
     ) -> ApiPodStatus {
-        let (status, trigger) = self.generate_api_pod_status_inner(pod, rt, pod_is_terminal);
+        let now = ctx.now();
+        let (status, trigger) = self.generate_api_pod_status_inner(pod, rt, pod_is_terminal, now);
         for key in trigger {
             self.probe_worker_trigger(ctx, &key);
         }
@@ -197,6 +198,7 @@ impl Kubelet {
         pod: &ApiPod,
         rt: &RtPodStatus,
         pod_is_terminal: bool,
+        now: SimTime,
     ) -> (ApiPodStatus, Vec<crate::kubelet::prober::ProbeKey>) {
         let old = self
             .status
@@ -291,6 +293,13 @@ impl Kubelet {
         if phase == old.phase {
             reason = old.reason.clone().or_else(|| pod.status.reason.clone());
             message = old.message.clone().or_else(|| pod.status.message.clone());
+        }
+        // The active-deadline handler's ShouldEvict (`active_deadline.go`, v1.31) overrides
+        // phase, reason and message; the API server's terminal phase still wins below.
+        if self.past_active_deadline(pod, now) {
+            phase = PodPhase::Failed;
+            reason = Some(super::active_deadline::REASON.to_owned());
+            message = Some(super::active_deadline::MESSAGE.to_owned());
         }
         if pod.status.phase.is_terminal() && phase != pod.status.phase {
             phase = pod.status.phase;

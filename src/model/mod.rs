@@ -203,6 +203,21 @@ pub struct PodSpec {
     pub containers: Vec<ContainerSpec>,
     /// The configmaps and secrets the pod's volumes reference.
     pub objects: ObjectRefs,
+    /// `spec.activeDeadlineSeconds`.
+    pub active_deadline: ActiveDeadline,
+}
+
+/// `spec.activeDeadlineSeconds` (at least 1 when set). Hashes nothing when unset, so pods
+/// without a deadline keep the trace hashes they had before the field was modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ActiveDeadline(pub Option<i64>);
+
+impl std::hash::Hash for ActiveDeadline {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(s) = self.0 {
+            s.hash(state);
+        }
+    }
 }
 
 /// The configmaps (`configmap/NAME`) and secrets (`secret/NAME`) a pod's `configMap` and
@@ -458,6 +473,7 @@ impl PodSpec {
             init_containers: Vec::new(),
             containers,
             objects: ObjectRefs::default(),
+            active_deadline: ActiveDeadline::default(),
         }
     }
 }

@@ -8,7 +8,8 @@ use super::primitives::{
 };
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources, RestartPolicy,
+    ActiveDeadline, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
+    RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
@@ -182,6 +183,7 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
         "priority",
         "priorityClassName",
         "hostNetwork",
+        "activeDeadlineSeconds",
         "initContainers",
         "containers",
         "volumes",
@@ -219,6 +221,9 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
     .map_or(0, |v| v as i32);
     let priority_class_name = string(cx, s.get("priorityClassName"), &s.at("priorityClassName"));
     let host_network = boolean(cx, s.get("hostNetwork"), &s.at("hostNetwork")).unwrap_or(false);
+    // API validation: a positive int64 when set.
+    let ads = "activeDeadlineSeconds";
+    let active_deadline = int(cx, s.get(ads), &s.at(ads), 1, i64::MAX.into()).map(|v| v as i64);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
     let mut containers_of = |cx: &mut Cx, key: &str| -> Vec<ContainerSpec> {
@@ -272,6 +277,7 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
             init_containers,
             containers,
             objects,
+            active_deadline: ActiveDeadline(active_deadline),
         },
         name_loc,
         containers_ok,
