@@ -1,5 +1,6 @@
 //! podsim's integration tests: one binary, one module per area.
 
+mod active_deadline;
 mod architecture;
 mod cli;
 mod deploy;

@@ -459,6 +459,45 @@ fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
 #[cfg(test)]
 mod tests {
     use super::super::test_util::problems;
+    use super::super::{load_str, LoadError};
+
+    /// A scenario whose one pod's spec carries `field`.
+    fn with_pod_field(field: &str) -> Result<super::super::Loaded, LoadError> {
+        let text = format!(
+            "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {{name: m}}\nspec:\n  pods:\n    - template: {{metadata: {{name: web}}, spec: {{{field}, containers: [{{name: app}}]}}}}\n"
+        );
+        load_str("m.yaml", &text, &[], &crate::names())
+    }
+
+    #[test]
+    fn active_deadline_seconds_is_modelled_and_validated() {
+        let l = with_pod_field("activeDeadlineSeconds: 30").unwrap();
+        assert!(l.notes.is_empty(), "{:?}", l.notes);
+        assert_eq!(l.scenario.pods[0].spec.active_deadline.0, Some(30));
+        let l = with_pod_field("restartPolicy: Always").unwrap();
+        assert_eq!(l.scenario.pods[0].spec.active_deadline.0, None);
+        for (v, want) in [
+            ("0", "must be at least 1, found 0"),
+            ("-5", "must be at least 1, found -5"),
+            ("9223372036854775808", "must be at most 9223372036854775807"),
+            ("\"30s\"", "expected an integer"),
+        ] {
+            let Err(e) = with_pod_field(&format!("activeDeadlineSeconds: {v}")) else {
+                panic!("activeDeadlineSeconds: {v} accepted");
+            };
+            let got: Vec<String> = e
+                .problems
+                .iter()
+                .map(|p| format!("{}: {}", p.path, p.message))
+                .collect();
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert!(
+                got[0].starts_with("spec.pods[0].template.spec.activeDeadlineSeconds: ")
+                    && got[0].contains(want),
+                "{got:?}"
+            );
+        }
+    }
 
     #[test]
     fn replica_names_must_be_unique() {
