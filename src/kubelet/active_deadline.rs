@@ -45,3 +45,40 @@ impl Kubelet {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{ActiveDeadline, ApiPod, ContainerSpec, PodSpec, PodUid, RestartPolicy};
+    use crate::run::World;
+    use crate::sim::{Dur, SimTime};
+    use std::sync::Arc;
+
+    const YAML: &str = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  pods:\n    - template: {metadata: {name: web}, spec: {containers: [{name: app}]}}\n";
+
+    fn pod(deadline: Option<i64>, start: Option<SimTime>) -> ApiPod {
+        let c = vec![ContainerSpec::named("app", "img")];
+        let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, c);
+        spec.active_deadline = ActiveDeadline(deadline);
+        let mut pod = ApiPod::new(PodUid(99), spec);
+        pod.status.start_time = start;
+        pod
+    }
+
+    #[test]
+    fn past_active_deadline_from_the_start_time() {
+        let loaded = crate::load_str("t.yaml", YAML, &[]).unwrap();
+        let w = World::new(Arc::new(loaded.scenario), 1, true);
+        let k = &w.kubelet;
+        let start = SimTime(Dur::secs(10).0);
+        let at = |s: u64| SimTime(Dur::secs(s).0);
+        let p = pod(Some(30), Some(start));
+        assert!(!k.past_active_deadline(&p, SimTime(at(40).0 - 1)));
+        assert!(k.past_active_deadline(&p, at(40)), "at the deadline");
+        assert!(k.past_active_deadline(&p, at(100)));
+        // No deadline, or no start time yet: never.
+        assert!(!k.past_active_deadline(&pod(None, Some(start)), at(1000)));
+        assert!(!k.past_active_deadline(&pod(Some(1), None), at(1000)));
+        // The largest deadline the API accepts does not overflow.
+        assert!(!k.past_active_deadline(&pod(Some(i64::MAX), Some(start)), SimTime::MAX));
+    }
+}
