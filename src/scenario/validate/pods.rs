@@ -2,6 +2,7 @@
 //! manifests (metadata, spec, containers, probes, volumes).
 
 use super::behaviour::behaviours;
+use super::priority::{resolve, PriorityClasses};
 use super::primitives::{
     boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
     Cx, Obj, Unknown,
@@ -25,6 +26,7 @@ pub(super) fn pods(
     cx: &mut Cx,
     n: Option<&Node>,
     horizon: Option<&Horizon>,
+    classes: &PriorityClasses,
 ) -> (Vec<PodDecl>, bool, Vec<String>) {
     let mut out = Vec::new();
     let mut complete = true;
@@ -68,7 +70,7 @@ pub(super) fn pods(
         );
         let template = o
             .req(cx, "template")
-            .and_then(|t| pod_template(cx, t, &o.at("template")));
+            .and_then(|t| pod_template(cx, t, &o.at("template"), classes));
         let bp = o.at("behaviour");
         let Some((spec, name_loc, containers_ok)) = template else {
             complete = false;
@@ -152,7 +154,12 @@ pub(super) fn pods(
 
 /// A Pod manifest. Returns the spec, the location of `metadata.name`, and whether every
 /// container was valid.
-fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> {
+fn pod_template(
+    cx: &mut Cx,
+    n: &Node,
+    p: &str,
+    classes: &PriorityClasses,
+) -> Option<(PodSpec, Loc, bool)> {
     let o = obj(cx, n, p, &["metadata", "spec"], Unknown::Note)?;
     let mut ok = true;
     let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
@@ -216,8 +223,9 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
         i32::MIN.into(),
         i32::MAX.into(),
     )
-    .map_or(0, |v| v as i32);
+    .map(|v| v as i32);
     let priority_class_name = string(cx, s.get("priorityClassName"), &s.at("priorityClassName"));
+    let priority = resolve(cx, classes, &s, priority_class_name.as_deref().filter(|c| !c.is_empty()), priority);
     let host_network = boolean(cx, s.get("hostNetwork"), &s.at("hostNetwork")).unwrap_or(false);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
