@@ -115,3 +115,42 @@ fn unknown_class_and_disagreeing_priority_are_errors() {
         assert!(err.contains(want), "{want}\n{err}");
     }
 }
+
+#[test]
+fn fields_without_lifecycle_effect_get_a_note_each() {
+    let y = format!(
+        "{HEAD}  pods:\n    - template:\n        metadata: {{name: a}}\n        spec:\n          hostNetwork: true\n          containers:\n            - name: app\n              livenessProbe: {{exec: {{command: [x]}}, timeoutSeconds: 3}}\n              lifecycle: {{preStop: {{sleep: {{seconds: 3}}}}}}\n          volumes:\n            - {{name: c, configMap: {{name: cfg, items: [], optional: true, defaultMode: 420}}}}\n            - {{name: s, secret: {{secretName: sec, items: [], optional: false, defaultMode: 256}}}}\n      behaviour: {{app: {{preStopDuration: 9s}}}}\n"
+    );
+    let (code, err) = check(&y);
+    assert_eq!(code, Some(0), "{err}");
+    let p = "spec.pods[0].template.spec";
+    for want in [
+        format!("{p}.hostNetwork: no effect here: podsim simulates no pod network"),
+        format!("{p}.containers[0].livenessProbe.timeoutSeconds: no effect here: the runtime answers a probe at once"),
+        format!("{p}.volumes[0].configMap.items: no effect here"),
+        format!("{p}.volumes[0].configMap.optional: no effect here: the referenced objects always exist"),
+        format!("{p}.volumes[0].configMap.defaultMode: no effect here"),
+        format!("{p}.volumes[1].secret.items: no effect here"),
+        format!("{p}.volumes[1].secret.optional: no effect here"),
+        format!("{p}.volumes[1].secret.defaultMode: no effect here"),
+        "spec.pods[0].behaviour.app.preStopDuration: no effect: the container's preStop hook is the `sleep` action, which lasts its 3 seconds".to_owned(),
+    ] {
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+    assert_eq!(err.matches("note: ").count(), 9, "{err}");
+}
+
+#[test]
+fn prestop_sleep_longer_than_the_grace_is_an_error() {
+    let y = format!(
+        "{HEAD}  pods:\n    - template:\n        metadata: {{name: a}}\n        spec:\n          terminationGracePeriodSeconds: 5\n          containers:\n            - name: app\n              lifecycle: {{preStop: {{sleep: {{seconds: 6}}}}}}\n"
+    );
+    let (code, err) = check(&y);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "lifecycle.preStop.sleep.seconds: 6 is more than terminationGracePeriodSeconds (5)"
+        ),
+        "{err}"
+    );
+}

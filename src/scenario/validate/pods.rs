@@ -234,6 +234,7 @@ fn pod_template(
         priority,
     );
     let host_network = boolean(cx, s.get("hostNetwork"), &s.at("hostNetwork")).unwrap_or(false);
+    no_effect(cx, &s, "hostNetwork", HOST_NETWORK);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
     let mut sleeps = Sleeps::new();
@@ -298,6 +299,36 @@ fn pod_template(
     ))
 }
 
+// Fields that are parsed and checked but change nothing in a pod's lifecycle here: each
+// gets a note saying why when it is written, so none is silently ignored.
+
+const HOST_NETWORK: &str = "no effect here: podsim simulates no pod network (no network \
+    plugin readiness, no IP allocation), so a pod on the host's network starts and stops as \
+    any other";
+const PROBE_TIMEOUT: &str = "no effect here: the runtime answers a probe at once (its result \
+    comes from behaviour.<container>.probes), so no probe outlasts its timeout";
+
+fn volume_why(key: &str) -> &'static str {
+    match key {
+        "optional" => {
+            "no effect here: the referenced objects always exist in the API in podsim (what \
+             is modelled is whether the kubelet may read them), and `optional` only matters \
+             for a missing one"
+        }
+        _ => {
+            "no effect here: it shapes the files in the volume, not when the mount \
+              completes or the pod starts"
+        }
+    }
+}
+
+/// A note at `key` (if written) saying why it has no effect.
+fn no_effect(cx: &mut Cx, o: &Obj, key: &str, why: &str) {
+    if let Some((k, _)) = o.entries.iter().find(|(k, _)| k.name == key) {
+        cx.note(k.loc, &o.at(key), why);
+    }
+}
+
 /// Containers whose preStop hook is the `sleep` action, and its `seconds`.
 type Sleeps = BTreeMap<String, u64>;
 
@@ -353,6 +384,9 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
             let cp = v.at("configMap");
             let cf = ["name", "items", "optional", "defaultMode"];
             if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                for k in ["items", "optional", "defaultMode"] {
+                    no_effect(cx, &co, k, volume_why(k));
+                }
                 let cn = co.req(cx, "name");
                 if let Some(n) = name(cx, cn, &co.at("name"), true, 253) {
                     out.push(format!("configmap/{n}"));
@@ -363,6 +397,9 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
             let cp = v.at("secret");
             let cf = ["secretName", "items", "optional", "defaultMode"];
             if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                for k in ["items", "optional", "defaultMode"] {
+                    no_effect(cx, &co, k, volume_why(k));
+                }
                 let sn = co.req(cx, "secretName");
                 if let Some(n) = name(cx, sn, &co.at("secretName"), true, 253) {
                     out.push(format!("secret/{n}"));
@@ -507,6 +544,7 @@ fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
     let initial_delay_seconds = u(cx, "initialDelaySeconds", 0, d.initial_delay_seconds);
     let period_seconds = u(cx, "periodSeconds", 1, d.period_seconds);
     let timeout_seconds = u(cx, "timeoutSeconds", 1, d.timeout_seconds);
+    no_effect(cx, &o, "timeoutSeconds", PROBE_TIMEOUT);
     let success_threshold = u(cx, "successThreshold", 1, d.success_threshold);
     let failure_threshold = u(cx, "failureThreshold", 1, d.failure_threshold);
     let k = "terminationGracePeriodSeconds";
