@@ -67,11 +67,13 @@ pub(super) fn priority_classes(cx: &mut Cx, n: Option<&Node>) -> PriorityClasses
             );
             cx.err(nn.loc, &o.at("name"), m);
             out.complete = false;
-        } else if out.values.contains_key(&class) {
+        } else if let std::collections::btree_map::Entry::Vacant(e) =
+            out.values.entry(class.clone())
+        {
+            e.insert(value);
+        } else {
             let m = format!("priority class `{class}` is declared twice");
             cx.err(nn.loc, &o.at("name"), m);
-        } else {
-            out.values.insert(class, value);
         }
     }
     out
@@ -114,4 +116,37 @@ pub(super) fn resolve(
         }
     }
     value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::load_str;
+
+    fn priorities(pods: &str) -> Vec<i32> {
+        let text = format!(
+            "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {{name: m}}\nspec:\n  priorityClasses: [{{name: low, value: -5}}]\n  pods:\n{pods}"
+        );
+        let l = load_str("m.yaml", &text, &[], &crate::names()).unwrap();
+        l.scenario.pods.iter().map(|p| p.spec.priority).collect()
+    }
+
+    #[test]
+    fn class_names_resolve_to_their_values() {
+        let t = |extra: &str, n: &str| {
+            format!("    - template: {{metadata: {{name: {n}}}, spec: {{{extra}containers: [{{name: app}}]}}}}\n")
+        };
+        let pods = [
+            t("priorityClassName: system-node-critical, ", "a"),
+            t("priorityClassName: system-cluster-critical, ", "b"),
+            t("priorityClassName: low, ", "c"),
+            t("priorityClassName: low, priority: -5, ", "d"),
+            t("priority: 7, ", "e"),
+            t("", "f"),
+        ]
+        .concat();
+        assert_eq!(
+            priorities(&pods),
+            [2_000_001_000, 2_000_000_000, -5, -5, 7, 0]
+        );
+    }
 }
