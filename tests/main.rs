@@ -13,6 +13,7 @@ mod known_correct;
 mod lifecycle;
 mod oracle;
 mod plots;
+mod priority_hooks;
 mod probes;
 mod races;
 mod readme;

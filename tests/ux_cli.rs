@@ -453,7 +453,7 @@ fn invariant_switch_and_field_names_get_did_you_mean() {
     for want in [
         "error: <stdin>:12:18: spec.kubelet.behaviours.stopProbesAtTermnation: unknown behaviour switch `stopProbesAtTermnation`; did you mean `stopProbesAtTermination`? (`podsim bisect --list` lists all",
         "error: <stdin>:14:16: spec.expect.findings[0]: unknown invariant `readines-during-termination`; did you mean `readiness-during-termination`? (`podsim invariants` lists all",
-        "error: <stdin>:15:3: spec.runtime2: unknown field `runtime2`; did you mean `runtime`? (expected one of: horizon, seed, scheduler, limits, kubelet, node, runtime, api, pods, timeline, expect)",
+        "error: <stdin>:15:3: spec.runtime2: unknown field `runtime2`; did you mean `runtime`? (expected one of: horizon, seed, scheduler, limits, kubelet, node, runtime, api, priorityClasses, pods, timeline, expect)",
     ] {
         assert!(o.stderr.contains(want), "{want}\n{}", o.stderr);
     }

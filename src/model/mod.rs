@@ -277,6 +277,10 @@ pub struct Behaviour {
     pub exit_code: i32,
     pub on_sigterm: OnSigterm,
     pub pre_stop_duration: Dur,
+    /// The container's preStop hook is the `sleep` action (set from the manifest): the
+    /// kubelet waits by itself, so the hook needs no running container and does not end
+    /// with it.
+    pub pre_stop_sleep: bool,
     pub memory_usage_bytes: u64,
     pub liveness: ProbeOutcome,
     pub readiness: ProbeOutcome,
@@ -306,6 +310,7 @@ impl Default for Behaviour {
                 exit_code: 143,
             },
             pre_stop_duration: Dur::ZERO,
+            pre_stop_sleep: false,
             memory_usage_bytes: 0,
             liveness: ProbeOutcome::Always(true),
             readiness: ProbeOutcome::Always(true),

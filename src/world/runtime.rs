@@ -247,6 +247,9 @@ impl Runtime {
                 // A hook runs inside the container (exec) or against it (HTTP): into a
                 // container that is not running it fails at once.
                 match self.containers.get_mut(id) {
+                    // The sleep action (v1.31 `runSleepHandler`) is a wait in the kubelet:
+                    // it neither needs the container running nor ends when it exits.
+                    Some(c) if c.behaviour.pre_stop_sleep => (c.behaviour.pre_stop_duration, None),
                     Some(c) if c.state == RtState::Running => {
                         let d = c.behaviour.pre_stop_duration;
                         c.hooks.push((sim.now() + d, caller, req.clone()));

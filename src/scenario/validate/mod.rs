@@ -10,6 +10,7 @@ mod dist;
 mod kubelet;
 mod pods;
 mod primitives;
+mod priority;
 mod sweep;
 mod timeline;
 
@@ -276,7 +277,7 @@ fn metadata(cx: &mut Cx, top: &Obj) -> (String, String) {
     (name, description)
 }
 
-const SPEC_FIELDS: [&str; 11] = [
+const SPEC_FIELDS: [&str; 12] = [
     "horizon",
     "seed",
     "scheduler",
@@ -285,6 +286,7 @@ const SPEC_FIELDS: [&str; 11] = [
     "node",
     "runtime",
     "api",
+    "priorityClasses",
     "pods",
     "timeline",
     "expect",
@@ -370,7 +372,9 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     } else {
         spec.get("pods")
     };
-    let (pods, pods_complete, unknown_replicas) = pods(cx, pods_node, valid_horizon.as_ref());
+    let classes = priority::priority_classes(cx, spec.get("priorityClasses"));
+    let (pods, pods_complete, unknown_replicas) =
+        pods(cx, pods_node, valid_horizon.as_ref(), &classes);
     if pods_node.is_some_and(|n| n.kind == Kind::Seq(Vec::new())) {
         if let Some(n) = pods_node {
             cx.err(n.loc, "spec.pods", "a scenario needs at least one pod");

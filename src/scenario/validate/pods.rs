@@ -6,9 +6,10 @@ use super::primitives::{
     boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
     Cx, Obj, Unknown,
 };
+use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
+    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
     RestartPolicy,
 };
 use crate::scenario::defaults;
@@ -26,6 +27,7 @@ pub(super) fn pods(
     cx: &mut Cx,
     n: Option<&Node>,
     horizon: Option<&Horizon>,
+    classes: &PriorityClasses,
 ) -> (Vec<PodDecl>, bool, Vec<String>) {
     let mut out = Vec::new();
     let mut complete = true;
@@ -69,9 +71,9 @@ pub(super) fn pods(
         );
         let template = o
             .req(cx, "template")
-            .and_then(|t| pod_template(cx, t, &o.at("template")));
+            .and_then(|t| pod_template(cx, t, &o.at("template"), classes));
         let bp = o.at("behaviour");
-        let Some((spec, name_loc, containers_ok)) = template else {
+        let Some((spec, name_loc, containers_ok, sleeps)) = template else {
             complete = false;
             behaviours(cx, o.get("behaviour"), &bp, None);
             continue;
@@ -88,6 +90,7 @@ pub(super) fn pods(
         for c in &containers {
             behaviour.entry((*c).to_owned()).or_default();
         }
+        pre_stop_sleeps(cx, &mut behaviour, &sleeps, o.get("behaviour"), &bp);
         // One copy shared by every replica.
         let behaviour = Arc::new(behaviour);
         let name_path = format!("{p}.template.metadata.name");
@@ -153,7 +156,12 @@ pub(super) fn pods(
 
 /// A Pod manifest. Returns the spec, the location of `metadata.name`, and whether every
 /// container was valid.
-fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> {
+fn pod_template(
+    cx: &mut Cx,
+    n: &Node,
+    p: &str,
+    classes: &PriorityClasses,
+) -> Option<(PodSpec, Loc, bool, Sleeps)> {
     let o = obj(cx, n, p, &["metadata", "spec"], Unknown::Note)?;
     let mut ok = true;
     let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
@@ -218,22 +226,34 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
         i32::MIN.into(),
         i32::MAX.into(),
     )
-    .map_or(0, |v| v as i32);
+    .map(|v| v as i32);
     let priority_class_name = string(cx, s.get("priorityClassName"), &s.at("priorityClassName"));
+    let priority = resolve(
+        cx,
+        classes,
+        &s,
+        priority_class_name.as_deref().filter(|c| !c.is_empty()),
+        priority,
+    );
     let host_network = boolean(cx, s.get("hostNetwork"), &s.at("hostNetwork")).unwrap_or(false);
     // API validation: a positive int64 when set.
     let ads = "activeDeadlineSeconds";
     let active_deadline = int(cx, s.get(ads), &s.at(ads), 1, i64::MAX.into()).map(|v| v as i64);
+    no_effect(cx, &s, "hostNetwork", HOST_NETWORK);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
+    let mut sleeps = Sleeps::new();
     let mut containers_of = |cx: &mut Cx, key: &str| -> Vec<ContainerSpec> {
         let lp = s.at(key);
         let mut out = Vec::new();
         for (i, node) in list(cx, s.get(key), &lp).iter().enumerate() {
-            let Some(c) = container(cx, node, &idx(&lp, i)) else {
+            let Some((c, sleep)) = container(cx, node, &idx(&lp, i), tgps) else {
                 containers_ok = false;
                 continue;
             };
+            if let Some(secs) = sleep {
+                sleeps.insert(c.name.clone(), secs);
+            }
             if !names.insert(c.name.clone()) {
                 let at = node.get("name").map_or(node.loc, |n| n.loc);
                 let msg = format!("duplicate container name `{}`", c.name);
@@ -281,7 +301,76 @@ fn pod_template(cx: &mut Cx, n: &Node, p: &str) -> Option<(PodSpec, Loc, bool)> 
         },
         name_loc,
         containers_ok,
+        sleeps,
     ))
+}
+
+// Fields that are parsed and checked but change nothing in a pod's lifecycle here: each
+// gets a note saying why when it is written, so none is silently ignored.
+
+const HOST_NETWORK: &str = "no effect here: podsim simulates no pod network (no network \
+    plugin readiness, no IP allocation), so a pod on the host's network starts and stops as \
+    any other";
+const PROBE_TIMEOUT: &str = "no effect here: the runtime answers a probe at once (its result \
+    comes from behaviour.<container>.probes), so no probe outlasts its timeout";
+
+fn volume_why(key: &str) -> &'static str {
+    match key {
+        "optional" => {
+            "no effect here: the referenced objects always exist in the API in podsim (what \
+             is modelled is whether the kubelet may read them), and `optional` only matters \
+             for a missing one"
+        }
+        _ => {
+            "no effect here: it shapes the files in the volume, not when the mount \
+              completes or the pod starts"
+        }
+    }
+}
+
+/// A note at `key` (if written) saying why it has no effect.
+fn no_effect(cx: &mut Cx, o: &Obj, key: &str, why: &str) {
+    if let Some((k, _)) = o.entries.iter().find(|(k, _)| k.name == key) {
+        cx.note(k.loc, &o.at(key), why);
+    }
+}
+
+/// Containers whose preStop hook is the `sleep` action, and its `seconds`.
+type Sleeps = BTreeMap<String, u64>;
+
+/// A `preStop.sleep` hook lasts its `seconds` (v1.31 `pkg/kubelet/lifecycle/handlers.go`:
+/// the kubelet itself waits that long, cut off at the grace period like any preStop hook;
+/// the `PodLifecycleSleepAction` gate is on by default since v1.30). The manifest wins over
+/// `behaviour.<container>.preStopDuration`, which describes how long a command or HTTP
+/// handler takes and is noted as unused here.
+fn pre_stop_sleeps(
+    cx: &mut Cx,
+    behaviour: &mut BTreeMap<String, Behaviour>,
+    sleeps: &Sleeps,
+    node: Option<&Node>,
+    bp: &str,
+) {
+    for (c, secs) in sleeps {
+        let explicit = entry(node, c).and_then(|b| entry(Some(b), "preStopDuration"));
+        if let Some(d) = explicit {
+            let m = format!(
+                "no effect: the container's preStop hook is the `sleep` action, which lasts \
+                 its {secs} seconds"
+            );
+            cx.note(d.loc, &format!("{bp}.{c}.preStopDuration"), m);
+        }
+        let b = behaviour.entry(c.clone()).or_default();
+        b.pre_stop_duration = Dur::secs(*secs);
+        b.pre_stop_sleep = true;
+    }
+}
+
+/// The value under `key` in a mapping node.
+fn entry<'n>(n: Option<&'n Node>, key: &str) -> Option<&'n Node> {
+    match &n?.kind {
+        Kind::Map(m) => m.iter().find(|(k, _)| k.name == key).map(|(_, v)| v),
+        _ => None,
+    }
 }
 
 /// `spec.volumes`: the configmaps and secrets referenced by `configMap` and `secret`
@@ -301,6 +390,9 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
             let cp = v.at("configMap");
             let cf = ["name", "items", "optional", "defaultMode"];
             if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                for k in ["items", "optional", "defaultMode"] {
+                    no_effect(cx, &co, k, volume_why(k));
+                }
                 let cn = co.req(cx, "name");
                 if let Some(n) = name(cx, cn, &co.at("name"), true, 253) {
                     out.push(format!("configmap/{n}"));
@@ -311,6 +403,9 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
             let cp = v.at("secret");
             let cf = ["secretName", "items", "optional", "defaultMode"];
             if let Some(co) = obj(cx, c, &cp, &cf, Unknown::Note) {
+                for k in ["items", "optional", "defaultMode"] {
+                    no_effect(cx, &co, k, volume_why(k));
+                }
                 let sn = co.req(cx, "secretName");
                 if let Some(n) = name(cx, sn, &co.at("secretName"), true, 253) {
                     out.push(format!("secret/{n}"));
@@ -321,7 +416,8 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
     ObjectRefs(out)
 }
 
-fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
+/// A container, and the `seconds` of its preStop `sleep` action if that is its hook.
+fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec, Option<u64>)> {
     let fields = [
         "name",
         "image",
@@ -344,6 +440,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
     let readiness_probe = probe_of(cx, "readinessProbe", Capability::ReadinessProbe);
     let startup_probe = probe_of(cx, "startupProbe", Capability::StartupProbe);
     let mut has_pre_stop = false;
+    let mut sleep = None;
     if let Some(l) = o.get("lifecycle") {
         let lp = o.at("lifecycle");
         if let Some(lo) = obj(cx, l, &lp, &["preStop"], Unknown::Note) {
@@ -351,8 +448,12 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
                 let pp = lo.at("preStop");
                 let handlers = ["exec", "httpGet", "tcpSocket", "sleep"];
                 if let Some(po) = obj(cx, ps, &pp, &handlers, Unknown::Note) {
-                    has_pre_stop =
-                        exactly_one(cx, &po, &handlers, "a preStop hook", None).is_some();
+                    let h = exactly_one(cx, &po, &handlers, "a preStop hook", None);
+                    has_pre_stop = h.is_some();
+                    if let Some((k, v)) = h.filter(|(k, _)| k.name == "sleep") {
+                        sleep = sleep_seconds(cx, v, &po.at(&k.name), tgps);
+                        has_pre_stop = sleep.is_some();
+                    }
                 }
             }
         }
@@ -386,7 +487,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
             }
         }
     }
-    Some(ContainerSpec {
+    let spec = ContainerSpec {
         name: name?,
         image,
         liveness_probe,
@@ -395,7 +496,25 @@ fn container(cx: &mut Cx, n: &Node, p: &str) -> Option<ContainerSpec> {
         has_pre_stop,
         requests,
         limits,
-    })
+    };
+    Some((spec, sleep))
+}
+
+/// `sleep: {seconds: N}`: as v1.31's API validation has it (`validateSleepAction` in
+/// `pkg/apis/core/validation`), more than 0 and at most the pod's grace period.
+fn sleep_seconds(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<u64> {
+    let o = obj(cx, n, p, &["seconds"], Unknown::Note)?;
+    let sn = o.req(cx, "seconds")?;
+    let secs = int(cx, Some(sn), &o.at("seconds"), 1, i64::MAX.into())? as i64;
+    if secs > tgps {
+        let m = format!(
+            "{secs} is more than terminationGracePeriodSeconds ({tgps}): the API server \
+             requires a sleep of at most the grace period"
+        );
+        cx.err(sn.loc, &o.at("seconds"), m);
+        return None;
+    }
+    Some(secs as u64)
 }
 
 fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
@@ -431,6 +550,7 @@ fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
     let initial_delay_seconds = u(cx, "initialDelaySeconds", 0, d.initial_delay_seconds);
     let period_seconds = u(cx, "periodSeconds", 1, d.period_seconds);
     let timeout_seconds = u(cx, "timeoutSeconds", 1, d.timeout_seconds);
+    no_effect(cx, &o, "timeoutSeconds", PROBE_TIMEOUT);
     let success_threshold = u(cx, "successThreshold", 1, d.success_threshold);
     let failure_threshold = u(cx, "failureThreshold", 1, d.failure_threshold);
     let k = "terminationGracePeriodSeconds";
