@@ -40,7 +40,7 @@ impl Kubelet {
         self.config
             .pods
             .iter()
-            .filter(|(uid, pod)| !due.contains(uid) && self.past_active_deadline(pod, now))
+            .filter(|(uid, pod)| self.past_active_deadline(pod, now) && !due.contains(uid))
             .map(|(uid, _)| *uid)
             .collect()
     }
