@@ -2,6 +2,7 @@
 //! with their 95 % intervals, then the metrics (containers alive at power-off, statuses
 //! lost, time to terminated, ...) per point x profile, then the first failing runs.
 
+use crate::report::plural;
 use crate::results::{Cell, Manifest, Percentiles, Rate, Summary};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,19 +17,17 @@ pub(crate) fn table(m: &Manifest, s: &Summary, out: &Path) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "sweep {}: {} point{} x {} profile{} x {} seed{} = {} run{} (base seed {}){}",
+        "sweep {}: {} x {} x {} = {} (base seed {}){}",
         m.name,
-        m.points.len(),
-        if m.points.len() == 1 { "" } else { "s" },
-        m.profiles.len(),
-        if m.profiles.len() == 1 { "" } else { "s" },
-        m.seeds,
-        if m.seeds == 1 { "" } else { "s" },
-        m.runs,
-        if m.runs == 1 { "" } else { "s" },
+        plural(m.points.len() as u64, "point"),
+        plural(m.profiles.len() as u64, "profile"),
+        plural(m.seeds, "seed"),
+        plural(m.runs, "run"),
         m.base_seed,
-        m.shard
-            .map_or(String::new(), |sh| format!(", shard {sh}: {} runs", s.runs)),
+        m.shard.map_or(String::new(), |sh| format!(
+            ", shard {sh}: {}",
+            plural(s.runs, "run")
+        )),
     );
     let _ = writeln!(t, "results: {}", out.display());
     if !m.parameters.is_empty() {
