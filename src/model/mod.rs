@@ -186,6 +186,21 @@ pub struct ContainerSpec {
     pub has_pre_stop: bool,
     pub requests: Resources,
     pub limits: Resources,
+    /// The handler of `lifecycle.postStart`, if set.
+    pub post_start: Option<HookHandler>,
+    /// The handler of `lifecycle.preStop`, if set (`has_pre_stop` says whether it runs).
+    pub pre_stop: Option<HookHandler>,
+}
+
+/// A lifecycle hook's handler kind (`v1.LifecycleHandler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HookHandler {
+    Exec,
+    HttpGet,
+    /// Accepted by the API but not runnable: v1.31's handler runner rejects it at once.
+    TcpSocket,
+    /// The `sleep` action: the kubelet waits its seconds.
+    Sleep(u64),
 }
 
 /// A Pod manifest, the subset podsim models (metadata + spec).
@@ -287,7 +302,21 @@ pub struct Behaviour {
     pub startup: ProbeOutcome,
     /// Image pull fails (ErrImagePull) with this probability (parts per million).
     pub image_pull_failure_ppm: u32,
+    /// How long a postStart `exec` or `httpGet` handler runs (a `sleep` handler: its
+    /// seconds, set from the manifest).
+    pub post_start_duration: Dur,
+    /// The postStart handler's outcome: non-zero, the hook fails.
+    pub post_start_exit_code: i32,
+    /// The container's postStart hook is the `sleep` action (set from the manifest).
+    pub post_start_sleep: bool,
+    /// `resources.limits.memory` (set from the manifest; 0: none): an instance whose
+    /// `memory_usage_bytes` exceeds it is OOM-killed by the runtime.
+    pub memory_limit_bytes: u64,
 }
+
+/// How long an instance whose memory use exceeds its limit runs before the kernel's OOM
+/// killer ends it (a simplification: the working set is reached this soon after start).
+pub const OOM_AFTER: Dur = Dur::secs(1);
 
 impl Behaviour {
     /// How the container answers probes of this kind.
@@ -316,6 +345,10 @@ impl Default for Behaviour {
             readiness: ProbeOutcome::Always(true),
             startup: ProbeOutcome::Always(true),
             image_pull_failure_ppm: 0,
+            post_start_duration: Dur::ZERO,
+            post_start_exit_code: 0,
+            post_start_sleep: false,
+            memory_limit_bytes: 0,
         }
     }
 }
@@ -455,6 +488,8 @@ impl ContainerSpec {
             has_pre_stop: false,
             requests: Resources::default(),
             limits: Resources::default(),
+            post_start: None,
+            pre_stop: None,
         }
     }
 }
