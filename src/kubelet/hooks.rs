@@ -12,7 +12,9 @@
 //! ordinary `killContainer` path (the pod's grace and its preStop hook, no override), and
 //! fails the start with `PostStartHookError`; the sync goes on with the next container and
 //! the container restarts under the restart policy with back-off. The handler runner has
-//! no case for `tcpSocket`: such a hook fails at once, without a call into the container.
+//! no case for `tcpSocket`: such a hook fails at once (podsim still traces it as an
+//! `ExecPostStart` call, which the runtime fails at once, so the trace and the timeline
+//! show the attempt).
 
 use super::sync::{Op, StartStage, Step};
 use super::Kubelet;
@@ -50,10 +52,6 @@ impl Kubelet {
         mut op: Op,
         (idx, id, tag): (usize, ContainerId, u32),
     ) {
-        if op.pod.spec.containers[idx].post_start == Some(HookHandler::TcpSocket) {
-            self.post_start_failed(ctx, uid, op, idx, id);
-            return;
-        }
         op.start = Some((idx, StartStage::PostStart));
         self.worker_cri(ctx, uid, op.id, tag, CriReq::ExecPostStart { uid, id });
         self.park_op(uid, op);
