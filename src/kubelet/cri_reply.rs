@@ -262,7 +262,7 @@ impl Kubelet {
                 if let Some(e) = result.error() {
                     self.reason_cache.insert((uid, name), "RunContainerError");
                     op.errors.push(format!("RunContainerError: {e}"));
-                } else if op.pod.spec.containers[idx].post_start.is_some() {
+                } else if op.pod.spec.containers[idx].post_start.0.is_some() {
                     self.run_post_start(ctx, uid, op, (idx, id, tag));
                     return;
                 } else {

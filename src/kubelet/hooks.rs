@@ -32,7 +32,7 @@ pub(super) fn pre_stop_fails_at_once(
     uid: PodUid,
     spec: Option<&ContainerSpec>,
 ) -> bool {
-    let fails = spec.is_some_and(|c| c.pre_stop == Some(HookHandler::TcpSocket));
+    let fails = spec.is_some_and(|c| c.pre_stop.0 == Some(HookHandler::TcpSocket));
     if fails {
         ctx.emit(Transition::Note {
             uid,

@@ -187,9 +187,36 @@ pub struct ContainerSpec {
     pub requests: Resources,
     pub limits: Resources,
     /// The handler of `lifecycle.postStart`, if set.
-    pub post_start: Option<HookHandler>,
+    pub post_start: PostStartHook,
     /// The handler of `lifecycle.preStop`, if set (`has_pre_stop` says whether it runs).
-    pub pre_stop: Option<HookHandler>,
+    pub pre_stop: PreStopHook,
+}
+
+/// `lifecycle.postStart`'s handler. Hashes nothing when unset, so containers without one
+/// keep the trace hashes they had before postStart hooks were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PostStartHook(pub Option<HookHandler>);
+
+impl std::hash::Hash for PostStartHook {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(h) = self.0 {
+            h.hash(state);
+        }
+    }
+}
+
+/// `lifecycle.preStop`'s handler. Hashes only a `tcpSocket` handler: whether any other
+/// runs was already said by `has_pre_stop` (and how long by the behaviour), so specs keep
+/// the trace hashes they had before handler kinds were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreStopHook(pub Option<HookHandler>);
+
+impl std::hash::Hash for PreStopHook {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if self.0 == Some(HookHandler::TcpSocket) {
+            HookHandler::TcpSocket.hash(state);
+        }
+    }
 }
 
 /// A lifecycle hook's handler kind (`v1.LifecycleHandler`).
@@ -488,8 +515,8 @@ impl ContainerSpec {
             has_pre_stop: false,
             requests: Resources::default(),
             limits: Resources::default(),
-            post_start: None,
-            pre_stop: None,
+            post_start: PostStartHook(None),
+            pre_stop: PreStopHook(None),
         }
     }
 }

@@ -90,7 +90,7 @@ pub(super) fn manifest_behaviour(
         let own = entry(node, &c.name);
         let duration = entry(own, "postStartDuration");
         let exit = entry(own, "postStartExitCode");
-        let why = match c.post_start {
+        let why = match c.post_start.0 {
             None => Some("no effect: the container has no postStart hook"),
             Some(HookHandler::Sleep(_)) => Some(
                 "no effect: the container's postStart hook is the `sleep` action, which lasts \
@@ -108,7 +108,7 @@ pub(super) fn manifest_behaviour(
                 }
             }
         }
-        match c.post_start {
+        match c.post_start.0 {
             Some(HookHandler::Sleep(secs)) => {
                 b.post_start_sleep = true;
                 b.post_start_duration = Dur::secs(secs);

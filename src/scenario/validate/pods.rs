@@ -9,8 +9,8 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
-    RestartPolicy,
+    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, PostStartHook, PreStopHook,
+    Probe, ProbeHandler, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
@@ -484,8 +484,8 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         has_pre_stop: life.has_pre_stop,
         requests,
         limits,
-        post_start: life.post_start,
-        pre_stop: life.pre_stop,
+        post_start: PostStartHook(life.post_start),
+        pre_stop: PreStopHook(life.pre_stop),
     };
     Some((spec, life.pre_stop_sleep))
 }
