@@ -154,6 +154,9 @@ fn pod_block(s: &mut String, p: &PodSummary) {
         }
         if let Some(code) = c.last_exit_code {
             let _ = write!(line, ", last exit code {code}");
+            if let Some(r) = &c.last_reason {
+                let _ = write!(line, " ({r})");
+            }
         }
         if c.killed_at_grace_expiry > 0 {
             let _ = write!(

@@ -9,6 +9,7 @@ mod eviction;
 mod files;
 mod fuzz;
 mod golden;
+mod hooks_oom;
 mod known_correct;
 mod lifecycle;
 mod oracle;

@@ -121,6 +121,7 @@ impl Kubelet {
             | CriReq::PullImage { .. }
             | CriReq::CreateContainer { .. }
             | CriReq::StartContainer { .. } => self.on_start_reply(ctx, uid, op, tag, req, result),
+            CriReq::ExecPostStart { id, .. } => self.post_start_done(ctx, uid, op, id, result),
             CriReq::PodStatus { .. } => self.on_verify_stopped_reply(ctx, uid, op, result),
             CriReq::MountVolumes { .. }
             | CriReq::UnmountVolumes { .. }
@@ -255,17 +256,21 @@ impl Kubelet {
                     self.advance(ctx, uid, op);
                 }
             },
-            _ => {
+            CriReq::StartContainer { id, .. } => {
                 let (idx, _) = op.start.take().expect("start in progress");
                 let name = op.pod.spec.containers[idx].name.clone();
                 if let Some(e) = result.error() {
                     self.reason_cache.insert((uid, name), "RunContainerError");
                     op.errors.push(format!("RunContainerError: {e}"));
+                } else if op.pod.spec.containers[idx].post_start.0.is_some() {
+                    self.run_post_start(ctx, uid, op, (idx, id, tag));
+                    return;
                 } else {
                     self.reason_cache.remove(&(uid, name));
                 }
                 self.advance(ctx, uid, op);
             }
+            _ => unreachable!("only start replies come here"),
         }
     }
 

@@ -35,6 +35,7 @@ pub(crate) mod backoff;
 pub(crate) mod config;
 pub(crate) mod cri_reply;
 pub(crate) mod eviction;
+mod hooks;
 pub(crate) mod housekeeping;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;

@@ -14,7 +14,7 @@
 //! after 10-15 s. Running containers whose liveness or startup result is `Failure` are
 //! killed one at a time in container order (upstream walks a Go map) and restarted unless
 //! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
-//! changes, volumes (mount/unmount are instantaneous), PostStart hooks.
+//! changes, volumes (mount/unmount are instantaneous). PostStart hooks: `hooks.rs`.
 
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, Work, WorkType};
@@ -85,6 +85,8 @@ pub(super) enum StartStage {
     Pull,
     Create,
     Start,
+    /// The container runs and its postStart hook is in flight (`hooks.rs`).
+    PostStart,
 }
 
 /// An in-flight sync operation of one pod worker.
@@ -615,13 +617,10 @@ impl Kubelet {
         };
         for (id, name) in containers {
             let g = self.container_grace(&op.pod, &name, reason, grace_override);
-            let has_pre_stop = op
-                .pod
-                .spec
-                .containers
-                .iter()
-                .any(|c| c.name == name && c.has_pre_stop);
-            if has_pre_stop && g > 0 {
+            let spec = op.pod.spec.containers.iter().find(|c| c.name == name);
+            let has_pre_stop = spec.is_some_and(|c| c.has_pre_stop) && g > 0;
+            // A hook that fails at once leaves the stop its whole grace.
+            if has_pre_stop && !super::hooks::pre_stop_fails_at_once(ctx, uid, spec) {
                 ks.pending.insert(
                     id,
                     KillStage::PreStop {

@@ -186,6 +186,48 @@ pub struct ContainerSpec {
     pub has_pre_stop: bool,
     pub requests: Resources,
     pub limits: Resources,
+    /// The handler of `lifecycle.postStart`, if set.
+    pub post_start: PostStartHook,
+    /// The handler of `lifecycle.preStop`, if set (`has_pre_stop` says whether it runs).
+    pub pre_stop: PreStopHook,
+}
+
+/// `lifecycle.postStart`'s handler. Hashes nothing when unset, so containers without one
+/// keep the trace hashes they had before postStart hooks were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PostStartHook(pub Option<HookHandler>);
+
+impl std::hash::Hash for PostStartHook {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(h) = self.0 {
+            h.hash(state);
+        }
+    }
+}
+
+/// `lifecycle.preStop`'s handler. Hashes only a `tcpSocket` handler: whether any other
+/// runs was already said by `has_pre_stop` (and how long by the behaviour), so specs keep
+/// the trace hashes they had before handler kinds were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreStopHook(pub Option<HookHandler>);
+
+impl std::hash::Hash for PreStopHook {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if self.0 == Some(HookHandler::TcpSocket) {
+            HookHandler::TcpSocket.hash(state);
+        }
+    }
+}
+
+/// A lifecycle hook's handler kind (`v1.LifecycleHandler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HookHandler {
+    Exec,
+    HttpGet,
+    /// Accepted by the API but not runnable: v1.31's handler runner rejects it at once.
+    TcpSocket,
+    /// The `sleep` action: the kubelet waits its seconds.
+    Sleep(u64),
 }
 
 /// A Pod manifest, the subset podsim models (metadata + spec).
@@ -287,7 +329,21 @@ pub struct Behaviour {
     pub startup: ProbeOutcome,
     /// Image pull fails (ErrImagePull) with this probability (parts per million).
     pub image_pull_failure_ppm: u32,
+    /// How long a postStart `exec` or `httpGet` handler runs (a `sleep` handler: its
+    /// seconds, set from the manifest).
+    pub post_start_duration: Dur,
+    /// The postStart handler's outcome: non-zero, the hook fails.
+    pub post_start_exit_code: i32,
+    /// The container's postStart hook is the `sleep` action (set from the manifest).
+    pub post_start_sleep: bool,
+    /// `resources.limits.memory` (set from the manifest; 0: none): an instance whose
+    /// `memory_usage_bytes` exceeds it is OOM-killed by the runtime.
+    pub memory_limit_bytes: u64,
 }
+
+/// How long an instance whose memory use exceeds its limit runs before the kernel's OOM
+/// killer ends it (a simplification: the working set is reached this soon after start).
+pub const OOM_AFTER: Dur = Dur::secs(1);
 
 impl Behaviour {
     /// How the container answers probes of this kind.
@@ -316,6 +372,10 @@ impl Default for Behaviour {
             readiness: ProbeOutcome::Always(true),
             startup: ProbeOutcome::Always(true),
             image_pull_failure_ppm: 0,
+            post_start_duration: Dur::ZERO,
+            post_start_exit_code: 0,
+            post_start_sleep: false,
+            memory_limit_bytes: 0,
         }
     }
 }
@@ -455,6 +515,8 @@ impl ContainerSpec {
             has_pre_stop: false,
             requests: Resources::default(),
             limits: Resources::default(),
+            post_start: PostStartHook(None),
+            pre_stop: PreStopHook(None),
         }
     }
 }

@@ -99,6 +99,8 @@ words! {
         StartContainer => "StartContainer",
         StopContainer => "StopContainer",
         ExecPreStop => "ExecPreStop",
+        /// The container's postStart hook, run right after `StartContainer` returned.
+        ExecPostStart => "ExecPostStart",
         StopPodSandbox => "StopPodSandbox",
         RemoveContainer => "RemoveContainer",
         MountVolumes => "MountVolumes",
@@ -134,6 +136,8 @@ words! {
         SandboxNotReady => "sandbox not ready",
         ContainerNotCreated => "container not in created state",
         VolumesStillMounted => "volumes still mounted",
+        /// A postStart hook's handler failed (or its container exited while it ran).
+        PostStartHookFailed => "PostStartHook failed",
     }
 }
 
@@ -322,6 +326,10 @@ words! {
         ReconstructedVolumesUnmount => "volume manager: reconstructed volumes not in the desired state: unmount",
         StatusRejectedWouldRestart => "status update rejected: terminated container would restart",
         DeadKubeletRequestDropped => "API request of a dead kubelet dropped",
+        /// The postStart hook failed: the container is killed.
+        FailedPostStartHook => "FailedPostStartHook: PostStartHook failed, container will be killed",
+        /// The preStop hook failed (a `tcpSocket` handler cannot run): the stop goes on.
+        FailedPreStopHook => "FailedPreStopHook: PreStopHook failed",
     }
 }
 

@@ -51,6 +51,7 @@
 
 mod boxplot;
 mod heatmap;
+pub(crate) mod hook_spans;
 mod rate;
 pub(crate) mod sweep;
 pub(crate) mod timeline;

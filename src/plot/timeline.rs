@@ -6,8 +6,10 @@
 //! removal from the API; findings and the node's power-off are vertical lines across all
 //! rows. Probe failures come from the run's trace records (`probe <uid> <container> <kind>
 //! failure`), so the run must keep its trace (the CLI does when `--timeline` is given);
-//! without records none are drawn.
+//! without records none are drawn. Lifecycle hooks (postStart and preStop calls, from the
+//! same records: `hook_spans`) are drawn as thin spans under their container's bars.
 
+use super::hook_spans::{HookKind, HookSpan, HookSpans};
 use super::{e, fmt_secs, font, Figure};
 use crate::run::{PodSummary, RunOutput};
 use plotters::coord::types::RangedCoordf64;
@@ -44,6 +46,9 @@ const PROBE_FAIL: RGBColor = RGBColor(220, 0, 160);
 const DELETE_REQ: RGBColor = RGBColor(0, 0, 0);
 const REMOVED: RGBColor = RGBColor(90, 90, 90);
 const FINDING: RGBColor = RGBColor(200, 0, 0);
+const POST_START: RGBColor = RGBColor(0, 160, 175);
+const PRE_STOP: RGBColor = RGBColor(150, 95, 25);
+const HOOK_FAILED: RGBColor = RGBColor(160, 0, 60);
 
 fn phase_color(p: &str) -> RGBColor {
     match p {
@@ -75,11 +80,17 @@ pub(crate) struct ProbeFailures {
     kept: usize,
     /// Failures seen beyond the cap (not drawn).
     pub(crate) dropped: u64,
+    /// Lifecycle hook calls, from the same records.
+    hooks: HookSpans,
 }
 
 impl ProbeFailures {
     /// Looks at one record: `probe <uid> <container> <kind> failure`.
     pub(crate) fn see(&mut self, r: &crate::sim::trace::Record) {
+        if r.text.starts_with("rt ") || r.text.starts_with("cri ") {
+            self.hooks.see(r.at.0, &r.text);
+            return;
+        }
         if !r.text.starts_with("probe ") || !r.text.ends_with(" failure") {
             return;
         }
@@ -105,6 +116,8 @@ pub(crate) struct Timeline<'a> {
     out: &'a RunOutput,
     /// Probe failures per pod UID, from the trace records.
     probe_failures: BTreeMap<String, Vec<ProbeFailure>>,
+    /// Lifecycle hook calls per pod UID, from the trace records.
+    hooks: BTreeMap<String, Vec<HookSpan>>,
     /// Pods drawn (the first ones, in order); the rest are counted in a last line.
     shown: usize,
     /// Right end of the time axis (s).
@@ -120,6 +133,7 @@ impl<'a> Timeline<'a> {
     /// The timeline of `out`, with the probe failures its trace records showed.
     pub(crate) fn new(out: &'a RunOutput, probes: ProbeFailures) -> Self {
         let probe_failures = probes.by_uid;
+        let hooks = probes.hooks.by_uid;
         let mut last = 0u64;
         let mut see = |t: u64| last = last.max(t);
         for p in &out.pods {
@@ -163,6 +177,7 @@ impl<'a> Timeline<'a> {
         Timeline {
             out,
             probe_failures,
+            hooks,
             shown,
             x_end: x_end.max(1e-3),
             run_end,
@@ -187,6 +202,9 @@ impl<'a> Timeline<'a> {
                 Swatch::Bar(CONTAINER),
                 "container running (a bar per start)",
             ),
+            (Swatch::Strip(POST_START), "postStart hook"),
+            (Swatch::Strip(HOOK_FAILED), "postStart hook that failed"),
+            (Swatch::Strip(PRE_STOP), "preStop hook"),
             (Swatch::Triangle(SIGTERM), "SIGTERM"),
             (Swatch::Cross(SIGKILL), "SIGKILL at grace expiry"),
             (Swatch::Cross(POWER_OFF), "killed by power-off"),
@@ -532,6 +550,7 @@ impl Timeline<'_> {
                         colour.filled(),
                     ))))?;
                 }
+                self.draw_hooks(chart, p, &c.name, (y0, y1), bar_end)?;
                 continue;
             }
             let marker = (y1 - y0) * self.row_px;
@@ -573,6 +592,37 @@ impl Timeline<'_> {
                     PROBE_FAIL.filled(),
                 ))))?;
             }
+        }
+        Ok(())
+    }
+
+    /// The container's hook calls: a thin span along the bottom of its bar slot (a failed
+    /// hook's in its own colour).
+    fn draw_hooks<DB: DrawingBackend>(
+        &self,
+        chart: &mut Chart<'_, DB>,
+        p: &PodSummary,
+        name: &str,
+        (y0, y1): (f64, f64),
+        bar_end: f64,
+    ) -> Result<(), String> {
+        let s = |ns: u64| (ns as f64 / NS).min(self.x_end);
+        let px = self.x_end / (WIDTH - LEFT - RIGHT) as f64;
+        let h = (y1 - y0) * 0.4;
+        let spans = self.hooks.get(&p.uid).into_iter().flatten();
+        for sp in spans.filter(|sp| sp.container == name) {
+            let colour = match sp.kind {
+                _ if sp.failed => HOOK_FAILED,
+                HookKind::PostStart => POST_START,
+                HookKind::PreStop => PRE_STOP,
+            };
+            let x0 = s(sp.begin);
+            // At least three pixels wide, so a hook that fails at once still shows.
+            let x1 = sp.end.map_or(bar_end, s).max(x0 + 3.0 * px);
+            e(chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0, y0 - h * 0.25), (x1, y0 + h)],
+                colour.filled(),
+            ))))?;
         }
         Ok(())
     }

@@ -24,6 +24,9 @@ pub struct ContainerSummary {
     pub starts: u32,
     pub restarts: u32,
     pub last_exit_code: Option<i32>,
+    /// The reason of the newest termination as the kubelet last wrote it to the API
+    /// (`Completed`, `Error`, `OOMKilled`, `ContainerStatusUnknown`, ...).
+    pub last_reason: Option<String>,
     pub running_at_end: bool,
     /// Containers SIGKILLed when their stop grace ran out.
     pub killed_at_grace_expiry: u32,

@@ -12,8 +12,8 @@
 //!   container (`runtime`: RunPodSandbox, PullImage, CreateContainer, volumes, cgroup,
 //!   StopPodSandbox), one for the prober (`probes`: a slice per probe worker, an instant per
 //!   probe run), and two per container: `NAME` (a slice per running instance; SIGTERM,
-//!   SIGKILL and the exit as instants) and `NAME CRI` (StartContainer, the PreStop hook,
-//!   StopContainer, RemoveContainer);
+//!   SIGKILL and the exit as instants) and `NAME CRI` (StartContainer, the PostStart and
+//!   PreStop hooks, StopContainer, RemoveContainer);
 //! * a `node` process: the kubelet's incarnations (restarts), the node's Ready condition,
 //!   the graceful shutdown (logind, the shutdown manager's groups, power-off) and the
 //!   eviction manager (memory.available as a counter, MemoryPressure as a slice);
@@ -108,6 +108,7 @@ impl Pod {
             CriOp::StartContainer
                 | CriOp::StopContainer
                 | CriOp::ExecPreStop
+                | CriOp::ExecPostStart
                 | CriOp::RemoveContainer
         );
         match by_id.then(|| self.ids.get(&target).cloned()).flatten() {
@@ -494,6 +495,7 @@ impl<W: Write> Perfetto<W> {
             } => {
                 let name = match call {
                     CriOp::ExecPreStop => "PreStop hook",
+                    CriOp::ExecPostStart => "PostStart hook",
                     c => c.as_str(),
                 };
                 let mut args = json!({ "target": target });

@@ -115,7 +115,8 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     let host = w.runtime.host.get(&uid);
     let mut containers = Vec::new();
     for c in &decl.spec.containers {
-        let s = container_summary(c, &facts);
+        let mut s = container_summary(c, &facts);
+        s.last_reason = h.last_reasons.get(&c.name).map(|r| r.to_string());
         metrics.container_starts += s.starts;
         metrics.restarts += s.restarts;
         if s.running_at_end {
@@ -189,6 +190,7 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
         starts,
         restarts: starts.saturating_sub(1),
         last_exit_code: inst.iter().rev().find_map(|f| f.exit_code),
+        last_reason: None,
         running_at_end: inst.iter().any(|f| f.running),
         killed_at_grace_expiry: inst.iter().filter(|f| f.killed).count() as u32,
         started_at_ns: inst

@@ -38,7 +38,7 @@
 //! | `spec.pods[].template.spec.priority` | `0` |
 //! | `spec.pods[].template.spec.containers[].image` | `""` |
 //! | probes | `initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3` |
-//! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0` |
+//! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `postStartDuration: 0s`, `postStartExitCode: 0`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0` |
 //! | `onSigterm: {exitAfter, exitCode}` | `exitAfter: 0s`, `exitCode: 0` |
 //! | timeline `deletePod.gracePeriodSeconds` | the pod's `terminationGracePeriodSeconds` |
 //! | timeline `containerExit.exitCode` | `0` |

@@ -10,7 +10,7 @@
 
 use super::dist::sample;
 use super::{Epoch, Event, Tracer};
-use crate::model::RemovedBy;
+use crate::model::{ApiContainerState, RemovedBy};
 use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
 use crate::sim::{Dur, Sim, SimTime, Stream};
 use std::collections::BTreeMap;
@@ -51,6 +51,9 @@ pub(crate) struct ObjectHistory {
     pub(crate) is_static: bool,
     /// (time, ready) for each change of the pod's Ready condition written to the API.
     pub(crate) ready: Vec<(SimTime, bool)>,
+    /// Per container: the reason of its newest termination the kubelet wrote (its state's,
+    /// else its last state's; empty reasons are not recorded).
+    pub(crate) last_reasons: BTreeMap<String, &'static str>,
 }
 
 #[derive(Clone, Debug)]
@@ -357,6 +360,18 @@ impl ApiServer {
             }
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
+            for c in &pod.status.containers {
+                let term = [Some(&c.state), c.last_state.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|s| match s {
+                        ApiContainerState::Terminated { reason, .. } => Some(*reason),
+                        _ => None,
+                    });
+                if let Some(r) = term.filter(|r| !r.is_empty()) {
+                    h.last_reasons.insert(c.name.clone(), r);
+                }
+            }
         }
         trace.emit(
             now,

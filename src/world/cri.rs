@@ -67,6 +67,12 @@ pub(crate) enum CriReq {
         uid: PodUid,
         id: SandboxId,
     },
+    /// Run the container's postStart hook (ExecSync, an HTTP GET, or the kubelet's own
+    /// sleep) and wait for it.
+    ExecPostStart {
+        uid: PodUid,
+        id: ContainerId,
+    },
     /// Remove a container (force-removing it if it still runs).
     RemoveContainer {
         uid: PodUid,
@@ -111,7 +117,7 @@ impl CriReq {
             CriReq::RunPodSandbox { .. } => CriCall::RunPodSandbox,
             CriReq::PullImage { .. } => CriCall::PullImage,
             CriReq::CreateContainer { .. } => CriCall::CreateContainer,
-            CriReq::StartContainer { .. } => CriCall::StartContainer,
+            CriReq::StartContainer { .. } | CriReq::ExecPostStart { .. } => CriCall::StartContainer,
             CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
             CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriCall::RemoveContainer,
@@ -131,6 +137,7 @@ impl CriReq {
             CriReq::StartContainer { .. } => CriOp::StartContainer,
             CriReq::StopContainer { .. } => CriOp::StopContainer,
             CriReq::ExecPreStop { .. } => CriOp::ExecPreStop,
+            CriReq::ExecPostStart { .. } => CriOp::ExecPostStart,
             CriReq::StopPodSandbox { .. } => CriOp::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriOp::RemoveContainer,
             CriReq::MountVolumes { .. } => CriOp::MountVolumes,
@@ -149,7 +156,7 @@ impl CriReq {
             CriReq::CreateContainer { uid, attempt, .. } => (*uid, *attempt),
             CriReq::StartContainer { uid, id } => (*uid, id.0),
             CriReq::StopContainer { uid, id, .. } => (*uid, id.0),
-            CriReq::ExecPreStop { uid, id } => (*uid, id.0),
+            CriReq::ExecPreStop { uid, id } | CriReq::ExecPostStart { uid, id } => (*uid, id.0),
             CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
             CriReq::RemoveContainer { uid, id } => (*uid, id.0),
             CriReq::MountVolumes { uid }

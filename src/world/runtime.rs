@@ -22,8 +22,8 @@ use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
 use crate::model::{
-    Behaviour, ContainerId, CriCall, CriError, Dist, PodUid, RtContainer, RtPodStatus, RtSandbox,
-    RtState, RunningPod, SandboxId, Transition,
+    Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtContainer,
+    RtPodStatus, RtSandbox, RtState, RunningPod, SandboxId, Transition,
 };
 use crate::scenario::Fault;
 use crate::sim::{Dur, Sim, SimTime, Stream};
@@ -50,11 +50,13 @@ struct Container {
     removed: bool,
     /// Callers of `StopContainer` waiting for the exit.
     stop_waiters: Vec<(CriClient, CriReq)>,
-    /// PreStop hooks in flight against this container (an exec or HTTP call into it):
+    /// PreStop and PostStart hooks in flight against this container (an exec or HTTP call
+    /// into it):
     /// when each is due to end, and the call. The exit answers them early.
     hooks: Vec<(SimTime, CriClient, CriReq)>,
-    /// Hooks the exit answered (when each was due): their own completion is dropped.
-    hooks_answered: Vec<SimTime>,
+    /// Hooks the exit answered (when each was due, and which): their own completion is
+    /// dropped.
+    hooks_answered: Vec<(SimTime, CriOp)>,
     /// Still running when the node powered off.
     powered_off: bool,
 }
@@ -258,6 +260,16 @@ impl Runtime {
                     _ => (Dur::ZERO, None),
                 }
             }
+            CriReq::ExecPostStart { id, .. } => match self.containers.get_mut(id) {
+                // As for preStop: the sleep action is the kubelet's own wait.
+                Some(c) if c.behaviour.post_start_sleep => (c.behaviour.post_start_duration, None),
+                Some(c) if c.state == RtState::Running => {
+                    let d = c.behaviour.post_start_duration;
+                    c.hooks.push((sim.now() + d, caller, req.clone()));
+                    (d, None)
+                }
+                _ => (Dur::ZERO, None),
+            },
             CriReq::Relist { .. } => (self.latency(CriCall::PodStatus), None),
             // The image manager's presence check: a present image needs no pull.
             CriReq::PullImage {
@@ -306,18 +318,31 @@ impl Runtime {
                     // Finished here if it returns at once; else its reply waits for the exit.
                     return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
                 }
-                CriReq::ExecPreStop { id, .. } => {
+                CriReq::ExecPreStop { id, .. } | CriReq::ExecPostStart { id, .. } => {
+                    let op = req.name();
                     if let Some(c) = self.containers.get_mut(id) {
-                        if let Some(k) = c.hooks_answered.iter().position(|d| *d == now) {
+                        let answered = c.hooks_answered.iter().position(|d| *d == (now, op));
+                        if let Some(k) = answered {
                             // Answered when its container exited.
                             c.hooks_answered.remove(k);
                             return None;
                         }
-                        if let Some(k) = c.hooks.iter().position(|h| h.0 == now) {
+                        let due = c.hooks.iter().position(|h| h.0 == now && h.2.name() == op);
+                        if let Some(k) = due {
                             c.hooks.remove(k);
                         }
                     }
-                    CriResult::Ok
+                    match (&req, self.containers.get(id)) {
+                        (CriReq::ExecPreStop { .. }, _) => CriResult::Ok,
+                        (_, Some(c)) if c.behaviour.post_start_sleep => CriResult::Ok,
+                        (_, Some(c))
+                            if c.state == RtState::Running
+                                && c.behaviour.post_start_exit_code == 0 =>
+                        {
+                            CriResult::Ok
+                        }
+                        _ => CriResult::Failed(CriFailed::PostStartHookFailed),
+                    }
                 }
                 CriReq::StopPodSandbox { uid, id } => self.stop_pod_sandbox(sim, trace, *uid, *id),
                 CriReq::RemoveContainer { uid, id } => self.remove_container(sim, trace, *uid, *id),

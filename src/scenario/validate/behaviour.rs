@@ -49,6 +49,8 @@ fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
         "onSigterm",
         "preStopDuration",
         "memoryUsage",
+        "postStartDuration",
+        "postStartExitCode",
         "probes",
         "imagePullFailureRatio",
     ];
@@ -87,6 +89,14 @@ fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
     }
     if let Some(d) = dur(cx, o.get("preStopDuration"), &o.at("preStopDuration")) {
         b.pre_stop_duration = d;
+    }
+    let psd = "postStartDuration";
+    if let Some(d) = dur(cx, o.get(psd), &o.at(psd)) {
+        b.post_start_duration = d;
+    }
+    let pse = "postStartExitCode";
+    if let Some(c) = super::hooks::post_start_exit_code(cx, o.get(pse), &o.at(pse)) {
+        b.post_start_exit_code = c;
     }
     if let Some(m) = bytes(cx, o.get("memoryUsage"), &o.at("memoryUsage")) {
         b.memory_usage_bytes = m;

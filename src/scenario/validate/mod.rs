@@ -7,6 +7,7 @@
 
 mod behaviour;
 mod dist;
+mod hooks;
 mod kubelet;
 mod pods;
 mod primitives;

@@ -9,8 +9,8 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
-    RestartPolicy,
+    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, PostStartHook, PreStopHook,
+    Probe, ProbeHandler, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
@@ -91,6 +91,12 @@ pub(super) fn pods(
             behaviour.entry((*c).to_owned()).or_default();
         }
         pre_stop_sleeps(cx, &mut behaviour, &sleeps, o.get("behaviour"), &bp);
+        let specs: Vec<_> = spec
+            .init_containers
+            .iter()
+            .chain(&spec.containers)
+            .collect();
+        super::hooks::manifest_behaviour(cx, &mut behaviour, &specs, o.get("behaviour"), &bp);
         // One copy shared by every replica.
         let behaviour = Arc::new(behaviour);
         let name_path = format!("{p}.template.metadata.name");
@@ -439,25 +445,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
     let liveness_probe = probe_of(cx, "livenessProbe", Capability::LivenessProbe);
     let readiness_probe = probe_of(cx, "readinessProbe", Capability::ReadinessProbe);
     let startup_probe = probe_of(cx, "startupProbe", Capability::StartupProbe);
-    let mut has_pre_stop = false;
-    let mut sleep = None;
-    if let Some(l) = o.get("lifecycle") {
-        let lp = o.at("lifecycle");
-        if let Some(lo) = obj(cx, l, &lp, &["preStop"], Unknown::Note) {
-            if let Some(ps) = lo.get("preStop") {
-                let pp = lo.at("preStop");
-                let handlers = ["exec", "httpGet", "tcpSocket", "sleep"];
-                if let Some(po) = obj(cx, ps, &pp, &handlers, Unknown::Note) {
-                    let h = exactly_one(cx, &po, &handlers, "a preStop hook", None);
-                    has_pre_stop = h.is_some();
-                    if let Some((k, v)) = h.filter(|(k, _)| k.name == "sleep") {
-                        sleep = sleep_seconds(cx, v, &po.at(&k.name), tgps);
-                        has_pre_stop = sleep.is_some();
-                    }
-                }
-            }
-        }
-    }
+    let life = super::hooks::lifecycle(cx, &o, tgps);
     let (mut requests, mut limits) = (Resources::default(), Resources::default());
     if let Some(r) = o.get("resources") {
         let rp = o.at("resources");
@@ -493,16 +481,18 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         liveness_probe,
         readiness_probe,
         startup_probe,
-        has_pre_stop,
+        has_pre_stop: life.has_pre_stop,
         requests,
         limits,
+        post_start: PostStartHook(life.post_start),
+        pre_stop: PreStopHook(life.pre_stop),
     };
-    Some((spec, sleep))
+    Some((spec, life.pre_stop_sleep))
 }
 
 /// `sleep: {seconds: N}`: as v1.31's API validation has it (`validateSleepAction` in
 /// `pkg/apis/core/validation`), more than 0 and at most the pod's grace period.
-fn sleep_seconds(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<u64> {
+pub(super) fn sleep_seconds(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<u64> {
     let o = obj(cx, n, p, &["seconds"], Unknown::Note)?;
     let sn = o.req(cx, "seconds")?;
     let secs = int(cx, Some(sn), &o.at("seconds"), 1, i64::MAX.into())? as i64;

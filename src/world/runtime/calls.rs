@@ -7,7 +7,7 @@ use crate::model::{
     ContainerId, CriCall, CriError, OnSigterm, PodUid, RtPodStatus, RtState, RunFor, SandboxId,
     Transition,
 };
-use crate::model::{CriFailed, HostOp, ProcessSignal};
+use crate::model::{CriFailed, HostOp, ProcessSignal, OOM_AFTER};
 use crate::sim::{Dur, Sim, SimTime};
 use crate::world::cri::{CriClient, CriReq, CriResult};
 use crate::world::runtime::RtEvent;
@@ -132,6 +132,19 @@ impl Runtime {
                     reason,
                 }),
             );
+        }
+        // The kernel's OOM killer: an instance whose memory use exceeds its limit is
+        // killed `OOM_AFTER` into its run (unless it exits before), exit code 137 and the
+        // reason the runtime reports for it, `OOMKilled`.
+        let b = &c.behaviour;
+        if b.memory_limit_bytes > 0 && b.memory_usage_bytes > b.memory_limit_bytes {
+            let ev = RtEvent::ProcExit {
+                id,
+                gen: c.gen,
+                code: 137,
+                reason: "OOMKilled",
+            };
+            let _ = sim.after(OOM_AFTER, Event::Runtime(ev));
         }
         self.changed.insert(uid);
         trace.emit(now, &Transition::ContainerRunning { uid, id, name });

@@ -3,10 +3,10 @@
 //! answered from the container's behaviour.
 
 use super::{Runtime, Tracer};
-use crate::model::ProcessSignal;
 use crate::model::{
     ContainerId, PodUid, ProbeHandler, ProbeOutcome, ProbeType, RtState, Transition,
 };
+use crate::model::{CriFailed, ProcessSignal};
 use crate::sim::{Sim, SimTime};
 use crate::world::cri::{CriClient, CriReq, CriResult};
 use crate::world::Event;
@@ -122,11 +122,12 @@ impl Runtime {
         c.gen += 1;
         let uid = c.uid;
         let waiters = std::mem::take(&mut c.stop_waiters);
-        // A PreStop hook in flight ends with its container (the exec'd process dies with
-        // it; an HTTP hook loses its server). The kubelet only logs a hook's failure, so
-        // the reply is a plain completion.
+        // A hook in flight ends with its container (the exec'd process dies with it; an
+        // HTTP hook loses its server). The kubelet only logs a preStop hook's failure, so
+        // its reply is a plain completion; a postStart hook's is a failure.
         let hooks = std::mem::take(&mut c.hooks);
-        c.hooks_answered.extend(hooks.iter().map(|h| h.0));
+        c.hooks_answered
+            .extend(hooks.iter().map(|h| (h.0, h.2.name())));
         self.changed.insert(uid);
         trace.emit(
             now,
@@ -143,7 +144,12 @@ impl Runtime {
             out.push((caller, req, r));
         }
         for (_, caller, req) in hooks {
-            let r = self.finish(sim, trace, &req, CriResult::Ok);
+            // A postStart hook whose container died under it failed.
+            let r = match req {
+                CriReq::ExecPostStart { .. } => CriResult::Failed(CriFailed::PostStartHookFailed),
+                _ => CriResult::Ok,
+            };
+            let r = self.finish(sim, trace, &req, r);
             out.push((caller, req, r));
         }
         out

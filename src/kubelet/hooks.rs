@@ -1,0 +1,113 @@
+//! Lifecycle hooks around a container's start and stop: the postStart hook run right after
+//! `StartContainer` (and the kill when it fails), and the preStop handler that cannot run.
+//!
+//! Follows v1.31 `pkg/kubelet/kuberuntime/kuberuntime_container.go` (`startContainer` step
+//! 4, `killContainer`/`executePreStopHook`) and `pkg/kubelet/lifecycle/handlers.go` (the
+//! handler runner): the postStart hook runs synchronously inside the pod worker's
+//! `SyncPod`, so the next container's start, the next sync (and with it the status write
+//! that would show the container Running) and a deletion's kill all wait until it
+//! returns. The runtime part of `SyncPod` runs on a context that is never cancelled, so a
+//! deletion cannot cut a long postStart hook short (upstream issue 116032, still open in
+//! v1.31). A failing hook records `FailedPostStartHook`, kills the container through the
+//! ordinary `killContainer` path (the pod's grace and its preStop hook, no override), and
+//! fails the start with `PostStartHookError`; the sync goes on with the next container and
+//! the container restarts under the restart policy with back-off. The handler runner has
+//! no case for `tcpSocket`: such a hook fails at once (podsim still traces it as an
+//! `ExecPostStart` call, which the runtime fails at once, so the trace and the timeline
+//! show the attempt).
+
+use super::sync::{Op, StartStage, Step};
+use super::Kubelet;
+use crate::kubelet::Ctx;
+use crate::model::{ContainerId, ContainerSpec, HookHandler, NoteKind, PodUid, Transition};
+use crate::world::cri::{CriReq, CriResult};
+
+/// The start error upstream's `ErrPostStartHook` gives the container's waiting reason.
+const POST_START_HOOK_ERROR: &str = "PostStartHookError";
+
+/// A preStop hook that fails at once (`tcpSocket`): records `FailedPreStopHook` and says
+/// so; the stop then goes on with the whole grace.
+pub(super) fn pre_stop_fails_at_once(
+    ctx: &mut Ctx,
+    uid: PodUid,
+    spec: Option<&ContainerSpec>,
+) -> bool {
+    let fails = spec.is_some_and(|c| c.pre_stop.0 == Some(HookHandler::TcpSocket));
+    if fails {
+        ctx.emit(Transition::Note {
+            uid,
+            what: NoteKind::FailedPreStopHook,
+        });
+    }
+    fails
+}
+
+impl Kubelet {
+    /// `StartContainer` returned for container `idx` (runtime id `id`), which has a
+    /// postStart hook: run it, and keep the sync waiting on it.
+    pub(super) fn run_post_start(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        (idx, id, tag): (usize, ContainerId, u32),
+    ) {
+        op.start = Some((idx, StartStage::PostStart));
+        self.worker_cri(ctx, uid, op.id, tag, CriReq::ExecPostStart { uid, id });
+        self.park_op(uid, op);
+    }
+
+    /// The postStart hook of container `id` returned.
+    pub(super) fn post_start_done(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        id: ContainerId,
+        result: CriResult,
+    ) {
+        let start = op.start.take();
+        let Some((idx, StartStage::PostStart)) = start else {
+            panic!(
+                "CRI reply rule broken: a postStart reply reaches the start waiting on its \
+                 hook (pod {uid}, {start:?})"
+            );
+        };
+        if result.error().is_some() {
+            self.post_start_failed(ctx, uid, op, idx, id);
+            return;
+        }
+        let name = op.pod.spec.containers[idx].name.clone();
+        self.reason_cache.remove(&(uid, name));
+        self.advance(ctx, uid, op);
+    }
+
+    /// The postStart hook failed: `FailedPostStartHook`, the start fails with
+    /// `PostStartHookError`, and the container is killed before the sync goes on.
+    fn post_start_failed(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Op,
+        idx: usize,
+        id: ContainerId,
+    ) {
+        ctx.emit(Transition::Note {
+            uid,
+            what: NoteKind::FailedPostStartHook,
+        });
+        let name = op.pod.spec.containers[idx].name.clone();
+        self.reason_cache
+            .insert((uid, name.clone()), POST_START_HOOK_ERROR);
+        op.errors.push(format!(
+            "{POST_START_HOOK_ERROR}: PostStartHook failed for container {name}"
+        ));
+        op.plan.push_front(Step::KillPod {
+            containers: vec![(id, name)],
+            sandboxes: Vec::new(),
+            grace_override: None,
+            reason: None,
+        });
+        self.advance(ctx, uid, op);
+    }
+}
