@@ -186,6 +186,32 @@ pub struct ContainerSpec {
     pub has_pre_stop: bool,
     pub requests: Resources,
     pub limits: Resources,
+    /// `imagePullPolicy`, defaulted from the image's tag as the API server does.
+    pub pull_policy: PullPolicy,
+}
+
+/// A container's `imagePullPolicy` (`Never` is refused by validation: it needs images
+/// preloaded on the node, which podsim does not model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PullPolicy {
+    Always,
+    IfNotPresent,
+}
+
+impl PullPolicy {
+    /// The API server's default (v1.31 `pkg/apis/core/v1/defaults.go`): `Always` for an
+    /// image whose tag is `latest` or missing, `IfNotPresent` otherwise (a digest counts as
+    /// a tag).
+    pub fn default_for(image: &str) -> PullPolicy {
+        let last = image.rsplit('/').next().unwrap_or(image);
+        if image.contains('@') {
+            return PullPolicy::IfNotPresent;
+        }
+        match last.rsplit_once(':') {
+            Some((_, tag)) if tag != "latest" => PullPolicy::IfNotPresent,
+            _ => PullPolicy::Always,
+        }
+    }
 }
 
 /// A Pod manifest, the subset podsim models (metadata + spec).
@@ -455,6 +481,7 @@ impl ContainerSpec {
             has_pre_stop: false,
             requests: Resources::default(),
             limits: Resources::default(),
+            pull_policy: PullPolicy::default_for(image),
         }
     }
 }
@@ -480,5 +507,25 @@ impl PodSpec {
             objects: ObjectRefs::default(),
             active_deadline: ActiveDeadline::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PullPolicy::{self, Always, IfNotPresent};
+
+    #[test]
+    fn image_pull_policy_defaults_from_tag() {
+        assert_eq!(PullPolicy::default_for("nginx"), Always);
+        assert_eq!(
+            PullPolicy::default_for("registry.example/app:latest"),
+            Always
+        );
+        assert_eq!(PullPolicy::default_for("registry.example:5000/app"), Always);
+        assert_eq!(
+            PullPolicy::default_for("registry.example:5000/app:1"),
+            IfNotPresent
+        );
+        assert_eq!(PullPolicy::default_for("app@sha256:abc"), IfNotPresent);
     }
 }
