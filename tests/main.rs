@@ -14,6 +14,7 @@ mod known_correct;
 mod lifecycle;
 mod oracle;
 mod plots;
+mod pod_fields;
 mod priority_hooks;
 mod probes;
 mod races;

@@ -125,14 +125,14 @@ fn fields_without_lifecycle_effect_get_a_note_each() {
     assert_eq!(code, Some(0), "{err}");
     let p = "spec.pods[0].template.spec";
     for want in [
-        format!("{p}.hostNetwork: no effect here: podsim simulates no pod network"),
-        format!("{p}.containers[0].livenessProbe.timeoutSeconds: no effect here: the runtime answers a probe at once"),
-        format!("{p}.volumes[0].configMap.items: no effect here"),
-        format!("{p}.volumes[0].configMap.optional: no effect here: the referenced objects always exist"),
-        format!("{p}.volumes[0].configMap.defaultMode: no effect here"),
-        format!("{p}.volumes[1].secret.items: no effect here"),
-        format!("{p}.volumes[1].secret.optional: no effect here"),
-        format!("{p}.volumes[1].secret.defaultMode: no effect here"),
+        format!("{p}.hostNetwork: no effect: podsim simulates no pod network"),
+        format!("{p}.containers[0].livenessProbe.timeoutSeconds: no effect: the runtime answers a probe at once"),
+        format!("{p}.volumes[0].configMap.items: no effect"),
+        format!("{p}.volumes[0].configMap.optional: no effect: the referenced objects always exist"),
+        format!("{p}.volumes[0].configMap.defaultMode: no effect"),
+        format!("{p}.volumes[1].secret.items: no effect"),
+        format!("{p}.volumes[1].secret.optional: no effect"),
+        format!("{p}.volumes[1].secret.defaultMode: no effect"),
         "spec.pods[0].behaviour.app.preStopDuration: no effect: the container's preStop hook is the `sleep` action, which lasts its 3 seconds".to_owned(),
     ] {
         assert!(err.contains(&want), "{want}\n{err}");

@@ -27,7 +27,7 @@ use crate::model::{
     ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
     RtState, RunningPod, SandboxId, Transition,
 };
-use crate::model::{NoteKind, SyncStepKind};
+use crate::model::{NoteKind, PullPolicy, SyncStepKind};
 use crate::sim::{Dur, SimTime};
 use crate::world::cri::CriReq;
 use std::collections::{BTreeMap, VecDeque};
@@ -256,18 +256,6 @@ pub(super) fn running_pod_from(
         status.running().map(|c| (c.id, c.name.clone())).collect(),
         status.sandboxes.iter().map(|s| s.id).collect(),
     )
-}
-
-/// An image reference pulls every time when its tag is `latest` or missing.
-fn always_pull(image: &str) -> bool {
-    let last = image.rsplit('/').next().unwrap_or(image);
-    if image.contains('@') {
-        return false;
-    }
-    match last.rsplit_once(':') {
-        Some((_, tag)) => tag == "latest",
-        None => true,
-    }
 }
 
 pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
@@ -545,7 +533,7 @@ impl Kubelet {
                     let pull = CriReq::PullImage {
                         uid,
                         image: c.image.clone(),
-                        always: always_pull(&c.image),
+                        always: c.image_pull_policy() == PullPolicy::Always,
                     };
                     self.worker_cri(ctx, uid, op.id, idx as u32, pull);
                     self.park_op(uid, op);
@@ -831,13 +819,5 @@ mod tests {
         assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
         assert!(a.containers_to_start.is_empty());
         assert!(a.kill_pod);
-    }
-
-    #[test]
-    fn image_pull_policy_from_tag() {
-        assert!(always_pull("nginx"));
-        assert!(always_pull("registry.example/app:latest"));
-        assert!(!always_pull("registry.example:5000/app:1"));
-        assert!(!always_pull("app@sha256:abc"));
     }
 }

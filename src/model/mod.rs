@@ -190,6 +190,45 @@ pub struct ContainerSpec {
     pub post_start: PostStartHook,
     /// The handler of `lifecycle.preStop`, if set (`has_pre_stop` says whether it runs).
     pub pre_stop: PreStopHook,
+    /// `imagePullPolicy` as written; `None`: the API server's default for the image.
+    pub pull_policy: ImagePull,
+}
+
+/// A container's `imagePullPolicy` (`Never` is refused by validation: it needs images
+/// preloaded on the node, which podsim does not model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PullPolicy {
+    Always,
+    IfNotPresent,
+}
+
+/// `imagePullPolicy` as written. Hashes nothing when unset, so containers without one keep
+/// the trace hashes they had before the policy was read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImagePull(pub Option<PullPolicy>);
+
+impl std::hash::Hash for ImagePull {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(p) = self.0 {
+            p.hash(state);
+        }
+    }
+}
+
+impl PullPolicy {
+    /// The API server's default (v1.31 `pkg/apis/core/v1/defaults.go`): `Always` for an
+    /// image whose tag is `latest` or missing, `IfNotPresent` otherwise (a digest counts as
+    /// a tag).
+    pub fn default_for(image: &str) -> PullPolicy {
+        let last = image.rsplit('/').next().unwrap_or(image);
+        if image.contains('@') {
+            return PullPolicy::IfNotPresent;
+        }
+        match last.rsplit_once(':') {
+            Some((_, tag)) if tag != "latest" => PullPolicy::IfNotPresent,
+            _ => PullPolicy::Always,
+        }
+    }
 }
 
 /// `lifecycle.postStart`'s handler. Hashes nothing when unset, so containers without one
@@ -504,6 +543,13 @@ impl ContainerSpec {
         }
     }
 
+    /// `imagePullPolicy`: as written, else the API server's default for the image.
+    pub fn image_pull_policy(&self) -> PullPolicy {
+        self.pull_policy
+            .0
+            .unwrap_or_else(|| PullPolicy::default_for(&self.image))
+    }
+
     /// A container with a name and an image and nothing else set.
     pub fn named(name: &str, image: &str) -> Self {
         ContainerSpec {
@@ -517,6 +563,7 @@ impl ContainerSpec {
             limits: Resources::default(),
             post_start: PostStartHook(None),
             pre_stop: PreStopHook(None),
+            pull_policy: ImagePull(None),
         }
     }
 }
@@ -542,5 +589,25 @@ impl PodSpec {
             objects: ObjectRefs::default(),
             active_deadline: ActiveDeadline::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PullPolicy::{self, Always, IfNotPresent};
+
+    #[test]
+    fn image_pull_policy_defaults_from_tag() {
+        assert_eq!(PullPolicy::default_for("nginx"), Always);
+        assert_eq!(
+            PullPolicy::default_for("registry.example/app:latest"),
+            Always
+        );
+        assert_eq!(PullPolicy::default_for("registry.example:5000/app"), Always);
+        assert_eq!(
+            PullPolicy::default_for("registry.example:5000/app:1"),
+            IfNotPresent
+        );
+        assert_eq!(PullPolicy::default_for("app@sha256:abc"), IfNotPresent);
     }
 }

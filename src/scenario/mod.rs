@@ -11,6 +11,7 @@ pub mod defaults;
 pub mod duration;
 pub mod encoding;
 pub mod error;
+pub mod fields;
 pub mod file;
 pub mod label;
 pub mod names;

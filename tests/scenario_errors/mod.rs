@@ -150,8 +150,8 @@ fn unknown_pod_field_is_a_note_not_an_error() {
     assert_eq!(
         notes,
         [
-            "note: t.yaml:15:15: spec.pods[0].template.spec.containers[0].ports: field not modelled by podsim, ignored",
-            "note: t.yaml:16:15: spec.pods[0].template.spec.containers[0].livenesProbe: field not modelled by podsim, ignored",
+            "note: t.yaml:15:15: spec.pods[0].template.spec.containers[0].ports: no effect: no network is simulated, so ports are neither opened nor checked",
+            "note: t.yaml:16:15: spec.pods[0].template.spec.containers[0].livenesProbe: not a field of a v1.31 Container; ignored; did you mean `livenessProbe`?",
         ]
     );
 }

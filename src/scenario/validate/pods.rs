@@ -9,10 +9,11 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, PostStartHook, PreStopHook,
-    Probe, ProbeHandler, Resources, RestartPolicy,
+    ActiveDeadline, Behaviour, ContainerSpec, ImagePull, ObjectRefs, PodSpec, PostStartHook,
+    PreStopHook, Probe, ProbeHandler, PullPolicy, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
+use crate::scenario::fields::{self, Object};
 use crate::scenario::not_built_yet::Capability;
 use crate::scenario::schema::{Kind, Loc, Node};
 use crate::scenario::types::PodDecl;
@@ -168,7 +169,17 @@ fn pod_template(
     p: &str,
     classes: &PriorityClasses,
 ) -> Option<(PodSpec, Loc, bool, Sleeps)> {
-    let o = obj(cx, n, p, &["metadata", "spec"], Unknown::Note)?;
+    let top = ["apiVersion", "kind", "metadata", "spec"];
+    let o = obj(cx, n, p, &top, Unknown::Manifest(Object::Pod))?;
+    for (key, want) in [("apiVersion", "v1"), ("kind", "Pod")] {
+        if let Some(v) = string(cx, o.get(key), &o.at(key)) {
+            if v != want {
+                let at = o.get(key).map_or(o.loc, |n| n.loc);
+                let m = format!("`{v}`: a pod template is a `{want}` Pod manifest");
+                cx.err(at, &o.at(key), m);
+            }
+        }
+    }
     let mut ok = true;
     let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
     match o.req(cx, "metadata") {
@@ -178,7 +189,7 @@ fn pod_template(
                 m,
                 &o.at("metadata"),
                 &["name", "namespace"],
-                Unknown::Note,
+                Unknown::Manifest(Object::Metadata),
             ) {
                 let nn = mo.req(cx, "name");
                 name_loc = nn.map_or(mo.loc, |n| n.loc);
@@ -201,10 +212,11 @@ fn pod_template(
         "initContainers",
         "containers",
         "volumes",
+        "os",
     ];
     let s = o
         .req(cx, "spec")
-        .and_then(|s| obj(cx, s, &sp, &spec_fields, Unknown::Note));
+        .and_then(|s| obj(cx, s, &sp, &spec_fields, Unknown::Manifest(Object::PodSpec)));
     let s = s?;
     let tgps = int(
         cx,
@@ -245,7 +257,13 @@ fn pod_template(
     // API validation: a positive int64 when set.
     let ads = "activeDeadlineSeconds";
     let active_deadline = int(cx, s.get(ads), &s.at(ads), 1, i64::MAX.into()).map(|v| v as i64);
-    no_effect(cx, &s, "hostNetwork", HOST_NETWORK);
+    no_effect(
+        cx,
+        &s,
+        "hostNetwork",
+        fields::why(Object::PodSpec, "hostNetwork"),
+    );
+    pod_os(cx, &s);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
     let mut sleeps = Sleeps::new();
@@ -314,22 +332,39 @@ fn pod_template(
 // Fields that are parsed and checked but change nothing in a pod's lifecycle here: each
 // gets a note saying why when it is written, so none is silently ignored.
 
-const HOST_NETWORK: &str = "no effect here: podsim simulates no pod network (no network \
-    plugin readiness, no IP allocation), so a pod on the host's network starts and stops as \
-    any other";
-const PROBE_TIMEOUT: &str = "no effect here: the runtime answers a probe at once (its result \
+const PROBE_TIMEOUT: &str = "no effect: the runtime answers a probe at once (its result \
     comes from behaviour.<container>.probes), so no probe outlasts its timeout";
 
 fn volume_why(key: &str) -> &'static str {
     match key {
         "optional" => {
-            "no effect here: the referenced objects always exist in the API in podsim (what \
+            "no effect: the referenced objects always exist in the API in podsim (what \
              is modelled is whether the kubelet may read them), and `optional` only matters \
              for a missing one"
         }
         _ => {
-            "no effect here: it shapes the files in the volume, not when the mount \
+            "no effect: it shapes the files in the volume, not when the mount \
               completes or the pod starts"
+        }
+    }
+}
+
+/// `spec.os`: the simulated node runs Linux. The kubelet's admission (v1.31
+/// `pkg/kubelet/lifecycle/predicate.go`) rejects a pod for another OS; podsim has no other
+/// node to offer, so such a pod is an error rather than a rejected run.
+fn pod_os(cx: &mut Cx, s: &Obj) {
+    let Some(n) = s.get("os") else { return };
+    let Some(o) = obj(cx, n, &s.at("os"), &["name"], Unknown::Note) else {
+        return;
+    };
+    let nn = o.req(cx, "name");
+    if let Some(v) = string(cx, nn, &o.at("name")) {
+        if v != "linux" {
+            let m = format!(
+                "`{v}`: the simulated node runs Linux, and the kubelet rejects a pod for \
+                 another OS (podsim has no {v} node)"
+            );
+            cx.err(nn.map_or(o.loc, |n| n.loc), &o.at("name"), m);
         }
     }
 }
@@ -379,6 +414,42 @@ fn entry<'n>(n: Option<&'n Node>, key: &str) -> Option<&'n Node> {
     }
 }
 
+/// The v1.31 volume sources other than `configMap` and `secret`.
+const OTHER_VOLUME_SOURCES: [&str; 28] = [
+    "hostPath",
+    "emptyDir",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "gitRepo",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "vsphereVolume",
+    "quobyte",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
+];
+
+const OTHER_VOLUME: &str = "no effect: mounted with the pod's other volumes (taking \
+    `spec.runtime.latencies.mountVolumes`); podsim models the API objects behind configMap and \
+    secret volumes only";
+
 /// `spec.volumes`: the configmaps and secrets referenced by `configMap` and `secret`
 /// volumes (other volume sources are accepted and not modelled).
 fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
@@ -386,10 +457,14 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
     let mut out = Vec::new();
     for (i, node) in list(cx, s.get("volumes"), &lp).iter().enumerate() {
         let vp = idx(&lp, i);
-        let fields = ["name", "configMap", "secret"];
+        let mut fields = vec!["name", "configMap", "secret"];
+        fields.extend(OTHER_VOLUME_SOURCES);
         let Some(v) = obj(cx, node, &vp, &fields, Unknown::Note) else {
             continue;
         };
+        for k in OTHER_VOLUME_SOURCES {
+            no_effect(cx, &v, k, OTHER_VOLUME);
+        }
         let vn = v.req(cx, "name");
         let _ = name(cx, vn, &v.at("name"), false, 63);
         if let Some(c) = v.get("configMap") {
@@ -432,11 +507,13 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         "startupProbe",
         "lifecycle",
         "resources",
+        "imagePullPolicy",
     ];
-    let o = obj(cx, n, p, &fields, Unknown::Note)?;
+    let o = obj(cx, n, p, &fields, Unknown::Manifest(Object::Container))?;
     let nn = o.req(cx, "name");
     let name = name(cx, nn, &o.at("name"), false, 63);
     let image = string(cx, o.get("image"), &o.at("image")).unwrap_or_default();
+    let pull_policy = pull_policy(cx, &o);
     let probe_of = |cx: &mut Cx, key: &str, cap: Capability| {
         let v = o.get(key)?;
         cx.uses(cap, v.loc, &o.at(key));
@@ -486,8 +563,28 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         limits,
         post_start: PostStartHook(life.post_start),
         pre_stop: PreStopHook(life.pre_stop),
+        pull_policy,
     };
     Some((spec, life.pre_stop_sleep))
+}
+
+/// `imagePullPolicy` as written. `Never` needs the image preloaded on the node: podsim starts
+/// every node without images, so it is refused.
+fn pull_policy(cx: &mut Cx, o: &Obj) -> ImagePull {
+    let key = "imagePullPolicy";
+    let policies = ["Always", "IfNotPresent", "Never"];
+    ImagePull(match one_of(cx, o.get(key), &o.at(key), &policies) {
+        Some(0) => Some(PullPolicy::Always),
+        Some(1) => Some(PullPolicy::IfNotPresent),
+        Some(_) => {
+            let at = o.get(key).map_or(o.loc, |n| n.loc);
+            let m = "not built yet: `Never` needs images preloaded on the node, and podsim's \
+                     node starts with none (use `IfNotPresent`: pulled once per node)";
+            cx.err(at, &o.at(key), m);
+            None
+        }
+        None => None,
+    })
 }
 
 /// `sleep: {seconds: N}`: as v1.31's API validation has it (`validateSleepAction` in

@@ -5,6 +5,7 @@
 
 use crate::scenario::duration;
 use crate::scenario::error::{LoadError, Note, Problem};
+use crate::scenario::fields::{self, Object, Treatment};
 use crate::scenario::names::Names;
 use crate::scenario::not_built_yet::{not_built_yet, Capability};
 use crate::scenario::quantity::Quantity;
@@ -164,8 +165,10 @@ pub(crate) fn suggest_or_point(name: &str, options: &[&str], lister: Option<&str
 pub(super) enum Unknown {
     /// podsim's own objects: an error.
     Error,
-    /// Pod-manifest objects: a note.
+    /// Parts of a Pod manifest outside the field table: a note.
     Note,
+    /// A Pod-manifest object of the field table: what its row says.
+    Manifest(Object),
 }
 
 /// A mapping checked against its field table.
@@ -243,7 +246,15 @@ pub(super) fn obj<'n>(
                     &p,
                     format!("unknown field `{}`{}", k.name, suggest(&k.name, fields)),
                 ),
-                Unknown::Note => cx.note(k.loc, &p, "field not modelled by podsim, ignored"),
+                Unknown::Note => cx.note(
+                    k.loc,
+                    &p,
+                    format!(
+                        "not a field podsim knows here; ignored{}",
+                        nearest(&k.name, fields)
+                    ),
+                ),
+                Unknown::Manifest(o) => manifest_field(cx, k, &p, o),
             }
         }
     }
@@ -252,6 +263,26 @@ pub(super) fn obj<'n>(
         path: path.to_owned(),
         entries,
     })
+}
+
+/// A key of a Pod-manifest object that validation does not read: the field table decides.
+fn manifest_field(cx: &mut Cx, k: &Key, p: &str, o: Object) {
+    match fields::field(o, &k.name).map(|f| f.treatment) {
+        Some(Treatment::NoEffect(why)) => cx.note(k.loc, p, why),
+        Some(Treatment::NotBuilt(need)) => cx.err(k.loc, p, format!("not built yet: {need}")),
+        // Validation reads every modelled field; reaching this is a bug in podsim.
+        Some(Treatment::Modelled(_)) => panic!("{p}: a modelled field that validation skipped"),
+        None => {
+            let near = nearest(&k.name, &fields::names(o));
+            let m = format!("not a field of a v1.31 {}; ignored{near}", o.title());
+            cx.note(k.loc, p, m)
+        }
+    }
+}
+
+/// "; did you mean `x`?" when a name is close to one of `options`, else nothing.
+fn nearest(name: &str, options: &[&str]) -> String {
+    closest(name, options).map_or(String::new(), |o| format!("; did you mean `{o}`?"))
 }
 
 pub(super) fn present(n: Option<&Node>) -> Option<&Node> {
