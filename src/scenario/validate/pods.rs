@@ -192,6 +192,7 @@ fn pod_template(
         "priorityClassName",
         "hostNetwork",
         "activeDeadlineSeconds",
+        "readinessGates",
         "initContainers",
         "containers",
         "volumes",
@@ -240,6 +241,7 @@ fn pod_template(
     let ads = "activeDeadlineSeconds";
     let active_deadline = int(cx, s.get(ads), &s.at(ads), 1, i64::MAX.into()).map(|v| v as i64);
     no_effect(cx, &s, "hostNetwork", HOST_NETWORK);
+    let readiness_gates = super::conditions::readiness_gates(cx, &s);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
     let mut sleeps = Sleeps::new();
@@ -298,6 +300,7 @@ fn pod_template(
             containers,
             objects,
             active_deadline: ActiveDeadline(active_deadline),
+            readiness_gates,
         },
         name_loc,
         containers_ok,
