@@ -2,6 +2,7 @@
 //! manifests (metadata, spec, containers, probes, volumes).
 
 use super::behaviour::behaviours;
+use super::conditions;
 use super::primitives::{
     boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
     Cx, Obj, Unknown,
@@ -241,7 +242,6 @@ fn pod_template(
     let ads = "activeDeadlineSeconds";
     let active_deadline = int(cx, s.get(ads), &s.at(ads), 1, i64::MAX.into()).map(|v| v as i64);
     no_effect(cx, &s, "hostNetwork", HOST_NETWORK);
-    let readiness_gates = super::conditions::readiness_gates(cx, &s);
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut containers_ok = true;
     let mut sleeps = Sleeps::new();
@@ -282,7 +282,7 @@ fn pod_template(
             );
         }
     }
-    let objects = volume_objects(cx, &s);
+    let (objects, readiness_gates) = (volume_objects(cx, &s), conditions::readiness_gates(cx, &s));
     let name = pod_name?;
     if !ok {
         return None;
