@@ -242,14 +242,20 @@ impl Kubelet {
         }
     }
 
-    /// `HandlePodReconcile`: a status-only change. Once the API shows the pod evicted, all
-    /// its dead containers are removed (the container deletor with `removeAll`).
+    /// `HandlePodReconcile`: a status-only change. A pod whose readiness gates now give
+    /// another Ready condition than the API holds is synced (`NeedToReconcilePodReadiness`).
+    /// Once the API shows the pod evicted, all its dead containers are removed (the
+    /// container deletor with `removeAll`).
     fn handle_pod_reconcile(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         let evicted = pod.status.phase == crate::model::PodPhase::Failed
             && pod.status.reason.as_deref() == Some(super::eviction::REASON);
         let uid = pod.uid;
+        let readiness = super::conditions::need_to_reconcile_pod_readiness(&pod);
         self.objects_on_pod_manager_update(ctx, &pod);
         self.config.pods.insert(uid, pod);
+        if readiness {
+            self.handle_pod_syncs(ctx, &[uid]);
+        }
         if evicted {
             if let Ok(status) = self.pleg.cache_get(uid) {
                 for c in &status.containers {

@@ -419,10 +419,13 @@ impl Kubelet {
             grace,
         });
         ctx.reach(crate::model::reach::Reach::EvictionKill);
+        // With PodDisruptionConditions (v1.26+) the status also gets DisruptionTarget
+        // (`evictPod` in v1.31 `pkg/kubelet/eviction/eviction_manager.go`).
         let status_fn = StatusFn::SetTerminal {
             phase: PodPhase::Failed,
             reason: REASON.to_string(),
             message,
+            disruption_target: self.b.on(Sw::DisruptionTargetCondition),
         };
         ctx.reach(crate::model::reach::Reach::EvictionKill);
         // killPodNow sets the caller's timeout itself (KEv::KillPodNowReturned).

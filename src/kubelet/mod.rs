@@ -32,6 +32,7 @@
 pub(crate) mod active_deadline;
 pub(crate) mod admission;
 pub(crate) mod backoff;
+pub(crate) mod conditions;
 pub(crate) mod config;
 pub(crate) mod cri_reply;
 pub(crate) mod eviction;

@@ -346,7 +346,13 @@ impl Kubelet {
             let uid = pod.uid;
             let (reason, message) = (NODE_SHUTDOWN_REASON.into(), NODE_SHUTDOWN_MESSAGE.into());
             let status_fn = if self.shutdown.b.on(Sw::ShutdownSetsFailedPhase) {
-                StatusFn::FailedUnlessSucceeded { reason, message }
+                // With PodDisruptionConditions (v1.26+) also DisruptionTarget (v1.31
+                // `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`).
+                StatusFn::FailedUnlessSucceeded {
+                    reason,
+                    message,
+                    disruption_target: self.shutdown.b.on(Sw::DisruptionTargetCondition),
+                }
             } else {
                 // v1.22.0-v1.23.0 (after PR 102344, before PRs 106899-106901): the phase is
                 // left as computed from the containers (issue 104531).

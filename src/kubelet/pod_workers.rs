@@ -46,15 +46,22 @@ pub(crate) use crate::model::UpdateType;
 /// A `PodStatusFunc`: how a killer wants the final API status to look.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum StatusFn {
-    /// Set phase, reason and message (what eviction and node shutdown do).
+    /// Set phase, reason and message (what eviction does), and with `disruption_target` the
+    /// condition DisruptionTarget=True with the same message.
     SetTerminal {
         phase: PodPhase,
         reason: String,
         message: String,
+        disruption_target: bool,
     },
     /// Set phase Failed unless it is already Succeeded, plus reason and message (what the
-    /// graceful node shutdown manager does since PRs 106899/106900/106901).
-    FailedUnlessSucceeded { reason: String, message: String },
+    /// graceful node shutdown manager does since PRs 106899/106900/106901), and with
+    /// `disruption_target` the condition DisruptionTarget=True.
+    FailedUnlessSucceeded {
+        reason: String,
+        message: String,
+        disruption_target: bool,
+    },
     /// Set only reason and message: the phase stays as computed from the containers (the
     /// node shutdown manager of v1.22.0-v1.23.0, switch `shutdownSetsFailedPhase` off).
     ReasonOnly { reason: String, message: String },

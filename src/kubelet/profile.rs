@@ -52,6 +52,8 @@ pub(crate) enum Sw {
     FullNameGateCountsRuntimePods,
     PlegTimestampBeforeList,
     PlegReinspectsFailedPods,
+    ReadyToStartContainersCondition,
+    DisruptionTargetCondition,
 }
 
 /// One switch.
@@ -85,6 +87,7 @@ const V122: &[&str] = &["v1.22", "v1.27", "current"];
 const V127: &[&str] = &["v1.27", "current"];
 const NOT_V122: &[&str] = &["v1.21", "v1.27", "current"];
 const NOT_V127: &[&str] = &["v1.21", "v1.22", "current"];
+const CURRENT: &[&str] = &["current"];
 const NONE: &[&str] = &[];
 
 /// The switch table, in `Sw` order.
@@ -286,6 +289,24 @@ pub const SWITCHES: &[Switch] = &[
         meaning: "the PLEG re-inspects pods whose inspection failed and updates records of pods that disappeared; false: a failed or missed inspection leaves the cache stale",
         on: ALL,
         built: false,
+    },
+    Switch {
+        sw: Sw::ReadyToStartContainersCondition,
+        name: "readyToStartContainersCondition",
+        entries: &[],
+        refs: "KEP 3085, feature gate PodReadyToStartContainersCondition (beta, on by default since v1.29)",
+        meaning: "the kubelet writes the PodReadyToStartContainers condition (True once the pod has a ready sandbox); false: it writes no such condition",
+        on: CURRENT,
+        built: true,
+    },
+    Switch {
+        sw: Sw::DisruptionTargetCondition,
+        name: "disruptionTargetCondition",
+        entries: &[],
+        refs: "KEP 3329, feature gate PodDisruptionConditions (beta, on by default since v1.26; GA in v1.31)",
+        meaning: "a pod the eviction manager or the node shutdown manager kills gets the condition DisruptionTarget=True (reason TerminationByKubelet), sent with its terminal phase; false: no DisruptionTarget",
+        on: V127,
+        built: true,
     },
 ];
 

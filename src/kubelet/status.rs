@@ -7,8 +7,8 @@
 //!
 //! Also `SetContainerReadiness` and `SetContainerStartup` (probe results reaching the cache).
 //!
-//! Where it deliberately differs: conditions are reduced to a single `ready` flag (the
-//! Ready condition; readiness gates are not modelled); the
+//! Conditions are generated and merged in [`super::conditions`]; `ready` mirrors the Ready
+//! condition. Where it deliberately differs: the
 //! status thread handles one pod at a time (as upstream), with each API round trip
 //! taking the scenario's `statusWriteDelay`; mirror pods are not modelled yet.
 
@@ -161,12 +161,14 @@ pub(crate) fn merge_pod_status(
     could_have_running: bool,
 ) -> ApiPodStatus {
     let mut out = new.clone();
+    out.conditions = super::conditions::merge(old, new, could_have_running);
     if !old.phase.is_terminal() && new.phase.is_terminal() && could_have_running {
         out.phase = old.phase;
         out.reason.clone_from(&old.reason);
         out.message.clone_from(&old.message);
     }
     if out.phase.is_terminal() {
+        super::conditions::force_not_ready_when_terminal(&mut out);
         out.ready = false;
         for c in &mut out.containers {
             c.ready = false;
@@ -304,7 +306,15 @@ impl Kubelet {
         if pod.status.phase.is_terminal() && phase != pod.status.phase {
             phase = pod.status.phase;
         }
-        let ready = pod_is_ready(phase, &statuses);
+        let conditions = super::conditions::generate(
+            pod,
+            old,
+            rt,
+            &statuses,
+            phase,
+            self.status.b.on(Sw::ReadyToStartContainersCondition),
+        );
+        let ready = conditions.is_true(&crate::model::PodConditionType::Ready);
         let start_time = old.start_time.or(Some(pod.created_at.max(pod.created_at)));
         let status = ApiPodStatus {
             phase,
@@ -313,6 +323,7 @@ impl Kubelet {
             ready,
             start_time,
             containers: statuses,
+            conditions,
         };
         (status, trigger)
     }
@@ -326,7 +337,7 @@ impl Kubelet {
         id: crate::model::ContainerId,
         ready: bool,
     ) {
-        self.set_container_flag(ctx, uid, id, |c| &mut c.ready, ready);
+        self.set_container_flag(ctx, uid, id, |c| &mut c.ready, ready, true);
     }
 
     /// `SetContainerStartup`: a startup result changed.
@@ -337,11 +348,12 @@ impl Kubelet {
         id: crate::model::ContainerId,
         started: bool,
     ) {
-        self.set_container_flag(ctx, uid, id, |c| &mut c.started, started);
+        self.set_container_flag(ctx, uid, id, |c| &mut c.started, started, false);
     }
 
     /// Set one flag of a cached container status (found by container ID) and write the
-    /// status if it changed; the pod's Ready condition follows its containers' readiness.
+    /// status if it changed; with `readiness`, the pod's Ready and ContainersReady conditions
+    /// are regenerated (`SetContainerReadiness`; `SetContainerStartup` leaves them).
     fn set_container_flag(
         &mut self,
         ctx: &mut Ctx,
@@ -349,6 +361,7 @@ impl Kubelet {
         id: crate::model::ContainerId,
         flag: fn(&mut ApiContainerStatus) -> &mut bool,
         value: bool,
+        readiness: bool,
     ) {
         let Some(pod) = self.config.pods.get(&uid).cloned() else {
             return;
@@ -369,7 +382,9 @@ impl Kubelet {
             return;
         }
         *flag(&mut status.containers[i]) = value;
-        status.ready = pod_is_ready(status.phase, &status.containers);
+        if readiness {
+            super::conditions::refresh_readiness(&pod.spec, &mut status);
+        }
         self.update_status_internal(ctx, &pod, status, false, false);
     }
 
@@ -464,7 +479,10 @@ impl Kubelet {
         }
         let pod_is_finished = finished || old.is_some_and(|v| v.pod_is_finished);
         if let Some(v) = old {
-            if !force && v.status == status && v.pod_is_finished == pod_is_finished {
+            if !force
+                && super::conditions::equal_by_kubelet(&v.status, &status)
+                && v.pod_is_finished == pod_is_finished
+            {
                 return;
             }
         }
@@ -615,7 +633,9 @@ impl Kubelet {
                             Some(p.clone())
                         }
                     });
-                    let reconcile = api_copy.is_some_and(|p| p.status != v.status);
+                    let reconcile = api_copy.is_some_and(|p| {
+                        !super::conditions::equal_by_kubelet(&p.status, &v.status)
+                    });
                     if reconcile {
                         todo.push(*uid);
                     }
@@ -767,12 +787,6 @@ impl Kubelet {
         let mut f = kept();
         self.status.api_versions.retain(|uid, _| f(uid));
     }
-}
-
-/// The pod's Ready condition (`GeneratePodReadyCondition` without readiness gates): the
-/// pod runs and every container is ready.
-pub(crate) fn pod_is_ready(phase: PodPhase, containers: &[ApiContainerStatus]) -> bool {
-    phase == PodPhase::Running && containers.iter().all(|c| c.ready)
 }
 
 /// `canBeDeleted` (v1.27+): never a mirror pod.

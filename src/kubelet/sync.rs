@@ -163,7 +163,7 @@ pub(crate) struct PodActions {
 }
 
 /// `podSandboxChanged`: (changed, attempt, sandbox id).
-fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<SandboxId>) {
+pub(super) fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<SandboxId>) {
     let Some(newest) = status.sandboxes.first() else {
         return (true, 0, None);
     };
@@ -264,17 +264,30 @@ pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
             phase,
             reason,
             message,
+            disruption_target,
         } => {
             status.phase = *phase;
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
+            if *disruption_target {
+                let c = super::conditions::disruption_target(message);
+                status.conditions.replace_or_append(c);
+            }
         }
-        StatusFn::FailedUnlessSucceeded { reason, message } => {
+        StatusFn::FailedUnlessSucceeded {
+            reason,
+            message,
+            disruption_target,
+        } => {
             if status.phase != PodPhase::Succeeded {
                 status.phase = PodPhase::Failed;
             }
             status.reason = Some(reason.clone());
             status.message = Some(message.clone());
+            if *disruption_target {
+                let c = super::conditions::disruption_target(message);
+                status.conditions.replace_or_append(c);
+            }
         }
         StatusFn::ReasonOnly { reason, message } => {
             status.reason = Some(reason.clone());

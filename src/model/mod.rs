@@ -286,6 +286,22 @@ pub struct PodSpec {
     pub objects: ObjectRefs,
     /// `spec.activeDeadlineSeconds`.
     pub active_deadline: ActiveDeadline,
+    /// `spec.readinessGates[].conditionType`.
+    pub readiness_gates: ReadinessGates,
+}
+
+/// `spec.readinessGates`: the condition types that must be True (in the API object) before
+/// the pod is Ready. Hashes nothing when empty, so pods without gates keep the trace hashes
+/// they had before gates were modelled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadinessGates(pub Vec<PodConditionType>);
+
+impl std::hash::Hash for ReadinessGates {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if !self.0.is_empty() {
+            self.0.hash(state);
+        }
+    }
 }
 
 /// `spec.activeDeadlineSeconds` (at least 1 when set). Hashes nothing when unset, so pods
@@ -525,6 +541,8 @@ pub fn quantity(bytes: u64) -> String {
     format!("{n}{suffix}")
 }
 
+pub mod conditions;
+pub use conditions::*;
 pub mod reach;
 pub mod status;
 pub use status::*;
@@ -588,6 +606,7 @@ impl PodSpec {
             containers,
             objects: ObjectRefs::default(),
             active_deadline: ActiveDeadline::default(),
+            readiness_gates: ReadinessGates::default(),
         }
     }
 }

@@ -126,6 +126,8 @@ pub struct ApiPodStatus {
     pub ready: bool,
     pub start_time: Option<SimTime>,
     pub containers: Vec<ApiContainerStatus>,
+    /// `status.conditions`. `ready` is the Ready condition's status, kept beside it.
+    pub conditions: super::Conditions,
 }
 
 /// A Pod object as the API server stores it and as the kubelet receives it over the watch.

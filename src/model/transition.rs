@@ -218,6 +218,12 @@ pub enum Transition {
         period_s: i64,
         pods: u32,
     },
+    /// Another controller set a condition of the pod (timeline `setPodCondition`). Placed
+    /// after every older variant so that their hashes stay what they were.
+    ApiConditionSet {
+        uid: PodUid,
+        condition: super::PodCondition,
+    },
     /// Static pod `uid`'s manifest left the node's manifest directory (edited or removed).
     /// Ground truth the oracle needs but the trace has never recorded: it is shown to the
     /// trace's observer only (`Trace::show`), never hashed or kept, so it stays last.
@@ -233,6 +239,12 @@ impl fmt::Display for Transition {
             ApiCreated { uid, name, .. } => write!(f, "api {uid} created {name}"),
             ApiDeleteRequested { uid, grace } => write!(f, "api {uid} delete grace={grace}s"),
             ApiForceDeleted { uid } => write!(f, "api {uid} force-deleted"),
+            ApiConditionSet { uid, condition } => write!(
+                f,
+                "api {uid} condition {}={}",
+                condition.kind.as_str(),
+                condition.status.as_str()
+            ),
             ApiStatus { uid, phase, reason } => match reason {
                 Some(r) => write!(f, "api {uid} status {phase} ({r})"),
                 None => write!(f, "api {uid} status {phase}"),

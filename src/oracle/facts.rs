@@ -212,6 +212,7 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
         ApiCreated { uid, .. }
         | ApiDeleteRequested { uid, .. }
         | ApiForceDeleted { uid }
+        | ApiConditionSet { uid, .. }
         | ApiStatus { uid, .. }
         | ApiRemoved { uid, .. }
         | WatchDelivered { uid, .. }

@@ -21,7 +21,9 @@ mod world;
 #[cfg(test)]
 mod tests;
 
-pub use output::{ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput};
+pub use output::{
+    ConditionSummary, ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput,
+};
 pub(crate) use world::World;
 
 use crate::scenario::Scenario;

@@ -74,6 +74,19 @@ pub struct PodSummary {
     /// (time, ready) of every value of the Ready condition the API server held.
     pub ready_transitions: Vec<(u64, bool)>,
     pub containers: Vec<ContainerSummary>,
+    /// The pod's conditions as last written to the API object (for a pod removed from the
+    /// API, as it last held them), in the object's order.
+    pub conditions: Vec<ConditionSummary>,
+}
+
+/// One condition of a pod object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionSummary {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    pub reason: Option<String>,
 }
 
 /// Run-level metrics.

@@ -1,7 +1,9 @@
 //! The run's output, built from the world when the run has ended: per pod from the API
 //! server's history and the runtime's ground truth, metrics, and the oracle's findings.
 
-use super::output::{ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput};
+use super::output::{
+    ConditionSummary, ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput,
+};
 use super::world::World;
 use super::RunOptions;
 use crate::kubelet::UPSTREAM_RELEASE;
@@ -159,6 +161,15 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
         killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
         ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
         containers,
+        conditions: h
+            .conditions
+            .iter()
+            .map(|c| ConditionSummary {
+                kind: c.kind.as_str().to_owned(),
+                status: c.status.as_str().to_owned(),
+                reason: c.reason.map(str::to_owned),
+            })
+            .collect(),
     }
 }
 

@@ -65,6 +65,15 @@ impl World {
                 );
             }
             Action::KubeletRestart { downtime } => self.kubelet_restart(downtime),
+            Action::SetPodCondition { pod, condition } => {
+                // By name in the API: a static pod's conditions are its mirror pod's.
+                let ns = self.scenario.pods.iter().find(|p| p.spec.name == pod);
+                let uid = ns.and_then(|d| self.api.uid_by_name(&d.spec.namespace, &pod));
+                if let Some(uid) = uid {
+                    self.api
+                        .set_condition(&mut self.sim, &mut self.trace, uid, condition);
+                }
+            }
         }
     }
 

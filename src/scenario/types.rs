@@ -209,6 +209,12 @@ pub enum Action {
     RecreatePod {
         pod: String,
     },
+    /// Another controller sets a condition of the pod object (for a static pod, of its
+    /// mirror pod), e.g. the one a readiness gate waits for.
+    SetPodCondition {
+        pod: String,
+        condition: crate::model::PodCondition,
+    },
 }
 
 /// `spec.expect`.

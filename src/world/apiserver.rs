@@ -11,7 +11,9 @@
 use super::dist::sample;
 use super::{Epoch, Event, Tracer};
 use crate::model::{ApiContainerState, RemovedBy};
-use crate::model::{ApiPod, ApiPodStatus, Dist, PodPhase, PodSpec, PodUid, Transition};
+use crate::model::{
+    ApiPod, ApiPodStatus, Conditions, Dist, PodCondition, PodPhase, PodSpec, PodUid, Transition,
+};
 use crate::sim::{Dur, Sim, SimTime, Stream};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -54,6 +56,8 @@ pub(crate) struct ObjectHistory {
     /// Per container: the reason of its newest termination the kubelet wrote (its state's,
     /// else its last state's; empty reasons are not recorded).
     pub(crate) last_reasons: BTreeMap<String, &'static str>,
+    /// The conditions the API object held last (for a static pod: its mirror pod).
+    pub(crate) conditions: Conditions,
 }
 
 #[derive(Clone, Debug)]
@@ -372,6 +376,7 @@ impl ApiServer {
                     h.last_reasons.insert(c.name.clone(), r);
                 }
             }
+            h.conditions.clone_from(&pod.status.conditions);
         }
         trace.emit(
             now,
@@ -384,6 +389,40 @@ impl ApiServer {
         let snapshot = pod.clone();
         self.notify(sim, WatchKind::Modified, &snapshot);
         self.pods.get(&uid)
+    }
+
+    /// Another controller sets one condition of a pod's status (replacing the condition of
+    /// its type, or appending it), as a status PATCH of that one condition would: the
+    /// kubelet sees the change through the watch.
+    pub(crate) fn set_condition<K>(
+        &mut self,
+        sim: &mut Sim<Event<K>>,
+        trace: &mut Tracer,
+        uid: PodUid,
+        condition: PodCondition,
+    ) {
+        let rv = self.next_rv;
+        let Some(pod) = self.pods.get_mut(&uid) else {
+            return;
+        };
+        if pod.status.conditions.get(&condition.kind) == Some(&condition) {
+            return;
+        }
+        trace.emit(
+            sim.now(),
+            &Transition::ApiConditionSet {
+                uid,
+                condition: condition.clone(),
+            },
+        );
+        pod.status.conditions.replace_or_append(condition);
+        pod.resource_version = rv;
+        self.next_rv += 1;
+        if let Some(h) = self.history.get_mut(&pod.mirror_of.unwrap_or(uid)) {
+            h.conditions.clone_from(&pod.status.conditions);
+        }
+        let snapshot = pod.clone();
+        self.notify(sim, WatchKind::Modified, &snapshot);
     }
 
     /// A fresh UID (static pods get theirs from the same sequence, so UIDs stay unique and

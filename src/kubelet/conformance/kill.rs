@@ -21,6 +21,7 @@ fn test_kill_pod_now_func() {
                     phase: PodPhase::Failed,
                     reason: "reason".into(),
                     message: "message".into(),
+                    disruption_target: false,
                 }),
                 grace_override: Some(0),
             },
@@ -51,6 +52,7 @@ fn test_kill_pod_now_wait_ends_on_close_or_timeout() {
     let status_fn = Some(StatusFn::FailedUnlessSucceeded {
         reason: "Terminated".into(),
         message: "m".into(),
+        disruption_target: false,
     });
     let ch = w.kubelet_do(|k, ctx| k.kill_pod_now(ctx, pod.clone(), false, Some(4), status_fn));
     assert!(w.kubelet.pw.kill_waiters.contains_key(&ch));

@@ -6,6 +6,7 @@
 //! `None`, so the walk always continues and every problem of the file is reported.
 
 mod behaviour;
+mod conditions;
 mod dist;
 mod hooks;
 mod kubelet;

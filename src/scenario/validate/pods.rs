@@ -2,6 +2,7 @@
 //! manifests (metadata, spec, containers, probes, volumes).
 
 use super::behaviour::behaviours;
+use super::conditions;
 use super::primitives::{
     boolean, bytes, dur, exactly_one, expected, idx, int, list, milli, name, obj, one_of, string,
     Cx, Obj, Unknown,
@@ -209,6 +210,7 @@ fn pod_template(
         "priorityClassName",
         "hostNetwork",
         "activeDeadlineSeconds",
+        "readinessGates",
         "initContainers",
         "containers",
         "volumes",
@@ -304,7 +306,7 @@ fn pod_template(
             );
         }
     }
-    let objects = volume_objects(cx, &s);
+    let (objects, readiness_gates) = (volume_objects(cx, &s), conditions::readiness_gates(cx, &s));
     let name = pod_name?;
     if !ok {
         return None;
@@ -322,6 +324,7 @@ fn pod_template(
             containers,
             objects,
             active_deadline: ActiveDeadline(active_deadline),
+            readiness_gates,
         },
         name_loc,
         containers_ok,

@@ -11,7 +11,7 @@ use crate::scenario::types::{Action, Expect, ExpectOld, PodDecl, TimedAction};
 use crate::sim::Dur;
 use std::collections::BTreeMap;
 
-const ACTIONS: [&str; 10] = [
+const ACTIONS: [&str; 11] = [
     "deletePod",
     "forceDeletePod",
     "nodeShutdown",
@@ -22,6 +22,7 @@ const ACTIONS: [&str; 10] = [
     "removeStaticPod",
     "restoreStaticPod",
     "recreatePod",
+    "setPodCondition",
 ];
 
 /// The scenario's horizon, when it is valid: nothing scheduled after it ever happens.
@@ -157,6 +158,7 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &KnownPods) -> Optio
         "kubeletRestart" => &["downtime"],
         "containerExit" => &["pod", "container", "exitCode"],
         "nodeShutdown" => &[],
+        "setPodCondition" => &["pod", "type", "status"],
         _ => &["pod"],
     };
     let o = obj(cx, v, p, fields, Unknown::Error)?;
@@ -264,8 +266,47 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &KnownPods) -> Optio
                 _ => Action::RestoreStaticPod { pod },
             })
         }
+        "setPodCondition" => set_pod_condition(cx, &o, pods),
         _ => pod_ref(cx, &o, pods).map(|pod| Action::RecreatePod { pod }),
     }
+}
+
+/// `setPodCondition: {pod, type, status}`: the type is a valid condition type that the
+/// kubelet does not own (it would overwrite it at its next status write), the status one
+/// of `True`, `False`, `Unknown`.
+fn set_pod_condition(cx: &mut Cx, o: &Obj, pods: &KnownPods) -> Option<Action> {
+    use crate::model::{ConditionStatus, PodCondition};
+    let pod = pod_ref(cx, o, pods);
+    let tn = o.req(cx, "type");
+    let kind = super::conditions::condition_type(cx, tn, &o.at("type"));
+    if let (Some(k), Some(n)) = (&kind, tn) {
+        if k.by_kubelet() {
+            cx.err(
+                n.loc,
+                &o.at("type"),
+                format!(
+                    "`{}` is owned by the kubelet, which rewrites it at every status write: \
+                     set a readiness gate's condition (e.g. `example.com/lb-ready`) or \
+                     `DisruptionTarget`",
+                    k.as_str()
+                ),
+            );
+            return None;
+        }
+    }
+    let sn = o.req(cx, "status");
+    let statuses = ["True", "False", "Unknown"];
+    // An unquoted `True` or `false` reads as a YAML boolean: taken as the same status.
+    let status = match sn.map(|n| &n.kind) {
+        Some(Kind::Bool(true)) => Some(ConditionStatus::True),
+        Some(Kind::Bool(false)) => Some(ConditionStatus::False),
+        _ => super::primitives::one_of(cx, sn, &o.at("status"), &statuses)
+            .and_then(|i| ConditionStatus::parse(statuses[i])),
+    };
+    Some(Action::SetPodCondition {
+        pod: pod?,
+        condition: PodCondition::new(kind?, status?),
+    })
 }
 
 pub(super) fn expect(cx: &mut Cx, n: &Node) -> Option<Expect> {

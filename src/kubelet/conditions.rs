@@ -1,0 +1,557 @@
+//! Pod conditions as the kubelet writes them.
+//!
+//! Ports, as of v1.31: `pkg/kubelet/status/generate.go` (`GenerateContainersReadyCondition`,
+//! `GeneratePodReadyCondition`, `GeneratePodInitializedCondition`,
+//! `GeneratePodReadyToStartContainersCondition`, `NeedToReconcilePodReadiness` from
+//! `status_manager.go`); the conditions step of `generateAPIPodStatus`
+//! (`pkg/kubelet/kubelet_pods.go`); and the conditions part of `mergePodStatus`,
+//! `SetContainerReadiness` and `isPodStatusByKubeletEqual`
+//! (`pkg/kubelet/status/status_manager.go`).
+//!
+//! The kubelet owns five conditions and rewrites them on every status it generates, in
+//! upstream's order: `PodReadyToStartContainers` (feature gate, beta and on since v1.29:
+//! switch `readyToStartContainersCondition`), `Initialized`, `Ready`, `ContainersReady`,
+//! `PodScheduled` (always True). Conditions it does not own (a readiness gate's) are copied
+//! from the API object it last saw and never changed. `DisruptionTarget` is shared: the
+//! eviction manager and the node shutdown manager add it to the status their kill writes
+//! (feature gate `PodDisruptionConditions`, on since v1.26: switch
+//! `disruptionTargetCondition`), and the status manager sends it only together with the
+//! terminal phase. The active-deadline handler does not add it in v1.31.
+//!
+//! Not modelled: `lastTransitionTime` and `observedGeneration`.
+
+use crate::model::{
+    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, ConditionStatus, Conditions,
+    PodCondition, PodConditionType, PodPhase, PodSpec, RtPodStatus,
+};
+use std::sync::Arc;
+
+use ConditionStatus::{False, True};
+use PodConditionType as T;
+
+/// Reasons (`generate.go`).
+pub(crate) const POD_COMPLETED: &str = "PodCompleted";
+pub(crate) const POD_FAILED: &str = "PodFailed";
+pub(crate) const CONTAINERS_NOT_READY: &str = "ContainersNotReady";
+pub(crate) const CONTAINERS_NOT_INITIALIZED: &str = "ContainersNotInitialized";
+pub(crate) const READINESS_GATES_NOT_READY: &str = "ReadinessGatesNotReady";
+/// `v1.PodReasonTerminationByKubelet`, the reason of the kubelet's `DisruptionTarget`.
+pub(crate) const TERMINATION_BY_KUBELET: &str = "TerminationByKubelet";
+
+fn cond(
+    kind: PodConditionType,
+    status: ConditionStatus,
+    reason: &'static str,
+    message: String,
+) -> PodCondition {
+    PodCondition {
+        kind,
+        status,
+        reason: Some(reason),
+        message: (!message.is_empty()).then(|| Arc::from(message)),
+    }
+}
+
+/// Go's `%s` of a `[]string`: `[a b]`.
+fn go_list(names: &[&str]) -> String {
+    format!("[{}]", names.join(" "))
+}
+
+/// The `DisruptionTarget` condition the eviction and node shutdown managers add.
+pub(crate) fn disruption_target(message: &str) -> PodCondition {
+    cond(
+        T::DisruptionTarget,
+        True,
+        TERMINATION_BY_KUBELET,
+        message.to_owned(),
+    )
+}
+
+/// `generateContainersReadyConditionForTerminalPhase` and its Ready twin.
+fn terminal(kind: PodConditionType, phase: PodPhase) -> PodCondition {
+    let reason = match phase {
+        PodPhase::Failed => Some(POD_FAILED),
+        PodPhase::Succeeded => Some(POD_COMPLETED),
+        _ => None,
+    };
+    PodCondition {
+        kind,
+        status: False,
+        reason,
+        message: None,
+    }
+}
+
+/// `GenerateContainersReadyCondition` (regular containers; restartable init containers
+/// count too once they exist).
+pub(crate) fn containers_ready(
+    spec: &PodSpec,
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+) -> PodCondition {
+    let (mut unknown, mut unready) = (Vec::new(), Vec::new());
+    for c in &spec.containers {
+        match statuses.iter().find(|s| s.name == c.name) {
+            Some(s) if !s.ready => unready.push(c.name.as_str()),
+            Some(_) => {}
+            None => unknown.push(c.name.as_str()),
+        }
+    }
+    if (phase == PodPhase::Succeeded && unknown.is_empty()) || phase == PodPhase::Failed {
+        return terminal(T::ContainersReady, phase);
+    }
+    let mut msgs = Vec::new();
+    if !unknown.is_empty() {
+        msgs.push(format!(
+            "containers with unknown status: {}",
+            go_list(&unknown)
+        ));
+    }
+    if !unready.is_empty() {
+        msgs.push(format!(
+            "containers with unready status: {}",
+            go_list(&unready)
+        ));
+    }
+    if msgs.is_empty() {
+        return PodCondition::new(T::ContainersReady, True);
+    }
+    cond(
+        T::ContainersReady,
+        False,
+        CONTAINERS_NOT_READY,
+        msgs.join(", "),
+    )
+}
+
+/// `GeneratePodReadyCondition`: the containers are ready and every readiness gate's
+/// condition is True in `conditions`.
+pub(crate) fn pod_ready(
+    spec: &PodSpec,
+    conditions: &Conditions,
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+) -> PodCondition {
+    let cr = containers_ready(spec, statuses, phase);
+    if !cr.is_true() {
+        return PodCondition {
+            kind: T::Ready,
+            ..cr
+        };
+    }
+    let mut msgs = Vec::new();
+    for gate in &spec.readiness_gates.0 {
+        match conditions.get(gate) {
+            None => msgs.push(format!(
+                "corresponding condition of pod readiness gate \"{}\" does not exist.",
+                gate.as_str()
+            )),
+            Some(c) if !c.is_true() => msgs.push(format!(
+                "the status of pod readiness gate \"{}\" is not \"True\", but {}",
+                gate.as_str(),
+                c.status.as_str()
+            )),
+            Some(_) => {}
+        }
+    }
+    if msgs.is_empty() {
+        return PodCondition::new(T::Ready, True);
+    }
+    cond(T::Ready, False, READINESS_GATES_NOT_READY, msgs.join(", "))
+}
+
+/// `GeneratePodInitializedCondition`. This is the one seam for init containers: it reads
+/// the spec's init containers and their statuses (`init_statuses`, empty while podsim
+/// runs none: every bundled pod has no init container and is Initialized). A regular init
+/// container counts as done when its status is ready (the kubelet marks an init container
+/// ready when it exited 0); a restartable one (a native sidecar) will count once started.
+pub(crate) fn initialized(
+    spec: &PodSpec,
+    init_statuses: &[ApiContainerStatus],
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+) -> PodCondition {
+    let (mut unknown, mut incomplete) = (Vec::new(), Vec::new());
+    for c in &spec.init_containers {
+        match init_statuses.iter().find(|s| s.name == c.name) {
+            None => unknown.push(c.name.as_str()),
+            Some(s) if !s.ready => incomplete.push(c.name.as_str()),
+            Some(_) => {}
+        }
+    }
+    if phase == PodPhase::Succeeded && unknown.is_empty() {
+        return cond(T::Initialized, True, POD_COMPLETED, String::new());
+    }
+    // HasAnyRegularContainerStarted: a regular container ran, so the pod was initialised.
+    let started = statuses.iter().any(|s| {
+        spec.containers.iter().any(|c| c.name == s.name)
+            && matches!(
+                s.state,
+                ApiContainerState::Running { .. } | ApiContainerState::Terminated { .. }
+            )
+    });
+    if started {
+        return PodCondition::new(T::Initialized, True);
+    }
+    let mut msgs = Vec::new();
+    if !unknown.is_empty() {
+        msgs.push(format!(
+            "containers with unknown status: {}",
+            go_list(&unknown)
+        ));
+    }
+    if !incomplete.is_empty() {
+        msgs.push(format!(
+            "containers with incomplete status: {}",
+            go_list(&incomplete)
+        ));
+    }
+    if msgs.is_empty() {
+        return PodCondition::new(T::Initialized, True);
+    }
+    cond(
+        T::Initialized,
+        False,
+        CONTAINERS_NOT_INITIALIZED,
+        msgs.join(", "),
+    )
+}
+
+/// `GeneratePodReadyToStartContainersCondition`: True when no new sandbox is needed (one
+/// ready sandbox exists, its network configured).
+pub(crate) fn ready_to_start_containers(rt: &RtPodStatus) -> PodCondition {
+    let changed = super::sync::pod_sandbox_changed(rt).0;
+    PodCondition::new(
+        T::PodReadyToStartContainers,
+        if changed { False } else { True },
+    )
+}
+
+/// The conditions step of `generateAPIPodStatus`: the API object's conditions the kubelet
+/// does not own, the cached `DisruptionTarget`, then the kubelet's own five.
+pub(crate) fn generate(
+    pod: &ApiPod,
+    cached: &ApiPodStatus,
+    rt: &RtPodStatus,
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+    ready_to_start_gate: bool,
+) -> Conditions {
+    let mut out = Conditions(
+        pod.status
+            .conditions
+            .iter()
+            .filter(|c| !c.kind.by_kubelet())
+            .cloned()
+            .collect(),
+    );
+    if let Some(d) = cached.conditions.get(&T::DisruptionTarget) {
+        out.replace_or_append(d.clone());
+    }
+    if ready_to_start_gate {
+        out.0.push(ready_to_start_containers(rt));
+    }
+    out.0.push(initialized(&pod.spec, &[], statuses, phase));
+    let ready = pod_ready(&pod.spec, &out, statuses, phase);
+    out.0.push(ready);
+    out.0.push(containers_ready(&pod.spec, statuses, phase));
+    out.0.push(PodCondition::new(T::PodScheduled, True));
+    out
+}
+
+/// The conditions part of `mergePodStatus`: what the status manager writes over the API
+/// object's `old` status. Conditions the kubelet does not own stay as the API has them;
+/// the kubelet's own come from `new`; `DisruptionTarget` from `new` only goes with the
+/// transition to a terminal phase once no container can run.
+pub(crate) fn merge(
+    old: &ApiPodStatus,
+    new: &ApiPodStatus,
+    could_have_running: bool,
+) -> Conditions {
+    let mut out = Conditions(
+        old.conditions
+            .iter()
+            .filter(|c| !c.kind.by_kubelet())
+            .cloned()
+            .collect(),
+    );
+    let to_terminal = !old.phase.is_terminal() && new.phase.is_terminal();
+    for c in new.conditions.iter() {
+        if c.kind.by_kubelet() {
+            out.0.push(c.clone());
+        } else if c.kind.shared_by_kubelet() && to_terminal && !could_have_running {
+            out.replace_or_append(c.clone());
+        }
+    }
+    out
+}
+
+/// The end of `mergePodStatus`: a terminal phase forces Ready and ContainersReady False.
+pub(crate) fn force_not_ready_when_terminal(status: &mut ApiPodStatus) {
+    if !status.phase.is_terminal() {
+        return;
+    }
+    let c = &mut status.conditions;
+    if c.is_true(&T::Ready) || c.is_true(&T::ContainersReady) {
+        c.replace_or_append(terminal(T::ContainersReady, status.phase));
+        c.replace_or_append(terminal(T::Ready, status.phase));
+    }
+}
+
+/// The conditions part of `SetContainerReadiness`: Ready and ContainersReady regenerated
+/// from the cached status (whose other conditions are as last generated).
+pub(crate) fn refresh_readiness(spec: &PodSpec, status: &mut ApiPodStatus) {
+    let ready = pod_ready(spec, &status.conditions, &status.containers, status.phase);
+    status.conditions.replace_or_append(ready);
+    let cr = containers_ready(spec, &status.containers, status.phase);
+    status.conditions.replace_or_append(cr);
+    status.ready = status.conditions.is_true(&T::Ready);
+}
+
+/// `NeedToReconcilePodReadiness`: a pod with readiness gates whose Ready condition in the
+/// API differs from what its conditions now give (a gate changed).
+pub(crate) fn need_to_reconcile_pod_readiness(pod: &ApiPod) -> bool {
+    if pod.spec.readiness_gates.0.is_empty() {
+        return false;
+    }
+    let s = &pod.status;
+    let want = pod_ready(&pod.spec, &s.conditions, &s.containers, s.phase);
+    match s.conditions.get(&T::Ready) {
+        Some(cur) => cur.status != want.status || cur.message != want.message,
+        None => false,
+    }
+}
+
+/// `isPodStatusByKubeletEqual`: equal but for the conditions the kubelet neither owns nor
+/// shares.
+pub(crate) fn equal_by_kubelet(a: &ApiPodStatus, b: &ApiPodStatus) -> bool {
+    if a == b {
+        return true;
+    }
+    let own = |s: &ApiPodStatus| {
+        let mut s = s.clone();
+        s.conditions
+            .0
+            .retain(|c| c.kind.by_kubelet() || c.kind.shared_by_kubelet());
+        s.conditions.0.sort_by(|x, y| x.kind.cmp(&y.kind));
+        s
+    };
+    own(a) == own(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodUid, ReadinessGates, RestartPolicy};
+    use crate::sim::SimTime;
+
+    fn spec(gates: &[&str]) -> PodSpec {
+        let mut s = PodSpec::new(
+            "p",
+            "default",
+            RestartPolicy::Always,
+            vec![
+                ContainerSpec::named("a", "i"),
+                ContainerSpec::named("b", "i"),
+            ],
+        );
+        s.readiness_gates = ReadinessGates(gates.iter().map(|g| T::parse(g)).collect());
+        s
+    }
+
+    fn st(name: &str, ready: bool) -> ApiContainerStatus {
+        ApiContainerStatus {
+            name: name.into(),
+            state: ApiContainerState::Running {
+                started_at: SimTime(1),
+            },
+            last_state: None,
+            restart_count: 0,
+            ready,
+            started: true,
+            container_id: None,
+        }
+    }
+
+    #[test]
+    fn containers_ready_names_unready_and_unknown_containers() {
+        let s = spec(&[]);
+        let c = containers_ready(&s, &[st("a", false)], PodPhase::Running);
+        assert_eq!(c.status, False);
+        assert_eq!(c.reason, Some(CONTAINERS_NOT_READY));
+        assert_eq!(
+            c.message.as_deref(),
+            Some("containers with unknown status: [b], containers with unready status: [a]")
+        );
+        let c = containers_ready(&s, &[st("a", true), st("b", true)], PodPhase::Running);
+        assert!(c.is_true() && c.reason.is_none());
+        let c = containers_ready(&s, &[st("a", true), st("b", true)], PodPhase::Failed);
+        assert_eq!((c.status, c.reason), (False, Some(POD_FAILED)));
+        let c = containers_ready(&s, &[st("a", false), st("b", false)], PodPhase::Succeeded);
+        assert_eq!((c.status, c.reason), (False, Some(POD_COMPLETED)));
+    }
+
+    #[test]
+    fn ready_needs_every_gate_true() {
+        let s = spec(&["example.com/g"]);
+        let both = [st("a", true), st("b", true)];
+        let none = Conditions::default();
+        let r = pod_ready(&s, &none, &both, PodPhase::Running);
+        assert_eq!(
+            (r.status, r.reason),
+            (False, Some(READINESS_GATES_NOT_READY))
+        );
+        let mut set = Conditions::default();
+        set.replace_or_append(PodCondition::new(T::parse("example.com/g"), False));
+        let r2 = pod_ready(&s, &set, &both, PodPhase::Running);
+        assert_eq!(r2.reason, Some(READINESS_GATES_NOT_READY));
+        assert_ne!(r.message, r2.message);
+        set.replace_or_append(PodCondition::new(T::parse("example.com/g"), True));
+        assert!(pod_ready(&s, &set, &both, PodPhase::Running).is_true());
+        // Unready containers win over the gates, with ContainersReady's reason.
+        let r = pod_ready(
+            &s,
+            &set,
+            &[st("a", false), st("b", true)],
+            PodPhase::Running,
+        );
+        assert_eq!(r.reason, Some(CONTAINERS_NOT_READY));
+    }
+
+    #[test]
+    fn initialized_without_init_containers_is_true() {
+        let s = spec(&[]);
+        assert!(initialized(&s, &[], &[], PodPhase::Pending).is_true());
+        let c = initialized(&s, &[], &[], PodPhase::Succeeded);
+        assert_eq!((c.status, c.reason), (True, Some(POD_COMPLETED)));
+        let mut s = spec(&[]);
+        s.init_containers = vec![ContainerSpec::named("init", "i")];
+        let c = initialized(&s, &[], &[], PodPhase::Pending);
+        assert_eq!(
+            (c.status, c.reason),
+            (False, Some(CONTAINERS_NOT_INITIALIZED))
+        );
+        let mut done = st("init", true);
+        done.state = ApiContainerState::Terminated {
+            exit_code: 0,
+            reason: "Completed",
+            started_at: None,
+            finished_at: None,
+        };
+        assert!(initialized(&s, &[done], &[], PodPhase::Pending).is_true());
+        // A regular container that ran means the pod was initialised before.
+        assert!(initialized(&s, &[], &[st("a", false)], PodPhase::Running).is_true());
+    }
+
+    #[test]
+    fn generate_keeps_foreign_conditions_and_the_cached_disruption_target() {
+        let mut pod = ApiPod::new(PodUid(1), spec(&["example.com/g"]));
+        pod.status
+            .conditions
+            .0
+            .push(PodCondition::new(T::parse("example.com/g"), True));
+        pod.status
+            .conditions
+            .0
+            .push(PodCondition::new(T::Ready, False));
+        let mut cached = ApiPodStatus::default();
+        cached.conditions.0.push(disruption_target("m"));
+        let statuses = [st("a", true), st("b", true)];
+        let c = generate(
+            &pod,
+            &cached,
+            &RtPodStatus::default(),
+            &statuses,
+            PodPhase::Running,
+            true,
+        );
+        let kinds: Vec<&str> = c.iter().map(|c| c.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "example.com/g",
+                "DisruptionTarget",
+                "PodReadyToStartContainers",
+                "Initialized",
+                "Ready",
+                "ContainersReady",
+                "PodScheduled"
+            ]
+        );
+        assert!(c.is_true(&T::Ready));
+        assert!(!c.is_true(&T::PodReadyToStartContainers));
+        let c = generate(
+            &pod,
+            &cached,
+            &RtPodStatus::default(),
+            &statuses,
+            PodPhase::Running,
+            false,
+        );
+        assert!(c.get(&T::PodReadyToStartContainers).is_none());
+    }
+
+    #[test]
+    fn merge_sends_disruption_target_only_with_the_terminal_phase() {
+        let mut old = ApiPodStatus {
+            phase: PodPhase::Running,
+            ..Default::default()
+        };
+        old.conditions
+            .0
+            .push(PodCondition::new(T::parse("x/g"), True));
+        let mut new = ApiPodStatus {
+            phase: PodPhase::Failed,
+            ..Default::default()
+        };
+        new.conditions.0.push(disruption_target("m"));
+        new.conditions.0.push(PodCondition::new(T::Ready, False));
+        let held = merge(&old, &new, true);
+        assert!(held.get(&T::DisruptionTarget).is_none());
+        assert!(held.get(&T::parse("x/g")).is_some());
+        let sent = merge(&old, &new, false);
+        assert!(sent.is_true(&T::DisruptionTarget));
+        let kinds: Vec<&str> = sent.iter().map(|c| c.kind.as_str()).collect();
+        assert_eq!(kinds, ["x/g", "DisruptionTarget", "Ready"]);
+        // Already terminal in the API: the API's copy stays, the new one is not sent.
+        old.phase = PodPhase::Failed;
+        assert!(merge(&old, &new, false).get(&T::DisruptionTarget).is_none());
+    }
+
+    #[test]
+    fn readiness_reconcile_only_for_pods_with_gates() {
+        let mut pod = ApiPod::new(PodUid(1), spec(&[]));
+        pod.status.phase = PodPhase::Running;
+        pod.status.containers = vec![st("a", true), st("b", true)];
+        pod.status
+            .conditions
+            .0
+            .push(PodCondition::new(T::Ready, False));
+        assert!(!need_to_reconcile_pod_readiness(&pod));
+        let mut gated = pod.clone();
+        gated.spec = Arc::new(spec(&["x/g"]));
+        gated
+            .status
+            .conditions
+            .0
+            .push(PodCondition::new(T::parse("x/g"), True));
+        assert!(need_to_reconcile_pod_readiness(&gated));
+        gated
+            .status
+            .conditions
+            .replace_or_append(PodCondition::new(T::Ready, True));
+        assert!(!need_to_reconcile_pod_readiness(&gated));
+    }
+
+    #[test]
+    fn equality_by_kubelet_ignores_foreign_conditions() {
+        let mut a = ApiPodStatus::default();
+        let mut b = a.clone();
+        b.conditions
+            .0
+            .push(PodCondition::new(T::parse("x/g"), True));
+        assert!(equal_by_kubelet(&a, &b));
+        a.conditions.0.push(disruption_target("m"));
+        assert!(!equal_by_kubelet(&a, &b));
+    }
+}
