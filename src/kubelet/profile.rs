@@ -52,6 +52,7 @@ pub(crate) enum Sw {
     FullNameGateCountsRuntimePods,
     PlegTimestampBeforeList,
     PlegReinspectsFailedPods,
+    SidecarsStopAfterMainContainers,
 }
 
 /// One switch.
@@ -286,6 +287,15 @@ pub const SWITCHES: &[Switch] = &[
         meaning: "the PLEG re-inspects pods whose inspection failed and updates records of pods that disappeared; false: a failed or missed inspection leaves the cache stale",
         on: ALL,
         built: false,
+    },
+    Switch {
+        sw: Sw::SidecarsStopAfterMainContainers,
+        name: "sidecarsStopAfterMainContainers",
+        entries: &[30],
+        refs: "KEP 753, PR 120620 (v1.29)",
+        meaning: "a pod kill stops native sidecars only after every regular container stopped, in reverse order of declaration (each waits at most its grace); false: sidecars are stopped in parallel with the regular containers, as in v1.28 (the profiles before v1.28 had no sidecars and run them so)",
+        on: &["current"],
+        built: true,
     },
 ];
 

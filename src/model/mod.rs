@@ -186,6 +186,22 @@ pub struct ContainerSpec {
     pub has_pre_stop: bool,
     pub requests: Resources,
     pub limits: Resources,
+    /// `restartPolicy` of an init container: `Always` makes it a native sidecar.
+    pub restart_policy: ContainerRestart,
+}
+
+/// A container's own `restartPolicy` (only `Always`, only on init containers, as v1.31's
+/// API validation allows). Hashes nothing when unset, so containers without it keep the
+/// trace hashes they had before sidecars were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContainerRestart(pub Option<RestartPolicy>);
+
+impl std::hash::Hash for ContainerRestart {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(p) = self.0 {
+            p.hash(state);
+        }
+    }
 }
 
 /// A Pod manifest, the subset podsim models (metadata + spec).
@@ -235,6 +251,32 @@ impl std::hash::Hash for ObjectRefs {
 }
 
 impl PodSpec {
+    /// Every container, init containers first: the index space of the kubelet's container
+    /// starts (an app container's index is `init_containers.len()` plus its position).
+    pub fn all_containers(&self) -> impl Iterator<Item = &ContainerSpec> {
+        self.init_containers.iter().chain(&self.containers)
+    }
+
+    /// The container at `idx` of [`PodSpec::all_containers`].
+    pub fn container_at(&self, idx: usize) -> &ContainerSpec {
+        let n = self.init_containers.len();
+        if idx < n {
+            &self.init_containers[idx]
+        } else {
+            &self.containers[idx - n]
+        }
+    }
+
+    /// The container (init or app) with this name.
+    pub fn container_named(&self, name: &str) -> Option<&ContainerSpec> {
+        self.all_containers().find(|c| c.name == name)
+    }
+
+    /// Whether the pod has a native sidecar (`HasRestartableInitContainer`).
+    pub fn has_sidecars(&self) -> bool {
+        self.init_containers.iter().any(ContainerSpec::is_sidecar)
+    }
+
     /// `name_namespace`, the kubelet's pod full name.
     pub fn full_name(&self) -> String {
         format!("{}_{}", self.name, self.namespace)
@@ -455,7 +497,14 @@ impl ContainerSpec {
             has_pre_stop: false,
             requests: Resources::default(),
             limits: Resources::default(),
+            restart_policy: ContainerRestart::default(),
         }
+    }
+
+    /// A restartable init container (`restartPolicy: Always`), a native sidecar
+    /// (`IsRestartableInitContainer` in `pkg/kubelet/types`, v1.31).
+    pub fn is_sidecar(&self) -> bool {
+        self.restart_policy.0 == Some(RestartPolicy::Always)
     }
 }
 

@@ -126,6 +126,36 @@ pub struct ApiPodStatus {
     pub ready: bool,
     pub start_time: Option<SimTime>,
     pub containers: Vec<ApiContainerStatus>,
+    /// `initContainerStatuses`, in spec order.
+    pub init_containers: InitStatuses,
+}
+
+/// `initContainerStatuses`. Hashes nothing when empty, so pods without init containers
+/// keep the trace hashes they had before init containers were modelled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InitStatuses(pub Vec<ApiContainerStatus>);
+
+impl std::hash::Hash for InitStatuses {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if !self.0.is_empty() {
+            self.0.hash(state);
+        }
+    }
+}
+
+impl ApiPodStatus {
+    /// The status of the container (init or app) with this name.
+    pub fn find_container(&self, name: &str) -> Option<&ApiContainerStatus> {
+        self.containers
+            .iter()
+            .chain(&self.init_containers.0)
+            .find(|c| c.name == name)
+    }
+
+    /// Every container status, app containers first, then init containers.
+    pub fn all_statuses_mut(&mut self) -> impl Iterator<Item = &mut ApiContainerStatus> {
+        self.containers.iter_mut().chain(self.init_containers.0.iter_mut())
+    }
 }
 
 /// A Pod object as the API server stores it and as the kubelet receives it over the watch.

@@ -322,6 +322,7 @@ words! {
         ReconstructedVolumesUnmount => "volume manager: reconstructed volumes not in the desired state: unmount",
         StatusRejectedWouldRestart => "status update rejected: terminated container would restart",
         DeadKubeletRequestDropped => "API request of a dead kubelet dropped",
+        SidecarTurnTimedOut => "sidecar stopped before the containers it waits for: its grace ran out",
     }
 }
 

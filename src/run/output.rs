@@ -71,6 +71,8 @@ pub struct PodSummary {
     /// (time, ready) of every value of the Ready condition the API server held.
     pub ready_transitions: Vec<(u64, bool)>,
     pub containers: Vec<ContainerSummary>,
+    /// The init containers and sidecars, in spec order, shaped as `containers`.
+    pub init_containers: Vec<ContainerSummary>,
 }
 
 /// Run-level metrics.

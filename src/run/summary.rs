@@ -113,16 +113,21 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     let decl = &w.scenario.pods[h.decl];
     let facts = w.runtime.facts(uid);
     let host = w.runtime.host.get(&uid);
-    let mut containers = Vec::new();
-    for c in &decl.spec.containers {
-        let s = container_summary(c, &facts);
-        metrics.container_starts += s.starts;
-        metrics.restarts += s.restarts;
-        if s.running_at_end {
-            metrics.containers_running_at_end += 1;
+    let mut summaries = |specs: &[ContainerSpec]| -> Vec<ContainerSummary> {
+        let mut out = Vec::new();
+        for c in specs {
+            let s = container_summary(c, &facts);
+            metrics.container_starts += s.starts;
+            metrics.restarts += s.restarts;
+            if s.running_at_end {
+                metrics.containers_running_at_end += 1;
+            }
+            out.push(s);
         }
-        containers.push(s);
-    }
+        out
+    };
+    let containers = summaries(&decl.spec.containers);
+    let init_containers = summaries(&decl.spec.init_containers);
     let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at);
     if let (Some(d), Some(s)) = (h.deletion_requested_at, stopped_at) {
         metrics.time_to_terminated_ns.push(s.since(d).0);
@@ -158,6 +163,7 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
         killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
         ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
         containers,
+        init_containers,
     }
 }
 

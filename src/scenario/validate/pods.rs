@@ -10,7 +10,7 @@ use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
     ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
-    RestartPolicy,
+    RestartPolicy, ContainerRestart,
 };
 use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
@@ -246,8 +246,9 @@ fn pod_template(
     let mut containers_of = |cx: &mut Cx, key: &str| -> Vec<ContainerSpec> {
         let lp = s.at(key);
         let mut out = Vec::new();
+        let init = key == "initContainers";
         for (i, node) in list(cx, s.get(key), &lp).iter().enumerate() {
-            let Some((c, sleep)) = container(cx, node, &idx(&lp, i), tgps) else {
+            let Some((c, sleep)) = container(cx, node, &idx(&lp, i), tgps, init) else {
                 containers_ok = false;
                 continue;
             };
@@ -417,7 +418,13 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
 }
 
 /// A container, and the `seconds` of its preStop `sleep` action if that is its hook.
-fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec, Option<u64>)> {
+fn container(
+    cx: &mut Cx,
+    n: &Node,
+    p: &str,
+    tgps: i64,
+    init: bool,
+) -> Option<(ContainerSpec, Option<u64>)> {
     let fields = [
         "name",
         "image",
@@ -426,8 +433,10 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         "startupProbe",
         "lifecycle",
         "resources",
+        "restartPolicy",
     ];
     let o = obj(cx, n, p, &fields, Unknown::Note)?;
+    let restart_policy = container_restart_policy(cx, &o, init);
     let nn = o.req(cx, "name");
     let name = name(cx, nn, &o.at("name"), false, 63);
     let image = string(cx, o.get("image"), &o.at("image")).unwrap_or_default();
@@ -496,8 +505,41 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         has_pre_stop,
         requests,
         limits,
+        restart_policy,
     };
     Some((spec, sleep))
+}
+
+/// A container's `restartPolicy`, checked as v1.31's API validation does
+/// (`validateInitContainers`/`validateContainers` in `pkg/apis/core/validation`): only
+/// init containers may set it, only to `Always` (a native sidecar); a classic init
+/// container may have no probes and no lifecycle hooks.
+fn container_restart_policy(cx: &mut Cx, o: &Obj, init: bool) -> ContainerRestart {
+    let key = "restartPolicy";
+    let Some(v) = o.get(key) else {
+        if init {
+            for k in ["livenessProbe", "readinessProbe", "startupProbe", "lifecycle"] {
+                if let Some(n) = o.get(k) {
+                    let msg = format!(
+                        "`{k}` may not be set on an init container without `restartPolicy: \
+                         Always` (API validation)"
+                    );
+                    cx.err(n.loc, &o.at(k), msg);
+                }
+            }
+        }
+        return ContainerRestart(None);
+    };
+    if !init {
+        let msg = "`restartPolicy` may only be set on init containers (in v1.31; `Always` \
+                   makes one a sidecar)";
+        cx.err(v.loc, &o.at(key), msg);
+        return ContainerRestart(None);
+    }
+    match one_of(cx, Some(v), &o.at(key), &["Always"]) {
+        Some(_) => ContainerRestart(Some(RestartPolicy::Always)),
+        None => ContainerRestart(None),
+    }
 }
 
 /// `sleep: {seconds: N}`: as v1.31's API validation has it (`validateSleepAction` in
