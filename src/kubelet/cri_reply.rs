@@ -10,8 +10,8 @@
 //! operation stopped waiting for may answer later, and is then ignored, as upstream
 //! abandons the hook's goroutine).
 
-use super::sync::{KillStage, Op, StartStage};
 pub(super) use super::sync::MIN_CONTAINER_GRACE as MIN_GRACE;
+use super::sync::{KillStage, Op, StartStage};
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::NoteKind;

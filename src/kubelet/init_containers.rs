@@ -232,9 +232,14 @@ mod tests {
     #[test]
     fn failed_init_container_restarts_or_kills_the_pod() {
         let failed = rt(&[("i0", RtState::Exited, 1)]);
-        let a = compute_init_container_actions(&pod(RestartPolicy::OnFailure, two_inits()), &failed, None);
+        let a = compute_init_container_actions(
+            &pod(RestartPolicy::OnFailure, two_inits()),
+            &failed,
+            None,
+        );
         assert_eq!((a.to_start.clone(), a.kill_pod), (vec![0], false));
-        let a = compute_init_container_actions(&pod(RestartPolicy::Never, two_inits()), &failed, None);
+        let a =
+            compute_init_container_actions(&pod(RestartPolicy::Never, two_inits()), &failed, None);
         assert!(a.kill_pod && a.to_start.is_empty() && !a.initialized);
     }
 
@@ -246,7 +251,9 @@ mod tests {
         let a = compute_init_container_actions(&p, &s, None);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![], true));
         let s = rt(&[("app", RtState::Running, 0), ("i0", RtState::Exited, 1)]);
-        assert!(compute_init_container_actions(&p, &s, None).to_start.is_empty());
+        assert!(compute_init_container_actions(&p, &s, None)
+            .to_start
+            .is_empty());
     }
 
     #[test]
@@ -270,7 +277,10 @@ mod tests {
         let mut sc = sidecar("s0");
         sc.startup_probe = Some(Default::default());
         sc.liveness_probe = Some(Default::default());
-        let p = pod(RestartPolicy::Always, vec![sc, ContainerSpec::named("i1", "img:1")]);
+        let p = pod(
+            RestartPolicy::Always,
+            vec![sc, ContainerSpec::named("i1", "img:1")],
+        );
         let s = rt(&[("s0", RtState::Running, 0)]);
         let mut pm = ProbeManager::new(1);
         let a = compute_init_container_actions(&p, &s, Some(&pm));

@@ -30,7 +30,12 @@ pub(crate) fn termination_ordering(
     if !pod.spec.has_sidecars() {
         return order;
     }
-    let id_of = |name: &str| containers.iter().find(|(_, n)| n == name).map(|(id, _)| *id);
+    let id_of = |name: &str| {
+        containers
+            .iter()
+            .find(|(_, n)| n == name)
+            .map(|(id, _)| *id)
+    };
     let mains: Vec<ContainerId> = pod
         .spec
         .containers
@@ -69,7 +74,14 @@ impl Kubelet {
 
     /// After the PreStop hook (or without one): wait for the container's turn if it has
     /// one to wait for and grace left, else `StopContainer` with the grace left.
-    pub(super) fn stop_or_wait(&mut self, ctx: &mut Ctx, uid: PodUid, op: &mut Op, id: ContainerId, g: i64) {
+    pub(super) fn stop_or_wait(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op: &mut Op,
+        id: ContainerId,
+        g: i64,
+    ) {
         let ks = op.kill.as_mut().expect("kill in progress");
         let waits = ks
             .order
@@ -135,7 +147,13 @@ impl Kubelet {
     }
 
     /// A sidecar's wait for its turn outlasted its grace: it is stopped anyway.
-    pub(super) fn kill_turn_timeout(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, id: ContainerId) {
+    pub(super) fn kill_turn_timeout(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        id: ContainerId,
+    ) {
         let Some(mut op) = self.take_op(uid, op_id) else {
             return;
         };
@@ -166,14 +184,22 @@ mod tests {
         let mut s1 = s0.clone();
         s1.name = "s1".into();
         let classic = ContainerSpec::named("init", "i");
-        let mut spec = PodSpec::new("p", "ns", RestartPolicy::Always, vec![ContainerSpec::named("app", "i")]);
+        let mut spec = PodSpec::new(
+            "p",
+            "ns",
+            RestartPolicy::Always,
+            vec![ContainerSpec::named("app", "i")],
+        );
         spec.init_containers = vec![s0, classic, s1];
         let pod = ApiPod::new(PodUid(1), spec);
         let c = |n: u32, name: &str| (ContainerId(n), name.to_string());
         let running = vec![c(1, "app"), c(2, "s0"), c(3, "s1")];
         let o = termination_ordering(&pod, &running);
         assert_eq!(o.get(&ContainerId(3)), Some(&vec![ContainerId(1)]));
-        assert_eq!(o.get(&ContainerId(2)), Some(&vec![ContainerId(1), ContainerId(3)]));
+        assert_eq!(
+            o.get(&ContainerId(2)),
+            Some(&vec![ContainerId(1), ContainerId(3)])
+        );
         assert_eq!(o.get(&ContainerId(1)), None);
         // The app already stopped, s1 not running: s0 waits for nothing.
         let o = termination_ordering(&pod, &[c(2, "s0")]);

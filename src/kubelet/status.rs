@@ -114,12 +114,9 @@ pub(crate) fn get_phase(
 ) -> PodPhase {
     let (mut pending_init, mut failed_init) = (0, 0);
     let (mut running, mut waiting, mut stopped, mut succeeded, mut unknown) = (0, 0, 0, 0, 0);
-    let last_failed = |s: &ApiContainerStatus| {
-        matches!(s.last_state, Some(ApiContainerState::Terminated { exit_code, .. }) if exit_code != 0)
-    };
-    let restarted = |s: &ApiContainerStatus| {
-        matches!(s.last_state, Some(ApiContainerState::Terminated { .. }))
-    };
+    let last_failed = |s: &ApiContainerStatus| matches!(s.last_state, Some(ApiContainerState::Terminated { exit_code, .. }) if exit_code != 0);
+    let restarted =
+        |s: &ApiContainerStatus| matches!(s.last_state, Some(ApiContainerState::Terminated { .. }));
     for c in &pod.spec.init_containers {
         let s = init_statuses.iter().find(|s| s.name == c.name);
         match (c.is_sidecar(), s.map(|s| &s.state)) {
@@ -261,8 +258,13 @@ impl Kubelet {
         } else {
             "PodInitializing"
         };
-        let mut statuses =
-            self.convert_statuses(pod, rt, &old.containers, &pod.spec.containers, default_reason);
+        let mut statuses = self.convert_statuses(
+            pod,
+            rt,
+            &old.containers,
+            &pod.spec.containers,
+            default_reason,
+        );
         let mut init_statuses = self.convert_statuses(
             pod,
             rt,
@@ -434,7 +436,10 @@ impl Kubelet {
             return;
         };
         let mut status = v.status.clone();
-        let Some(c) = status.all_statuses_mut().find(|c| c.container_id == Some(id)) else {
+        let Some(c) = status
+            .all_statuses_mut()
+            .find(|c| c.container_id == Some(id))
+        else {
             return;
         };
         if *flag(c) == value {

@@ -16,11 +16,11 @@
 //! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
 //! changes, volumes (mount/unmount are instantaneous), PostStart hooks.
 
+use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
-use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
@@ -70,9 +70,15 @@ pub(super) enum Step {
 
 #[derive(Clone, Debug)]
 pub(super) enum KillStage {
-    PreStop { started: SimTime, grace: i64 },
+    PreStop {
+        started: SimTime,
+        grace: i64,
+    },
     /// A sidecar waiting for its turn (`kill_order.rs`) with this much grace left.
-    WaitTurn { started: SimTime, grace: i64 },
+    WaitTurn {
+        started: SimTime,
+        grace: i64,
+    },
     Stopping,
 }
 
@@ -501,7 +507,8 @@ impl Kubelet {
         }
         let n_init = op.pod.spec.init_containers.len();
         for idx in actions.containers_to_start {
-            op.plan.push_back(Step::StartContainer { idx: n_init + idx });
+            op.plan
+                .push_back(Step::StartContainer { idx: n_init + idx });
         }
         self.advance(ctx, uid, op);
     }
@@ -640,6 +647,14 @@ impl Kubelet {
             "sync operation rule broken: a kill starts only when no kill is in progress (pod {uid})"
         );
         let order = self.kill_ordering(&op.pod, &containers);
+        let spec = &op.pod.spec;
+        let has = |f: &dyn Fn(&str) -> bool| containers.iter().any(|(_, n)| f(n));
+        if spec.has_sidecars()
+            && has(&|n| spec.containers.iter().any(|c| c.name == n))
+            && has(&|n| spec.container_named(n).is_some_and(|c| c.is_sidecar()))
+        {
+            ctx.reach(crate::model::reach::Reach::SidecarKilledWithApp);
+        }
         let ks = KillState {
             pending: containers
                 .iter()

@@ -154,7 +154,9 @@ impl ApiPodStatus {
 
     /// Every container status, app containers first, then init containers.
     pub fn all_statuses_mut(&mut self) -> impl Iterator<Item = &mut ApiContainerStatus> {
-        self.containers.iter_mut().chain(self.init_containers.0.iter_mut())
+        self.containers
+            .iter_mut()
+            .chain(self.init_containers.0.iter_mut())
     }
 }
 

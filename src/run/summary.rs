@@ -217,5 +217,6 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
             .filter(|f| f.killed)
             .filter_map(|f| f.finished_at.map(|t| t.0))
             .collect(),
+        restart_policy: c.restart_policy.0.map(|p| p.as_str().to_string()),
     }
 }

@@ -9,8 +9,8 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerSpec, ObjectRefs, PodSpec, Probe, ProbeHandler, Resources,
-    RestartPolicy, ContainerRestart,
+    ActiveDeadline, Behaviour, ContainerRestart, ContainerSpec, ObjectRefs, PodSpec, Probe,
+    ProbeHandler, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
@@ -89,6 +89,16 @@ pub(super) fn pods(
         let mut behaviour = behaviours(cx, o.get("behaviour"), &bp, known);
         for c in &containers {
             behaviour.entry((*c).to_owned()).or_default();
+        }
+        // A classic init container whose behaviour does not say `runFor` completes: it
+        // exits 0 after `defaults::INIT_CONTAINER_RUN_FOR` (a `forever` default would
+        // keep its pod Pending for good).
+        for c in spec.init_containers.iter().filter(|c| !c.is_sidecar()) {
+            if entry(entry(o.get("behaviour"), &c.name), "runFor").is_none() {
+                if let Some(b) = behaviour.get_mut(&c.name) {
+                    b.run_for = crate::model::RunFor::For(defaults::INIT_CONTAINER_RUN_FOR);
+                }
+            }
         }
         pre_stop_sleeps(cx, &mut behaviour, &sleeps, o.get("behaviour"), &bp);
         // One copy shared by every replica.
@@ -518,7 +528,12 @@ fn container_restart_policy(cx: &mut Cx, o: &Obj, init: bool) -> ContainerRestar
     let key = "restartPolicy";
     let Some(v) = o.get(key) else {
         if init {
-            for k in ["livenessProbe", "readinessProbe", "startupProbe", "lifecycle"] {
+            for k in [
+                "livenessProbe",
+                "readinessProbe",
+                "startupProbe",
+                "lifecycle",
+            ] {
                 if let Some(n) = o.get(k) {
                     let msg = format!(
                         "`{k}` may not be set on an init container without `restartPolicy: \
