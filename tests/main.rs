@@ -9,6 +9,7 @@ mod eviction;
 mod files;
 mod fuzz;
 mod golden;
+mod init_containers;
 mod known_correct;
 mod lifecycle;
 mod oracle;
