@@ -96,7 +96,9 @@ pub(super) fn pods(
         for c in spec.init_containers.iter().filter(|c| !c.is_sidecar()) {
             if entry(entry(o.get("behaviour"), &c.name), "runFor").is_none() {
                 if let Some(b) = behaviour.get_mut(&c.name) {
-                    b.run_for = crate::model::RunFor::For(defaults::INIT_CONTAINER_RUN_FOR);
+                    b.run_for = crate::model::RunFor::For(
+                        crate::scenario::defaults::INIT_CONTAINER_RUN_FOR,
+                    );
                 }
             }
         }
@@ -674,6 +676,58 @@ mod tests {
                 "{got:?}"
             );
         }
+    }
+
+    fn field_problems(field: &str) -> Vec<String> {
+        match with_pod_field(field) {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .problems
+                .iter()
+                .map(|p| format!("{}: {}", p.path, p.message))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn init_containers_and_sidecars_are_modelled_and_validated() {
+        let ic = "initContainers: [{name: init}, {name: proxy, restartPolicy: Always, \
+                  startupProbe: {exec: {command: [x]}}}]";
+        let l = with_pod_field(ic).unwrap();
+        let spec = &l.scenario.pods[0].spec;
+        assert!(!spec.init_containers[0].is_sidecar());
+        assert!(spec.init_containers[1].is_sidecar());
+        // A classic init container without `runFor` completes; a sidecar runs on.
+        let b = &l.scenario.pods[0].behaviour;
+        assert_eq!(
+            b["init"].run_for,
+            crate::model::RunFor::For(crate::scenario::defaults::INIT_CONTAINER_RUN_FOR)
+        );
+        assert_eq!(b["proxy"].run_for, crate::model::RunFor::Forever);
+        let got = field_problems("initContainers: [{name: i, restartPolicy: Never}]");
+        assert!(got[0].contains("restartPolicy: unknown value `Never`"), "{got:?}");
+        let got = field_problems("initContainers: [{name: i, livenessProbe: {exec: {}}}]");
+        assert!(
+            got[0].contains("may not be set on an init container"),
+            "{got:?}"
+        );
+        let got = field_problems("initContainers: [{name: app}]");
+        assert!(got[0].contains("duplicate container name"), "{got:?}");
+    }
+
+    #[test]
+    fn restart_policy_on_an_app_container_is_an_error() {
+        let text = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: m}\nspec:\n  pods:\n    - template: {metadata: {name: web}, spec: {containers: [{name: app, restartPolicy: Always}]}}\n";
+        let e = load_str("m.yaml", text, &[], &crate::names())
+            .err()
+            .unwrap();
+        assert!(
+            e.problems[0]
+                .message
+                .contains("may only be set on init containers"),
+            "{:?}",
+            e.problems
+        );
     }
 
     #[test]
