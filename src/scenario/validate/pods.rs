@@ -705,7 +705,10 @@ mod tests {
         );
         assert_eq!(b["proxy"].run_for, crate::model::RunFor::Forever);
         let got = field_problems("initContainers: [{name: i, restartPolicy: Never}]");
-        assert!(got[0].contains("restartPolicy: unknown value `Never`"), "{got:?}");
+        assert!(
+            got[0].contains("restartPolicy: unknown value `Never`"),
+            "{got:?}"
+        );
         let got = field_problems("initContainers: [{name: i, livenessProbe: {exec: {}}}]");
         assert!(
             got[0].contains("may not be set on an init container"),
