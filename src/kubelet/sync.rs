@@ -13,8 +13,10 @@
 //! 123602: the filter meant to hide back-off errors never matches), so the worker retries
 //! after 10-15 s. Running containers whose liveness or startup result is `Failure` are
 //! killed one at a time in container order (upstream walks a Go map) and restarted unless
-//! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
-//! changes, volumes (mount/unmount are instantaneous), PostStart hooks.
+//! the policy is `Never`. Init containers and sidecars: `init_containers.rs` (the actions),
+//! `kill_order.rs` (sidecar termination order); a start step's `idx` counts the init
+//! containers first, then the app containers. Not modelled yet: ephemeral containers,
+//! spec-hash changes, volumes (mount/unmount are instantaneous), PostStart hooks.
 
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
