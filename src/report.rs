@@ -147,8 +147,8 @@ fn pod_block(s: &mut String, p: &PodSummary) {
         }
         let _ = writeln!(s, "{line}");
     }
-    for c in &p.containers {
-        let mut line = format!("  {}: {}", c.name, plural(c.starts, "start"));
+    for (label, c) in p.labelled_containers() {
+        let mut line = format!("  {label}: {}", plural(c.starts, "start"));
         if c.restarts > 0 {
             let _ = write!(line, " ({})", plural(c.restarts, "restart"));
         }

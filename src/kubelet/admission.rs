@@ -59,20 +59,39 @@ pub(crate) fn threshold_quantity(t: Threshold, capacity: u64) -> u64 {
     }
 }
 
-/// The pod's effective requests (`resourcehelper.PodRequests`): the sum over its containers,
-/// raised to any single init container's request.
+/// The pod's effective requests (`resourcehelper.PodRequests`, v1.31): the sum over its
+/// containers and sidecars, raised to what any single init container needs on top of the
+/// sidecars declared before it.
 pub(crate) fn pod_requests(spec: &PodSpec) -> Resources {
+    // Quantities as big as a user writes them: a sum saturates, never wraps.
+    fn add(a: Resources, b: Resources) -> Resources {
+        Resources {
+            cpu_milli: a.cpu_milli.saturating_add(b.cpu_milli),
+            memory_bytes: a.memory_bytes.saturating_add(b.memory_bytes),
+        }
+    }
+    fn max(a: Resources, b: Resources) -> Resources {
+        Resources {
+            cpu_milli: a.cpu_milli.max(b.cpu_milli),
+            memory_bytes: a.memory_bytes.max(b.memory_bytes),
+        }
+    }
     let mut r = Resources::default();
     for c in &spec.containers {
-        // Quantities as big as a user writes them: a sum saturates, never wraps.
-        r.cpu_milli = r.cpu_milli.saturating_add(c.requests.cpu_milli);
-        r.memory_bytes = r.memory_bytes.saturating_add(c.requests.memory_bytes);
+        r = add(r, c.requests);
     }
+    let (mut sidecars, mut init) = (Resources::default(), Resources::default());
     for c in &spec.init_containers {
-        r.cpu_milli = r.cpu_milli.max(c.requests.cpu_milli);
-        r.memory_bytes = r.memory_bytes.max(c.requests.memory_bytes);
+        let need = if c.is_sidecar() {
+            r = add(r, c.requests);
+            sidecars = add(sidecars, c.requests);
+            sidecars
+        } else {
+            add(c.requests, sidecars)
+        };
+        init = max(init, need);
     }
-    r
+    max(r, init)
 }
 
 /// `GetPodQOS(pod) == BestEffort`: no container asks for or limits CPU or memory.

@@ -90,7 +90,9 @@ pub(crate) fn containers_ready(
     phase: PodPhase,
 ) -> PodCondition {
     let (mut unknown, mut unready) = (Vec::new(), Vec::new());
-    for c in &spec.containers {
+    // v1.29+: native sidecars count too, before the regular containers.
+    let sidecars = spec.init_containers.iter().filter(|c| c.is_sidecar());
+    for c in sidecars.chain(&spec.containers) {
         match statuses.iter().find(|s| s.name == c.name) {
             Some(s) if !s.ready => unready.push(c.name.as_str()),
             Some(_) => {}
@@ -234,6 +236,7 @@ pub(crate) fn generate(
     cached: &ApiPodStatus,
     rt: &RtPodStatus,
     statuses: &[ApiContainerStatus],
+    init_statuses: &[ApiContainerStatus],
     phase: PodPhase,
     ready_to_start_gate: bool,
 ) -> Conditions {
@@ -251,10 +254,12 @@ pub(crate) fn generate(
     if ready_to_start_gate {
         out.0.push(ready_to_start_containers(rt));
     }
-    out.0.push(initialized(&pod.spec, &[], statuses, phase));
-    let ready = pod_ready(&pod.spec, &out, statuses, phase);
+    out.0
+        .push(initialized(&pod.spec, init_statuses, statuses, phase));
+    let all: Vec<ApiContainerStatus> = statuses.iter().chain(init_statuses).cloned().collect();
+    let ready = pod_ready(&pod.spec, &out, &all, phase);
     out.0.push(ready);
-    out.0.push(containers_ready(&pod.spec, statuses, phase));
+    out.0.push(containers_ready(&pod.spec, &all, phase));
     out.0.push(PodCondition::new(T::PodScheduled, True));
     out
 }
@@ -301,9 +306,15 @@ pub(crate) fn force_not_ready_when_terminal(status: &mut ApiPodStatus) {
 /// The conditions part of `SetContainerReadiness`: Ready and ContainersReady regenerated
 /// from the cached status (whose other conditions are as last generated).
 pub(crate) fn refresh_readiness(spec: &PodSpec, status: &mut ApiPodStatus) {
-    let ready = pod_ready(spec, &status.conditions, &status.containers, status.phase);
+    let all: Vec<ApiContainerStatus> = status
+        .containers
+        .iter()
+        .chain(&status.init_containers.0)
+        .cloned()
+        .collect();
+    let ready = pod_ready(spec, &status.conditions, &all, status.phase);
     status.conditions.replace_or_append(ready);
-    let cr = containers_ready(spec, &status.containers, status.phase);
+    let cr = containers_ready(spec, &all, status.phase);
     status.conditions.replace_or_append(cr);
     status.ready = status.conditions.is_true(&T::Ready);
 }
@@ -462,6 +473,7 @@ mod tests {
             &cached,
             &RtPodStatus::default(),
             &statuses,
+            &[],
             PodPhase::Running,
             true,
         );
@@ -485,6 +497,7 @@ mod tests {
             &cached,
             &RtPodStatus::default(),
             &statuses,
+            &[],
             PodPhase::Running,
             false,
         );

@@ -10,7 +10,8 @@
 //! operation stopped waiting for may answer later, and is then ignored, as upstream
 //! abandons the hook's goroutine).
 
-use super::sync::{KillStage, Op, StartStage, MIN_CONTAINER_GRACE};
+pub(super) use super::sync::MIN_CONTAINER_GRACE as MIN_GRACE;
+use super::sync::{KillStage, Op, StartStage};
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::NoteKind;
@@ -156,6 +157,8 @@ impl Kubelet {
                     ks.errors.push(format!("StopContainer {id}: {e}"));
                     ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
                 }
+                self.release_turns(ctx, uid, &mut op);
+                let ks = op.kill.as_mut().expect("checked");
                 if ks.pending.is_empty() {
                     self.kill_next_sandbox(ctx, uid, op);
                 } else {
@@ -216,7 +219,7 @@ impl Kubelet {
             },
             CriReq::PullImage { image, .. } => {
                 let (idx, _) = op.start.expect("start in progress");
-                let name = op.pod.spec.containers[idx].name.clone();
+                let name = op.pod.spec.container_at(idx).name.clone();
                 let key = format!("{uid}_{image}");
                 if let Some(e) = result.error() {
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
@@ -258,11 +261,11 @@ impl Kubelet {
             },
             CriReq::StartContainer { id, .. } => {
                 let (idx, _) = op.start.take().expect("start in progress");
-                let name = op.pod.spec.containers[idx].name.clone();
+                let name = op.pod.spec.container_at(idx).name.clone();
                 if let Some(e) = result.error() {
                     self.reason_cache.insert((uid, name), "RunContainerError");
                     op.errors.push(format!("RunContainerError: {e}"));
-                } else if op.pod.spec.containers[idx].post_start.0.is_some() {
+                } else if op.pod.spec.container_at(idx).post_start.0.is_some() {
                     self.run_post_start(ctx, uid, op, (idx, id, tag));
                     return;
                 } else {
@@ -363,14 +366,7 @@ impl Kubelet {
             return;
         };
         let elapsed = ctx.now().since(started).whole_secs() as i64;
-        let g = (grace - elapsed).max(MIN_CONTAINER_GRACE);
-        ks.pending.insert(id, KillStage::Stopping);
-        let stop = CriReq::StopContainer {
-            uid,
-            id,
-            timeout_s: g,
-        };
-        self.worker_cri(ctx, uid, op.id, id.0, stop);
+        self.stop_or_wait(ctx, uid, &mut op, id, grace - elapsed);
         self.park_op(uid, op);
     }
 

@@ -247,7 +247,7 @@ fn eviction_message(
         return m;
     };
     for (name, usage) in &stats.containers {
-        if let Some(c) = pod.spec.containers.iter().find(|c| &c.name == name) {
+        if let Some(c) = pod.spec.container_named(name) {
             let req = c.requests.memory_bytes;
             if *usage > req {
                 m += &format!(

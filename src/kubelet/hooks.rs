@@ -77,7 +77,7 @@ impl Kubelet {
             self.post_start_failed(ctx, uid, op, idx, id);
             return;
         }
-        let name = op.pod.spec.containers[idx].name.clone();
+        let name = op.pod.spec.container_at(idx).name.clone();
         self.reason_cache.remove(&(uid, name));
         self.advance(ctx, uid, op);
     }
@@ -96,7 +96,7 @@ impl Kubelet {
             uid,
             what: NoteKind::FailedPostStartHook,
         });
-        let name = op.pod.spec.containers[idx].name.clone();
+        let name = op.pod.spec.container_at(idx).name.clone();
         self.reason_cache
             .insert((uid, name.clone()), POST_START_HOOK_ERROR);
         op.errors.push(format!(

@@ -38,6 +38,8 @@ pub(crate) mod cri_reply;
 pub(crate) mod eviction;
 mod hooks;
 pub(crate) mod housekeeping;
+pub(crate) mod init_containers;
+pub(crate) mod kill_order;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;
 pub(crate) mod objects;
@@ -109,6 +111,12 @@ pub(crate) enum KEv {
     StatusTick,
     /// A PreStop hook ran out of grace.
     PreStopTimeout {
+        uid: PodUid,
+        op: u64,
+        id: ContainerId,
+    },
+    /// A sidecar waited for its turn to stop as long as its grace allows.
+    KillTurnTimeout {
         uid: PodUid,
         op: u64,
         id: ContainerId,
@@ -297,6 +305,7 @@ impl Kubelet {
                 let _ = ctx.after(self.status.period, KEv::StatusTick);
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
+            KEv::KillTurnTimeout { uid, op, id } => self.kill_turn_timeout(ctx, uid, op, id),
             KEv::ProbeWorker { key, gen, wake } => self.probe_worker_wake(ctx, key, gen, wake),
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),

@@ -54,6 +54,7 @@ pub(crate) enum Sw {
     PlegReinspectsFailedPods,
     ReadyToStartContainersCondition,
     DisruptionTargetCondition,
+    SidecarsStopAfterMainContainers,
 }
 
 /// One switch.
@@ -306,6 +307,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "KEP 3329, feature gate PodDisruptionConditions (beta, on by default since v1.26; GA in v1.31)",
         meaning: "a pod the eviction manager or the node shutdown manager kills gets the condition DisruptionTarget=True (reason TerminationByKubelet), sent with its terminal phase; false: no DisruptionTarget",
         on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::SidecarsStopAfterMainContainers,
+        name: "sidecarsStopAfterMainContainers",
+        entries: &[30],
+        refs: "KEP 753, PR 120620 (v1.29)",
+        meaning: "a pod kill stops native sidecars only after every regular container stopped, in reverse order of declaration (each waits at most its grace); false: sidecars are stopped in parallel with the regular containers, as in v1.28 (the profiles before v1.28 had no sidecars and run them so)",
+        on: CURRENT,
         built: true,
     },
 ];

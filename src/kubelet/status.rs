@@ -102,20 +102,62 @@ fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
     }
 }
 
-/// `getPhase` for regular containers (init containers are not modelled yet).
+/// `getPhase` (`pkg/kubelet/kubelet_pods.go`, v1.31, `SidecarContainers` on): classic init
+/// containers not done keep the pod `Pending` (one that failed under `Never` makes it
+/// `Failed`); sidecars count as running containers (a stopped sidecar counts for nothing),
+/// and one not yet started keeps the pod `Pending` until a regular container has started.
 pub(crate) fn get_phase(
     pod: &ApiPod,
     statuses: &[ApiContainerStatus],
+    init_statuses: &[ApiContainerStatus],
     pod_is_terminal: bool,
 ) -> PodPhase {
+    let (mut pending_init, mut failed_init) = (0, 0);
     let (mut running, mut waiting, mut stopped, mut succeeded, mut unknown) = (0, 0, 0, 0, 0);
+    let last_failed = |s: &ApiContainerStatus| matches!(s.last_state, Some(ApiContainerState::Terminated { exit_code, .. }) if exit_code != 0);
+    let restarted =
+        |s: &ApiContainerStatus| matches!(s.last_state, Some(ApiContainerState::Terminated { .. }));
+    for c in &pod.spec.init_containers {
+        let s = init_statuses.iter().find(|s| s.name == c.name);
+        match (c.is_sidecar(), s.map(|s| &s.state)) {
+            (false, None) => pending_init += 1,
+            (false, Some(ApiContainerState::Running { .. })) => pending_init += 1,
+            (false, Some(ApiContainerState::Terminated { exit_code, .. })) => {
+                failed_init += usize::from(*exit_code != 0)
+            }
+            (false, Some(ApiContainerState::Waiting { .. })) => match s {
+                Some(s) if restarted(s) => failed_init += usize::from(last_failed(s)),
+                _ => pending_init += 1,
+            },
+            (true, None) => {
+                pending_init += 1;
+                unknown += 1;
+            }
+            (true, Some(ApiContainerState::Running { .. })) => {
+                pending_init += usize::from(!s.is_some_and(|s| s.started));
+                running += 1;
+            }
+            (true, Some(ApiContainerState::Terminated { .. })) => {}
+            (true, Some(ApiContainerState::Waiting { .. })) => {
+                if !s.is_some_and(restarted) {
+                    pending_init += 1;
+                    waiting += 1;
+                }
+            }
+        }
+    }
+    let mut regular_started = false;
     for c in &pod.spec.containers {
         match statuses.iter().find(|s| s.name == c.name) {
             None => unknown += 1,
             Some(s) => match &s.state {
-                ApiContainerState::Running { .. } => running += 1,
+                ApiContainerState::Running { .. } => {
+                    running += 1;
+                    regular_started = true;
+                }
                 ApiContainerState::Terminated { exit_code, .. } => {
                     stopped += 1;
+                    regular_started = true;
                     if *exit_code == 0 {
                         succeeded += 1;
                     }
@@ -130,7 +172,10 @@ pub(crate) fn get_phase(
             },
         }
     }
-    if waiting > 0 {
+    if failed_init > 0 && pod.spec.restart_policy == RestartPolicy::Never {
+        return PodPhase::Failed;
+    }
+    if (pending_init > 0 && !regular_started) || waiting > 0 {
         return PodPhase::Pending;
     }
     if running > 0 && unknown == 0 {
@@ -170,7 +215,7 @@ pub(crate) fn merge_pod_status(
     if out.phase.is_terminal() {
         super::conditions::force_not_ready_when_terminal(&mut out);
         out.ready = false;
-        for c in &mut out.containers {
+        for c in out.all_statuses_mut() {
             c.ready = false;
         }
     }
@@ -208,13 +253,107 @@ impl Kubelet {
             .get(&pod.uid)
             .map(|v| &v.status)
             .unwrap_or(&pod.status);
-        // convertToAPIContainerStatuses
-        let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(pod.spec.containers.len());
-        for c in &pod.spec.containers {
+        // convertToAPIContainerStatuses, for the regular and the init containers (both
+        // waiting as PodInitializing, not ContainerCreating, in a pod with init containers).
+        let default_reason = if pod.spec.init_containers.is_empty() {
+            "ContainerCreating"
+        } else {
+            "PodInitializing"
+        };
+        let mut statuses = self.convert_statuses(
+            pod,
+            rt,
+            &old.containers,
+            &pod.spec.containers,
+            default_reason,
+        );
+        let mut init_statuses = self.convert_statuses(
+            pod,
+            rt,
+            &old.init_containers.0,
+            &pod.spec.init_containers,
+            default_reason,
+        );
+        let mut trigger = self.probe_update_pod_status(pod.uid, &mut statuses);
+        trigger.extend(self.probe_update_pod_status(pod.uid, &mut init_statuses));
+        // The prober manager's UpdatePodStatus (v1.31 `prober_manager.go`): a classic init
+        // container that exited 0 is ready (what the Initialized condition counts).
+        for (s, c) in init_statuses.iter_mut().zip(&pod.spec.init_containers) {
+            if !c.is_sidecar()
+                && matches!(s.state, ApiContainerState::Terminated { exit_code: 0, .. })
+            {
+                s.ready = true;
+            }
+        }
+        // Before PR 115331 (v1.27) getPhase had no podIsTerminal: a stopped RestartPolicy
+        // Always pod was Running even at the end of its termination (see
+        // `Sw::TerminalPhaseAfterTermination`, false on the profiles before v1.27).
+        let pod_is_terminal =
+            pod_is_terminal && self.status.b.on(Sw::TerminalPhaseAfterTermination);
+        let mut phase = get_phase(pod, &statuses, &init_statuses, pod_is_terminal);
+        if !phase.is_terminal() {
+            // The three-way merge of PR 105462: a terminal phase the status manager holds
+            // wins over the recomputed one. Without it (v1.22.0) only the API's copy does.
+            if old.phase.is_terminal() && self.status.b.on(Sw::TerminalPhaseKept) {
+                phase = old.phase;
+            } else if pod.status.phase.is_terminal() {
+                phase = pod.status.phase;
+            }
+        }
+        let (mut reason, mut message) = (None, None);
+        if phase == old.phase {
+            reason = old.reason.clone().or_else(|| pod.status.reason.clone());
+            message = old.message.clone().or_else(|| pod.status.message.clone());
+        }
+        // The active-deadline handler's ShouldEvict (`active_deadline.go`, v1.31) overrides
+        // phase, reason and message; the API server's terminal phase still wins below.
+        if self.past_active_deadline(pod, now) {
+            phase = PodPhase::Failed;
+            reason = Some(super::active_deadline::REASON.to_owned());
+            message = Some(super::active_deadline::MESSAGE.to_owned());
+        }
+        if pod.status.phase.is_terminal() && phase != pod.status.phase {
+            phase = pod.status.phase;
+        }
+        let conditions = super::conditions::generate(
+            pod,
+            old,
+            rt,
+            &statuses,
+            &init_statuses,
+            phase,
+            self.status.b.on(Sw::ReadyToStartContainersCondition),
+        );
+        let ready = conditions.is_true(&crate::model::PodConditionType::Ready);
+        let start_time = old.start_time.or(Some(pod.created_at.max(pod.created_at)));
+        let status = ApiPodStatus {
+            phase,
+            reason,
+            message,
+            ready,
+            start_time,
+            containers: statuses,
+            init_containers: crate::model::InitStatuses(init_statuses),
+            conditions,
+        };
+        (status, trigger)
+    }
+
+    /// `convertToAPIContainerStatuses` for one list of containers (regular or init).
+    fn convert_statuses(
+        &self,
+        pod: &ApiPod,
+        rt: &RtPodStatus,
+        old: &[ApiContainerStatus],
+        specs: &[crate::model::ContainerSpec],
+        default_reason: &'static str,
+    ) -> Vec<ApiContainerStatus> {
+        let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(specs.len());
+        for c in specs {
             let mut s = ApiContainerStatus {
                 name: c.name.clone(),
                 state: ApiContainerState::Waiting {
-                    reason: "ContainerCreating",
+                    reason: default_reason,
                 },
                 last_state: None,
                 restart_count: 0,
@@ -222,7 +361,7 @@ impl Kubelet {
                 started: false,
                 container_id: None,
             };
-            if let Some(o) = old.containers.iter().find(|o| o.name == c.name) {
+            if let Some(o) = old.iter().find(|o| o.name == c.name) {
                 if o.state.is_terminated() {
                     s = o.clone();
                 } else {
@@ -232,7 +371,7 @@ impl Kubelet {
             }
             // Gone from the runtime while it was running: it terminated, code unknown.
             if rt.find(&c.name).is_none() {
-                if let Some(o) = old.containers.iter().find(|o| o.name == c.name) {
+                if let Some(o) = old.iter().find(|o| o.name == c.name) {
                     if o.state.is_running() && s.last_state.is_none() && !s.state.is_terminated() {
                         s.last_state = Some(ApiContainerState::Terminated {
                             exit_code: 137,
@@ -275,57 +414,7 @@ impl Kubelet {
             s.started = false;
             statuses.push(s);
         }
-        let trigger = self.probe_update_pod_status(pod.uid, &mut statuses);
-        // Before PR 115331 (v1.27) getPhase had no podIsTerminal: a stopped RestartPolicy
-        // Always pod was Running even at the end of its termination (see
-        // `Sw::TerminalPhaseAfterTermination`, false on the profiles before v1.27).
-        let pod_is_terminal =
-            pod_is_terminal && self.status.b.on(Sw::TerminalPhaseAfterTermination);
-        let mut phase = get_phase(pod, &statuses, pod_is_terminal);
-        if !phase.is_terminal() {
-            // The three-way merge of PR 105462: a terminal phase the status manager holds
-            // wins over the recomputed one. Without it (v1.22.0) only the API's copy does.
-            if old.phase.is_terminal() && self.status.b.on(Sw::TerminalPhaseKept) {
-                phase = old.phase;
-            } else if pod.status.phase.is_terminal() {
-                phase = pod.status.phase;
-            }
-        }
-        let (mut reason, mut message) = (None, None);
-        if phase == old.phase {
-            reason = old.reason.clone().or_else(|| pod.status.reason.clone());
-            message = old.message.clone().or_else(|| pod.status.message.clone());
-        }
-        // The active-deadline handler's ShouldEvict (`active_deadline.go`, v1.31) overrides
-        // phase, reason and message; the API server's terminal phase still wins below.
-        if self.past_active_deadline(pod, now) {
-            phase = PodPhase::Failed;
-            reason = Some(super::active_deadline::REASON.to_owned());
-            message = Some(super::active_deadline::MESSAGE.to_owned());
-        }
-        if pod.status.phase.is_terminal() && phase != pod.status.phase {
-            phase = pod.status.phase;
-        }
-        let conditions = super::conditions::generate(
-            pod,
-            old,
-            rt,
-            &statuses,
-            phase,
-            self.status.b.on(Sw::ReadyToStartContainersCondition),
-        );
-        let ready = conditions.is_true(&crate::model::PodConditionType::Ready);
-        let start_time = old.start_time.or(Some(pod.created_at.max(pod.created_at)));
-        let status = ApiPodStatus {
-            phase,
-            reason,
-            message,
-            ready,
-            start_time,
-            containers: statuses,
-            conditions,
-        };
-        (status, trigger)
+        statuses
     }
 
     /// `SetContainerReadiness`: a readiness result changed; update the cached container
@@ -369,19 +458,17 @@ impl Kubelet {
         let Some(v) = self.status.statuses.get(&uid) else {
             return;
         };
-        let Some(i) = v
-            .status
-            .containers
-            .iter()
-            .position(|c| c.container_id == Some(id))
+        let mut status = v.status.clone();
+        let Some(c) = status
+            .all_statuses_mut()
+            .find(|c| c.container_id == Some(id))
         else {
             return;
         };
-        let mut status = v.status.clone();
-        if *flag(&mut status.containers[i]) == value {
+        if *flag(c) == value {
             return;
         }
-        *flag(&mut status.containers[i]) = value;
+        *flag(c) = value;
         if readiness {
             super::conditions::refresh_readiness(&pod.spec, &mut status);
         }
@@ -418,7 +505,7 @@ impl Kubelet {
                 };
             }
         }
-        for c in &mut status.containers {
+        for c in status.all_statuses_mut() {
             if !c.state.is_terminated() {
                 c.state = ApiContainerState::Terminated {
                     exit_code: 137,
@@ -841,45 +928,46 @@ mod tests {
             get_phase(
                 &p,
                 &[st("c0", running.clone()), st("c1", running.clone())],
+                &[],
                 false
             ),
             PodPhase::Running
         );
         assert_eq!(
-            get_phase(&p, &[st("c0", running.clone())], false),
+            get_phase(&p, &[st("c0", running.clone())], &[], false),
             PodPhase::Pending
         );
         assert_eq!(
-            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], false),
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], &[], false),
             PodPhase::Running
         );
         assert_eq!(
-            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], true),
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(1))], &[], true),
             PodPhase::Failed
         );
         let p = pod(RestartPolicy::Never, 2);
         assert_eq!(
-            get_phase(&p, &[st("c0", term(0)), st("c1", term(0))], false),
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(0))], &[], false),
             PodPhase::Succeeded
         );
         assert_eq!(
-            get_phase(&p, &[st("c0", term(0)), st("c1", term(2))], false),
+            get_phase(&p, &[st("c0", term(0)), st("c1", term(2))], &[], false),
             PodPhase::Failed
         );
         let p = pod(RestartPolicy::OnFailure, 1);
         assert_eq!(
-            get_phase(&p, &[st("c0", term(2))], false),
+            get_phase(&p, &[st("c0", term(2))], &[], false),
             PodPhase::Running
         );
         assert_eq!(
-            get_phase(&p, &[st("c0", term(0))], false),
+            get_phase(&p, &[st("c0", term(0))], &[], false),
             PodPhase::Succeeded
         );
         let waiting = ApiContainerState::Waiting {
             reason: "ContainerCreating",
         };
         assert_eq!(
-            get_phase(&p, &[st("c0", waiting)], false),
+            get_phase(&p, &[st("c0", waiting)], &[], false),
             PodPhase::Pending
         );
     }

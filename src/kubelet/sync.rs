@@ -13,9 +13,13 @@
 //! 123602: the filter meant to hide back-off errors never matches), so the worker retries
 //! after 10-15 s. Running containers whose liveness or startup result is `Failure` are
 //! killed one at a time in container order (upstream walks a Go map) and restarted unless
-//! the policy is `Never`. Not modelled yet: init and ephemeral containers, spec-hash
-//! changes, volumes (mount/unmount are instantaneous). PostStart hooks: `hooks.rs`.
+//! the policy is `Never`. Init containers and sidecars: `init_containers.rs` (the actions),
+//! `kill_order.rs` (sidecar termination order); a start step's `idx` counts the init
+//! containers first, then the app containers. PostStart hooks: `hooks.rs`. Not modelled
+//! yet: ephemeral containers, spec-hash changes, volumes (mount/unmount are
+//! instantaneous).
 
+use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
@@ -69,7 +73,15 @@ pub(super) enum Step {
 
 #[derive(Clone, Debug)]
 pub(super) enum KillStage {
-    PreStop { started: SimTime, grace: i64 },
+    PreStop {
+        started: SimTime,
+        grace: i64,
+    },
+    /// A sidecar waiting for its turn (`kill_order.rs`) with this much grace left.
+    WaitTurn {
+        started: SimTime,
+        grace: i64,
+    },
     Stopping,
 }
 
@@ -78,6 +90,8 @@ pub(super) struct KillState {
     pub(super) pending: BTreeMap<ContainerId, KillStage>,
     pub(super) sandboxes: VecDeque<SandboxId>,
     pub(super) errors: Vec<String>,
+    /// What each container waits for before its stop (sidecar termination ordering).
+    pub(super) order: BTreeMap<ContainerId, Vec<ContainerId>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -158,6 +172,8 @@ pub(crate) struct PodActions {
     pub(crate) attempt: u32,
     pub(crate) sandbox: Option<SandboxId>,
     pub(crate) containers_to_start: Vec<usize>,
+    /// Init containers (and sidecars) to start, by index in `spec.init_containers`.
+    pub(crate) init_containers_to_start: Vec<usize>,
     /// Running containers to kill first: (id, name, the probe that failed).
     pub(crate) containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
 }
@@ -180,7 +196,9 @@ pub(crate) fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActi
     compute_pod_actions_with_probes(pod, status, None)
 }
 
-/// `computePodActions` for regular containers, reading liveness and startup results.
+/// `computePodActions`, reading liveness and startup results: the sandbox, then the init
+/// containers and sidecars (`init_containers.rs`), then the regular containers once the pod
+/// is initialized.
 pub(crate) fn compute_pod_actions_with_probes(
     pod: &ApiPod,
     status: &RtPodStatus,
@@ -192,8 +210,7 @@ pub(crate) fn compute_pod_actions_with_probes(
         create_sandbox: changed,
         attempt,
         sandbox,
-        containers_to_start: Vec::new(),
-        containers_to_kill: Vec::new(),
+        ..Default::default()
     };
     if changed {
         let restart_on_failure = pod.spec.restart_policy != RestartPolicy::Never;
@@ -210,9 +227,25 @@ pub(crate) fn compute_pod_actions_with_probes(
             }
             a.containers_to_start.push(i);
         }
-        if a.containers_to_start.is_empty() {
+        if a.containers_to_start.is_empty()
+            && (pod.spec.init_containers.is_empty()
+                || has_any_regular_container_created(pod, status))
+        {
             a.create_sandbox = false;
+            return a;
         }
+        // A new sandbox starts over from the first init container.
+        if !pod.spec.init_containers.is_empty() {
+            a.containers_to_start.clear();
+            a.init_containers_to_start = vec![0];
+        }
+        return a;
+    }
+    let init = compute_init_container_actions(pod, status, probes);
+    a.init_containers_to_start = init.to_start;
+    a.containers_to_kill = init.to_kill;
+    if init.kill_pod || !init.initialized {
+        a.kill_pod = init.kill_pod;
         return a;
     }
     let mut keep = 0;
@@ -244,6 +277,8 @@ pub(crate) fn compute_pod_actions_with_probes(
     }
     if keep == 0 && a.containers_to_start.is_empty() {
         a.kill_pod = true;
+        // Sidecars alone do not keep a pod alive.
+        a.init_containers_to_start.clear();
     }
     a
 }
@@ -472,8 +507,14 @@ impl Kubelet {
                 attempt: actions.attempt,
             });
         }
-        for idx in actions.containers_to_start {
+        // Init containers first; `idx` counts init containers, then app containers.
+        for idx in actions.init_containers_to_start {
             op.plan.push_back(Step::StartContainer { idx });
+        }
+        let n_init = op.pod.spec.init_containers.len();
+        for idx in actions.containers_to_start {
+            op.plan
+                .push_back(Step::StartContainer { idx: n_init + idx });
         }
         self.advance(ctx, uid, op);
     }
@@ -528,7 +569,7 @@ impl Kubelet {
                         op.errors.push(e);
                         continue;
                     }
-                    let c = &op.pod.spec.containers[idx];
+                    let c = op.pod.spec.container_at(idx);
                     let key = format!("{}_{}", uid, c.image);
                     if self
                         .image_backoff
@@ -611,17 +652,32 @@ impl Kubelet {
             op.kill.is_none(),
             "sync operation rule broken: a kill starts only when no kill is in progress (pod {uid})"
         );
-        let mut ks = KillState {
-            pending: BTreeMap::new(),
+        let order = self.kill_ordering(&op.pod, &containers);
+        let spec = &op.pod.spec;
+        let has = |f: &dyn Fn(&str) -> bool| containers.iter().any(|(_, n)| f(n));
+        if spec.has_sidecars()
+            && has(&|n| spec.containers.iter().any(|c| c.name == n))
+            && has(&|n| spec.container_named(n).is_some_and(|c| c.is_sidecar()))
+        {
+            ctx.reach(crate::model::reach::Reach::SidecarKilledWithApp);
+        }
+        let ks = KillState {
+            pending: containers
+                .iter()
+                .map(|(id, _)| (*id, KillStage::Stopping))
+                .collect(),
             sandboxes: sandboxes.into(),
             errors: Vec::new(),
+            order,
         };
+        op.kill = Some(ks);
         for (id, name) in containers {
             let g = self.container_grace(&op.pod, &name, reason, grace_override);
-            let spec = op.pod.spec.containers.iter().find(|c| c.name == name);
+            let spec = op.pod.spec.container_named(&name);
             let has_pre_stop = spec.is_some_and(|c| c.has_pre_stop) && g > 0;
             // A hook that fails at once leaves the stop its whole grace.
             if has_pre_stop && !super::hooks::pre_stop_fails_at_once(ctx, uid, spec) {
+                let ks = op.kill.as_mut().expect("kill in progress");
                 ks.pending.insert(
                     id,
                     KillStage::PreStop {
@@ -635,17 +691,10 @@ impl Kubelet {
                     KEv::PreStopTimeout { uid, op: op.id, id },
                 );
             } else {
-                ks.pending.insert(id, KillStage::Stopping);
-                let stop = CriReq::StopContainer {
-                    uid,
-                    id,
-                    timeout_s: g.max(MIN_CONTAINER_GRACE),
-                };
-                self.worker_cri(ctx, uid, op.id, id.0, stop);
+                self.stop_or_wait(ctx, uid, &mut op, id, g);
             }
         }
-        let nothing_to_stop = ks.pending.is_empty();
-        op.kill = Some(ks);
+        let nothing_to_stop = op.kill.as_ref().is_some_and(|k| k.pending.is_empty());
         if nothing_to_stop {
             self.kill_next_sandbox(ctx, uid, op);
         } else {
@@ -674,9 +723,7 @@ impl Kubelet {
         };
         let probe_grace = reason.and_then(|r| {
             pod.spec
-                .containers
-                .iter()
-                .find(|c| c.name == name)
+                .container_named(name)
                 .and_then(|c| c.probe(r))
                 .and_then(|p| p.termination_grace_period_seconds)
         });
@@ -686,7 +733,7 @@ impl Kubelet {
     /// `doBackOff`: is the container in crash-loop back-off? Returns the error if so.
     fn do_back_off(&mut self, ctx: &mut Ctx, op: &Op, idx: usize) -> Option<String> {
         let uid = op.pod.uid;
-        let c = &op.pod.spec.containers[idx];
+        let c = op.pod.spec.container_at(idx);
         let exited = op
             .status
             .containers

@@ -192,6 +192,8 @@ pub struct ContainerSpec {
     pub pre_stop: PreStopHook,
     /// `imagePullPolicy` as written; `None`: the API server's default for the image.
     pub pull_policy: ImagePull,
+    /// `restartPolicy` of an init container: `Always` makes it a native sidecar.
+    pub restart_policy: ContainerRestart,
 }
 
 /// A container's `imagePullPolicy` (`Never` is refused by validation: it needs images
@@ -227,6 +229,20 @@ impl PullPolicy {
         match last.rsplit_once(':') {
             Some((_, tag)) if tag != "latest" => PullPolicy::IfNotPresent,
             _ => PullPolicy::Always,
+        }
+    }
+}
+
+/// A container's own `restartPolicy` (only `Always`, only on init containers, as v1.31's
+/// API validation allows). Hashes nothing when unset, so containers without it keep the
+/// trace hashes they had before sidecars were modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContainerRestart(pub Option<RestartPolicy>);
+
+impl std::hash::Hash for ContainerRestart {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Some(p) = self.0 {
+            p.hash(state);
         }
     }
 }
@@ -332,6 +348,32 @@ impl std::hash::Hash for ObjectRefs {
 }
 
 impl PodSpec {
+    /// Every container, init containers first: the index space of the kubelet's container
+    /// starts (an app container's index is `init_containers.len()` plus its position).
+    pub fn all_containers(&self) -> impl Iterator<Item = &ContainerSpec> {
+        self.init_containers.iter().chain(&self.containers)
+    }
+
+    /// The container at `idx` of [`PodSpec::all_containers`].
+    pub fn container_at(&self, idx: usize) -> &ContainerSpec {
+        let n = self.init_containers.len();
+        if idx < n {
+            &self.init_containers[idx]
+        } else {
+            &self.containers[idx - n]
+        }
+    }
+
+    /// The container (init or app) with this name.
+    pub fn container_named(&self, name: &str) -> Option<&ContainerSpec> {
+        self.all_containers().find(|c| c.name == name)
+    }
+
+    /// Whether the pod has a native sidecar (`HasRestartableInitContainer`).
+    pub fn has_sidecars(&self) -> bool {
+        self.init_containers.iter().any(ContainerSpec::is_sidecar)
+    }
+
     /// `name_namespace`, the kubelet's pod full name.
     pub fn full_name(&self) -> String {
         format!("{}_{}", self.name, self.namespace)
@@ -582,7 +624,14 @@ impl ContainerSpec {
             post_start: PostStartHook(None),
             pre_stop: PreStopHook(None),
             pull_policy: ImagePull(None),
+            restart_policy: ContainerRestart::default(),
         }
+    }
+
+    /// A restartable init container (`restartPolicy: Always`), a native sidecar
+    /// (`IsRestartableInitContainer` in `pkg/kubelet/types`, v1.31).
+    pub fn is_sidecar(&self) -> bool {
+        self.restart_policy.0 == Some(RestartPolicy::Always)
     }
 }
 

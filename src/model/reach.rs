@@ -34,6 +34,7 @@ pub enum Reach {
     DeleteWhileRestartingContainer,
     TerminatingPodVolumesAfterRestart,
     ShutdownKill,
+    SidecarKilledWithApp,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -71,6 +72,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::DeleteWhileRestartingContainer, name: "delete-while-restarting-container", meaning: "an API delete reached the kubelet while a SyncPod was restarting a container of the pod that had exited" },
     Point { reach: Reach::TerminatingPodVolumesAfterRestart, name: "terminating-pod-volumes-after-restart", meaning: "after a kubelet restart the volume manager's desired state populator decided on reconstructed volumes of a pod whose termination was requested while its containers could still run" },
     Point { reach: Reach::ShutdownKill, name: "shutdown-kill", meaning: "the graceful node shutdown manager killed a pod" },
+    Point { reach: Reach::SidecarKilledWithApp, name: "sidecar-killed-with-app", meaning: "a pod kill stopped a native sidecar and a regular container of the pod that both still ran" },
 ];
 
 /// The point named `name`.

@@ -330,6 +330,7 @@ words! {
         FailedPostStartHook => "FailedPostStartHook: PostStartHook failed, container will be killed",
         /// The preStop hook failed (a `tcpSocket` handler cannot run): the stop goes on.
         FailedPreStopHook => "FailedPreStopHook: PreStopHook failed",
+        SidecarTurnTimedOut => "sidecar stopped before the containers it waits for: its grace ran out",
     }
 }
 

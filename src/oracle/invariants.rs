@@ -108,6 +108,7 @@ pub enum Inv {
     LivenessFailureKills,
     NotReadyAfterShutdownStart,
     ApiWritesCarryUid,
+    SidecarsStopAfterMainContainers,
 }
 
 impl Inv {
@@ -159,6 +160,7 @@ impl Inv {
         Inv::LivenessFailureKills,
         Inv::NotReadyAfterShutdownStart,
         Inv::ApiWritesCarryUid,
+        Inv::SidecarsStopAfterMainContainers,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -183,6 +185,7 @@ const TABLE: [Invariant; Inv::ALL.len()] = assemble(&[
     checkers::shutdown::ROWS,
     checkers::kills::ROWS,
     checkers::liveness::ROWS,
+    checkers::sidecars::ROWS,
 ]);
 
 /// The checkers' rows, each at its [`Inv`] position; a compile error when an invariant has

@@ -142,7 +142,7 @@ impl<'a> Timeline<'a> {
             p.ready_transitions.iter().for_each(|(t, _)| see(*t));
             p.deletion_requested_at_ns.map(&mut see);
             p.removed_from_api_at_ns.map(&mut see);
-            for c in &p.containers {
+            for (_, c) in p.labelled_containers() {
                 c.started_at_ns.iter().for_each(|t| see(*t));
                 c.finished_at_ns.iter().for_each(|t| see(*t));
                 c.sigterms_at_ns.iter().for_each(|t| see(*t));
@@ -163,7 +163,8 @@ impl<'a> Timeline<'a> {
         let mut heights: Vec<f64> = Vec::new();
         let mut used = 0.0;
         for p in &out.pods {
-            let h = 1.0 + 0.4 * p.containers.len().saturating_sub(1) as f64;
+            let n = p.containers.len() + p.init_containers.len();
+            let h = 1.0 + 0.4 * n.saturating_sub(1) as f64;
             if (used + h + 1.0) * row_px > MAX_ROWS_PX {
                 break;
             }
@@ -355,7 +356,7 @@ impl Figure for Timeline<'_> {
                 let row = Row {
                     top,
                     h,
-                    k: p.containers.len().max(1),
+                    k: (p.containers.len() + p.init_containers.len()).max(1),
                 };
                 top -= h;
                 if pass == 0 {
@@ -529,7 +530,7 @@ impl Timeline<'_> {
         let s = |ns: u64| (ns as f64 / NS).min(self.x_end);
         let power_off = self.out.metrics.power_off_at_ns.map(s);
         let probes = self.probe_failures.get(&p.uid);
-        for (j, c) in p.containers.iter().enumerate() {
+        for (j, (_, c)) in p.labelled_containers().enumerate() {
             let (y0, y1) = row.container(j);
             let mid = (y0 + y1) / 2.0;
             if !markers {
@@ -657,11 +658,11 @@ impl Timeline<'_> {
                 .color(&RGBColor(110, 110, 110))
                 .pos(Pos::new(HPos::Left, VPos::Center)),
         )))?;
-        for (j, c) in p.containers.iter().enumerate() {
+        for (j, (label, _)) in p.labelled_containers().enumerate() {
             let (y0, y1) = row.container(j);
             let (_, py) = chart.backend_coord(&(0.0, (y0 + y1) / 2.0));
             e(area.draw(&Text::new(
-                c.name.clone(),
+                label,
                 (plot_left - 6, py),
                 font(10.0)
                     .color(&CONTAINER)

@@ -43,6 +43,30 @@ pub struct ContainerSummary {
     pub sigterms_at_ns: Vec<u64>,
     /// When each instance counted in `killed_at_grace_expiry` was SIGKILLed.
     pub grace_expiry_kills_at_ns: Vec<u64>,
+    /// The container's own `restartPolicy` (`Always`: a native sidecar); absent when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+impl ContainerSummary {
+    /// The label of the container in text and pictures: `init:NAME` for a classic init
+    /// container, `sidecar:NAME` for a native sidecar, `NAME` for an app container.
+    pub fn label(&self, init: bool) -> String {
+        match (init, self.restart_policy.is_some()) {
+            (false, _) => self.name.clone(),
+            (true, false) => format!("init:{}", self.name),
+            (true, true) => format!("sidecar:{}", self.name),
+        }
+    }
+}
+
+impl PodSummary {
+    /// Every container with its label: init containers and sidecars first, in spec order,
+    /// then the app containers.
+    pub fn labelled_containers(&self) -> impl Iterator<Item = (String, &ContainerSummary)> {
+        let init = self.init_containers.iter().map(|c| (c.label(true), c));
+        init.chain(self.containers.iter().map(|c| (c.label(false), c)))
+    }
 }
 
 /// One pod object (one UID).
@@ -74,6 +98,8 @@ pub struct PodSummary {
     /// (time, ready) of every value of the Ready condition the API server held.
     pub ready_transitions: Vec<(u64, bool)>,
     pub containers: Vec<ContainerSummary>,
+    /// The init containers and sidecars, in spec order, shaped as `containers`.
+    pub init_containers: Vec<ContainerSummary>,
     /// The pod's conditions as last written to the API object (for a pod removed from the
     /// API, as it last held them), in the object's order.
     pub conditions: Vec<ConditionSummary>,

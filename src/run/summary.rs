@@ -115,17 +115,22 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     let decl = &w.scenario.pods[h.decl];
     let facts = w.runtime.facts(uid);
     let host = w.runtime.host.get(&uid);
-    let mut containers = Vec::new();
-    for c in &decl.spec.containers {
-        let mut s = container_summary(c, &facts);
-        s.last_reason = h.last_reasons.get(&c.name).map(|r| r.to_string());
-        metrics.container_starts += s.starts;
-        metrics.restarts += s.restarts;
-        if s.running_at_end {
-            metrics.containers_running_at_end += 1;
+    let mut summaries = |specs: &[ContainerSpec]| -> Vec<ContainerSummary> {
+        let mut out = Vec::new();
+        for c in specs {
+            let mut s = container_summary(c, &facts);
+            s.last_reason = h.last_reasons.get(&c.name).map(|r| r.to_string());
+            metrics.container_starts += s.starts;
+            metrics.restarts += s.restarts;
+            if s.running_at_end {
+                metrics.containers_running_at_end += 1;
+            }
+            out.push(s);
         }
-        containers.push(s);
-    }
+        out
+    };
+    let containers = summaries(&decl.spec.containers);
+    let init_containers = summaries(&decl.spec.init_containers);
     let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at);
     if let (Some(d), Some(s)) = (h.deletion_requested_at, stopped_at) {
         metrics.time_to_terminated_ns.push(s.since(d).0);
@@ -161,6 +166,7 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
         killed_by_cgroup_removal: host.map_or(0, |h| h.killed_by_cgroup_removal),
         ready_transitions: h.ready.iter().map(|(t, r)| (t.0, *r)).collect(),
         containers,
+        init_containers,
         conditions: h
             .conditions
             .iter()
@@ -224,5 +230,6 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
             .filter(|f| f.killed)
             .filter_map(|f| f.finished_at.map(|t| t.0))
             .collect(),
+        restart_policy: c.restart_policy.0.map(|p| p.as_str().to_string()),
     }
 }

@@ -39,6 +39,7 @@
 //! | `spec.pods[].template.spec.containers[].image` | `""` |
 //! | probes | `initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3` |
 //! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `postStartDuration: 0s`, `postStartExitCode: 0`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0` |
+//! | `spec.pods[].behaviour.<c>.runFor` of a classic init container | `1s` (it completes with `exitCode`, 0 by default) |
 //! | `onSigterm: {exitAfter, exitCode}` | `exitAfter: 0s`, `exitCode: 0` |
 //! | timeline `deletePod.gracePeriodSeconds` | the pod's `terminationGracePeriodSeconds` |
 //! | timeline `containerExit.exitCode` | `0` |
@@ -54,6 +55,8 @@ use std::collections::BTreeMap;
 
 pub const HORIZON: Dur = Dur::secs(600);
 pub const SEED: u64 = 1;
+/// `runFor` of a classic init container whose behaviour does not say.
+pub const INIT_CONTAINER_RUN_FOR: Dur = Dur::secs(1);
 pub const SCHEDULER: Strategy = Strategy::Random;
 pub const MAX_EVENTS: u64 = 200_000_000;
 /// The most pods a scenario may declare in all (every `spec.pods` entry's `replicas`,

@@ -30,11 +30,7 @@ pub enum Capability {
 }
 
 /// The table: capability -> (what the user wrote, why it is rejected).
-pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[(
-    Capability::InitContainers,
-    "`initContainers`",
-    "need init-container sequencing, which podsim does not model yet",
-)];
+pub const NOT_BUILT_YET: &[(Capability, &str, &str)] = &[];
 
 /// The error message if `cap` is not built yet, `None` if it is.
 pub fn not_built_yet(cap: Capability) -> Option<String> {

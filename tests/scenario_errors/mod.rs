@@ -157,17 +157,26 @@ fn unknown_pod_field_is_a_note_not_an_error() {
 }
 
 #[test]
-fn not_built_yet_capability_is_an_error_naming_it() {
-    // Init containers are not modelled yet: their use is an error naming the capability.
+fn init_containers_are_built_and_follow_api_validation() {
+    // Init containers are modelled (they were the last not-built capability): accepted.
     let text = BASE.replace(
         "        spec:\n          containers:",
         "        spec:\n          initContainers: [{name: init, image: i:1}]\n          containers:",
     );
+    let l = ok(&text);
+    assert_eq!(l.scenario.pods[0].spec.init_containers.len(), 1);
+    // A classic init container takes no probes (API validation), named with its position.
+    let text = BASE.replace(
+        "        spec:\n          containers:",
+        "        spec:\n          initContainers: [{name: init, image: i:1, readinessProbe: {exec: {}}}]\n          containers:",
+    );
     let e = err(&text);
-    let p = at(&e, "spec.pods[0].template.spec.initContainers");
+    let p = at(
+        &e,
+        "spec.pods[0].template.spec.initContainers[0].readinessProbe",
+    );
     assert_eq!(pos(p).0, 12);
-    assert!(p.message.contains("`initContainers`"), "{}", p.message);
-    assert!(p.message.contains("does not model yet"), "{}", p.message);
+    assert!(p.message.contains("restartPolicy: Always"), "{}", p.message);
 }
 
 #[test]

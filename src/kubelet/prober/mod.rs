@@ -116,7 +116,9 @@ impl Kubelet {
     /// first probe found with a worker already running ends the whole call.
     pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
         let now = ctx.now();
-        for c in &pod.spec.containers {
+        // Sidecars are probed as regular containers are (classic init containers have no
+        // probes): `AddPod` walks them after the regular ones (`prober_manager.go`, v1.31).
+        for c in pod.spec.containers.iter().chain(&pod.spec.init_containers) {
             for kind in [
                 ProbeType::Startup,
                 ProbeType::Readiness,
@@ -165,8 +167,19 @@ impl Kubelet {
         }
     }
 
-    fn probe_stop_kinds(&mut self, ctx: &mut Ctx, pod: &ApiPod, kinds: &[ProbeType]) {
-        for c in &pod.spec.containers {
+    fn probe_stop_kinds(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &ApiPod,
+        kinds: &[ProbeType],
+        sidecars: bool,
+    ) {
+        let init: &[_] = if sidecars {
+            &pod.spec.init_containers
+        } else {
+            &[]
+        };
+        for c in pod.spec.containers.iter().chain(init) {
             for kind in kinds {
                 let key = ProbeKey {
                     uid: pod.uid,
@@ -180,7 +193,9 @@ impl Kubelet {
 
     /// `StopLivenessAndStartup` (start of `SyncTerminatingPod`).
     pub(crate) fn probe_stop_liveness_and_startup(&mut self, ctx: &mut Ctx, pod: &ApiPod) {
-        self.probe_stop_kinds(ctx, pod, &[ProbeType::Liveness, ProbeType::Startup]);
+        // v1.31 stops only the regular containers' workers here: a sidecar's liveness and
+        // startup workers run on until `RemovePod` (fixed upstream in PR 141766).
+        self.probe_stop_kinds(ctx, pod, &[ProbeType::Liveness, ProbeType::Startup], false);
     }
 
     /// `RemovePod` (after the kill in `SyncTerminatingPod`).
@@ -193,6 +208,7 @@ impl Kubelet {
                 ProbeType::Liveness,
                 ProbeType::Startup,
             ],
+            true,
         );
     }
 

@@ -199,7 +199,7 @@ impl Kubelet {
         if v.status.phase.is_terminal() {
             return false;
         }
-        let Some(c) = v.status.containers.iter().find(|c| c.name == key.container) else {
+        let Some(c) = v.status.find_container(&key.container) else {
             return true;
         };
         let Some(id) = c.container_id else {
@@ -221,7 +221,16 @@ impl Kubelet {
             return true;
         }
         let ApiContainerState::Running { started_at } = state else {
-            let keep = !state.is_terminated() || w.pod.spec.restart_policy != RestartPolicy::Never;
+            // A sidecar is restarted whatever the pod's policy, so its worker stays.
+            let sidecar = w
+                .pod
+                .spec
+                .init_containers
+                .iter()
+                .any(|c| c.name == key.container && c.is_sidecar());
+            let keep = !state.is_terminated()
+                || sidecar
+                || w.pod.spec.restart_policy != RestartPolicy::Never;
             self.probe_set_result(ctx, kind, uid, id, ProbeResult::Failure);
             return keep;
         };

@@ -8,6 +8,7 @@ pub(crate) mod kills;
 pub(crate) mod liveness;
 pub(crate) mod probes;
 pub(crate) mod shutdown;
+pub(crate) mod sidecars;
 pub(crate) mod static_pods;
 pub(crate) mod sync;
 pub(crate) mod teardown;
@@ -58,6 +59,7 @@ pub(crate) mod topic {
     pub(crate) const SYNC_END: u32 = 1 << 24;
     pub(crate) const SYNC_STEP: u32 = 1 << 25;
     pub(crate) const WORKER: u32 = 1 << 26;
+    pub(crate) const SIGNAL: u32 = 1 << 27;
 
     /// The bit of `tr`'s kind (0: no checker looks at it).
     #[inline]
@@ -91,6 +93,7 @@ pub(crate) mod topic {
             SyncEnd { .. } => SYNC_END,
             SyncStep { .. } => SYNC_STEP,
             Worker { .. } => WORKER,
+            Signal { .. } => SIGNAL,
             _ => 0,
         }
     }
@@ -125,6 +128,7 @@ pub(crate) struct Checkers {
     shutdown: shutdown::Shutdown,
     eviction: eviction::Eviction,
     kills: kills::Kills,
+    sidecars: sidecars::Sidecars,
     pub(crate) liveness: liveness::Liveness,
 }
 
@@ -164,6 +168,7 @@ impl Checkers {
         call(&mut self.shutdown, bit, at, tr, facts, out);
         call(&mut self.eviction, bit, at, tr, facts, out);
         call(&mut self.kills, bit, at, tr, facts, out);
+        call(&mut self.sidecars, bit, at, tr, facts, out);
         call(&mut self.liveness, bit, at, tr, facts, out);
     }
 

@@ -224,10 +224,14 @@ impl WorkerChecker {
 /// instance that ran before the previous SyncPod ended.
 fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out: &mut Findings) {
     let p = facts.pod(uid);
-    let never = p
-        .spec
-        .as_ref()
-        .is_some_and(|s| s.restart_policy == RestartPolicy::Never);
+    // A sidecar restarts whatever the pod's policy.
+    let never = p.spec.as_ref().is_some_and(|s| {
+        s.restart_policy == RestartPolicy::Never
+            && !s
+                .init_containers
+                .iter()
+                .any(|c| c.name == name && c.is_sidecar())
+    });
     // The instance that just started is the last one.
     let before = &p.instances[..p.instances.len() - 1];
     let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {

@@ -10,8 +10,8 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerSpec, ImagePull, ObjectRefs, PodSpec, PostStartHook,
-    PreStopHook, Probe, ProbeHandler, PullPolicy, Resources, RestartPolicy,
+    ActiveDeadline, Behaviour, ContainerRestart, ContainerSpec, ImagePull, ObjectRefs, PodSpec,
+    PostStartHook, PreStopHook, Probe, ProbeHandler, PullPolicy, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::fields::{self, Object};
@@ -91,6 +91,18 @@ pub(super) fn pods(
         let mut behaviour = behaviours(cx, o.get("behaviour"), &bp, known);
         for c in &containers {
             behaviour.entry((*c).to_owned()).or_default();
+        }
+        // A classic init container whose behaviour does not say `runFor` completes: it
+        // exits 0 after `defaults::INIT_CONTAINER_RUN_FOR` (a `forever` default would
+        // keep its pod Pending for good).
+        for c in spec.init_containers.iter().filter(|c| !c.is_sidecar()) {
+            if entry(entry(o.get("behaviour"), &c.name), "runFor").is_none() {
+                if let Some(b) = behaviour.get_mut(&c.name) {
+                    b.run_for = crate::model::RunFor::For(
+                        crate::scenario::defaults::INIT_CONTAINER_RUN_FOR,
+                    );
+                }
+            }
         }
         pre_stop_sleeps(cx, &mut behaviour, &sleeps, o.get("behaviour"), &bp);
         let specs: Vec<_> = spec
@@ -272,8 +284,9 @@ fn pod_template(
     let mut containers_of = |cx: &mut Cx, key: &str| -> Vec<ContainerSpec> {
         let lp = s.at(key);
         let mut out = Vec::new();
+        let init = key == "initContainers";
         for (i, node) in list(cx, s.get(key), &lp).iter().enumerate() {
-            let Some((c, sleep)) = container(cx, node, &idx(&lp, i), tgps) else {
+            let Some((c, sleep)) = container(cx, node, &idx(&lp, i), tgps, init) else {
                 containers_ok = false;
                 continue;
             };
@@ -501,7 +514,13 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
 }
 
 /// A container, and the `seconds` of its preStop `sleep` action if that is its hook.
-fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec, Option<u64>)> {
+fn container(
+    cx: &mut Cx,
+    n: &Node,
+    p: &str,
+    tgps: i64,
+    init: bool,
+) -> Option<(ContainerSpec, Option<u64>)> {
     let fields = [
         "name",
         "image",
@@ -511,8 +530,10 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         "lifecycle",
         "resources",
         "imagePullPolicy",
+        "restartPolicy",
     ];
     let o = obj(cx, n, p, &fields, Unknown::Manifest(Object::Container))?;
+    let restart_policy = container_restart_policy(cx, &o, init);
     let nn = o.req(cx, "name");
     let name = name(cx, nn, &o.at("name"), false, 63);
     let image = string(cx, o.get("image"), &o.at("image")).unwrap_or_default();
@@ -567,6 +588,7 @@ fn container(cx: &mut Cx, n: &Node, p: &str, tgps: i64) -> Option<(ContainerSpec
         post_start: PostStartHook(life.post_start),
         pre_stop: PreStopHook(life.pre_stop),
         pull_policy,
+        restart_policy,
     };
     Some((spec, life.pre_stop_sleep))
 }
@@ -588,6 +610,43 @@ fn pull_policy(cx: &mut Cx, o: &Obj) -> ImagePull {
         }
         None => None,
     })
+}
+
+/// A container's `restartPolicy`, checked as v1.31's API validation does
+/// (`validateInitContainers`/`validateContainers` in `pkg/apis/core/validation`): only
+/// init containers may set it, only to `Always` (a native sidecar); a classic init
+/// container may have no probes and no lifecycle hooks.
+fn container_restart_policy(cx: &mut Cx, o: &Obj, init: bool) -> ContainerRestart {
+    let key = "restartPolicy";
+    let Some(v) = o.get(key) else {
+        if init {
+            for k in [
+                "livenessProbe",
+                "readinessProbe",
+                "startupProbe",
+                "lifecycle",
+            ] {
+                if let Some(n) = o.get(k) {
+                    let msg = format!(
+                        "`{k}` may not be set on an init container without `restartPolicy: \
+                         Always` (API validation)"
+                    );
+                    cx.err(n.loc, &o.at(k), msg);
+                }
+            }
+        }
+        return ContainerRestart(None);
+    };
+    if !init {
+        let msg = "`restartPolicy` may only be set on init containers (in v1.31; `Always` \
+                   makes one a sidecar)";
+        cx.err(v.loc, &o.at(key), msg);
+        return ContainerRestart(None);
+    }
+    match one_of(cx, Some(v), &o.at(key), &["Always"]) {
+        Some(_) => ContainerRestart(Some(RestartPolicy::Always)),
+        None => ContainerRestart(None),
+    }
 }
 
 /// `sleep: {seconds: N}`: as v1.31's API validation has it (`validateSleepAction` in
@@ -707,6 +766,61 @@ mod tests {
                 "{got:?}"
             );
         }
+    }
+
+    fn field_problems(field: &str) -> Vec<String> {
+        match with_pod_field(field) {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .problems
+                .iter()
+                .map(|p| format!("{}: {}", p.path, p.message))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn init_containers_and_sidecars_are_modelled_and_validated() {
+        let ic = "initContainers: [{name: init}, {name: proxy, restartPolicy: Always, \
+                  startupProbe: {exec: {command: [x]}}}]";
+        let l = with_pod_field(ic).unwrap();
+        let spec = &l.scenario.pods[0].spec;
+        assert!(!spec.init_containers[0].is_sidecar());
+        assert!(spec.init_containers[1].is_sidecar());
+        // A classic init container without `runFor` completes; a sidecar runs on.
+        let b = &l.scenario.pods[0].behaviour;
+        assert_eq!(
+            b["init"].run_for,
+            crate::model::RunFor::For(crate::scenario::defaults::INIT_CONTAINER_RUN_FOR)
+        );
+        assert_eq!(b["proxy"].run_for, crate::model::RunFor::Forever);
+        let got = field_problems("initContainers: [{name: i, restartPolicy: Never}]");
+        assert!(
+            got[0].contains("restartPolicy: unknown value `Never`"),
+            "{got:?}"
+        );
+        let got = field_problems("initContainers: [{name: i, livenessProbe: {exec: {}}}]");
+        assert!(
+            got[0].contains("may not be set on an init container"),
+            "{got:?}"
+        );
+        let got = field_problems("initContainers: [{name: app}]");
+        assert!(got[0].contains("duplicate container name"), "{got:?}");
+    }
+
+    #[test]
+    fn restart_policy_on_an_app_container_is_an_error() {
+        let text = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: m}\nspec:\n  pods:\n    - template: {metadata: {name: web}, spec: {containers: [{name: app, restartPolicy: Always}]}}\n";
+        let e = load_str("m.yaml", text, &[], &crate::names())
+            .err()
+            .unwrap();
+        assert!(
+            e.problems[0]
+                .message
+                .contains("may only be set on init containers"),
+            "{:?}",
+            e.problems
+        );
     }
 
     #[test]

@@ -1,0 +1,101 @@
+//! Native sidecars: in a pod's termination, a sidecar gets SIGTERM only after every regular
+//! container of the pod and every sidecar declared after it has exited.
+
+use super::{topic, Checker, PerPod};
+use crate::model::{NoteKind, PodUid, ProcessSignal, Transition};
+use crate::oracle::facts::Facts;
+use crate::oracle::findings::Findings;
+use crate::oracle::invariants::{Inv, Invariant, Kind};
+use crate::sim::SimTime;
+
+/// The invariants this checker owns: their rows of the table.
+pub(crate) const ROWS: &[(Inv, Invariant)] = &[(
+    Inv::SidecarsStopAfterMainContainers,
+    Invariant {
+        name: "sidecars-stop-after-main-containers",
+        id: "S19",
+        kind: Kind::Safety,
+        meaning: "once a pod's termination began, a native sidecar (init container with restartPolicy Always) gets SIGTERM only after every regular container of the pod and every sidecar declared after it exited, unless its wait for them outlasted its grace period",
+        bound: "",
+        source: "pkg/kubelet/kuberuntime/kuberuntime_termination_order.go, killContainer (KEP 753, PR 120620, v1.29); race catalog 30",
+        profiles: &["current"],
+    },
+)];
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sidecars {
+    /// Pods where a sidecar's wait for its turn ran out of grace (the order is then not
+    /// owed).
+    timed_out: PerPod<bool>,
+}
+
+impl Checker for Sidecars {
+    const TOPICS: u32 = topic::SIGNAL | topic::NOTE;
+
+    #[inline]
+    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        match tr {
+            Transition::Note {
+                uid,
+                what: NoteKind::SidecarTurnTimedOut,
+            } => *self.timed_out.at(*uid) = true,
+            Transition::Signal {
+                uid,
+                id,
+                signal: ProcessSignal::Sigterm,
+            } => {
+                if self.timed_out.get(*uid).copied().unwrap_or(false) {
+                    return;
+                }
+                if let Some(why) = out_of_turn(*uid, *id, facts) {
+                    out.report(
+                        facts,
+                        Inv::SidecarsStopAfterMainContainers,
+                        Some(*uid),
+                        at,
+                        why,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Why a SIGTERM to container `id` of `uid` comes out of turn, if it does.
+fn out_of_turn(uid: PodUid, id: crate::model::ContainerId, facts: &Facts) -> Option<String> {
+    let p = facts.pod(uid);
+    let spec = p.spec.as_ref()?;
+    if !p.worker.terminating_began || !spec.has_sidecars() {
+        return None;
+    }
+    let name = &p.instances.iter().find(|i| i.id == id)?.name;
+    let k = spec
+        .init_containers
+        .iter()
+        .position(|c| &c.name == name && c.is_sidecar())?;
+    let later = &spec.init_containers[k + 1..];
+    p.running
+        .iter()
+        .filter(|r| **r != id)
+        .filter_map(|r| p.instances.iter().find(|i| i.id == *r))
+        .find_map(|i| {
+            if spec.containers.iter().any(|c| c.name == i.name) {
+                Some(format!(
+                    "sidecar {name} got SIGTERM while regular container {} still ran",
+                    i.name
+                ))
+            } else if later.iter().any(|c| c.name == i.name && c.is_sidecar()) {
+                Some(format!(
+                    "sidecar {name} got SIGTERM while sidecar {}, declared after it, still ran",
+                    i.name
+                ))
+            } else {
+                None
+            }
+        })
+}
+
+#[cfg(test)]
+#[path = "sidecars_tests.rs"]
+mod tests;
