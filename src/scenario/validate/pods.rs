@@ -174,6 +174,35 @@ pub(super) fn pods(
     (out, complete, unknown_replicas)
 }
 
+/// A pod template's `apiVersion` and `kind` (checked) and `metadata`: the pod's name (if
+/// valid), namespace and the name's location, and whether `metadata` was there.
+fn pod_header(cx: &mut Cx, o: &Obj) -> (Option<String>, String, Loc, bool) {
+    for (key, want) in [("apiVersion", "v1"), ("kind", "Pod")] {
+        if let Some(v) = string(cx, o.get(key), &o.at(key)) {
+            if v != want {
+                let at = o.get(key).map_or(o.loc, |n| n.loc);
+                let m = format!("`{v}`: a pod template is a `{want}` Pod manifest");
+                cx.err(at, &o.at(key), m);
+            }
+        }
+    }
+    let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
+    let Some(m) = o.req(cx, "metadata") else {
+        return (pod_name, namespace, name_loc, false);
+    };
+    let fields = ["name", "namespace"];
+    let metadata = Unknown::Manifest(Object::Metadata);
+    if let Some(mo) = obj(cx, m, &o.at("metadata"), &fields, metadata) {
+        let nn = mo.req(cx, "name");
+        name_loc = nn.map_or(mo.loc, |n| n.loc);
+        pod_name = name(cx, nn, &mo.at("name"), true, 253);
+        if let Some(ns) = name(cx, mo.get("namespace"), &mo.at("namespace"), false, 63) {
+            namespace = ns;
+        }
+    }
+    (pod_name, namespace, name_loc, true)
+}
+
 /// A Pod manifest. Returns the spec, the location of `metadata.name`, and whether every
 /// container was valid.
 fn pod_template(
@@ -184,36 +213,7 @@ fn pod_template(
 ) -> Option<(PodSpec, Loc, bool, Sleeps)> {
     let top = ["apiVersion", "kind", "metadata", "spec"];
     let o = obj(cx, n, p, &top, Unknown::Manifest(Object::Pod))?;
-    for (key, want) in [("apiVersion", "v1"), ("kind", "Pod")] {
-        if let Some(v) = string(cx, o.get(key), &o.at(key)) {
-            if v != want {
-                let at = o.get(key).map_or(o.loc, |n| n.loc);
-                let m = format!("`{v}`: a pod template is a `{want}` Pod manifest");
-                cx.err(at, &o.at(key), m);
-            }
-        }
-    }
-    let mut ok = true;
-    let (mut pod_name, mut namespace, mut name_loc) = (None, defaults::NAMESPACE.to_owned(), o.loc);
-    match o.req(cx, "metadata") {
-        Some(m) => {
-            if let Some(mo) = obj(
-                cx,
-                m,
-                &o.at("metadata"),
-                &["name", "namespace"],
-                Unknown::Manifest(Object::Metadata),
-            ) {
-                let nn = mo.req(cx, "name");
-                name_loc = nn.map_or(mo.loc, |n| n.loc);
-                pod_name = name(cx, nn, &mo.at("name"), true, 253);
-                if let Some(ns) = name(cx, mo.get("namespace"), &mo.at("namespace"), false, 63) {
-                    namespace = ns;
-                }
-            }
-        }
-        None => ok = false,
-    }
+    let (pod_name, namespace, name_loc, ok) = pod_header(cx, &o);
     let sp = o.at("spec");
     let spec_fields = [
         "terminationGracePeriodSeconds",
