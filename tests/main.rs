@@ -11,6 +11,7 @@ mod fuzz;
 mod golden;
 mod known_correct;
 mod lifecycle;
+mod mirror_gc;
 mod oracle;
 mod plots;
 mod priority_hooks;
