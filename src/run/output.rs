@@ -40,6 +40,9 @@ pub struct ContainerSummary {
     pub sigterms_at_ns: Vec<u64>,
     /// When each instance counted in `killed_at_grace_expiry` was SIGKILLed.
     pub grace_expiry_kills_at_ns: Vec<u64>,
+    /// Instances that are not running and still in the runtime at the end (not removed
+    /// by the container garbage collector or the container deletor).
+    pub dead_at_end: u32,
 }
 
 /// One pod object (one UID).

@@ -211,5 +211,6 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
             .filter(|f| f.killed)
             .filter_map(|f| f.finished_at.map(|t| t.0))
             .collect(),
+        dead_at_end: inst.iter().filter(|f| !f.running && !f.removed).count() as u32,
     }
 }
