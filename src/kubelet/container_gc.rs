@@ -18,7 +18,10 @@
 //! collected, not created ones that never ran (upstream collects those too, with the
 //! race that brings against a sync about to start them); the immediate first run at start
 //! is left out (the first run is one period after the kubelet starts); sandboxes and log
-//! directories are not collected (`evictSandboxes`, `evictPodLogsDirectories`).
+//! directories are not collected (`evictSandboxes`, `evictPodLogsDirectories`); rule 2
+//! waits until the pod worker says no container of the pod can run any more (upstream
+//! applies it as soon as an evicted pod's termination is requested, which can race a
+//! SyncPod in flight that then starts a `Never` container again, as if it never ran).
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
@@ -57,7 +60,9 @@ impl Kubelet {
         let mut remove = Vec::new();
         if self.config.sources_ready {
             units.retain(|(uid, _), unit| {
-                let all = self.pw.should_pod_content_be_removed(*uid);
+                // Simplified: only once no container of the pod can run any more.
+                let all = self.pw.should_pod_content_be_removed(*uid)
+                    && !self.pw.could_have_running_containers(*uid);
                 if all {
                     remove.extend(unit.iter().map(|c| (*uid, c.1)));
                 }
