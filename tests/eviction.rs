@@ -46,7 +46,8 @@ fn hard_threshold_evicts_in_upstream_rank_order_one_pod_per_round() {
         assert_eq!(ns(&ev[0]["atNs"]), 10 * S, "seed {seed}");
         assert!(ns(&ev[1]["atNs"]) > 60 * S, "seed {seed}");
         for (i, e) in ev.iter().enumerate() {
-            assert_eq!(e["gracePeriodSeconds"], 0, "hard eviction, seed {seed}");
+            // v1.31 (PR 124063): a hard eviction asks for 1 s.
+            assert_eq!(e["gracePeriodSeconds"], 1, "hard eviction, seed {seed}");
             assert_eq!(e["signal"], "memory.available");
             assert_eq!(e["killTimedOut"], false, "seed {seed}");
             let at = ns(&e["atNs"]);
@@ -129,17 +130,45 @@ fn soft_threshold_waits_for_its_grace_period_and_kills_with_max_pod_grace() {
     }
 }
 
+/// v1.31's pod worker reads an explicit override of 0 as unset (issue 115819; PR 124063
+/// fixed only hard evictions, which now ask for 1 s): a soft eviction with
+/// `evictionMaxPodGracePeriod: 0` gets the spec's 60 s, which `grace-within-overrides`
+/// reports as the open upstream bug it is.
 #[test]
-fn soft_eviction_with_zero_max_pod_grace_gets_the_runtime_minimum() {
+fn soft_eviction_with_zero_max_pod_grace_gets_the_spec_grace_on_v1_31() {
     for seed in SEEDS {
+        let out = assert_cmd::Command::cargo_bin("podsim")
+            .unwrap()
+            .args(["run", "scenarios/eviction/soft-threshold.yaml", "--json"])
+            .args(["--seed", &seed.to_string()])
+            .args(["--set", "spec.kubelet.config.evictionMaxPodGracePeriod=0"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ev = evictions(&v);
+        assert_eq!(ev[0]["gracePeriodSeconds"], 0);
+        let c = &pod(&v, "hog")["containers"][0];
+        assert_eq!(
+            ns(&c["finishedAtNs"][0]) - ns(&c["sigtermAtNs"]),
+            60 * S,
+            "seed {seed}"
+        );
+        assert!(
+            v["findings"].to_string().contains("grace-within-overrides"),
+            "seed {seed}: {}",
+            v["findings"]
+        );
+        // With the fix a later master makes (0 means 1 s): the runtime's 2 s minimum.
         let v = run_json(
             "scenarios/eviction/soft-threshold.yaml",
             seed,
-            &["--set", "spec.kubelet.config.evictionMaxPodGracePeriod=0"],
+            &[
+                "--set",
+                "spec.kubelet.config.evictionMaxPodGracePeriod=0",
+                "--set",
+                "spec.kubelet.behaviours.graceOverrideZeroHonoured=true",
+            ],
         );
-        let ev = evictions(&v);
-        assert_eq!(ev[0]["gracePeriodSeconds"], 0);
-        // 0 becomes 1 in the pod worker, and the runtime gives every container 2s.
         let c = &pod(&v, "hog")["containers"][0];
         assert_eq!(
             ns(&c["finishedAtNs"][0]) - ns(&c["sigtermAtNs"]),

@@ -244,11 +244,12 @@ fn force_delete_removes_object_at_once_and_kubelet_still_stops_containers() {
         let p = pod(&v, "stubborn");
         assert_eq!(ns(&p["removedFromApiAtNs"]), 10 * S);
         assert_eq!(p["removedBy"], "force delete");
-        // The kubelet saw grace 0 (floored to 1, then the 2s per-container minimum).
+        // The kubelet saw deletion grace 0, which v1.31's calculateEffectiveGracePeriod
+        // reads as unset: the spec's 30 s (issues 115819, 120449).
         let c = &p["containers"][0];
         let term = ns(&c["sigtermAtNs"]);
         assert!((10 * S..11 * S).contains(&term), "seed {seed}");
-        assert_eq!(ns(&c["finishedAtNs"][0]) - term, 2 * S, "seed {seed}");
+        assert_eq!(ns(&c["finishedAtNs"][0]) - term, 30 * S, "seed {seed}");
     }
 }
 

@@ -14,6 +14,7 @@ mod hooks_oom;
 mod init_containers;
 mod known_correct;
 mod lifecycle;
+mod mirror_gc;
 mod oracle;
 mod plots;
 mod pod_fields;

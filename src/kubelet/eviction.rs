@@ -382,8 +382,11 @@ impl Kubelet {
         rank_memory_pressure(&mut ranked, &summary);
         // At most one pod per round.
         for pod in &ranked {
+            // A hard threshold asks for an immediate kill: grace 1 on v1.31
+            // (`immediateEvictionGracePeriodSeconds` in
+            // `pkg/kubelet/eviction/eviction_manager.go`, PR 124063), 0 before it.
             let grace = if threshold.is_hard() {
-                0
+                i64::from(self.b.on(Sw::HardEvictionGraceOne))
             } else {
                 self.eviction.max_pod_grace_period
             };

@@ -34,6 +34,7 @@ pub(crate) mod admission;
 pub(crate) mod backoff;
 pub(crate) mod conditions;
 pub(crate) mod config;
+pub(crate) mod container_gc;
 pub(crate) mod cri_reply;
 pub(crate) mod eviction;
 mod hooks;
@@ -149,6 +150,8 @@ pub(crate) enum KEv {
     PodKillerReceive,
     /// The v1.21 design's periodic container garbage collection.
     LegacyContainerGc,
+    /// The container garbage collector's period (`container_gc.rs`).
+    ContainerGc,
     /// The volume manager's desired state populator loop, after a restart (100 ms).
     VolumePopulatorTick,
 }
@@ -194,6 +197,9 @@ pub(crate) struct Kubelet {
     pub(crate) eviction: EvictionManager,
     /// State of the v1.21 design (`podWorkerOwnsLifecycle: false`).
     pub(crate) legacy: legacy::LegacyState,
+    /// The container garbage collector's policy: the scenario's `containerGC`, else the
+    /// upstream defaults on `current`; `None` (no collector) on older profiles.
+    pub(crate) container_gc: Option<crate::scenario::types::ContainerGc>,
 }
 
 impl Kubelet {
@@ -227,6 +233,9 @@ impl Kubelet {
             allocatable: admission::Allocatable::new(&spec.config, node),
             eviction: EvictionManager::new(spec),
             legacy: legacy::LegacyState::new(seed),
+            container_gc: spec.container_gc.or_else(|| {
+                (spec.profile == "current").then(crate::scenario::defaults::container_gc)
+            }),
         };
         k.pw.b = b;
         k.pleg.b = b;
@@ -251,6 +260,9 @@ impl Kubelet {
         let _ = ctx.after(self.status.period, KEv::StatusTick);
         if self.legacy() {
             let _ = ctx.after(legacy::CONTAINER_GC_PERIOD, KEv::LegacyContainerGc);
+        }
+        if let Some(gc) = self.container_gc {
+            let _ = ctx.after(gc.period, KEv::ContainerGc);
         }
         self.shutdown_start(ctx);
     }
@@ -318,6 +330,7 @@ impl Kubelet {
             KEv::EvictionCleanupTimeout(gen) => self.eviction_cleanup_timeout(ctx, gen),
             KEv::PodKillerReceive => self.pod_killer_receive(ctx),
             KEv::LegacyContainerGc => self.legacy_container_gc(ctx),
+            KEv::ContainerGc => self.container_gc(ctx),
             KEv::VolumePopulatorTick => self.volume_populator_tick(ctx),
         }
     }

@@ -374,7 +374,7 @@ impl PodSyncStatus {
 
     /// Set the grace period of the termination: at least 1 s, and once set it only
     /// shortens when `only_shortens` (switch `graceOverrideZeroHonoured`). Without the
-    /// switch (v1.22-v1.26, issue 115819) an explicit override of 0 falls back to the
+    /// switch (v1.22 to v1.31, issue 115819) an explicit override of 0 falls back to the
     /// spec's terminationGracePeriodSeconds, which can lengthen the grace.
     pub(crate) fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
         assert!(
@@ -803,10 +803,15 @@ impl PodWorkers {
         Self::effective_grace_as(prev, pod, kill, true)
     }
 
-    /// [`Self::effective_grace`]; `honour_zero: false` is the v1.22-v1.26 calculation
-    /// (switch `graceOverrideZeroHonoured`, issue 115819): with no `overridden` flag, a
-    /// grace that came out 0 (an explicit override or deletion grace of 0) falls back to
-    /// the spec's terminationGracePeriodSeconds.
+    /// [`Self::effective_grace`]; `honour_zero: false` is the v1.22 to v1.31 calculation
+    /// (switch `graceOverrideZeroHonoured`, issue 115819; `calculateEffectiveGracePeriod`
+    /// in `pkg/kubelet/pod_workers.go` of v1.31 has no `overridden` flag, a later master
+    /// adds one): a grace that came out 0 (an explicit override or deletion grace of 0)
+    /// falls back to the spec's terminationGracePeriodSeconds. So on v1.31 a force delete
+    /// (grace 0: the API object goes at once) is killed with the spec's grace: the update
+    /// that carries deletionGracePeriodSeconds 0 reads it as unset, and the REMOVE that
+    /// follows (`deletePod` in `pkg/kubelet/kubelet.go`) carries no override (issues
+    /// 115819, 120449; PR 124063 fixed only evictions).
     pub(crate) fn effective_grace_as(
         prev: i64,
         pod: Option<&ApiPod>,
@@ -916,7 +921,7 @@ mod tests {
             (1, true)
         );
         assert_eq!(PodWorkers::effective_grace(0, None, None), (1, false));
-        // v1.22-v1.26 (graceOverrideZeroHonoured false): an explicit 0 falls back to the spec.
+        // v1.22 to v1.31 (graceOverrideZeroHonoured false): an explicit 0 falls back to the spec.
         assert_eq!(
             PodWorkers::effective_grace_as(0, Some(&pod(Some(30), None)), Some(&kill(0)), false),
             (30, false)

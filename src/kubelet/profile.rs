@@ -55,6 +55,7 @@ pub(crate) enum Sw {
     ReadyToStartContainersCondition,
     DisruptionTargetCondition,
     SidecarsStopAfterMainContainers,
+    HardEvictionGraceOne,
 }
 
 /// One switch.
@@ -232,9 +233,9 @@ pub const SWITCHES: &[Switch] = &[
         sw: Sw::GraceOverrideZeroHonoured,
         name: "graceOverrideZeroHonoured",
         entries: &[20],
-        refs: "issue 115819 (still on master in PR 119570, Jul 2023, and issue 124405, Apr 2024), PR 115835 (unverified)",
-        meaning: "an explicit grace of 0 (eviction override, force delete) means 1 s; false: 0 is taken as unset and the spec's grace is used",
-        on: &["v1.21", "current"],
+        refs: "issues 115819, 120449, 113717; not fixed in v1.31 (PR 124063 only changed the eviction manager's override to 1, see hardEvictionGraceOne; PRs 119570, 120451 closed)",
+        meaning: "an explicit grace of 0 (eviction override, force delete) means 1 s (the v1.21 kill path; later master releases track that a value was given); false: v1.22 to v1.31's calculateEffectiveGracePeriod takes 0 as unset and the spec's grace is used",
+        on: &["v1.21"],
         built: true,
     },
     Switch {
@@ -315,6 +316,15 @@ pub const SWITCHES: &[Switch] = &[
         entries: &[30],
         refs: "KEP 753, PR 120620 (v1.29)",
         meaning: "a pod kill stops native sidecars only after every regular container stopped, in reverse order of declaration (each waits at most its grace); false: sidecars are stopped in parallel with the regular containers, as in v1.28 (the profiles before v1.28 had no sidecars and run them so)",
+        on: CURRENT,
+        built: true,
+    },
+    Switch {
+        sw: Sw::HardEvictionGraceOne,
+        name: "hardEvictionGraceOne",
+        entries: &[20],
+        refs: "issue 115819, PR 124063 (v1.31)",
+        meaning: "a hard eviction (and a pod over its ephemeral-storage limit) asks the pod worker for a grace of 1 s; false: it asks for 0, which the pod worker reads as unset unless graceOverrideZeroHonoured, so the spec's grace is used",
         on: CURRENT,
         built: true,
     },

@@ -10,7 +10,7 @@
 //! Conditions are generated and merged in [`super::conditions`]; `ready` mirrors the Ready
 //! condition. Where it deliberately differs: the
 //! status thread handles one pod at a time (as upstream), with each API round trip
-//! taking the scenario's `statusWriteDelay`; mirror pods are not modelled yet.
+//! taking the scenario's `statusWriteDelay`. A static pod's status goes to its mirror pod.
 
 use super::profile::Sw;
 use super::{KEv, Kubelet};
@@ -797,8 +797,12 @@ impl Kubelet {
             self.status_done(ctx);
             return None;
         };
-        // A static pod's status goes to its mirror pod (TranslatePodUID).
-        if api.uid != uid && api.mirror_of != Some(uid) {
+        // A static pod's status goes to its mirror pod; the object found by name must
+        // translate to this UID (the pod manager's `TranslatePodUID`).
+        // Simplified: a mirror pod made for another UID is skipped too (upstream writes the
+        // current static pod's status to it until SyncPod replaces it).
+        let made_for_other = api.mirror_of.is_some_and(|of| of != uid);
+        if self.translate_pod_uid(api) != uid || made_for_other {
             // Deleted and recreated: drop our status.
             self.status.statuses.remove(&uid);
             self.status_recheck(uid);
@@ -815,6 +819,30 @@ impl Kubelet {
             && self.pw.could_have_running_containers(uid)
             && self.status.b.on(Sw::TerminalPhaseAfterTermination);
         Some(merge_pod_status(&api.status, &v.status, could))
+    }
+
+    /// `TranslatePodUID` (`pkg/kubelet/pod/pod_manager.go`, v1.31, and by full name in every
+    /// release podsim models): a mirror pod stands for the static pod the pod manager holds
+    /// under the same full name, not for the UID it was created for; after a manifest
+    /// update the old mirror pod therefore belongs to the new UID, and the old UID's status
+    /// is skipped (`syncPod` in `pkg/kubelet/status/status_manager.go`, v1.31). With no
+    /// static pod of that name in config, the mirror keeps the UID it was made for (upstream
+    /// keeps its last translation). Simplified: a mirror pod the pod manager has not seen
+    /// yet translates as if it had (upstream it translates to itself, and the status is
+    /// dropped until the next sync).
+    pub(super) fn translate_pod_uid(&self, api: &ApiPod) -> PodUid {
+        let Some(of) = api.mirror_of else {
+            return api.uid;
+        };
+        // podByFullName holds the one added last; UIDs are allocated in creation order.
+        let full = api.full_name();
+        self.config
+            .pods
+            .values()
+            .filter(|p| p.static_pod && p.full_name() == full)
+            .map(|p| p.uid)
+            .next_back()
+            .unwrap_or(of)
     }
 
     /// `syncPod` step 4-5: the PATCH answered with the object after the patch. Returns

@@ -257,7 +257,8 @@ impl Kubelet {
             options.kill = None;
         } else if st.is_termination_requested() {
             let kill = options.kill.get_or_insert_with(Box::default);
-            if kill.grace_override == Some(0) {
+            // An immediate eviction's override: 0 before PR 124063, 1 from v1.31.
+            if matches!(kill.grace_override, Some(0 | 1)) {
                 ctx.reach(Reach::KillWithZeroGraceOverride);
             }
             if let Some(ch) = kill.completed {

@@ -43,6 +43,9 @@ pub struct ContainerSummary {
     pub sigterms_at_ns: Vec<u64>,
     /// When each instance counted in `killed_at_grace_expiry` was SIGKILLed.
     pub grace_expiry_kills_at_ns: Vec<u64>,
+    /// Instances that are not running and still in the runtime at the end (not removed
+    /// by the container garbage collector or the container deletor).
+    pub dead_at_end: u32,
     /// The container's own `restartPolicy` (`Always`: a native sidecar); absent when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,

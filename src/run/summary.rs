@@ -230,6 +230,7 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
             .filter(|f| f.killed)
             .filter_map(|f| f.finished_at.map(|t| t.0))
             .collect(),
+        dead_at_end: inst.iter().filter(|f| !f.running && !f.removed).count() as u32,
         restart_policy: c.restart_policy.0.map(|p| p.as_str().to_string()),
     }
 }

@@ -16,14 +16,14 @@ impl World {
                 pod,
                 grace_period_seconds,
             } => {
-                if let Some(uid) = self.uid_of(&pod) {
+                if let Some(uid) = self.api_object_of(&pod) {
                     self.reach_if_kubelet_down();
                     self.api
                         .delete(&mut self.sim, &mut self.trace, uid, grace_period_seconds);
                 }
             }
             Action::ForceDeletePod { pod } => {
-                if let Some(uid) = self.uid_of(&pod) {
+                if let Some(uid) = self.api_object_of(&pod) {
                     self.reach_if_kubelet_down();
                     if self.runtime.has_running(uid) {
                         self.trace.reach(Reach::ForceDeleteWhileRunning as u32);
@@ -75,6 +75,20 @@ impl World {
                 }
             }
         }
+    }
+
+    /// The API object a user's delete of `pod` reaches: the pod, or for a static pod its
+    /// mirror pod (found by name, as `kubectl delete` does), if one exists now. The API
+    /// server deletes the mirror pod like any pod; the kubelet sees it go (or being
+    /// deleted) and its next SyncPod of the static pod deletes what is left and creates a
+    /// new mirror pod (`SyncPod` in `pkg/kubelet/kubelet.go`, v1.31), while the static pod
+    /// itself keeps running.
+    fn api_object_of(&self, pod: &str) -> Option<PodUid> {
+        let decl = self.scenario.pods.iter().find(|p| p.spec.name == pod)?;
+        if decl.static_pod {
+            return self.api.uid_by_name(&decl.spec.namespace, pod);
+        }
+        self.uid_of(pod)
     }
 
     /// A deletion while the kubelet is down is a reach point.

@@ -25,6 +25,7 @@
 //! | `spec.kubelet.timing.statusSyncPeriod` | `10s` |
 //! | `spec.kubelet.timing.evictionMonitoringPeriod` | `10s` |
 //! | `spec.kubelet.timing.syncLoopTick` | `1s` |
+//! | `spec.kubelet.containerGC` | `{minAge: 0s, maxPerPodContainer: 1, maxContainers: -1, period: 1m}` (absent: on `current` only) |
 //! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
 //! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}`, mountVolumes `{fixed: 20ms}`, unmountVolumes `{fixed: 20ms}`, removePodCgroup `{fixed: 5ms}`, removePodDir `{fixed: 5ms}` |
 //! | `spec.runtime.faults` | `[]`; in an entry, `error` defaults to `Unknown` |
@@ -111,6 +112,16 @@ pub fn kubelet_config() -> KubeletConfig {
         eviction_soft_grace_period: BTreeMap::new(),
         eviction_max_pod_grace_period: 0,
         eviction_pressure_transition_period: Dur::secs(300),
+    }
+}
+
+/// The container garbage collector's defaults (upstream v1.31 flags and `ContainerGCPeriod`).
+pub fn container_gc() -> crate::scenario::types::ContainerGc {
+    crate::scenario::types::ContainerGc {
+        min_age: Dur::ZERO,
+        max_per_pod_container: 1,
+        max_containers: -1,
+        period: Dur::secs(60),
     }
 }
 

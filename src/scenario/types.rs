@@ -55,6 +55,24 @@ pub struct KubeletSpec {
     pub behaviours: BTreeMap<String, bool>,
     pub config: KubeletConfig,
     pub timing: Timing,
+    /// `containerGC`: the container garbage collector's policy; `None` when the scenario
+    /// does not set it (the `current` profile then runs the upstream defaults).
+    pub container_gc: Option<ContainerGc>,
+}
+
+/// `spec.kubelet.containerGC`: upstream's `GCPolicy` (flags `--minimum-container-ttl-duration`,
+/// `--maximum-dead-containers-per-container`, `--maximum-dead-containers`) and the period of
+/// `StartGarbageCollection` (`ContainerGCPeriod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContainerGc {
+    /// default 0s
+    pub min_age: Dur,
+    /// default 1 (negative: no limit)
+    pub max_per_pod_container: i64,
+    /// default -1 (negative: no limit)
+    pub max_containers: i64,
+    /// default 1m
+    pub period: Dur,
 }
 
 /// `spec.kubelet.config`: KubeletConfiguration fields with upstream defaults.

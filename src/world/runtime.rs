@@ -104,6 +104,8 @@ pub(crate) struct ContainerFacts {
     pub(crate) sigterm_at: Option<SimTime>,
     /// Still running when the node powered off (killed with the node).
     pub(crate) powered_off: bool,
+    /// Removed from the runtime (`RemoveContainer`: container GC or deletor).
+    pub(crate) removed: bool,
 }
 
 /// Ground truth of the node's containers.
@@ -593,6 +595,7 @@ impl Runtime {
                         finished_at: c.finished_at,
                         sigterm_at: c.sigterm_at,
                         powered_off: c.powered_off,
+                        removed: c.removed,
                     })
                     .collect()
             })

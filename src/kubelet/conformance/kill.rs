@@ -5,11 +5,17 @@ use super::*;
 
 /// Mirrors upstream `TestKillPodNowFunc`: `killPodNow` with grace override 0 and a status
 /// function; the kill completes (its channel is closed) and the pod runs exactly
-/// [SyncTerminatingPod, SyncTerminatedPod], with the effective grace of 1.
+/// [SyncTerminatingPod, SyncTerminatedPod], with the effective grace of 1. Upstream's test
+/// pod has no terminationGracePeriodSeconds: v1.31 reads the override of 0 as unset, and
+/// with nothing to fall back to the grace is floored to 1.
 #[test]
 fn test_kill_pod_now_func() {
     let mut w = world();
-    let pod = p(1001).name("test").build();
+    let mut pod = (*p(1001).name("test").build()).clone();
+    let mut spec = (*pod.spec).clone();
+    spec.termination_grace_period_seconds = None;
+    pod.spec = Arc::new(spec);
+    let pod = Arc::new(pod);
     send(
         &mut w,
         kill_opts(

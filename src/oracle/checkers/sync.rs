@@ -91,7 +91,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             kind: Kind::Safety,
             meaning: "a SyncTerminatingPod that begins after an eviction killed the pod with grace override o gets a grace <= max(o, 1): an explicit 0 means 1 s, never the spec's grace (the kubelet process that evicted; a restart forgets)",
             bound: "",
-            source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, eviction/eviction_manager.go evictPod (issue 115819, PR 115835); race catalog 20",
+            source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, eviction/eviction_manager.go evictPod (issue 115819, PR 124063); race catalog 20",
             profiles: V127,
         },
     ),

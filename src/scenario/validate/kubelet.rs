@@ -110,6 +110,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         behaviours: BTreeMap::new(),
         config: defaults::kubelet_config(),
         timing: defaults::timing(),
+        container_gc: None,
     };
     let Some(n) = present(n) else { return k };
     let p = "spec.kubelet";
@@ -117,7 +118,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         cx,
         n,
         p,
-        &["profile", "behaviours", "config", "timing"],
+        &["profile", "behaviours", "config", "timing", "containerGC"],
         Unknown::Error,
     ) else {
         return k;
@@ -131,6 +132,9 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     }
     if let Some(c) = o.get("config") {
         kubelet_config(cx, c, &o.at("config"), &mut k.config);
+    }
+    if let Some(g) = present(o.get("containerGC")) {
+        k.container_gc = container_gc(cx, g, &o.at("containerGC"));
     }
     if let Some(t) = o.get("timing") {
         let tp = o.at("timing");
@@ -167,6 +171,28 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         }
     }
     k
+}
+
+/// `spec.kubelet.containerGC`: every field optional, upstream defaults.
+fn container_gc(cx: &mut Cx, n: &Node, p: &str) -> Option<crate::scenario::types::ContainerGc> {
+    let fields = ["minAge", "maxPerPodContainer", "maxContainers", "period"];
+    let o = obj(cx, n, p, &fields, Unknown::Error)?;
+    let mut g = defaults::container_gc();
+    if let Some(d) = dur(cx, o.get("minAge"), &o.at("minAge")) {
+        g.min_age = d;
+    }
+    for (f, slot) in [
+        ("maxPerPodContainer", &mut g.max_per_pod_container),
+        ("maxContainers", &mut g.max_containers),
+    ] {
+        if let Some(i) = int(cx, o.get(f), &o.at(f), -1, i32::MAX.into()) {
+            *slot = i as i64;
+        }
+    }
+    if let Some(d) = pos_dur(cx, o.get("period"), &o.at("period")) {
+        g.period = d;
+    }
+    Some(g)
 }
 
 fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
