@@ -31,6 +31,7 @@
 
 pub(crate) mod active_deadline;
 pub(crate) mod admission;
+pub(crate) mod api_statuses;
 pub(crate) mod backoff;
 pub(crate) mod conditions;
 pub(crate) mod config;

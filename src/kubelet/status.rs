@@ -12,13 +12,14 @@
 //! status thread handles one pod at a time (as upstream), with each API round trip
 //! taking the scenario's `statusWriteDelay`. A static pod's status goes to its mirror pod.
 
+pub(crate) use super::api_statuses::should_container_be_restarted;
 use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::NoteKind;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
-    RtPodStatus, RtState, Transition,
+    RtPodStatus, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -61,44 +62,6 @@ impl StatusManager {
             period,
             ..Default::default()
         }
-    }
-}
-
-/// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
-pub(crate) fn should_container_be_restarted(
-    name: &str,
-    pod: &ApiPod,
-    status: &RtPodStatus,
-) -> bool {
-    if pod.deletion_timestamp.is_some() {
-        return false;
-    }
-    let Some(c) = status.find(name) else {
-        return true;
-    };
-    match c.state {
-        RtState::Running => false,
-        RtState::Unknown | RtState::Created => true,
-        RtState::Exited => match pod.spec.restart_policy {
-            RestartPolicy::Never => false,
-            RestartPolicy::OnFailure => c.exit_code != 0,
-            RestartPolicy::Always => true,
-        },
-    }
-}
-
-fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
-    match c.state {
-        RtState::Running => ApiContainerState::Running {
-            started_at: c.started_at.unwrap_or(c.created_at),
-        },
-        RtState::Exited => ApiContainerState::Terminated {
-            exit_code: c.exit_code,
-            reason: c.reason,
-            started_at: c.started_at,
-            finished_at: c.finished_at,
-        },
-        RtState::Created | RtState::Unknown => ApiContainerState::Waiting { reason: "" },
     }
 }
 
@@ -337,84 +300,6 @@ impl Kubelet {
             conditions,
         };
         (status, trigger)
-    }
-
-    /// `convertToAPIContainerStatuses` for one list of containers (regular or init).
-    fn convert_statuses(
-        &self,
-        pod: &ApiPod,
-        rt: &RtPodStatus,
-        old: &[ApiContainerStatus],
-        specs: &[crate::model::ContainerSpec],
-        default_reason: &'static str,
-    ) -> Vec<ApiContainerStatus> {
-        let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(specs.len());
-        for c in specs {
-            let mut s = ApiContainerStatus {
-                name: c.name.clone(),
-                state: ApiContainerState::Waiting {
-                    reason: default_reason,
-                },
-                last_state: None,
-                restart_count: 0,
-                ready: false,
-                started: false,
-                container_id: None,
-            };
-            if let Some(o) = old.iter().find(|o| o.name == c.name) {
-                if o.state.is_terminated() {
-                    s = o.clone();
-                } else {
-                    s.restart_count = o.restart_count;
-                    s.last_state.clone_from(&o.last_state);
-                }
-            }
-            // Gone from the runtime while it was running: it terminated, code unknown.
-            if rt.find(&c.name).is_none() {
-                if let Some(o) = old.iter().find(|o| o.name == c.name) {
-                    if o.state.is_running() && s.last_state.is_none() && !s.state.is_terminated() {
-                        s.last_state = Some(ApiContainerState::Terminated {
-                            exit_code: 137,
-                            reason: "ContainerStatusUnknown",
-                            started_at: None,
-                            finished_at: None,
-                        });
-                        if pod.deletion_timestamp.is_none() {
-                            s.restart_count += 1;
-                        }
-                    }
-                }
-            }
-            for (seen, rc) in rt
-                .containers
-                .iter()
-                .filter(|r| r.name == c.name)
-                .enumerate()
-            {
-                if seen == 0 {
-                    s.state = rt_to_api(rc);
-                    s.restart_count = rc.restart_count;
-                    s.container_id = Some(rc.id);
-                    s.last_state = None;
-                } else if seen == 1 {
-                    s.last_state = Some(rt_to_api(rc));
-                } else {
-                    break;
-                }
-            }
-            if should_container_be_restarted(&c.name, pod, rt) {
-                if let Some(reason) = self.reason_cache.get(&(pod.uid, c.name.clone())) {
-                    if s.state.is_terminated() {
-                        s.last_state = Some(s.state.clone());
-                    }
-                    s.state = ApiContainerState::Waiting { reason };
-                }
-            }
-            s.ready = false;
-            s.started = false;
-            statuses.push(s);
-        }
-        statuses
     }
 
     /// `SetContainerReadiness`: a readiness result changed; update the cached container
