@@ -20,7 +20,6 @@ pub enum Capability {
     LivenessProbe,
     ReadinessProbe,
     StartupProbe,
-    InitContainers,
     ShutdownGracePeriod,
     ShutdownGracePeriodCriticalPods,
     ShutdownGracePeriodByPodPriority,

@@ -364,7 +364,12 @@ impl ApiServer {
             }
             h.last_phase = pod.status.phase;
             h.reason.clone_from(&pod.status.reason);
-            for c in &pod.status.containers {
+            for c in pod
+                .status
+                .containers
+                .iter()
+                .chain(&pod.status.init_containers.0)
+            {
                 let term = [Some(&c.state), c.last_state.as_ref()]
                     .into_iter()
                     .flatten()

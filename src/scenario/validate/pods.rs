@@ -304,11 +304,6 @@ fn pod_template(
     };
     let init_containers = containers_of(cx, "initContainers");
     let containers = containers_of(cx, "containers");
-    if let Some(ic) = s.get("initContainers") {
-        if matches!(&ic.kind, Kind::Seq(v) if !v.is_empty()) {
-            cx.uses(Capability::InitContainers, ic.loc, &s.at("initContainers"));
-        }
-    }
     let cnode = s.req(cx, "containers");
     if let Some(cn) = cnode {
         if matches!(&cn.kind, Kind::Seq(v) if v.is_empty()) {
