@@ -6,7 +6,6 @@
 //! Included from `tests/main.rs` as `mod hooks_oom;`.
 
 use crate::lifecycle::{ns, pod, run_json, run_json_trace, S, SEEDS};
-use assert_cmd::Command;
 use serde_json::Value;
 
 const HOOKS: &str = "scenarios/lifecycle/poststart-hook.yaml";
@@ -196,20 +195,7 @@ fn last_reason_is_completed_or_error_for_ordinary_exits() {
     }
 }
 
-fn check(yaml: &str) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("podsim")
-        .unwrap()
-        .args(["check", "-"])
-        .write_stdin(yaml)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-const HEAD: &str = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n";
+use crate::priority_hooks::{check, HEAD};
 
 #[test]
 fn poststart_fields_that_cannot_act_get_notes_and_bad_ones_errors() {

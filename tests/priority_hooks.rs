@@ -68,7 +68,8 @@ fn prestop_sleep_delays_sigterm_by_its_seconds() {
     }
 }
 
-fn check(yaml: &str) -> (Option<i32>, String) {
+/// `podsim check -` on `yaml`: the exit code and stderr.
+pub(crate) fn check(yaml: &str) -> (Option<i32>, String) {
     let out = Command::cargo_bin("podsim")
         .unwrap()
         .args(["check", "-"])
@@ -81,7 +82,8 @@ fn check(yaml: &str) -> (Option<i32>, String) {
     )
 }
 
-const HEAD: &str = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n";
+pub(crate) const HEAD: &str =
+    "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n";
 
 #[test]
 fn unknown_class_and_disagreeing_priority_are_errors() {
