@@ -1,0 +1,127 @@
+//! `convertToAPIContainerStatuses` (`pkg/kubelet/kubelet_pods.go`, v1.31): the API's
+//! container statuses (regular or init) from the runtime's view, the previous statuses and
+//! the reason cache; and `ShouldContainerBeRestarted` (`pkg/kubelet/container/helpers.go`),
+//! which it consults.
+
+use super::Kubelet;
+use crate::model::{
+    ApiContainerState, ApiContainerStatus, ApiPod, RestartPolicy, RtPodStatus, RtState,
+};
+
+/// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
+pub(crate) fn should_container_be_restarted(
+    name: &str,
+    pod: &ApiPod,
+    status: &RtPodStatus,
+) -> bool {
+    if pod.deletion_timestamp.is_some() {
+        return false;
+    }
+    let Some(c) = status.find(name) else {
+        return true;
+    };
+    match c.state {
+        RtState::Running => false,
+        RtState::Unknown | RtState::Created => true,
+        RtState::Exited => match pod.spec.restart_policy {
+            RestartPolicy::Never => false,
+            RestartPolicy::OnFailure => c.exit_code != 0,
+            RestartPolicy::Always => true,
+        },
+    }
+}
+
+pub(super) fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
+    match c.state {
+        RtState::Running => ApiContainerState::Running {
+            started_at: c.started_at.unwrap_or(c.created_at),
+        },
+        RtState::Exited => ApiContainerState::Terminated {
+            exit_code: c.exit_code,
+            reason: c.reason,
+            started_at: c.started_at,
+            finished_at: c.finished_at,
+        },
+        RtState::Created | RtState::Unknown => ApiContainerState::Waiting { reason: "" },
+    }
+}
+
+impl Kubelet {
+    /// `convertToAPIContainerStatuses` for one list of containers (regular or init).
+    pub(super) fn convert_statuses(
+        &self,
+        pod: &ApiPod,
+        rt: &RtPodStatus,
+        old: &[ApiContainerStatus],
+        specs: &[crate::model::ContainerSpec],
+        default_reason: &'static str,
+    ) -> Vec<ApiContainerStatus> {
+        let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(specs.len());
+        for c in specs {
+            let mut s = ApiContainerStatus {
+                name: c.name.clone(),
+                state: ApiContainerState::Waiting {
+                    reason: default_reason,
+                },
+                last_state: None,
+                restart_count: 0,
+                ready: false,
+                started: false,
+                container_id: None,
+            };
+            if let Some(o) = old.iter().find(|o| o.name == c.name) {
+                if o.state.is_terminated() {
+                    s = o.clone();
+                } else {
+                    s.restart_count = o.restart_count;
+                    s.last_state.clone_from(&o.last_state);
+                }
+            }
+            // Gone from the runtime while it was running: it terminated, code unknown.
+            if rt.find(&c.name).is_none() {
+                if let Some(o) = old.iter().find(|o| o.name == c.name) {
+                    if o.state.is_running() && s.last_state.is_none() && !s.state.is_terminated() {
+                        s.last_state = Some(ApiContainerState::Terminated {
+                            exit_code: 137,
+                            reason: "ContainerStatusUnknown",
+                            started_at: None,
+                            finished_at: None,
+                        });
+                        if pod.deletion_timestamp.is_none() {
+                            s.restart_count += 1;
+                        }
+                    }
+                }
+            }
+            for (seen, rc) in rt
+                .containers
+                .iter()
+                .filter(|r| r.name == c.name)
+                .enumerate()
+            {
+                if seen == 0 {
+                    s.state = rt_to_api(rc);
+                    s.restart_count = rc.restart_count;
+                    s.container_id = Some(rc.id);
+                    s.last_state = None;
+                } else if seen == 1 {
+                    s.last_state = Some(rt_to_api(rc));
+                } else {
+                    break;
+                }
+            }
+            if should_container_be_restarted(&c.name, pod, rt) {
+                if let Some(reason) = self.reason_cache.get(&(pod.uid, c.name.clone())) {
+                    if s.state.is_terminated() {
+                        s.last_state = Some(s.state.clone());
+                    }
+                    s.state = ApiContainerState::Waiting { reason };
+                }
+            }
+            s.ready = false;
+            s.started = false;
+            statuses.push(s);
+        }
+        statuses
+    }
+}
