@@ -3,7 +3,9 @@
 //! static-pod-update.yaml`), a user's delete of a mirror pod leaves the static pod running
 //! and the kubelet creates a new mirror pod (`scenarios/static/mirror-pod-delete.yaml`);
 //! the container garbage collector keeps at most `maxPerPodContainer` dead instances and
-//! never removes a running container (`scenarios/lifecycle/container-gc.yaml`).
+//! never removes a running container (`scenarios/lifecycle/container-gc.yaml`); the sandbox
+//! collector removes a deleted pod's stopped sandbox once its containers are gone and never
+//! a live pod's newest or ready one (`scenarios/lifecycle/sandbox-gc.yaml`).
 //! Seeds 1-5 through the `podsim` binary, asserted from `--json` and `--trace`.
 
 use crate::lifecycle::{pod, S, SEEDS};
@@ -217,5 +219,46 @@ fn container_gc_with_no_dead_instances_kept_removes_them_at_each_period() {
         assert_eq!(server["runningAtEnd"], true, "seed {seed}");
         assert_eq!(server["starts"], 1, "seed {seed}");
         assert_eq!(v["findings"], serde_json::json!([]), "seed {seed}");
+    }
+}
+
+const SANDBOX_GC: &str = "scenarios/lifecycle/sandbox-gc.yaml";
+
+/// The sandbox collector: the pod deleted at 5 s loses its dead container at the first
+/// run (60 s) and its stopped sandbox at the next (120 s), the first run after a relist saw
+/// the container go; the removal succeeds and is not repeated. The completed job (not
+/// deleted) keeps its newest sandbox; the server's ready sandbox is never removed.
+#[test]
+fn sandbox_gc_removes_a_deleted_pods_sandbox_once_its_containers_are_gone() {
+    for seed in SEEDS {
+        let (v, recs) = run_traced(SANDBOX_GC, seed);
+        assert_eq!(v["findings"], serde_json::json!([]), "seed {seed}");
+        let uid = |name: &str| pod(&v, name)["uid"].as_str().unwrap().to_owned();
+        let gone = uid("gone");
+        let sandbox_calls = |u: &str| -> Vec<(u64, String)> {
+            records(&recs, "RemovePodSandbox")
+                .into_iter()
+                .filter(|(_, t)| t.split_whitespace().nth(1) == Some(u))
+                .map(|(at, t)| (at, t.rsplit(' ').next().unwrap().to_owned()))
+                .collect()
+        };
+        let gone_removed: Vec<u64> = removals(&recs)
+            .into_iter()
+            .filter(|(_, u)| *u == gone)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(gone_removed, [60 * S], "seed {seed}");
+        let want = vec![
+            (120 * S, "begin".to_owned()),
+            (120 * S + 10_000_000, "ok".into()),
+        ];
+        assert_eq!(sandbox_calls(&gone), want, "seed {seed}");
+        for name in ["job", "server"] {
+            assert_eq!(sandbox_calls(&uid(name)), [], "seed {seed} {name}");
+        }
+        assert_eq!(pod(&v, "job")["finalPhase"], "Succeeded", "seed {seed}");
+        let server = &pod(&v, "server")["containers"][0];
+        assert_eq!(server["runningAtEnd"], true, "seed {seed}");
+        assert_eq!(server["starts"], 1, "seed {seed}");
     }
 }

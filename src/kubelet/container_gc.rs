@@ -13,19 +13,30 @@
 //!    are left.
 //!
 //! Each removal is a CRI `RemoveContainer`; the PLEG sees the container go at its next
-//! relist. Simplified: the container list is the PLEG cache (refreshed every relist)
-//! instead of a CRI `ListContainers` call; only exited (and unknown) containers are
+//! relist.
+//!
+//! Then the sandboxes (`evictSandboxes` of the same file, v1.31), which needs no ready
+//! config sources: a sandbox is active while it is ready or a container created in it is
+//! still listed. Per pod, if its content may be removed (`ShouldPodContentBeRemoved`), every
+//! inactive sandbox goes; otherwise the newest sandbox is kept whatever its state and the
+//! inactive older ones go (`removeOldestNSandboxes`). Each removal is a CRI
+//! `RemovePodSandbox`. Simplified: the container list is the PLEG cache (refreshed every relist)
+//! instead of a CRI `ListContainers` call (for sandboxes too: a sandbox whose containers
+//! this run removes is collected by the next run, after a relist saw them go, where
+//! upstream's synchronous removals let the same run take it); only exited (and unknown) containers are
 //! collected, not created ones that never ran (upstream collects those too, with the
 //! race that brings against a sync about to start them); the immediate first run at start
-//! is left out (the first run is one period after the kubelet starts); sandboxes and log
-//! directories are not collected (`evictSandboxes`, `evictPodLogsDirectories`); rule 2
+//! is left out (the first run is one period after the kubelet starts); upstream's
+//! `removeSandbox` stops a sandbox before removing it, which the model leaves out as every
+//! inactive sandbox it removes is already stopped; log directories are not collected
+//! (`evictPodLogsDirectories`); rule 2
 //! waits until the pod worker says no container of the pod can run any more (upstream
 //! applies it as soon as an evicted pod's termination is requested, which can race a
 //! SyncPod in flight that then starts a `Never` container again, as if it never ran).
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
-use crate::model::{ContainerId, PodUid, RtState};
+use crate::model::{ContainerId, PodUid, RtState, SandboxId};
 use crate::scenario::types::ContainerGc;
 use crate::sim::SimTime;
 use crate::world::cri::{Caller, CriReq};
@@ -73,7 +84,53 @@ impl Kubelet {
         for (uid, id) in remove {
             ctx.cri(Caller::Deletor, CriReq::RemoveContainer { uid, id });
         }
+        self.sandbox_gc(ctx);
     }
+
+    /// `evictSandboxes` (v1.31): the inactive sandboxes of each pod in the PLEG cache.
+    fn sandbox_gc(&mut self, ctx: &mut Ctx) {
+        for uid in self.pleg.cached_uids() {
+            let Ok(status) = self.pleg.cache_get(uid) else {
+                continue;
+            };
+            let sandboxes: Vec<GcSandbox> = status
+                .sandboxes
+                .iter()
+                .map(|s| GcSandbox {
+                    created: s.created_at,
+                    id: s.id,
+                    active: s.ready || status.containers.iter().any(|c| c.sandbox == s.id),
+                })
+                .collect();
+            let all = self.pw.should_pod_content_be_removed(uid);
+            for id in evict_sandboxes(sandboxes, all) {
+                ctx.cri(Caller::Deletor, CriReq::RemovePodSandbox { uid, id });
+            }
+        }
+    }
+}
+
+/// One sandbox as the sandbox collector sees it (`sandboxGCInfo`).
+#[derive(Clone, Copy, Debug)]
+struct GcSandbox {
+    created: SimTime,
+    id: SandboxId,
+    /// Ready, or a container created in it is still listed.
+    active: bool,
+}
+
+/// `removeOldestNSandboxes` with `len` (`all`: the pod's content may go) or `len - 1`: the
+/// inactive sandboxes among the oldest that many, oldest first.
+fn evict_sandboxes(mut sandboxes: Vec<GcSandbox>, all: bool) -> Vec<SandboxId> {
+    let keep = usize::from(!all).min(sandboxes.len());
+    // Newest first (ties by id, for a stable order).
+    sandboxes.sort_unstable_by_key(|s| std::cmp::Reverse((s.created, s.id)));
+    sandboxes[keep..]
+        .iter()
+        .rev()
+        .filter(|s| !s.active)
+        .map(|s| s.id)
+        .collect()
 }
 
 /// Rules 3 and 4 on the groups left: the containers to remove, oldest last per group.
@@ -142,6 +199,48 @@ mod tests {
         let mut v: Vec<u32> = r.iter().map(|c| c.1 .0).collect();
         v.sort_unstable();
         v
+    }
+
+    fn sandboxes(list: &[(u64, u32, bool)]) -> Vec<GcSandbox> {
+        list.iter()
+            .map(|&(s, id, active)| GcSandbox {
+                created: SimTime::ZERO + Dur::secs(s),
+                id: SandboxId(id),
+                active,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_live_pod_keeps_its_newest_sandbox_even_if_stopped() {
+        // Sandboxes 1 (oldest) to 3 (newest), all stopped and empty: 1 and 2 go.
+        let s = sandboxes(&[(2, 2, false), (1, 1, false), (3, 3, false)]);
+        let ids: Vec<u32> = evict_sandboxes(s, false).iter().map(|s| s.0).collect();
+        assert_eq!(ids, [1, 2]);
+        // A single sandbox is always kept.
+        assert!(evict_sandboxes(sandboxes(&[(1, 1, false)]), false).is_empty());
+        assert!(evict_sandboxes(Vec::new(), false).is_empty());
+    }
+
+    #[test]
+    fn active_sandboxes_are_never_removed() {
+        // Ready or still holding a container: kept even when the pod's content may go.
+        let s = sandboxes(&[(1, 1, true), (2, 2, false), (3, 3, true)]);
+        let ids: Vec<u32> = evict_sandboxes(s.clone(), true)
+            .iter()
+            .map(|s| s.0)
+            .collect();
+        assert_eq!(ids, [2]);
+        // The pod lives on: the newest (3) is kept anyway, 1 is active, 2 goes.
+        let ids: Vec<u32> = evict_sandboxes(s, false).iter().map(|s| s.0).collect();
+        assert_eq!(ids, [2]);
+    }
+
+    #[test]
+    fn a_removable_pod_loses_every_inactive_sandbox() {
+        let s = sandboxes(&[(1, 1, false), (2, 2, false)]);
+        let ids: Vec<u32> = evict_sandboxes(s, true).iter().map(|s| s.0).collect();
+        assert_eq!(ids, [1, 2]);
     }
 
     #[test]

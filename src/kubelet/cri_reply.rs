@@ -129,6 +129,7 @@ impl Kubelet {
             | CriReq::RemovePodCgroup { .. }
             | CriReq::Relist { .. }
             | CriReq::RemoveContainer { .. }
+            | CriReq::RemovePodSandbox { .. }
             | CriReq::RemovePodDir { .. } => self.on_host_reply(ctx, uid, op, req, result),
         }
     }

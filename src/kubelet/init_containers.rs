@@ -200,6 +200,7 @@ mod tests {
                     started_at: Some(SimTime::ZERO),
                     finished_at: None,
                     restart_count: 0,
+                    sandbox: crate::model::SandboxId(1),
                 })
                 .collect(),
             ..Default::default()

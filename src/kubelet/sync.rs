@@ -809,6 +809,7 @@ mod tests {
                     started_at: Some(SimTime::ZERO),
                     finished_at: None,
                     restart_count: 0,
+                    sandbox: SandboxId(1),
                 })
                 .into_iter()
                 .collect(),

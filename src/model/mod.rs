@@ -497,6 +497,8 @@ pub enum CriCall {
     StopPodSandbox,
     PodStatus,
     RemoveContainer,
+    /// `RemovePodSandbox` (the sandbox garbage collector).
+    RemovePodSandbox,
     /// Host operations of the node (not CRI): volume mounts, the pod cgroup, the pod dir.
     MountVolumes,
     UnmountVolumes,
@@ -505,7 +507,7 @@ pub enum CriCall {
 }
 
 impl CriCall {
-    pub const ALL: [CriCall; 12] = [
+    pub const ALL: [CriCall; 13] = [
         CriCall::RunPodSandbox,
         CriCall::PullImage,
         CriCall::CreateContainer,
@@ -514,6 +516,7 @@ impl CriCall {
         CriCall::StopPodSandbox,
         CriCall::PodStatus,
         CriCall::RemoveContainer,
+        CriCall::RemovePodSandbox,
         CriCall::MountVolumes,
         CriCall::UnmountVolumes,
         CriCall::RemovePodCgroup,
@@ -530,6 +533,7 @@ impl CriCall {
             CriCall::StopPodSandbox => "stopPodSandbox",
             CriCall::PodStatus => "podStatus",
             CriCall::RemoveContainer => "removeContainer",
+            CriCall::RemovePodSandbox => "removePodSandbox",
             CriCall::MountVolumes => "mountVolumes",
             CriCall::UnmountVolumes => "unmountVolumes",
             CriCall::RemovePodCgroup => "removePodCgroup",

@@ -27,6 +27,8 @@ pub struct RtContainer {
     pub finished_at: Option<SimTime>,
     /// The attempt number from the container's labels (restart count).
     pub restart_count: u32,
+    /// The sandbox the container was created in (`PodSandboxId`).
+    pub sandbox: SandboxId,
 }
 
 /// `runtimeapi.PodSandboxStatus` subset.

@@ -103,6 +103,8 @@ words! {
         ExecPostStart => "ExecPostStart",
         StopPodSandbox => "StopPodSandbox",
         RemoveContainer => "RemoveContainer",
+        /// The sandbox garbage collector removes a stopped sandbox.
+        RemovePodSandbox => "RemovePodSandbox",
         MountVolumes => "MountVolumes",
         UnmountVolumes => "UnmountVolumes",
         RemovePodCgroup => "RemovePodCgroup",
@@ -138,6 +140,10 @@ words! {
         VolumesStillMounted => "volumes still mounted",
         /// A postStart hook's handler failed (or its container exited while it ran).
         PostStartHookFailed => "PostStartHook failed",
+        /// `RemovePodSandbox` of a sandbox still ready (not stopped).
+        SandboxNotStopped => "sandbox not stopped",
+        /// `RemovePodSandbox` of a sandbox that still has containers.
+        SandboxHasContainers => "sandbox has containers",
     }
 }
 

@@ -27,7 +27,7 @@
 //! | `spec.kubelet.timing.syncLoopTick` | `1s` |
 //! | `spec.kubelet.containerGC` | `{minAge: 0s, maxPerPodContainer: 1, maxContainers: -1, period: 1m}` (absent: on `current` only) |
 //! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
-//! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}`, mountVolumes `{fixed: 20ms}`, unmountVolumes `{fixed: 20ms}`, removePodCgroup `{fixed: 5ms}`, removePodDir `{fixed: 5ms}` |
+//! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}`, removePodSandbox `{fixed: 10ms}`, mountVolumes `{fixed: 20ms}`, unmountVolumes `{fixed: 20ms}`, removePodCgroup `{fixed: 5ms}`, removePodDir `{fixed: 5ms}` |
 //! | `spec.runtime.faults` | `[]`; in an entry, `error` defaults to `Unknown` |
 //! | `spec.api.watchDelay` / `statusWriteDelay` | `{fixed: 10ms}` each |
 //! | `spec.pods[].replicas` | absent: one pod, no name suffix |
@@ -90,6 +90,7 @@ pub const fn latency(call: CriCall) -> Dist {
         CriCall::StopPodSandbox => Dur::millis(50),
         CriCall::PodStatus => Dur::millis(5),
         CriCall::RemoveContainer => Dur::millis(10),
+        CriCall::RemovePodSandbox => Dur::millis(10),
         CriCall::MountVolumes => Dur::millis(20),
         CriCall::UnmountVolumes => Dur::millis(20),
         CriCall::RemovePodCgroup => Dur::millis(5),

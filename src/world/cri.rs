@@ -78,6 +78,11 @@ pub(crate) enum CriReq {
         uid: PodUid,
         id: ContainerId,
     },
+    /// Remove a stopped sandbox that has no containers left (refused otherwise).
+    RemovePodSandbox {
+        uid: PodUid,
+        id: SandboxId,
+    },
     /// Host: create the pod's data dirs and cgroup and mount its volumes.
     MountVolumes {
         uid: PodUid,
@@ -121,6 +126,7 @@ impl CriReq {
             CriReq::StopContainer { .. } | CriReq::ExecPreStop { .. } => CriCall::StopContainer,
             CriReq::StopPodSandbox { .. } => CriCall::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriCall::RemoveContainer,
+            CriReq::RemovePodSandbox { .. } => CriCall::RemovePodSandbox,
             CriReq::MountVolumes { .. } => CriCall::MountVolumes,
             CriReq::UnmountVolumes { .. } => CriCall::UnmountVolumes,
             CriReq::RemovePodCgroup { .. } => CriCall::RemovePodCgroup,
@@ -140,6 +146,7 @@ impl CriReq {
             CriReq::ExecPostStart { .. } => CriOp::ExecPostStart,
             CriReq::StopPodSandbox { .. } => CriOp::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriOp::RemoveContainer,
+            CriReq::RemovePodSandbox { .. } => CriOp::RemovePodSandbox,
             CriReq::MountVolumes { .. } => CriOp::MountVolumes,
             CriReq::UnmountVolumes { .. } => CriOp::UnmountVolumes,
             CriReq::RemovePodCgroup { .. } => CriOp::RemovePodCgroup,
@@ -159,6 +166,7 @@ impl CriReq {
             CriReq::ExecPreStop { uid, id } | CriReq::ExecPostStart { uid, id } => (*uid, id.0),
             CriReq::StopPodSandbox { uid, id } => (*uid, id.0),
             CriReq::RemoveContainer { uid, id } => (*uid, id.0),
+            CriReq::RemovePodSandbox { uid, id } => (*uid, id.0),
             CriReq::MountVolumes { uid }
             | CriReq::UnmountVolumes { uid }
             | CriReq::RemovePodCgroup { uid }

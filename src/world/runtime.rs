@@ -66,6 +66,8 @@ struct Sandbox {
     ready: bool,
     attempt: u32,
     created_at: SimTime,
+    /// Removed from the runtime (`RemovePodSandbox`): gone from `GetPodStatus`.
+    removed: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -348,6 +350,7 @@ impl Runtime {
                 }
                 CriReq::StopPodSandbox { uid, id } => self.stop_pod_sandbox(sim, trace, *uid, *id),
                 CriReq::RemoveContainer { uid, id } => self.remove_container(sim, trace, *uid, *id),
+                CriReq::RemovePodSandbox { uid, id } => self.remove_pod_sandbox(*uid, *id),
                 CriReq::MountVolumes { uid } => {
                     self.mount_volumes(trace, now, *uid);
                     CriResult::Ok
@@ -423,12 +426,15 @@ impl Runtime {
                 .iter()
                 .rev()
                 .filter_map(|id| {
-                    self.sandboxes.get(id).map(|s| RtSandbox {
-                        id: *id,
-                        ready: s.ready,
-                        attempt: s.attempt,
-                        created_at: s.created_at,
-                    })
+                    self.sandboxes
+                        .get(id)
+                        .filter(|s| !s.removed)
+                        .map(|s| RtSandbox {
+                            id: *id,
+                            ready: s.ready,
+                            attempt: s.attempt,
+                            created_at: s.created_at,
+                        })
                 })
                 .collect(),
             containers: p
@@ -449,6 +455,7 @@ impl Runtime {
                             started_at: c.started_at,
                             finished_at: c.finished_at,
                             restart_count: c.attempt,
+                            sandbox: c.sandbox,
                         })
                 })
                 .collect(),

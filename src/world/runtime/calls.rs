@@ -33,6 +33,7 @@ impl Runtime {
                 ready: true,
                 attempt,
                 created_at: now,
+                removed: false,
             },
         );
         let pod = self.pods.entry(uid).or_default();
@@ -256,6 +257,39 @@ impl Runtime {
         CriResult::Ok
     }
 
+    /// `RemovePodSandbox`: a stopped sandbox without containers goes from the runtime.
+    /// The CRI contract lets a runtime force-stop and remove what is left in the sandbox
+    /// (containerd and CRI-O do); this runtime is stricter and refuses, with
+    /// `sandbox not stopped` for a ready sandbox and `sandbox has containers` while a
+    /// container created in it is not removed, so a kubelet that removes a sandbox too early
+    /// shows in the trace. Removing an unknown or removed sandbox succeeds (idempotent, as
+    /// the CRI asks).
+    pub(super) fn remove_pod_sandbox(&mut self, uid: PodUid, id: SandboxId) -> CriResult {
+        let Some(sb) = self.sandboxes.get(&id) else {
+            return CriResult::Ok;
+        };
+        if sb.removed {
+            return CriResult::Ok;
+        }
+        if sb.ready {
+            return CriResult::Failed(CriFailed::SandboxNotStopped);
+        }
+        let members = self.pods.get(&uid).map(|p| p.containers.as_slice());
+        let in_use = members.unwrap_or_default().iter().any(|c| {
+            self.containers
+                .get(c)
+                .is_some_and(|c| c.sandbox == id && !c.removed)
+        });
+        if in_use {
+            return CriResult::Failed(CriFailed::SandboxHasContainers);
+        }
+        if let Some(sb) = self.sandboxes.get_mut(&id) {
+            sb.removed = true;
+        }
+        self.changed.insert(uid);
+        CriResult::Ok
+    }
+
     pub(super) fn mount_volumes(&mut self, trace: &mut Tracer, now: SimTime, uid: PodUid) {
         let h = self.host.entry(uid).or_default();
         if !h.volumes_mounted {
@@ -383,5 +417,51 @@ impl Runtime {
             }
         }
         CriResult::Relist(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A runtime with pod 1's ready sandbox 1 (no containers).
+    fn runtime() -> Runtime {
+        let mut rt = Runtime::new(1, BTreeMap::new(), Vec::new());
+        let sb = Sandbox {
+            ready: true,
+            attempt: 0,
+            created_at: SimTime::ZERO,
+            removed: false,
+        };
+        rt.sandboxes.insert(SandboxId(1), sb);
+        rt.pods
+            .entry(PodUid(1))
+            .or_default()
+            .sandboxes
+            .push(SandboxId(1));
+        rt
+    }
+
+    #[test]
+    fn remove_pod_sandbox_refuses_a_ready_sandbox_or_one_with_containers() {
+        let (uid, id) = (PodUid(1), SandboxId(1));
+        let mut rt = runtime();
+        let created = rt.create_container(SimTime::ZERO, uid, id, "c", 0);
+        let CriResult::ContainerCreated(c) = created else {
+            panic!("{created:?}");
+        };
+        let not_stopped = CriResult::Failed(CriFailed::SandboxNotStopped);
+        assert_eq!(rt.remove_pod_sandbox(uid, id), not_stopped);
+        rt.sandboxes.get_mut(&id).unwrap().ready = false;
+        let in_use = CriResult::Failed(CriFailed::SandboxHasContainers);
+        assert_eq!(rt.remove_pod_sandbox(uid, id), in_use);
+        assert_eq!(rt.pod_status(uid).sandboxes.len(), 1);
+        rt.containers.get_mut(&c).unwrap().removed = true;
+        assert_eq!(rt.remove_pod_sandbox(uid, id), CriResult::Ok);
+        assert!(rt.pod_status(uid).sandboxes.is_empty());
+        // Idempotent: removing it again, or an unknown sandbox, succeeds.
+        assert_eq!(rt.remove_pod_sandbox(uid, id), CriResult::Ok);
+        assert_eq!(rt.remove_pod_sandbox(uid, SandboxId(9)), CriResult::Ok);
     }
 }
