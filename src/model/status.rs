@@ -156,32 +156,6 @@ impl ApiPodStatus {
             .find(|c| c.name == name)
     }
 
-    /// Whether the pod is initialized as far as this status shows (what the `Initialized`
-    /// condition reports; `GeneratePodInitializedCondition` in `pkg/kubelet/status/
-    /// generate.go`, v1.31): no init containers; or a regular container has started
-    /// (running or terminated); or every classic init container terminated with exit code
-    /// 0 and every sidecar is started.
-    pub fn init_containers_done(&self, spec: &super::PodSpec) -> bool {
-        let regular_started = self.containers.iter().any(|c| {
-            spec.containers.iter().any(|s| s.name == c.name)
-                && matches!(
-                    c.state,
-                    ApiContainerState::Running { .. } | ApiContainerState::Terminated { .. }
-                )
-        });
-        regular_started
-            || spec.init_containers.iter().all(|ic| {
-                let s = self.init_containers.0.iter().find(|s| s.name == ic.name);
-                match s {
-                    None => false,
-                    Some(s) if ic.is_sidecar() => s.started,
-                    Some(s) => {
-                        matches!(s.state, ApiContainerState::Terminated { exit_code: 0, .. })
-                    }
-                }
-            })
-    }
-
     /// Every container status, app containers first, then init containers.
     pub fn all_statuses_mut(&mut self) -> impl Iterator<Item = &mut ApiContainerStatus> {
         self.containers
@@ -239,59 +213,5 @@ impl ApiPod {
     /// `name_namespace`.
     pub fn full_name(&self) -> String {
         self.spec.full_name()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{ContainerRestart, ContainerSpec, PodSpec, RestartPolicy};
-
-    fn st(name: &str, state: ApiContainerState, started: bool) -> ApiContainerStatus {
-        ApiContainerStatus {
-            name: name.into(),
-            state,
-            last_state: None,
-            restart_count: 0,
-            ready: false,
-            started,
-            container_id: None,
-        }
-    }
-
-    #[test]
-    fn init_containers_done_follows_init_and_sidecar_states() {
-        let mut spec = PodSpec::new(
-            "p",
-            "ns",
-            RestartPolicy::Always,
-            vec![ContainerSpec::named("app", "i")],
-        );
-        let mut status = ApiPodStatus::default();
-        assert!(status.init_containers_done(&spec));
-        let mut sc = ContainerSpec::named("proxy", "i");
-        sc.restart_policy = ContainerRestart(Some(RestartPolicy::Always));
-        spec.init_containers = vec![ContainerSpec::named("init", "i"), sc];
-        assert!(!status.init_containers_done(&spec));
-        let done = ApiContainerState::Terminated {
-            exit_code: 0,
-            reason: "Completed",
-            started_at: None,
-            finished_at: None,
-        };
-        let running = ApiContainerState::Running {
-            started_at: crate::sim::SimTime::ZERO,
-        };
-        status.init_containers = InitStatuses(vec![
-            st("init", done.clone(), false),
-            st("proxy", running.clone(), false),
-        ]);
-        assert!(!status.init_containers_done(&spec), "sidecar not started");
-        status.init_containers.0[1].started = true;
-        assert!(status.init_containers_done(&spec));
-        // Once a regular container started, the pod stays initialized.
-        status.init_containers.0.clear();
-        status.containers = vec![st("app", running, true)];
-        assert!(status.init_containers_done(&spec));
     }
 }
