@@ -36,6 +36,7 @@
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
+use crate::model::reach::Reach;
 use crate::model::{ContainerId, PodUid, RtState, SandboxId};
 use crate::scenario::types::ContainerGc;
 use crate::sim::SimTime;
@@ -82,9 +83,30 @@ impl Kubelet {
         }
         remove.extend(evict(&mut units, &policy));
         for (uid, id) in remove {
+            if self.init_container_beside_app(uid, id) {
+                ctx.reach(Reach::InitContainerRemovedBesideApp);
+            }
             ctx.cri(Caller::Deletor, CriReq::RemoveContainer { uid, id });
         }
         self.sandbox_gc(ctx);
+    }
+
+    /// Whether dead container `id` of `uid` is a classic init container while a regular
+    /// container of the pod runs (the window of race catalog 31).
+    fn init_container_beside_app(&self, uid: PodUid, id: ContainerId) -> bool {
+        let (Some(pod), Ok(status)) = (self.config.pods.get(&uid), self.pleg.cache_get(uid)) else {
+            return false;
+        };
+        let Some(c) = status.containers.iter().find(|c| c.id == id) else {
+            return false;
+        };
+        let spec = &pod.spec;
+        spec.init_containers
+            .iter()
+            .any(|i| i.name == c.name && !i.is_sidecar())
+            && status.containers.iter().any(|r| {
+                r.state == RtState::Running && spec.containers.iter().any(|s| s.name == r.name)
+            })
     }
 
     /// `evictSandboxes` (v1.31): the inactive sandboxes of each pod in the PLEG cache.

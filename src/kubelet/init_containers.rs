@@ -13,6 +13,12 @@
 //! while the sandbox lives), and sidecars are restarted whenever they exit, whatever the
 //! pod's restart policy. A container whose runtime state is unknown is restarted as a
 //! created one would be (podsim's runtime never reports that state).
+//!
+//! That guard came with PR 96572 (v1.20; issues 62362, 90271): before it, the walk looked
+//! only at init containers, so once the container garbage collector (or anyone) removed
+//! a running pod's exited init containers, the kubelet ran them again beside the running
+//! app containers and the pod went back to `Pending`. Switch
+//! `initContainersNotRerunAfterAppStart` off restores that.
 
 use super::prober::{ProbeManager, ProbeResult};
 use crate::model::{ApiPod, ContainerId, ProbeType, RestartPolicy, RtContainer, RtPodStatus};
@@ -61,11 +67,13 @@ fn previously_initialized(pod: &ApiPod, status: &RtPodStatus) -> bool {
     })
 }
 
-/// `computeInitContainerActions`, reading liveness and startup results of sidecars.
+/// `computeInitContainerActions`, reading liveness and startup results of sidecars;
+/// `rerun_guard` false: the walk before PR 96572 (regular containers are not looked at).
 pub(crate) fn compute_init_container_actions(
     pod: &ApiPod,
     status: &RtPodStatus,
     probes: Option<&ProbeManager>,
+    rerun_guard: bool,
 ) -> InitActions {
     let mut a = InitActions::default();
     let inits = &pod.spec.init_containers;
@@ -76,7 +84,7 @@ pub(crate) fn compute_init_container_actions(
     // Whether the containers before the one looked at have been initialized: true from
     // the start once a regular container exists, else from the newest init container with
     // a runtime status on (the walk then only keeps sidecars running).
-    let mut previously = previously_initialized(pod, status);
+    let mut previously = rerun_guard && previously_initialized(pod, status);
     a.initialized = previously;
     let restart_on_failure = pod.spec.restart_policy != RestartPolicy::Never;
     let result = |kind: ProbeType, id: ContainerId| probes.and_then(|p| p.results(kind).get(id));
@@ -217,16 +225,16 @@ mod tests {
     #[test]
     fn classic_init_containers_run_one_at_a_time_in_order() {
         let p = pod(RestartPolicy::Always, two_inits());
-        let a = compute_init_container_actions(&p, &rt(&[]), None);
+        let a = compute_init_container_actions(&p, &rt(&[]), None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![0], false));
         // Running: wait for it.
-        let a = compute_init_container_actions(&p, &rt(&[("i0", RtState::Running, 0)]), None);
+        let a = compute_init_container_actions(&p, &rt(&[("i0", RtState::Running, 0)]), None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![], false));
         // Completed: the next one.
-        let a = compute_init_container_actions(&p, &rt(&[("i0", RtState::Exited, 0)]), None);
+        let a = compute_init_container_actions(&p, &rt(&[("i0", RtState::Exited, 0)]), None, true);
         assert_eq!(a.to_start, vec![1]);
         let done = rt(&[("i1", RtState::Exited, 0), ("i0", RtState::Exited, 0)]);
-        let a = compute_init_container_actions(&p, &done, None);
+        let a = compute_init_container_actions(&p, &done, None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![], true));
     }
 
@@ -237,10 +245,15 @@ mod tests {
             &pod(RestartPolicy::OnFailure, two_inits()),
             &failed,
             None,
+            true,
         );
         assert_eq!((a.to_start.clone(), a.kill_pod), (vec![0], false));
-        let a =
-            compute_init_container_actions(&pod(RestartPolicy::Never, two_inits()), &failed, None);
+        let a = compute_init_container_actions(
+            &pod(RestartPolicy::Never, two_inits()),
+            &failed,
+            None,
+            true,
+        );
         assert!(a.kill_pod && a.to_start.is_empty() && !a.initialized);
     }
 
@@ -249,12 +262,21 @@ mod tests {
         let p = pod(RestartPolicy::Always, two_inits());
         // The init containers are gone from the runtime (or exited): not re-run.
         let s = rt(&[("app", RtState::Running, 0)]);
-        let a = compute_init_container_actions(&p, &s, None);
+        let a = compute_init_container_actions(&p, &s, None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![], true));
         let s = rt(&[("app", RtState::Running, 0), ("i0", RtState::Exited, 1)]);
-        assert!(compute_init_container_actions(&p, &s, None)
+        assert!(compute_init_container_actions(&p, &s, None, true)
             .to_start
             .is_empty());
+        // Before PR 96572 the walk does not look at the app container: init containers
+        // the garbage collector removed run again from the first one.
+        let s = rt(&[("app", RtState::Running, 0)]);
+        let a = compute_init_container_actions(&p, &s, None, false);
+        assert_eq!((a.to_start.clone(), a.initialized), (vec![0], false));
+        // With the last one still listed it counts as done, guard or not.
+        let s = rt(&[("app", RtState::Running, 0), ("i1", RtState::Exited, 0)]);
+        let a = compute_init_container_actions(&p, &s, None, false);
+        assert_eq!((a.to_start.clone(), a.initialized), (vec![], true));
     }
 
     #[test]
@@ -263,13 +285,14 @@ mod tests {
             RestartPolicy::Never,
             vec![sidecar("s0"), ContainerSpec::named("i1", "img:1")],
         );
-        let a = compute_init_container_actions(&p, &rt(&[("s0", RtState::Running, 0)]), None);
+        let a = compute_init_container_actions(&p, &rt(&[("s0", RtState::Running, 0)]), None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![1], false));
         // Initialized (app running): an exited sidecar restarts under Never; a gone one too.
         let s = rt(&[("app", RtState::Running, 0), ("s0", RtState::Exited, 1)]);
-        let a = compute_init_container_actions(&p, &s, None);
+        let a = compute_init_container_actions(&p, &s, None, true);
         assert_eq!((a.to_start.clone(), a.initialized), (vec![0], true));
-        let a = compute_init_container_actions(&p, &rt(&[("app", RtState::Running, 0)]), None);
+        let a =
+            compute_init_container_actions(&p, &rt(&[("app", RtState::Running, 0)]), None, true);
         assert_eq!(a.to_start, vec![0]);
     }
 
@@ -284,15 +307,15 @@ mod tests {
         );
         let s = rt(&[("s0", RtState::Running, 0)]);
         let mut pm = ProbeManager::new(1);
-        let a = compute_init_container_actions(&p, &s, Some(&pm));
+        let a = compute_init_container_actions(&p, &s, Some(&pm), true);
         assert!(a.to_start.is_empty() && !a.initialized);
         pm.startup
             .set(ContainerId(1), ProbeResult::Success, PodUid(1));
-        let a = compute_init_container_actions(&p, &s, Some(&pm));
+        let a = compute_init_container_actions(&p, &s, Some(&pm), true);
         assert_eq!(a.to_start, vec![1]);
         pm.liveness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a = compute_init_container_actions(&p, &s, Some(&pm));
+        let a = compute_init_container_actions(&p, &s, Some(&pm), true);
         assert_eq!(a.to_start, vec![0, 1]);
         assert_eq!(a.to_kill[0].2, ProbeType::Liveness);
     }

@@ -56,6 +56,7 @@ pub(crate) enum Sw {
     DisruptionTargetCondition,
     SidecarsStopAfterMainContainers,
     HardEvictionGraceOne,
+    InitContainersNotRerunAfterAppStart,
 }
 
 /// One switch.
@@ -326,6 +327,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 115819, PR 124063 (v1.31)",
         meaning: "a hard eviction (and a pod over its ephemeral-storage limit) asks the pod worker for a grace of 1 s; false: it asks for 0, which the pod worker reads as unset unless graceOverrideZeroHonoured, so the spec's grace is used",
         on: CURRENT,
+        built: true,
+    },
+    Switch {
+        sw: Sw::InitContainersNotRerunAfterAppStart,
+        name: "initContainersNotRerunAfterAppStart",
+        entries: &[31],
+        refs: "issues 62362, 90271, PR 96572 (v1.20)",
+        meaning: "once a regular container of the pod was created or runs in the sandbox, the pod counts as initialized and classic init containers are not run again, even when their exited instances were removed; false: init containers the container garbage collector removed run again beside the running app containers (before v1.20)",
+        on: ALL,
         built: true,
     },
 ];

@@ -193,16 +193,17 @@ pub(super) fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<Sa
 /// `computePodActions` for regular containers, without probe results.
 #[cfg(test)]
 pub(crate) fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
-    compute_pod_actions_with_probes(pod, status, None)
+    compute_pod_actions_with_probes(pod, status, None, true)
 }
 
 /// `computePodActions`, reading liveness and startup results: the sandbox, then the init
 /// containers and sidecars (`init_containers.rs`), then the regular containers once the pod
-/// is initialized.
+/// is initialized. `init_rerun_guard`: switch `initContainersNotRerunAfterAppStart`.
 pub(crate) fn compute_pod_actions_with_probes(
     pod: &ApiPod,
     status: &RtPodStatus,
     probes: Option<&ProbeManager>,
+    init_rerun_guard: bool,
 ) -> PodActions {
     let (changed, attempt, sandbox) = pod_sandbox_changed(status);
     let mut a = PodActions {
@@ -241,7 +242,7 @@ pub(crate) fn compute_pod_actions_with_probes(
         }
         return a;
     }
-    let init = compute_init_container_actions(pod, status, probes);
+    let init = compute_init_container_actions(pod, status, probes, init_rerun_guard);
     a.init_containers_to_start = init.to_start;
     a.containers_to_kill = init.to_kill;
     if init.kill_pod || !init.initialized {
@@ -469,7 +470,12 @@ impl Kubelet {
         if self.b.on(Sw::StopProbesAtTermination) {
             self.probe_add_pod(ctx, &op.pod);
         }
-        let actions = compute_pod_actions_with_probes(&op.pod, &op.status, Some(&self.prober));
+        let actions = compute_pod_actions_with_probes(
+            &op.pod,
+            &op.status,
+            Some(&self.prober),
+            self.b.on(Sw::InitContainersNotRerunAfterAppStart),
+        );
         op.sandbox = actions.sandbox;
         let pod = op.pod.clone();
         self.objects_on_sync_pod(ctx, &pod);
@@ -861,11 +867,13 @@ mod tests {
         pm.readiness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
         // A readiness failure never kills.
-        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        let a =
+            compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm), true);
         assert!(a.containers_to_kill.is_empty() && a.containers_to_start.is_empty());
         pm.startup
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm));
+        let a =
+            compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm), true);
         assert_eq!(
             a.containers_to_kill,
             vec![(ContainerId(1), "app".to_string(), ProbeType::Startup)]
@@ -876,7 +884,8 @@ mod tests {
         // nothing kept and nothing to start the whole pod is killed (`KillPod`).
         pm.liveness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a = compute_pod_actions_with_probes(&pod(RestartPolicy::Never), &running, Some(&pm));
+        let a =
+            compute_pod_actions_with_probes(&pod(RestartPolicy::Never), &running, Some(&pm), true);
         assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
         assert!(a.containers_to_start.is_empty());
         assert!(a.kill_pod);

@@ -35,6 +35,7 @@ pub enum Reach {
     TerminatingPodVolumesAfterRestart,
     ShutdownKill,
     SidecarKilledWithApp,
+    InitContainerRemovedBesideApp,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -73,6 +74,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::TerminatingPodVolumesAfterRestart, name: "terminating-pod-volumes-after-restart", meaning: "after a kubelet restart the volume manager's desired state populator decided on reconstructed volumes of a pod whose termination was requested while its containers could still run" },
     Point { reach: Reach::ShutdownKill, name: "shutdown-kill", meaning: "the graceful node shutdown manager killed a pod" },
     Point { reach: Reach::SidecarKilledWithApp, name: "sidecar-killed-with-app", meaning: "a pod kill stopped a native sidecar and a regular container of the pod that both still ran" },
+    Point { reach: Reach::InitContainerRemovedBesideApp, name: "init-container-removed-beside-app", meaning: "the container garbage collector removed an exited classic init container of a pod whose regular container was running" },
 ];
 
 /// The point named `name`.

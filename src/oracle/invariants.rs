@@ -109,6 +109,7 @@ pub enum Inv {
     NotReadyAfterShutdownStart,
     ApiWritesCarryUid,
     SidecarsStopAfterMainContainers,
+    InitContainersNotRerun,
 }
 
 impl Inv {
@@ -161,6 +162,7 @@ impl Inv {
         Inv::NotReadyAfterShutdownStart,
         Inv::ApiWritesCarryUid,
         Inv::SidecarsStopAfterMainContainers,
+        Inv::InitContainersNotRerun,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -185,7 +187,7 @@ const TABLE: [Invariant; Inv::ALL.len()] = assemble(&[
     checkers::shutdown::ROWS,
     checkers::kills::ROWS,
     checkers::liveness::ROWS,
-    checkers::sidecars::ROWS,
+    checkers::init_containers::ROWS,
 ]);
 
 /// The checkers' rows, each at its [`Inv`] position; a compile error when an invariant has

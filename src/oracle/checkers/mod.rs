@@ -4,11 +4,11 @@
 
 pub(crate) mod api;
 pub(crate) mod eviction;
+pub(crate) mod init_containers;
 pub(crate) mod kills;
 pub(crate) mod liveness;
 pub(crate) mod probes;
 pub(crate) mod shutdown;
-pub(crate) mod sidecars;
 pub(crate) mod static_pods;
 pub(crate) mod sync;
 pub(crate) mod teardown;
@@ -128,7 +128,7 @@ pub(crate) struct Checkers {
     shutdown: shutdown::Shutdown,
     eviction: eviction::Eviction,
     kills: kills::Kills,
-    sidecars: sidecars::Sidecars,
+    init_containers: init_containers::InitContainers,
     pub(crate) liveness: liveness::Liveness,
 }
 
@@ -168,7 +168,7 @@ impl Checkers {
         call(&mut self.shutdown, bit, at, tr, facts, out);
         call(&mut self.eviction, bit, at, tr, facts, out);
         call(&mut self.kills, bit, at, tr, facts, out);
-        call(&mut self.sidecars, bit, at, tr, facts, out);
+        call(&mut self.init_containers, bit, at, tr, facts, out);
         call(&mut self.liveness, bit, at, tr, facts, out);
     }
 

@@ -1,15 +1,18 @@
-//! Native sidecars: in a pod's termination, a sidecar gets SIGTERM only after every regular
-//! container of the pod and every sidecar declared after it has exited.
+//! Init containers and native sidecars: a classic init container runs at most once in a
+//! sandbox once a regular container ran there; in a pod's termination, a sidecar gets
+//! SIGTERM only after every regular container of the pod and every sidecar declared after
+//! it has exited.
 
 use super::{topic, Checker, PerPod};
-use crate::model::{NoteKind, PodUid, ProcessSignal, Transition};
+use crate::model::{ContainerId, NoteKind, PodUid, ProcessSignal, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
 use crate::oracle::invariants::{Inv, Invariant, Kind};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
-pub(crate) const ROWS: &[(Inv, Invariant)] = &[(
+pub(crate) const ROWS: &[(Inv, Invariant)] = &[
+    (
     Inv::SidecarsStopAfterMainContainers,
     Invariant {
         name: "sidecars-stop-after-main-containers",
@@ -20,17 +23,30 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[(
         source: "pkg/kubelet/kuberuntime/kuberuntime_termination_order.go, killContainer (KEP 753, PR 120620, v1.29); race catalog 30",
         profiles: &["current"],
     },
-)];
+    ),
+    (
+        Inv::InitContainersNotRerun,
+        Invariant {
+            name: "init-containers-not-rerun",
+            id: "S20",
+            kind: Kind::Safety,
+            meaning: "no classic init container (no restartPolicy Always) starts in a sandbox where a regular container of the pod already ran: once the app containers started, the pod stays initialized until it gets a new sandbox",
+            bound: "",
+            source: "pkg/kubelet/kuberuntime/kuberuntime_container.go, computeInitContainerActions (PR 96572, issues 62362, 90271); race catalog 31",
+            profiles: &["v1.21", "v1.22", "v1.27", "current"],
+        },
+    ),
+];
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Sidecars {
+pub(crate) struct InitContainers {
     /// Pods where a sidecar's wait for its turn ran out of grace (the order is then not
     /// owed).
     timed_out: PerPod<bool>,
 }
 
-impl Checker for Sidecars {
-    const TOPICS: u32 = topic::SIGNAL | topic::NOTE;
+impl Checker for InitContainers {
+    const TOPICS: u32 = topic::SIGNAL | topic::NOTE | topic::CONTAINER_RUNNING;
 
     #[inline]
     fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
@@ -39,6 +55,11 @@ impl Checker for Sidecars {
                 uid,
                 what: NoteKind::SidecarTurnTimedOut,
             } => *self.timed_out.at(*uid) = true,
+            Transition::ContainerRunning { uid, id, name } => {
+                if let Some(why) = init_rerun(*uid, *id, name, facts) {
+                    out.report(facts, Inv::InitContainersNotRerun, Some(*uid), at, why);
+                }
+            }
             Transition::Signal {
                 uid,
                 id,
@@ -62,8 +83,34 @@ impl Checker for Sidecars {
     }
 }
 
+/// Why container `id` (`name`) of `uid`, just seen running, is a classic init container
+/// run again in a sandbox where a regular container of the pod already ran, if it is.
+fn init_rerun(uid: PodUid, id: ContainerId, name: &str, facts: &Facts) -> Option<String> {
+    let p = facts.pod(uid);
+    let spec = p.spec.as_ref()?;
+    if !spec
+        .init_containers
+        .iter()
+        .any(|c| c.name == name && !c.is_sidecar())
+    {
+        return None;
+    }
+    let (_, sandbox_at) = p.ready_sandboxes.last()?;
+    p.instances
+        .iter()
+        .filter(|i| i.id != id && i.running_at >= *sandbox_at)
+        .find(|i| spec.containers.iter().any(|c| c.name == i.name))
+        .map(|i| {
+            format!(
+                "init container {name} started again while regular container {} had run in \
+                 the same sandbox since {}",
+                i.name, i.running_at
+            )
+        })
+}
+
 /// Why a SIGTERM to container `id` of `uid` comes out of turn, if it does.
-fn out_of_turn(uid: PodUid, id: crate::model::ContainerId, facts: &Facts) -> Option<String> {
+fn out_of_turn(uid: PodUid, id: ContainerId, facts: &Facts) -> Option<String> {
     let p = facts.pod(uid);
     let spec = p.spec.as_ref()?;
     if !p.worker.terminating_began || !spec.has_sidecars() {
@@ -97,5 +144,5 @@ fn out_of_turn(uid: PodUid, id: crate::model::ContainerId, facts: &Facts) -> Opt
 }
 
 #[cfg(test)]
-#[path = "sidecars_tests.rs"]
+#[path = "init_containers_tests.rs"]
 mod tests;
