@@ -146,6 +146,55 @@ fn deletion_waits_for_a_running_poststart_hook() {
     }
 }
 
+/// Race catalog 32 (issue 116032): a hung postStart hook holds the kill past the grace on
+/// `current`; the fix switch `postStartCancelledByDeletion` stops the container within it.
+#[test]
+fn a_hung_poststart_hook_holds_the_kill_unless_the_deletion_cancels_it() {
+    const FILE: &str = "scenarios/races/poststart-holds-deletion.yaml";
+    let fix = [
+        "--set",
+        "spec.kubelet.behaviours.postStartCancelledByDeletion=true",
+        "--set",
+        "spec.expect.findings=[]",
+    ];
+    for seed in SEEDS {
+        let names = |v: &Value| -> Vec<String> {
+            v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["invariant"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let v = run_json(FILE, seed, &[]);
+        let p = pod(&v, "web");
+        let c = &p["containers"][0];
+        let deleted = ns(&p["deletionRequestedAtNs"]);
+        let start = starts(c)[0];
+        // The 2 min hook returns, then the 1 s preStop hook, then SIGTERM.
+        assert!(
+            ns(&c["sigtermAtNs"]) >= start + 121 * S,
+            "seed {seed}: {start} {}",
+            c["sigtermAtNs"]
+        );
+        assert_eq!(names(&v), ["deletion-not-held-by-poststart"], "seed {seed}");
+        let v = run_json(FILE, seed, &fix);
+        let p = pod(&v, "web");
+        let c = &p["containers"][0];
+        // Cancelled: preStop (1 s) and SIGTERM within a few seconds of the deletion, the
+        // container gone well within its 10 s grace, the pod removed from the API.
+        let term = ns(&c["sigtermAtNs"]);
+        assert!(term < deleted + 4 * S, "seed {seed}: {deleted} {term}");
+        assert!(
+            ns(&p["containersStoppedAtNs"]) < deleted + 10 * S,
+            "seed {seed}: {}",
+            p["containersStoppedAtNs"]
+        );
+        assert_eq!(p["finalPhase"], "Deleted", "seed {seed}");
+        assert!(names(&v).is_empty(), "seed {seed}: {:?}", names(&v));
+    }
+}
+
 #[test]
 fn memory_over_the_limit_is_oom_killed_and_restarted() {
     for seed in SEEDS {

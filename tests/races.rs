@@ -215,7 +215,7 @@ fn bisect_names_the_v121_design_switch_for_pod_worker_ownership() {
 /// The race catalog's entries (stable identifiers, as numbered in the README's table):
 /// each has a scenario and a test below.
 const CATALOG: &[u32] = &[
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29, 30, 31,
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29, 30, 31, 32,
 ];
 
 #[test]
@@ -377,4 +377,8 @@ race!(
 race!(
     entry_31_init_containers_rerun_after_gc,
     "init-containers-rerun-after-gc"
+);
+race!(
+    entry_32_poststart_holds_deletion,
+    "poststart-holds-deletion"
 );

@@ -106,10 +106,13 @@ impl Kubelet {
         self.strike_worker_call(uid, op_id, tag, &req);
         let Some(op) = self.take_op(uid, op_id) else {
             assert!(
-                matches!(req, CriReq::ExecPreStop { .. }),
+                matches!(
+                    req,
+                    CriReq::ExecPreStop { .. } | CriReq::ExecPostStart { .. }
+                ),
                 "CRI reply rule broken: a reply reaches its operation while it is in flight \
-                 (only a PreStop hook the operation stopped waiting for answers later): pod \
-                 {uid} op {op_id} tag {tag} {req:?}"
+                 (only a PreStop hook the operation stopped waiting for, or a cancelled \
+                 postStart hook, answers later): pod {uid} op {op_id} tag {tag} {req:?}"
             );
             return;
         };
@@ -446,11 +449,11 @@ impl Kubelet {
     ) {
         let left = self
             .outstanding_calls(uid, op.id)
-            .find(|r| !matches!(r, CriReq::ExecPreStop { .. }));
+            .find(|r| !matches!(r, CriReq::ExecPreStop { .. } | CriReq::ExecPostStart { .. }));
         assert!(
             left.is_none(),
             "sync operation rule broken: an operation ends with no CRI call awaiting a reply \
-             but abandoned PreStop hooks (pod {uid}, op {}, {left:?})",
+             but abandoned PreStop or cancelled postStart hooks (pod {uid}, op {}, {left:?})",
             op.id
         );
         if op.killer {

@@ -8,7 +8,9 @@
 //! that would show the container Running) and a deletion's kill all wait until it
 //! returns. The runtime part of `SyncPod` runs on a context that is never cancelled, so a
 //! deletion cannot cut a long postStart hook short (upstream issue 116032, still open in
-//! v1.31). A failing hook records `FailedPostStartHook`, kills the container through the
+//! v1.31; race catalog 32). Switch `postStartCancelledByDeletion` (on in no profile) models
+//! the fix the issue asks for: the pod worker's cancel reaches the hook, SyncPod returns at
+//! once and `SyncTerminatingPod` stops the container within its grace. A failing hook records `FailedPostStartHook`, kills the container through the
 //! ordinary `killContainer` path (the pod's grace and its preStop hook, no override), and
 //! fails the start with `PostStartHookError`; the sync goes on with the next container and
 //! the container restarts under the restart policy with back-off. The handler runner has
@@ -16,10 +18,14 @@
 //! `ExecPostStart` call, which the runtime fails at once, so the trace and the timeline
 //! show the attempt).
 
+use super::profile::Sw;
 use super::sync::{Op, StartStage, Step};
-use super::Kubelet;
+use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
+use crate::model::reach::Reach;
+use crate::model::SyncKind;
 use crate::model::{ContainerId, ContainerSpec, HookHandler, NoteKind, PodUid, Transition};
+use crate::sim::Dur;
 use crate::world::cri::{CriReq, CriResult};
 
 /// The start error upstream's `ErrPostStartHook` gives the container's waiting reason.
@@ -54,7 +60,50 @@ impl Kubelet {
     ) {
         op.start = Some((idx, StartStage::PostStart));
         self.worker_cri(ctx, uid, op.id, tag, CriReq::ExecPostStart { uid, id });
+        let op_id = op.id;
         self.park_op(uid, op);
+        // With the fix for issue 116032, a context cancelled before the hook began ends
+        // the wait at once.
+        if self.b.on(Sw::PostStartCancelledByDeletion)
+            && self.pw.records.get(&uid).is_some_and(|s| s.cancelled)
+        {
+            let _ = ctx.after(Dur::ZERO, KEv::PostStartCancelled { uid, op: op_id });
+        }
+    }
+
+    /// Switch `postStartCancelledByDeletion`: the pod worker cancelled the context of the
+    /// sync in flight; if it waits on a postStart hook, that wait ends (at once, as an
+    /// event of its own, so the update that cancelled it finishes first).
+    pub(super) fn cancel_post_start(&mut self, ctx: &mut Ctx, uid: PodUid) {
+        let Some(op) = self.ops.get(&uid) else {
+            return;
+        };
+        if op.kind != SyncKind::SyncPod || !matches!(op.start, Some((_, StartStage::PostStart))) {
+            return;
+        }
+        ctx.reach(Reach::DeleteDuringPostStart);
+        if self.b.on(Sw::PostStartCancelledByDeletion) {
+            let _ = ctx.after(Dur::ZERO, KEv::PostStartCancelled { uid, op: op.id });
+        }
+    }
+
+    /// The cancelled SyncPod `op_id` of `uid` stops waiting on its postStart hook, if it
+    /// still does: the hook's exec is abandoned (its reply is dropped when it comes, and
+    /// the process dies with its container), and SyncPod returns with the context's error
+    /// so the pod worker goes on to `SyncTerminatingPod`.
+    pub(super) fn post_start_cancelled(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64) {
+        let waiting = self.ops.get(&uid).is_some_and(|op| {
+            op.id == op_id && matches!(op.start, Some((_, StartStage::PostStart)))
+        });
+        if !waiting {
+            return;
+        }
+        let op = self.take_op(uid, op_id).expect("parked");
+        ctx.emit(Transition::Note {
+            uid,
+            what: NoteKind::PostStartCancelled,
+        });
+        self.end_op(ctx, uid, op, Err("context canceled".to_owned()));
     }
 
     /// The postStart hook of container `id` returned.

@@ -155,6 +155,9 @@ pub(crate) enum KEv {
     ContainerGc,
     /// The volume manager's desired state populator loop, after a restart (100 ms).
     VolumePopulatorTick,
+    /// Switch `postStartCancelledByDeletion`: the cancelled SyncPod `op` of `uid` stops
+    /// waiting on its postStart hook.
+    PostStartCancelled { uid: PodUid, op: u64 },
 }
 
 /// All in-memory kubelet state.
@@ -333,6 +336,7 @@ impl Kubelet {
             KEv::LegacyContainerGc => self.legacy_container_gc(ctx),
             KEv::ContainerGc => self.container_gc(ctx),
             KEv::VolumePopulatorTick => self.volume_populator_tick(ctx),
+            KEv::PostStartCancelled { uid, op } => self.post_start_cancelled(ctx, uid, op),
         }
     }
 

@@ -57,6 +57,7 @@ pub(crate) enum Sw {
     SidecarsStopAfterMainContainers,
     HardEvictionGraceOne,
     InitContainersNotRerunAfterAppStart,
+    PostStartCancelledByDeletion,
 }
 
 /// One switch.
@@ -336,6 +337,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issues 62362, 90271, PR 96572 (v1.20)",
         meaning: "once a regular container of the pod was created or runs in the sandbox, the pod counts as initialized and classic init containers are not run again, even when their exited instances were removed; false: init containers the container garbage collector removed run again beside the running app containers (before v1.20)",
         on: ALL,
+        built: true,
+    },
+    Switch {
+        sw: Sw::PostStartCancelledByDeletion,
+        name: "postStartCancelledByDeletion",
+        entries: &[32],
+        refs: "issue 116032 (open; PR 119149 closed)",
+        meaning: "a termination request cancels the SyncPod in flight when it waits on a postStart hook (or is about to run one): the hook is abandoned, SyncPod returns at once with a context error and SyncTerminatingPod stops the container within the grace (on in no release: the fix the issue asks for); false: SyncPod's runtime part runs on a context without cancel, so the kill waits until the hook returns, however long past the grace",
+        on: NONE,
         built: true,
     },
 ];

@@ -127,7 +127,8 @@ impl Kubelet {
             st.signalled = true;
         }
         // 10. Cancel in-flight work.
-        if (became_terminating || was_grace_shortened) && st.op.is_some() {
+        let cancel = (became_terminating || was_grace_shortened) && st.op.is_some();
+        if cancel {
             st.cancelled = true;
         }
         assert!(
@@ -139,6 +140,9 @@ impl Kubelet {
         st.assert_invariants();
         if need_signal {
             let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+        }
+        if cancel {
+            self.cancel_post_start(ctx, uid);
         }
     }
 

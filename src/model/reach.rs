@@ -36,6 +36,7 @@ pub enum Reach {
     ShutdownKill,
     SidecarKilledWithApp,
     InitContainerRemovedBesideApp,
+    DeleteDuringPostStart,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -75,6 +76,7 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::ShutdownKill, name: "shutdown-kill", meaning: "the graceful node shutdown manager killed a pod" },
     Point { reach: Reach::SidecarKilledWithApp, name: "sidecar-killed-with-app", meaning: "a pod kill stopped a native sidecar and a regular container of the pod that both still ran" },
     Point { reach: Reach::InitContainerRemovedBesideApp, name: "init-container-removed-beside-app", meaning: "the container garbage collector removed an exited classic init container of a pod whose regular container was running" },
+    Point { reach: Reach::DeleteDuringPostStart, name: "delete-during-poststart", meaning: "termination was requested while the pod's SyncPod waited on a postStart hook" },
 ];
 
 /// The point named `name`.

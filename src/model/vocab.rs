@@ -337,6 +337,9 @@ words! {
         /// The preStop hook failed (a `tcpSocket` handler cannot run): the stop goes on.
         FailedPreStopHook => "FailedPreStopHook: PreStopHook failed",
         SidecarTurnTimedOut => "sidecar stopped before the containers it waits for: its grace ran out",
+        /// Switch `postStartCancelledByDeletion`: the termination request cancelled the
+        /// SyncPod waiting on a postStart hook, which is abandoned.
+        PostStartCancelled => "SyncPod cancelled while its postStart hook ran: the hook is abandoned",
     }
 }
 

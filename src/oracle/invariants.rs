@@ -110,6 +110,7 @@ pub enum Inv {
     ApiWritesCarryUid,
     SidecarsStopAfterMainContainers,
     InitContainersNotRerun,
+    DeletionNotHeldByPostStart,
 }
 
 impl Inv {
@@ -163,6 +164,7 @@ impl Inv {
         Inv::ApiWritesCarryUid,
         Inv::SidecarsStopAfterMainContainers,
         Inv::InitContainersNotRerun,
+        Inv::DeletionNotHeldByPostStart,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -188,6 +190,7 @@ const TABLE: [Invariant; Inv::ALL.len()] = assemble(&[
     checkers::kills::ROWS,
     checkers::liveness::ROWS,
     checkers::init_containers::ROWS,
+    checkers::hooks::ROWS,
 ]);
 
 /// The checkers' rows, each at its [`Inv`] position; a compile error when an invariant has

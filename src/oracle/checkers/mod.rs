@@ -4,6 +4,7 @@
 
 pub(crate) mod api;
 pub(crate) mod eviction;
+pub(crate) mod hooks;
 pub(crate) mod init_containers;
 pub(crate) mod kills;
 pub(crate) mod liveness;
@@ -60,6 +61,7 @@ pub(crate) mod topic {
     pub(crate) const SYNC_STEP: u32 = 1 << 25;
     pub(crate) const WORKER: u32 = 1 << 26;
     pub(crate) const SIGNAL: u32 = 1 << 27;
+    pub(crate) const CRI_END: u32 = 1 << 28;
 
     /// The bit of `tr`'s kind (0: no checker looks at it).
     #[inline]
@@ -73,6 +75,7 @@ pub(crate) mod topic {
             ContainerExited { .. } => CONTAINER_EXITED,
             ContainerRunning { .. } => CONTAINER_RUNNING,
             CriBegin { .. } => CRI_BEGIN,
+            CriEnd { .. } => CRI_END,
             Evict { .. } => EVICT,
             Eviction { .. } => EVICTION,
             Host { .. } => HOST,
@@ -129,6 +132,7 @@ pub(crate) struct Checkers {
     eviction: eviction::Eviction,
     kills: kills::Kills,
     init_containers: init_containers::InitContainers,
+    hooks: hooks::Hooks,
     pub(crate) liveness: liveness::Liveness,
 }
 
@@ -169,6 +173,7 @@ impl Checkers {
         call(&mut self.eviction, bit, at, tr, facts, out);
         call(&mut self.kills, bit, at, tr, facts, out);
         call(&mut self.init_containers, bit, at, tr, facts, out);
+        call(&mut self.hooks, bit, at, tr, facts, out);
         call(&mut self.liveness, bit, at, tr, facts, out);
     }
 
@@ -184,6 +189,7 @@ impl Checkers {
             self.api.finish_pod(end, uid, facts, out);
             self.eviction.finish_pod(end, uid, facts, out);
             self.liveness.finish_pod(end, uid, facts, out);
+            self.hooks.finish_pod(end, uid, facts, out);
         }
     }
 }
