@@ -65,6 +65,47 @@ impl StatusManager {
     }
 }
 
+/// `hasPodInitialized` (`pkg/kubelet/status/status_manager.go`, v1.31), on the pod's status
+/// as the API has it: a pod without init containers, one of whose regular containers ever
+/// left Waiting, or whose last init container completed with exit code 0.
+fn has_pod_initialized(pod: &ApiPod) -> bool {
+    let Some(last) = pod.spec.init_containers.last() else {
+        return true;
+    };
+    let st = &pod.status;
+    if st
+        .containers
+        .iter()
+        .any(|c| c.last_state.is_some() || !matches!(c.state, ApiContainerState::Waiting { .. }))
+    {
+        return true;
+    }
+    if st.init_containers.0.is_empty() {
+        return false;
+    }
+    let Some(c) = st.init_containers.0.iter().find(|c| c.name == last.name) else {
+        return false;
+    };
+    let exit0 =
+        |s: &ApiContainerState| matches!(s, ApiContainerState::Terminated { exit_code: 0, .. });
+    match &c.last_state {
+        Some(l @ ApiContainerState::Terminated { .. }) => exit0(l),
+        _ => exit0(&c.state),
+    }
+}
+
+/// `initializedContainers` (same file): how many init container statuses, from the first,
+/// up to the last one that left Waiting or has a terminated last state (at least one).
+fn initialized_containers(statuses: &[ApiContainerStatus]) -> usize {
+    statuses
+        .iter()
+        .rposition(|c| {
+            !matches!(c.state, ApiContainerState::Waiting { .. })
+                || matches!(c.last_state, Some(ApiContainerState::Terminated { .. }))
+        })
+        .map_or(statuses.len().min(1), |i| i + 1)
+}
+
 /// `getPhase` (`pkg/kubelet/kubelet_pods.go`, v1.31, `SidecarContainers` on): classic init
 /// containers not done keep the pod `Pending` (one that failed under `Never` makes it
 /// `Failed`); sidecars count as running containers (a stopped sidecar counts for nothing),
@@ -390,7 +431,11 @@ impl Kubelet {
                 };
             }
         }
-        for c in status.all_statuses_mut() {
+        // v1.31: once the pod has initialized, a regular container without a terminated
+        // state is reported failed (137, ContainerStatusUnknown); so is each init container
+        // up to the last one that ever left Waiting (the ones after it never started and
+        // stay Waiting).
+        let unknown = |c: &mut ApiContainerStatus| {
             if !c.state.is_terminated() {
                 c.state = ApiContainerState::Terminated {
                     exit_code: 137,
@@ -399,7 +444,17 @@ impl Kubelet {
                     finished_at: None,
                 };
             }
+        };
+        if has_pod_initialized(pod) {
+            status.containers.iter_mut().for_each(unknown);
         }
+        let n = initialized_containers(&status.init_containers.0);
+        status
+            .init_containers
+            .0
+            .iter_mut()
+            .take(n)
+            .for_each(unknown);
         // Static pods are not given a terminal phase here (upstream TODO 116484).
         if !status.phase.is_terminal() && !pod.static_pod {
             status.phase = PodPhase::Failed;
@@ -829,6 +884,40 @@ mod tests {
             started_at: None,
             finished_at: None,
         }
+    }
+
+    #[test]
+    fn terminate_pod_marks_only_started_containers_unknown() {
+        let wait = || ApiContainerState::Waiting {
+            reason: "PodInitializing",
+        };
+        let running = ApiContainerState::Running {
+            started_at: SimTime::ZERO,
+        };
+        // initializedContainers: up to the last init container that left Waiting.
+        let l = |v: Vec<ApiContainerStatus>| initialized_containers(&v);
+        assert_eq!(
+            l(vec![
+                st("a", term(0)),
+                st("b", running.clone()),
+                st("c", wait())
+            ]),
+            2
+        );
+        assert_eq!(l(vec![st("a", wait()), st("b", wait())]), 1);
+        assert_eq!(l(vec![]), 0);
+        // hasPodInitialized: no init containers, or a regular container left Waiting, or
+        // the last init container completed with 0.
+        let mut p = pod(RestartPolicy::Always, 1);
+        assert!(has_pod_initialized(&p));
+        let mut spec = (*p.spec).clone();
+        spec.init_containers = vec![ContainerSpec::named("i0", "img:1")];
+        p.spec = std::sync::Arc::new(spec);
+        p.status.containers = vec![st("c0", wait())];
+        p.status.init_containers.0 = vec![st("i0", running)];
+        assert!(!has_pod_initialized(&p));
+        p.status.init_containers.0 = vec![st("i0", term(0))];
+        assert!(has_pod_initialized(&p));
     }
 
     #[test]
