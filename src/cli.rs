@@ -130,6 +130,9 @@ pub struct SweepArgs {
     /// `podsim report DIR` does).
     #[arg(long)]
     pub report: bool,
+    /// Order of events due at the same instant in every run (as for `run`).
+    #[arg(long, value_name = "random|fifo|pct:D")]
+    pub scheduler: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -198,6 +201,11 @@ pub struct RunArgs {
     /// measuring the oracle's cost.
     #[arg(long)]
     pub no_oracle: bool,
+    /// Order of events due at the same instant (sets `spec.scheduler`): random (the
+    /// default), fifo, or pct:D (PCT with D-1 priority change points; pct:D:K spreads them
+    /// over the first K same-instant choices, default 100).
+    #[arg(long, value_name = "random|fifo|pct:D")]
+    pub scheduler: Option<String>,
 }
 
 /// Entry point used by `main`.
@@ -512,8 +520,23 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let scheduler = match a.scheduler.as_deref().map(crate::sweep::scheduler_flag) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let overrides = match parse_sets(&a.set, &profile) {
-        Ok(o) => o,
+        Ok(mut o) => {
+            o.extend(
+                scheduler
+                    .iter()
+                    .map(|s| ("spec.scheduler".to_string(), s.clone())),
+            );
+            o
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -524,7 +547,13 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     let seed = a.seed.unwrap_or(sc.seed);
-    let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
+    let replay = crate::replay::replay_line_with(
+        &a.scenario,
+        seed,
+        &a.set,
+        &a.profile,
+        scheduler.as_deref(),
+    );
     let opts = RunOptions {
         seed,
         // Records are streamed (see `cli_run`), never kept.
@@ -734,6 +763,7 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         jobs: a.jobs,
         shard,
         out: a.out,
+        scheduler: a.scheduler,
     };
     match crate::sweep::sweep(&req) {
         Ok(done) => {
