@@ -68,6 +68,9 @@ pub enum Command {
     /// Run a scenario under every profile and every single switch flip on the same seeds;
     /// report which behaviour changes the findings.
     Bisect(BisectArgs),
+    /// Run one scenario and seed on two sides (two profiles or schedulers, or `--set` on
+    /// the right side), or read two trace files; print where the runs part.
+    Diff(crate::diff::DiffArgs),
 }
 
 #[derive(Args, Debug)]
@@ -237,6 +240,7 @@ fn command(cli: Cli) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Bisect(a) => cmd_bisect(a),
+        Command::Diff(a) => crate::diff::command(a),
     }
 }
 
