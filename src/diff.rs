@@ -373,12 +373,19 @@ fn overrides(s: &Setup) -> Result<Vec<(String, String)>, String> {
     Ok(o)
 }
 
-fn load(path: &Path, s: &Setup) -> Result<Arc<crate::scenario::Scenario>, String> {
+/// Loads one side's scenario; its notes join `notes` (each once, for both sides).
+fn load(
+    path: &Path,
+    s: &Setup,
+    notes: &mut Vec<String>,
+) -> Result<Arc<crate::scenario::Scenario>, String> {
     let o = overrides(s)?;
     match crate::load(path, &o) {
         Ok(l) => {
-            for n in &l.notes {
-                eprintln!("{n}");
+            for n in l.notes.iter().map(|n| n.to_string()) {
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
             }
             Ok(Arc::new(l.scenario))
         }
@@ -429,8 +436,12 @@ fn sides(a: &DiffArgs) -> Result<(Side, Side), String> {
     }
     let path = &a.inputs[0];
     let (ls, rs) = setups(a)?;
-    let lsc = load(path, &ls)?;
-    let rsc = load(path, &rs)?;
+    let mut notes = Vec::new();
+    let lsc = load(path, &ls, &mut notes)?;
+    let rsc = load(path, &rs, &mut notes)?;
+    for n in &notes {
+        eprintln!("{n}");
+    }
     let seed = a.seed.unwrap_or(lsc.seed);
     Ok((
         run_side(path, &ls, lsc, seed),
