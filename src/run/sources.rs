@@ -25,7 +25,7 @@ enum Source<'a> {
     /// The API watch feeding the kubelet's config source.
     ApiWatch,
     /// The static-pod file source.
-    FileSource,
+    StaticFiles,
     /// The status manager (its signals, ticker and API writes).
     StatusManager,
     /// The mirror-pod client's API requests.
@@ -60,7 +60,7 @@ impl Source<'_> {
             Source::Pleg => (5, 0, "", ""),
             Source::Deletor => (6, 0, "", ""),
             Source::ApiWatch => (7, 0, "", ""),
-            Source::FileSource => (8, 0, "", ""),
+            Source::StaticFiles => (8, 0, "", ""),
             Source::StatusManager => (9, 0, "", ""),
             Source::MirrorClient => (10, 0, "", ""),
             Source::SyncTicker => (11, 0, "", ""),
@@ -126,7 +126,7 @@ fn source(e: &Event) -> Source<'_> {
         Event::ApiStatusSync { .. } | Event::ApiDelete { .. } => Source::StatusManager,
         Event::Kubelet(_, k) => kubelet_source(k),
         Event::KubeletStart(_) => Source::KubeletProcess,
-        Event::File(..) | Event::FileSynced(_) => Source::FileSource,
+        Event::File(..) | Event::FileSynced(_) => Source::StaticFiles,
         Event::ApiCreateMirror { .. } | Event::ApiDeleteMirror { .. } => Source::MirrorClient,
         Event::Logind(_) => Source::Logind,
     }
