@@ -511,36 +511,38 @@ fn print_json(out: &crate::run::RunOutput, expect: Option<&report::ExpectOutcome
     true
 }
 
+/// `podsim run`'s overrides, in the order they apply (`--set`s, `--profile`,
+/// `--scheduler`), and the scheduler in its canonical spelling.
+type Overrides = (Vec<(String, String)>, Option<String>);
+
+fn run_overrides(a: &RunArgs) -> Result<Overrides, String> {
+    let profile = a
+        .profile
+        .as_deref()
+        .map(crate::sweep::profile_flag)
+        .transpose()?
+        .map(str::to_owned);
+    let scheduler = a
+        .scheduler
+        .as_deref()
+        .map(crate::sweep::scheduler_flag)
+        .transpose()?;
+    let mut o = parse_sets(&a.set, &profile)?;
+    o.extend(
+        scheduler
+            .iter()
+            .map(|s| ("spec.scheduler".to_string(), s.clone())),
+    );
+    Ok((o, scheduler))
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
     let (to_stdout, fig) = match run_outputs(&a) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let profile = match a.profile.as_deref().map(crate::sweep::profile_flag) {
-        None => None,
-        Some(Ok(p)) => Some(p.to_owned()),
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let scheduler = match a.scheduler.as_deref().map(crate::sweep::scheduler_flag) {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let overrides = match parse_sets(&a.set, &profile) {
-        Ok(mut o) => {
-            o.extend(
-                scheduler
-                    .iter()
-                    .map(|s| ("spec.scheduler".to_string(), s.clone())),
-            );
-            o
-        }
+    let (overrides, scheduler) = match run_overrides(&a) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
