@@ -68,6 +68,9 @@ pub enum Command {
     /// Run a scenario under every profile and every single switch flip on the same seeds;
     /// report which behaviour changes the findings.
     Bisect(BisectArgs),
+    /// Run one scenario and seed on two sides (two profiles or schedulers, or `--set` on
+    /// the right side), or read two trace files; print where the runs part.
+    Diff(crate::diff::DiffArgs),
 }
 
 #[derive(Args, Debug)]
@@ -130,6 +133,9 @@ pub struct SweepArgs {
     /// `podsim report DIR` does).
     #[arg(long)]
     pub report: bool,
+    /// Order of events due at the same instant in every run (as for `run`).
+    #[arg(long, value_name = "random|fifo|pct:D")]
+    pub scheduler: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -198,6 +204,11 @@ pub struct RunArgs {
     /// measuring the oracle's cost.
     #[arg(long)]
     pub no_oracle: bool,
+    /// Order of events due at the same instant (sets `spec.scheduler`): random (the
+    /// default), fifo, or pct:D (PCT with D-1 priority change points; pct:D:K spreads them
+    /// over the first K same-instant choices, default 100).
+    #[arg(long, value_name = "random|fifo|pct:D")]
+    pub scheduler: Option<String>,
 }
 
 /// Entry point used by `main`.
@@ -229,6 +240,7 @@ fn command(cli: Cli) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Bisect(a) => cmd_bisect(a),
+        Command::Diff(a) => crate::diff::command(a),
     }
 }
 
@@ -499,21 +511,38 @@ fn print_json(out: &crate::run::RunOutput, expect: Option<&report::ExpectOutcome
     true
 }
 
+/// `podsim run`'s overrides, in the order they apply (`--set`s, `--profile`,
+/// `--scheduler`), and the scheduler in its canonical spelling.
+type Overrides = (Vec<(String, String)>, Option<String>);
+
+fn run_overrides(a: &RunArgs) -> Result<Overrides, String> {
+    let profile = a
+        .profile
+        .as_deref()
+        .map(crate::sweep::profile_flag)
+        .transpose()?
+        .map(str::to_owned);
+    let scheduler = a
+        .scheduler
+        .as_deref()
+        .map(crate::sweep::scheduler_flag)
+        .transpose()?;
+    let mut o = parse_sets(&a.set, &profile)?;
+    o.extend(
+        scheduler
+            .iter()
+            .map(|s| ("spec.scheduler".to_string(), s.clone())),
+    );
+    Ok((o, scheduler))
+}
+
 fn cmd_run(a: RunArgs) -> ExitCode {
     let (to_stdout, fig) = match run_outputs(&a) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let profile = match a.profile.as_deref().map(crate::sweep::profile_flag) {
-        None => None,
-        Some(Ok(p)) => Some(p.to_owned()),
-        Some(Err(e)) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let overrides = match parse_sets(&a.set, &profile) {
-        Ok(o) => o,
+    let (overrides, scheduler) = match run_overrides(&a) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -524,7 +553,13 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     let seed = a.seed.unwrap_or(sc.seed);
-    let replay = crate::replay::replay_line(&a.scenario, seed, &a.set, &a.profile);
+    let replay = crate::replay::replay_line_with(
+        &a.scenario,
+        seed,
+        &a.set,
+        &a.profile,
+        scheduler.as_deref(),
+    );
     let opts = RunOptions {
         seed,
         // Records are streamed (see `cli_run`), never kept.
@@ -734,6 +769,7 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
         jobs: a.jobs,
         shard,
         out: a.out,
+        scheduler: a.scheduler,
     };
     match crate::sweep::sweep(&req) {
         Ok(done) => {

@@ -48,7 +48,7 @@
 //!   (writing an output file atomically without replacing a device, FIFO or symlink),
 //!   `junit`, `plot`, `report`, `report_html` (`podsim report`: a result directory as one
 //!   HTML page), and `replay` (the replay line and the temporary-file paths
-//!   that bulk code and the CLI share).
+//!   that bulk code and the CLI share); [`diff`] (`podsim diff`: where two runs part).
 //! * [`cli`]: the command line, thin: one function per subcommand.
 //!
 //! ## Architecture invariants (enforced by `tests/architecture.rs`)
@@ -86,6 +86,7 @@ pub mod cli;
 pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
 
 pub(crate) mod cli_run;
+pub mod diff;
 pub(crate) mod junit;
 pub(crate) mod kubelet;
 pub(crate) mod lock;

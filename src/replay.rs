@@ -16,6 +16,17 @@ pub(crate) fn replay_line(
     sets: &[String],
     profile: &Option<String>,
 ) -> String {
+    replay_line_with(path, seed, sets, profile, None)
+}
+
+/// [`replay_line`] of a run whose `--scheduler` was given (`scheduler`, as given).
+pub(crate) fn replay_line_with(
+    path: &Path,
+    seed: u64,
+    sets: &[String],
+    profile: &Option<String>,
+    scheduler: Option<&str>,
+) -> String {
     let mut s = format!(
         "podsim run {} --seed {seed}",
         shell_quote(&path.display().to_string())
@@ -25,6 +36,9 @@ pub(crate) fn replay_line(
     }
     for x in sets {
         s.push_str(&format!(" --set {}", shell_quote(x)));
+    }
+    if let Some(x) = scheduler {
+        s.push_str(&format!(" --scheduler {}", shell_quote(x)));
     }
     if crate::scenario::file::is_stdio(path) {
         s.push_str(STDIN_REPLAY_NOTE);
@@ -107,6 +121,12 @@ mod tests {
             l,
             "podsim run 'my dir/a.yaml' --seed 7 --profile v1.22 --set 'spec.x=a b'"
         );
+    }
+
+    #[test]
+    fn the_replay_line_carries_the_scheduler() {
+        let l = replay_line_with(Path::new("a.yaml"), 2, &[], &None, Some("pct:3"));
+        assert_eq!(l, "podsim run a.yaml --seed 2 --scheduler pct:3");
     }
 
     #[test]

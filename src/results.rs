@@ -78,6 +78,10 @@ pub struct Manifest {
     /// in the table and the JUnit report, and not failing `--fail-on any`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expected_findings: Vec<String>,
+    /// `--scheduler`, when the sweep set it (every run's `spec.scheduler`; replay lines
+    /// carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
 }
 
 /// One grid axis: an override path and its values (one-line flow YAML, as `--set` takes

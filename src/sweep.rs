@@ -35,6 +35,8 @@ pub(crate) struct Request {
     pub(crate) shard: Option<Shard>,
     /// Result directory (default `results/bulk/<name>`, a shard in `shard-I-of-N` below it).
     pub(crate) out: Option<PathBuf>,
+    /// `--scheduler` for every run (sets `spec.scheduler`; replay lines carry it).
+    pub(crate) scheduler: Option<String>,
 }
 
 /// Why a sweep did not finish.
@@ -153,6 +155,14 @@ pub(crate) fn profile_flag(name: &str) -> Result<&'static str, String> {
     names
         .profile(name)
         .ok_or_else(|| format!("--profile {name}: {}", names.profile_problem(name)))
+}
+
+/// `--scheduler NAME` (run, sweep, diff): the strategy in its canonical spelling, or an
+/// error naming the flag and what is wrong.
+pub(crate) fn scheduler_flag(given: &str) -> Result<String, String> {
+    crate::sim::Strategy::parse(given)
+        .map(|s| s.to_string())
+        .map_err(|e| format!("--scheduler {given}: {e}"))
 }
 
 /// The seed of replicate `replicate` of point `point`: a stable mix of the three numbers
@@ -371,6 +381,10 @@ fn profile_flags(flags: &[String]) -> Result<Vec<String>, Failure> {
 /// Loads the input, builds the grid and validates every (point, profile) scenario.
 pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
     check_jobs(req.jobs).map_err(Failure::Input)?;
+    let scheduler = match &req.scheduler {
+        Some(s) => Some(scheduler_flag(s).map_err(Failure::Input)?),
+        None => None,
+    };
     let mut notes = Vec::new();
     let (name, sweep_file, sweep_hash, scenario_path, base, mut seeds, mut profiles, mut axes) =
         if is_sweep_file(&req.input) {
@@ -469,6 +483,7 @@ pub(crate) fn plan(req: &Request) -> Result<Plan, Failure> {
             .iter()
             .flat_map(|e| e.findings.clone())
             .collect(),
+        scheduler,
     };
     check_axis_paths(&scenario_path, &manifest.parameters)?;
     // Validate every (point, profile) once, reporting every bad one.
@@ -540,6 +555,9 @@ fn overrides(m: &Manifest, point: u64, profile: &str) -> Vec<(String, String)> {
     if m.profile_override {
         o.push(("spec.kubelet.profile".into(), profile.to_string()));
     }
+    if let Some(s) = &m.scheduler {
+        o.push(("spec.scheduler".into(), s.clone()));
+    }
     o
 }
 
@@ -548,11 +566,12 @@ pub fn replay(m: &Manifest, index: u64) -> String {
     let (point, replicate, pi) = m.decode(index);
     let seed = run_seed(m.base_seed, point, replicate);
     let profile = m.profile_override.then(|| m.profiles[pi].clone());
-    crate::replay::replay_line(
+    crate::replay::replay_line_with(
         Path::new(&m.scenario_file),
         seed,
         &m.point_sets(point),
         &profile,
+        m.scheduler.as_deref(),
     )
 }
 

@@ -6,6 +6,7 @@ mod cli;
 mod conditions;
 mod deploy;
 mod determinism;
+mod diff;
 mod eviction;
 mod files;
 mod fuzz;

@@ -99,6 +99,7 @@ fn seed_derivation_is_stable() {
         runs: 12,
         shard: None,
         expected_findings: Vec::new(),
+        scheduler: None,
     };
     assert_eq!(m.decode(0), (0, 0, 0));
     assert_eq!(m.decode(1), (0, 0, 1));

@@ -14,6 +14,7 @@
 mod output;
 pub(crate) mod perfetto;
 mod process;
+mod sources;
 mod summary;
 mod timeline;
 mod world;

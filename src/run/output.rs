@@ -198,4 +198,8 @@ pub struct RunOutput {
     pub replay: String,
     #[serde(skip)]
     pub trace: Vec<Record>,
+    /// The scheduler of same-instant events (`fifo`, `pct:D`), absent for the default
+    /// (`random`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
 }

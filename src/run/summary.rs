@@ -75,6 +75,7 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         metrics,
         replay: opts.replay.clone(),
         trace: w.trace.records().to_vec(),
+        scheduler: (sc.scheduler != crate::sim::Strategy::Random).then(|| sc.scheduler.to_string()),
     }
 }
 

@@ -110,6 +110,7 @@ impl World {
         tap: bool,
     ) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
+        sim.set_sources(super::sources::source_key);
         let observer = if oracle {
             Oracle::for_pods(sc.pods.len())
         } else {

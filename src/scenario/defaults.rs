@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `spec.horizon` | `10m` |
 //! | `spec.seed` | `1` |
-//! | `spec.scheduler` | `random` (or `fifo`) |
+//! | `spec.scheduler` | `random` (or `fifo`, `pct:D`, `pct:D:K`) |
 //! | `spec.limits.maxEvents` | `200000000` |
 //! | `spec.limits.maxEventsPerInstant` | `5000000` |
 //! | `spec.kubelet.profile` | `current` |

@@ -33,6 +33,8 @@ pub struct Sim<E> {
     pub limits: Limits,
     events: u64,
     events_this_instant: u64,
+    /// The source of an event, for schedulers that tell sources apart (PCT).
+    source: Option<fn(&E) -> u64>,
 }
 
 impl<E> Sim<E> {
@@ -44,7 +46,14 @@ impl<E> Sim<E> {
             limits,
             events: 0,
             events_this_instant: 0,
+            source: None,
         }
+    }
+
+    /// Says what source (goroutine, component) each event comes from, as a plain key: what
+    /// the PCT scheduler gives priorities to. Without it each event is its own source.
+    pub fn set_sources(&mut self, source: fn(&E) -> u64) {
+        self.source = Some(source);
     }
 
     pub fn now(&self) -> SimTime {
@@ -93,7 +102,10 @@ impl<E> Sim<E> {
         } else {
             self.events_this_instant = 0;
         }
-        let (t, e) = self.queue.pop(&mut self.scheduler).expect("peeked");
+        let (t, e) = self
+            .queue
+            .pop_with(&mut self.scheduler, self.source)
+            .expect("peeked");
         assert!(t >= self.now, "clock went backwards: {t} < {}", self.now);
         self.now = t;
         self.events += 1;

@@ -26,7 +26,7 @@ use crate::sim::Strategy;
 use kubelet::{api, kubelet, node_spec, runtime};
 use pods::pods;
 pub(crate) use primitives::closest;
-use primitives::{int, name, obj, one_of, pos_dur, string, Cx, Obj, Unknown};
+use primitives::{expected, int, name, obj, pos_dur, present, string, Cx, Obj, Unknown};
 use std::path::{Path, PathBuf};
 use sweep::sweep;
 use timeline::{expect, timeline};
@@ -294,6 +294,18 @@ const SPEC_FIELDS: [&str; 12] = [
     "expect",
 ];
 
+/// `spec.scheduler`: `random`, `fifo`, `pct:D` or `pct:D:K`.
+fn scheduler(cx: &mut Cx, n: Option<&Node>) -> Option<Strategy> {
+    let n = present(n)?;
+    let Kind::Str(s) = &n.kind else {
+        expected(cx, n, "spec.scheduler", "one of random, fifo, pct:D");
+        return None;
+    };
+    Strategy::parse(s)
+        .map_err(|e| cx.err(n.loc, "spec.scheduler", e))
+        .ok()
+}
+
 fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     let hash = hash_of(root);
     let top = kind_check(cx, root, &["Scenario"]);
@@ -329,16 +341,7 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     let horizon = valid_horizon.as_ref().map_or(defaults::HORIZON, |h| h.at);
     let seed = int(cx, spec.get("seed"), "spec.seed", 0, u64::MAX.into())
         .map_or(defaults::SEED, |s| s as u64);
-    let scheduler = match one_of(
-        cx,
-        spec.get("scheduler"),
-        "spec.scheduler",
-        &["random", "fifo"],
-    ) {
-        Some(1) => Strategy::Fifo,
-        Some(_) => Strategy::Random,
-        None => defaults::SCHEDULER,
-    };
+    let scheduler = scheduler(cx, spec.get("scheduler")).unwrap_or(defaults::SCHEDULER);
     let (mut max_events, mut max_events_per_instant) =
         (defaults::MAX_EVENTS, defaults::MAX_EVENTS_PER_INSTANT);
     if let Some(l) = spec.get("limits") {
