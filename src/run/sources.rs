@@ -89,7 +89,9 @@ impl Source<'_> {
 fn kubelet_source(k: &KEv) -> Source<'_> {
     match k {
         KEv::WorkerWake(uid) | KEv::WorkerCacheReady(uid) => Source::Worker(uid.0),
-        KEv::PreStopTimeout { uid, .. } | KEv::KillTurnTimeout { uid, .. } => Source::Worker(uid.0),
+        KEv::PreStopTimeout { uid, .. }
+        | KEv::KillTurnTimeout { uid, .. }
+        | KEv::PostStartCancelled { uid, .. } => Source::Worker(uid.0),
         KEv::SyncTick => Source::SyncTicker,
         KEv::HousekeepingTick => Source::HousekeepingTicker,
         KEv::PlegRelist | KEv::PlegEvent { .. } => Source::Pleg,
