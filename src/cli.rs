@@ -68,6 +68,9 @@ pub enum Command {
     /// Run a scenario under every profile and every single switch flip on the same seeds;
     /// report which behaviour changes the findings.
     Bisect(BisectArgs),
+    /// Search from a base scenario for runs that break an invariant; write each distinct
+    /// finding as a scenario file that replays it.
+    Hunt(crate::hunt::HuntArgs),
 }
 
 #[derive(Args, Debug)]
@@ -229,6 +232,7 @@ fn command(cli: Cli) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Bisect(a) => cmd_bisect(a),
+        Command::Hunt(a) => crate::hunt::command(a),
     }
 }
 
