@@ -295,3 +295,55 @@ fn install_interrupt() {
 
 #[cfg(not(unix))]
 fn install_interrupt() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_are_runs_or_wall_time() {
+        assert_eq!(Budget::parse("500"), Ok(Budget::Runs(500)));
+        assert_eq!(
+            Budget::parse("10m"),
+            Ok(Budget::Time(Duration::from_secs(600)))
+        );
+        assert_eq!(
+            Budget::parse("1m30s"),
+            Ok(Budget::Time(Duration::from_secs(90)))
+        );
+        for bad in ["0", "0s", "-5s", "soon", ""] {
+            assert!(Budget::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The search state after a few generations is the same whatever the thread count.
+    #[test]
+    fn generations_merge_in_candidate_order() {
+        let text = std::fs::read_to_string("scenarios/hunt/mixed-node.yaml").expect("base");
+        let sets = vec![("spec.kubelet.profile".to_string(), "v1.21".to_string())];
+        let sc = crate::load_str("b.yaml", &text, &sets)
+            .expect("valid")
+            .scenario;
+        let summary = |jobs: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .expect("pool");
+            let tree = tree::parse(&text).expect("yaml");
+            let mut s = search::Search::new(tree, &sc, sets.clone(), Strategy::Guided, 3);
+            for _ in 0..3 {
+                s.step(search::GENERATION, &pool);
+            }
+            let f: Vec<(String, u64, String)> = s
+                .findings
+                .iter()
+                .map(|f| (f.invariant.clone(), f.first_run, f.signature.clone()))
+                .collect();
+            (s.runs, s.pairs.len(), s.reach.clone(), s.corpus_len(), f)
+        };
+        let one = summary(1);
+        assert_eq!(one.0, 3 * search::GENERATION);
+        assert!(!one.4.is_empty());
+        assert_eq!(one, summary(2));
+    }
+}
