@@ -71,6 +71,9 @@ pub enum Command {
     /// Run one scenario and seed on two sides (two profiles or schedulers, or `--set` on
     /// the right side), or read two trace files; print where the runs part.
     Diff(crate::diff::DiffArgs),
+    /// Search from a base scenario for runs that break an invariant; write each distinct
+    /// finding as a scenario file that replays it.
+    Hunt(crate::hunt::HuntArgs),
 }
 
 #[derive(Args, Debug)]
@@ -241,6 +244,7 @@ fn command(cli: Cli) -> ExitCode {
         }
         Command::Bisect(a) => cmd_bisect(a),
         Command::Diff(a) => crate::diff::command(a),
+        Command::Hunt(a) => crate::hunt::command(a),
     }
 }
 

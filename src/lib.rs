@@ -42,7 +42,9 @@
 //!   trace with its oracle, and dispatches every event; the timeline, the kubelet process
 //!   and the node's power, the output types and the summary have a file each.
 //! * Bulk: [`sweep`] (seeds x parameter points x profiles on a rayon pool), [`results`]
-//!   (result directory, resume, merge), [`bisect`]; crate-private `progress` (a wall-clock
+//!   (result directory, resume, merge), [`bisect`], [`hunt`] (search over a base scenario's
+//!   inputs for runs that break an invariant; its generator is also the swarm test's);
+//!   crate-private `progress` (a wall-clock
 //!   reader, for the person watching), `lock` (the result directory's lock file, which
 //!   records the wall time it was taken, for the person reading who holds it), `outfile`
 //!   (writing an output file atomically without replacing a device, FIFO or symlink),
@@ -87,6 +89,7 @@ pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
 
 pub(crate) mod cli_run;
 pub mod diff;
+pub mod hunt;
 pub(crate) mod junit;
 pub(crate) mod kubelet;
 pub(crate) mod lock;

@@ -193,3 +193,60 @@ impl Progress {
         );
     }
 }
+
+/// Progress of a search that may be bounded by time (`podsim hunt`): the wall time since
+/// it started (for a budget in time) and a status line, on a terminal rewritten in place,
+/// otherwise printed every `PODSIM_PROGRESS_INTERVAL_MS` milliseconds (default 5000).
+pub(crate) struct Ticker {
+    start: Instant,
+    last: Instant,
+    tty: bool,
+    interval: Duration,
+}
+
+impl Ticker {
+    pub(crate) fn new() -> Ticker {
+        let tty = std::io::stderr().is_terminal();
+        let ms = std::env::var("PODSIM_PROGRESS_INTERVAL_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(if tty { 200 } else { 5000 });
+        let now = Instant::now();
+        Ticker {
+            start: now,
+            last: now,
+            tty,
+            interval: Duration::from_millis(ms),
+        }
+    }
+
+    /// Wall time since the start.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Shows `line(elapsed seconds)` if the interval has passed since the last one.
+    pub(crate) fn tick(&mut self, line: impl FnOnce(f64) -> String) {
+        let now = Instant::now();
+        if now.duration_since(self.last) < self.interval {
+            return;
+        }
+        self.last = now;
+        let text = line(self.start.elapsed().as_secs_f64());
+        if self.tty {
+            eprint!("\r\x1b[2K{text}");
+        } else {
+            eprintln!("{text}");
+        }
+    }
+
+    /// Ends the status line with `line(elapsed seconds)`.
+    pub(crate) fn finish(&self, line: impl FnOnce(f64) -> String) {
+        let text = line(self.start.elapsed().as_secs_f64());
+        if self.tty {
+            eprintln!("\r\x1b[2K{text}");
+        } else {
+            eprintln!("{text}");
+        }
+    }
+}

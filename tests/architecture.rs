@@ -97,6 +97,7 @@ fn bulk_modules_do_not_call_the_command_line() {
         }
     }
     hits.extend(mentions("src/plot", &["crate::cli"]));
+    hits.extend(mentions("src/hunt", &["crate::cli"]));
     assert!(
         hits.is_empty(),
         "bulk code calls the CLI:\n{}",

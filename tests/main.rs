@@ -12,6 +12,7 @@ mod files;
 mod fuzz;
 mod golden;
 mod hooks_oom;
+mod hunt;
 mod init_containers;
 mod known_correct;
 mod lifecycle;

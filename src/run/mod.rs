@@ -95,3 +95,17 @@ fn run_inner(
     world.trace.observer_mut().release_pod_state();
     summary::summarize(&world, stop, opts)
 }
+
+/// [`run`] without kept records, handing the run's typed transitions to `typed` (in
+/// batches, in order): what `podsim hunt` reads its coverage from. The hash is the same.
+pub(crate) fn run_typed(
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    typed: &mut world::TransitionSink<'_>,
+) -> RunOutput {
+    let opts = RunOptions {
+        keep_trace: false,
+        ..opts.clone()
+    };
+    run_inner(sc, &opts, None, Some(typed))
+}

@@ -1,4 +1,5 @@
-//! Swarm testing: random scenarios (generated as YAML text, so the parser and validation
+//! Swarm testing: random scenarios (generated as YAML text by the library's generator,
+//! `podsim::hunt::generate`, so the parser and validation
 //! are exercised too; pod counts, restart policies, probes, faults, timeline actions, and
 //! some features switched off, such as eviction thresholds), each run twice, checking that podsim never panics, never stops at a
 //! run limit, is deterministic, that the invariant oracle reports no finding, and that
@@ -12,9 +13,7 @@
 //!
 //! Included from `tests/main.rs` as `mod swarm;`.
 
-mod generate;
-
-use generate::{generate, Plan, PodPlan};
+use podsim::hunt::generate::{generate, Plan, PodPlan};
 use podsim::load_str;
 use podsim::run::{run, PodSummary, RunOptions, RunOutput};
 use std::collections::BTreeMap;

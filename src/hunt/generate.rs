@@ -1,29 +1,32 @@
-//! The generator: a random scenario (as YAML text) for a seed, and what the checks need
-//! to know about it.
+//! The random-scenario generator: a whole scenario (as YAML text) for a seed, and what a
+//! checker needs to know about it. The swarm test (`tests/swarm`) runs what it generates;
+//! `podsim hunt` uses its pieces (distributions, faults, the CRI call and exit-code
+//! vocabularies) to draw disturbances for a base scenario.
 
-use super::NS_PER_SEC;
-use podsim::sim::Stream;
+use crate::sim::Stream;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+const NS_PER_SEC: u64 = 1_000_000_000;
+
 /// What the checker needs to know about a generated scenario besides its YAML.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Plan {
-    pub(super) horizon_ns: u64,
+pub struct Plan {
+    pub horizon_ns: u64,
     /// Any fault with probability > 0.
-    pub(super) faults: bool,
+    pub faults: bool,
     /// Pod name -> facts about it.
-    pub(super) pods: BTreeMap<String, PodPlan>,
+    pub pods: BTreeMap<String, PodPlan>,
     /// The node shuts down (graceful node shutdown), with this total period in seconds.
-    pub(super) shutdown_period_s: Option<u64>,
+    pub shutdown_period_s: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub(super) struct PodPlan {
-    pub(super) restart_policy: &'static str,
+pub struct PodPlan {
+    pub restart_policy: &'static str,
     /// The largest grace period any deletion of this pod can get (the pod's
     /// terminationGracePeriodSeconds or a deletePod's gracePeriodSeconds).
-    pub(super) max_grace_s: u64,
+    pub max_grace_s: u64,
 }
 
 /// A duration in milliseconds as a Go duration string.
@@ -31,8 +34,8 @@ fn ms(v: u64) -> String {
     format!("{v}ms")
 }
 
-/// A random distribution whose values are mostly within `max_ms`, of any of the four kinds.
-fn dist(s: &mut Stream, max_ms: u64) -> String {
+/// A random distribution (YAML flow text) whose values are mostly within `max_ms`, of any of the four kinds.
+pub(crate) fn dist(s: &mut Stream, max_ms: u64) -> String {
     match s.below(4) {
         0 => format!("{{fixed: {}}}", ms(s.between(0, max_ms))),
         1 => {
@@ -56,7 +59,7 @@ fn dist(s: &mut Stream, max_ms: u64) -> String {
     }
 }
 
-const CRI_CALLS: [&str; 7] = [
+pub(crate) const CRI_CALLS: [&str; 7] = [
     "runPodSandbox",
     "pullImage",
     "createContainer",
@@ -65,7 +68,7 @@ const CRI_CALLS: [&str; 7] = [
     "stopPodSandbox",
     "podStatus",
 ];
-const FAULT_CALLS: [&str; 6] = [
+pub(crate) const FAULT_CALLS: [&str; 6] = [
     "stopContainer",
     "createContainer",
     "startContainer",
@@ -73,16 +76,16 @@ const FAULT_CALLS: [&str; 6] = [
     "pullImage",
     "podStatus",
 ];
-const FAULT_ERRORS: [&str; 3] = ["DeadlineExceeded", "Unavailable", "Unknown"];
+pub(crate) const FAULT_ERRORS: [&str; 3] = ["DeadlineExceeded", "Unavailable", "Unknown"];
 const POLICIES: [&str; 3] = ["Never", "OnFailure", "Always"];
-const EXIT_CODES: [u64; 3] = [0, 1, 137];
+pub(crate) const EXIT_CODES: [u64; 3] = [0, 1, 137];
 
-fn pick<T: Copy>(s: &mut Stream, xs: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(s: &mut Stream, xs: &[T]) -> T {
     xs[s.below(xs.len() as u64) as usize]
 }
 
 /// The scenario YAML for `seed`, and what the checker needs to know about it.
-pub(super) fn generate(seed: u64) -> (String, Plan) {
+pub fn generate(seed: u64) -> (String, Plan) {
     let mut s = Stream::new(seed, "swarm");
     let mut plan = Plan::default();
     let mut y = String::new();

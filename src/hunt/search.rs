@@ -1,0 +1,249 @@
+//! The search: generations of candidates drawn from the corpus state, run in parallel,
+//! merged in candidate order (so a hunt is a pure function of its seed and a budget in
+//! runs, on any number of threads), with the corpus, the coverage and the deduplicated
+//! findings it keeps.
+
+use super::coverage::Pair;
+use super::mutate::{mutate, Vocab};
+use super::tree::{run_tree, Ran};
+use crate::scenario::Scenario;
+use crate::sim::Stream;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// Candidates per generation: fixed, not the thread count, so that the corpus evolves the
+/// same way on any number of threads.
+pub(crate) const GENERATION: u64 = 16;
+/// Distinct findings kept per invariant (the rest are counted, not written).
+const MAX_PER_INVARIANT: usize = 10;
+
+/// `--strategy`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Fresh seeds plus random mutations of the base scenario.
+    Random,
+    /// As `random`, each run under the PCT scheduler.
+    Pct,
+    /// Keep a corpus of inputs that reached new coverage and mutate those first.
+    Guided,
+}
+
+impl Strategy {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Random => "random",
+            Strategy::Pct => "pct",
+            Strategy::Guided => "guided",
+        }
+    }
+}
+
+/// The scheduler a strategy runs its candidates under (`None`: the scenario's own):
+/// `pct` runs each candidate under the PCT scheduler with 3 priority change points
+/// (`--scheduler` on `hunt` overrides it).
+pub(crate) fn scheduler_for(strategy: Strategy) -> Option<&'static str> {
+    match strategy {
+        Strategy::Random | Strategy::Guided => None,
+        Strategy::Pct => Some("pct:3"),
+    }
+}
+
+/// One input: a scenario tree, the seed it runs on, and the mutations that made it.
+#[derive(Clone, Debug)]
+pub(crate) struct Candidate {
+    pub(crate) tree: Value,
+    pub(crate) seed: u64,
+    pub(crate) history: Vec<String>,
+}
+
+/// A distinct finding and the run that first showed it.
+pub(crate) struct Found {
+    pub(crate) invariant: String,
+    pub(crate) pod: String,
+    pub(crate) at_ns: u64,
+    pub(crate) message: String,
+    pub(crate) signature: String,
+    /// 1-based index of the run.
+    pub(crate) first_run: u64,
+    pub(crate) cand: Candidate,
+    pub(crate) sc: Arc<Scenario>,
+    pub(crate) events: u64,
+    /// Every invariant that run broke, sorted.
+    pub(crate) run_invariants: Vec<String>,
+}
+
+/// The search state.
+pub(crate) struct Search {
+    base: Candidate,
+    vocab: Vocab,
+    sets: Vec<(String, String)>,
+    strategy: Strategy,
+    seed: u64,
+    corpus: Vec<Candidate>,
+    pub(crate) pairs: BTreeSet<Pair>,
+    pub(crate) reach: BTreeSet<String>,
+    pub(crate) findings: Vec<Found>,
+    seen: BTreeSet<(String, String)>,
+    pub(crate) runs: u64,
+    pub(crate) discarded: u64,
+    /// Candidates whose run panicked (a podsim bug).
+    pub(crate) panics: Vec<Candidate>,
+    generation: u64,
+}
+
+impl Search {
+    pub(crate) fn new(
+        base: Value,
+        base_sc: &Scenario,
+        sets: Vec<(String, String)>,
+        strategy: Strategy,
+        seed: u64,
+    ) -> Search {
+        Search {
+            base: Candidate {
+                tree: base,
+                seed: base_sc.seed,
+                history: Vec::new(),
+            },
+            vocab: Vocab::of(base_sc),
+            sets,
+            strategy,
+            seed,
+            corpus: Vec::new(),
+            pairs: BTreeSet::new(),
+            reach: BTreeSet::new(),
+            findings: Vec::new(),
+            seen: BTreeSet::new(),
+            runs: 0,
+            discarded: 0,
+            panics: Vec::new(),
+            generation: 0,
+        }
+    }
+
+    pub(crate) fn corpus_len(&self) -> usize {
+        self.corpus.len()
+    }
+
+    /// Runs one generation of at most `n` candidates on `pool`, and merges the results.
+    pub(crate) fn step(&mut self, n: u64, pool: &rayon::ThreadPool) {
+        use rayon::prelude::*;
+        let g = self.generation;
+        self.generation += 1;
+        let cands: Vec<Candidate> = (0..n.min(GENERATION))
+            .map(|i| {
+                if g == 0 && i == 0 {
+                    // The base scenario as it is comes first.
+                    return self.base.clone();
+                }
+                self.candidate(&mut Stream::new(self.seed, &format!("hunt/{g}/{i}")))
+            })
+            .collect();
+        let sets = &self.sets;
+        let results: Vec<Result<Option<Ran>, ()>> = pool.install(|| {
+            cands
+                .par_iter()
+                .map(|c| {
+                    catch_unwind(AssertUnwindSafe(|| {
+                        run_tree(&c.tree, sets, c.seed, String::new())
+                    }))
+                    .map_err(|_| ())
+                })
+                .collect()
+        });
+        for (c, r) in cands.into_iter().zip(results) {
+            self.merge(c, r);
+        }
+    }
+
+    /// A new candidate: from the base (`random`, `pct`, and `guided` while its corpus is
+    /// empty or one time in five), else from a corpus entry, the newest ones more often.
+    fn candidate(&self, s: &mut Stream) -> Candidate {
+        let from_corpus =
+            self.strategy == Strategy::Guided && !self.corpus.is_empty() && !s.chance_ppm(200_000);
+        let mut c = if from_corpus {
+            let n = self.corpus.len() as u64;
+            let i = if s.chance_ppm(500_000) {
+                n - 1 - s.below(n.min(8))
+            } else {
+                s.below(n)
+            };
+            let mut c = self.corpus[i as usize].clone();
+            if s.chance_ppm(500_000) {
+                c.seed = fresh_seed(s);
+            }
+            c
+        } else {
+            let mut c = self.base.clone();
+            c.seed = fresh_seed(s);
+            if s.chance_ppm(250_000) {
+                return c;
+            }
+            c
+        };
+        for _ in 0..s.between(1, 3) {
+            let what = mutate(&mut c.tree, &self.vocab, s);
+            c.history.push(what);
+        }
+        c
+    }
+
+    fn merge(&mut self, c: Candidate, r: Result<Option<Ran>, ()>) {
+        self.runs += 1;
+        let ran = match r {
+            Err(()) => {
+                self.panics.push(c);
+                return;
+            }
+            Ok(None) => {
+                self.discarded += 1;
+                return;
+            }
+            Ok(Some(ran)) => ran,
+        };
+        let before = self.pairs.len() + self.reach.len();
+        self.pairs.extend(ran.obs.pairs.iter().copied());
+        self.reach.extend(ran.out.reached.iter().cloned());
+        if self.pairs.len() + self.reach.len() > before {
+            self.corpus.push(c.clone());
+        }
+        let run_invariants: Vec<String> = ran
+            .out
+            .findings
+            .iter()
+            .map(|f| f.invariant.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for f in &ran.out.findings {
+            let signature = ran.obs.signature(&f.pod, f.at_ns);
+            let key = (f.invariant.clone(), signature.clone());
+            let kept = self
+                .findings
+                .iter()
+                .filter(|x| x.invariant == f.invariant)
+                .count();
+            if kept >= MAX_PER_INVARIANT || !self.seen.insert(key) {
+                continue;
+            }
+            self.findings.push(Found {
+                invariant: f.invariant.clone(),
+                pod: f.pod.clone(),
+                at_ns: f.at_ns,
+                message: f.message.clone(),
+                signature,
+                first_run: self.runs,
+                cand: c.clone(),
+                sc: ran.sc.clone(),
+                events: ran.out.events,
+                run_invariants: run_invariants.clone(),
+            });
+        }
+    }
+}
+
+fn fresh_seed(s: &mut Stream) -> u64 {
+    s.between(1, u64::from(u32::MAX))
+}
