@@ -86,6 +86,7 @@ pub mod cli;
 pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
 
 pub(crate) mod cli_run;
+pub(crate) mod hunt;
 pub(crate) mod junit;
 pub(crate) mod kubelet;
 pub(crate) mod lock;
