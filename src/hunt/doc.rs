@@ -83,6 +83,9 @@ impl Doc {
     }
 
     /// One run of the document on `seed`; `replay` is the line its findings carry.
+    // The entry point `hunt` runs its candidates through (the shrinker keeps the validated
+    // scenario of each candidate, so it runs them itself).
+    #[allow(dead_code)]
     pub(crate) fn run(&self, seed: u64, replay: &str) -> Result<RunOutput, LoadError> {
         let loaded = self.validate()?;
         let opts = RunOptions {

@@ -471,7 +471,7 @@ fn replicas(s: &mut Search) -> bool {
     let mut changed = false;
     for decl in 0..list_len(&s.cur, &keys(&["spec", "pods"])) {
         let path = |k: &str| {
-            vec![
+            [
                 keys(&["spec", "pods"]),
                 vec![Seg::Idx(decl), Seg::Key(k.into())],
             ]
@@ -510,7 +510,7 @@ fn containers(s: &mut Search) -> bool {
     let mut changed = false;
     for decl in 0..list_len(&s.cur, &keys(&["spec", "pods"])) {
         for list in ["initContainers", "containers"] {
-            let lp = vec![
+            let lp = [
                 keys(&["spec", "pods"]),
                 vec![Seg::Idx(decl)],
                 keys(&["template", "spec", list]),
@@ -526,7 +526,7 @@ fn containers(s: &mut Search) -> bool {
                 item.push(Seg::Key("name".into()));
                 let name = at(&s.cur, &item).and_then(Value::as_str).map(str::to_owned);
                 let names = s.pod_names(decl);
-                let behaviour = vec![
+                let behaviour = [
                     keys(&["spec", "pods"]),
                     vec![Seg::Idx(decl), Seg::Key("behaviour".into())],
                     name.iter().map(|n| Seg::Key(n.clone())).collect(),
@@ -555,9 +555,9 @@ fn containers(s: &mut Search) -> bool {
 fn probes(s: &mut Search) -> bool {
     let mut changed = false;
     for decl in 0..list_len(&s.cur, &keys(&["spec", "pods"])) {
-        let pod = vec![keys(&["spec", "pods"]), vec![Seg::Idx(decl)]].concat();
+        let pod = [keys(&["spec", "pods"]), vec![Seg::Idx(decl)]].concat();
         for list in ["initContainers", "containers"] {
-            let lp = vec![pod.clone(), keys(&["template", "spec", list])].concat();
+            let lp = [pod.clone(), keys(&["template", "spec", list])].concat();
             for j in 0..list_len(&s.cur, &lp) {
                 let mut cp = lp.clone();
                 cp.push(Seg::Idx(j));
@@ -572,8 +572,8 @@ fn probes(s: &mut Search) -> bool {
                     ("livenessProbe", "liveness"),
                     ("readinessProbe", "readiness"),
                 ] {
-                    let fp = vec![cp.clone(), vec![Seg::Key(field.into())]].concat();
-                    let bp = vec![pod.clone(), keys(&["behaviour", &name, "probes"])].concat();
+                    let fp = [cp.clone(), vec![Seg::Key(field.into())]].concat();
+                    let bp = [pod.clone(), keys(&["behaviour", &name, "probes"])].concat();
                     changed |= s.edit(|c| {
                         if !remove_at(c, &fp) {
                             return false;
@@ -736,6 +736,126 @@ fn horizon(s: &mut Search) -> bool {
     })
 }
 
+// ---------------------------------------------------------------------------------------
+// The command
+
+/// `podsim shrink`, as the command line gives it.
+pub(crate) struct Request<'a> {
+    pub(crate) scenario: &'a std::path::Path,
+    pub(crate) seed: u64,
+    /// `--set` overrides with `--profile` last, as the loader takes them.
+    pub(crate) overrides: &'a [(String, String)],
+    pub(crate) invariant: &'a str,
+    pub(crate) out: &'a std::path::Path,
+    pub(crate) json: bool,
+    pub(crate) limits: Limits,
+}
+
+/// `podsim shrink --json`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ShrinkJson<'a> {
+    invariant: &'a str,
+    pod: &'a str,
+    at_ns: u64,
+    seed: u64,
+    findings: &'a [String],
+    runs: u64,
+    original: Size,
+    shrunk: Size,
+    replay_file: String,
+    replay: String,
+}
+
+/// Runs `podsim shrink`: 0 when the shrunk file is written, 2 for bad input (including a
+/// seed that does not show the invariant).
+pub(crate) fn command(r: &Request) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let fail = |m: &dyn fmt::Display| {
+        eprintln!("error: {m}");
+        ExitCode::from(2)
+    };
+    let to_stdout =
+        match crate::outfile::claim_stdout(&[("--out", Some(r.out))], &[("--json", r.json)]) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
+        };
+    let names = crate::names();
+    if !names.is_finding(r.invariant) {
+        let hint = crate::scenario::closest(r.invariant, &names.invariants)
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+        return fail(&format!(
+            "--invariant: unknown invariant `{}`{hint}; `podsim invariants` lists them",
+            r.invariant
+        ));
+    }
+    let doc = match Doc::load(r.scenario, r.overrides) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("{}", e.to_string().trim_end());
+            return ExitCode::from(2);
+        }
+    };
+    let s = match shrink(&doc, r.seed, r.invariant, &r.limits) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("{}: {e}", doc.source)),
+    };
+    if let Err(e) = crate::outfile::write_bytes(r.out, s.doc.to_yaml().as_bytes()) {
+        let name = crate::outfile::display_name(r.out);
+        return fail(&format!("cannot write {name}: {e}"));
+    }
+    let replay = crate::replay::replay_line(r.out, s.seed, &[], &None);
+    if r.json {
+        let j = ShrinkJson {
+            invariant: &s.finding.invariant,
+            pod: &s.finding.pod,
+            at_ns: s.finding.at_ns,
+            seed: s.seed,
+            findings: &s.findings,
+            runs: s.runs,
+            original: s.before,
+            shrunk: s.after,
+            replay_file: crate::outfile::display_name(r.out),
+            replay,
+        };
+        let text = serde_json::to_string_pretty(&j).unwrap_or_default();
+        crate::outfile::stdout_write(format_args!("{text}\n"));
+        return ExitCode::SUCCESS;
+    }
+    let text = summary(&s, &replay);
+    if to_stdout {
+        eprint!("{text}");
+    } else {
+        crate::outfile::stdout_write(format_args!("{text}"));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The printed summary: what was kept, the sizes before and after, the replay line.
+fn summary(s: &Shrunk, replay: &str) -> String {
+    let f = &s.finding;
+    let pod = if f.pod.is_empty() {
+        String::new()
+    } else {
+        format!(" on pod {}", f.pod)
+    };
+    format!(
+        "shrunk: {}{pod} at {} (seed {}), {} runs\n  pods {} -> {}, timeline actions {} -> {}, events {} -> {}\n  findings of the shrunk run: {}\nreplay: {replay}\n",
+        f.invariant,
+        crate::sim::Dur(f.at_ns),
+        s.seed,
+        s.runs,
+        s.before.pods,
+        s.after.pods,
+        s.before.actions,
+        s.after.actions,
+        s.before.events,
+        s.after.events,
+        s.findings.join(", "),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -787,6 +907,20 @@ mod tests {
         assert!(s
             .findings
             .contains(&"no-start-after-termination".to_owned()));
+    }
+
+    #[test]
+    fn with_other_seeds_allowed_the_result_names_the_seed_that_shows_it() {
+        let limits = Limits {
+            max_runs: 400,
+            seeds: 5,
+        };
+        let s = shrink(&v121(), 2, "no-start-after-termination", &limits).unwrap();
+        assert!((1..=5).contains(&s.seed));
+        assert!(s.runs <= 400);
+        assert_eq!(s.doc.tree["spec"]["seed"], s.seed);
+        let out = s.doc.run(s.seed, "").unwrap();
+        assert!(shows(&out, "no-start-after-termination"));
     }
 
     #[test]
