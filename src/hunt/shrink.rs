@@ -10,7 +10,10 @@
 //! unless other seeds are allowed ([`Limits::seeds`]). Everything is sequential and
 //! deterministic: the same input gives the same file.
 
-use super::doc::Doc;
+use super::doc::{
+    at, at_mut, drop_actions, dur_of, fmt_dur, keys, list_len, remove, remove_at, remove_items,
+    Doc, Seg, MS, SECOND,
+};
 use crate::run::{Finding, RunOptions, RunOutput};
 use crate::scenario::overrides::DIST_KINDS;
 use crate::scenario::{LoadError, Loaded};
@@ -18,9 +21,6 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
-
-const MS: u64 = 1_000_000;
-const SECOND: u64 = 1_000 * MS;
 
 /// How much a shrink may spend.
 #[derive(Clone, Debug)]
@@ -323,104 +323,6 @@ impl Search<'_> {
             .map(|p| p.spec.name.clone())
             .collect()
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Tree helpers
-
-/// One step of a path in the tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Seg {
-    Key(String),
-    Idx(usize),
-}
-
-fn keys(path: &[&str]) -> Vec<Seg> {
-    path.iter().map(|k| Seg::Key((*k).to_owned())).collect()
-}
-
-fn at_mut<'v>(v: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
-    path.iter().try_fold(v, |cur, seg| match seg {
-        Seg::Key(k) => cur.get_mut(k.as_str()),
-        Seg::Idx(i) => cur.get_mut(*i),
-    })
-}
-
-fn at<'v>(v: &'v Value, path: &[Seg]) -> Option<&'v Value> {
-    path.iter().try_fold(v, |cur, seg| match seg {
-        Seg::Key(k) => cur.get(k.as_str()),
-        Seg::Idx(i) => cur.get(*i),
-    })
-}
-
-/// Removes the key at the end of `path`; whether there was one.
-fn remove_at(v: &mut Value, path: &[Seg]) -> bool {
-    let Some((Seg::Key(last), parent)) = path.split_last() else {
-        return false;
-    };
-    at_mut(v, parent)
-        .and_then(Value::as_object_mut)
-        .is_some_and(|m| m.remove(last).is_some())
-}
-
-fn remove(v: &mut Value, path: &[&str]) -> bool {
-    remove_at(v, &keys(path))
-}
-
-fn list_len(v: &Value, path: &[Seg]) -> usize {
-    at(v, path).and_then(Value::as_array).map_or(0, Vec::len)
-}
-
-/// Removes the items `idx` (sorted) of the list at `path`.
-fn remove_items(v: &mut Value, path: &[Seg], idx: &[usize]) {
-    if let Some(a) = at_mut(v, path).and_then(Value::as_array_mut) {
-        let mut i = 0;
-        a.retain(|_| {
-            let keep = !idx.contains(&i);
-            i += 1;
-            keep
-        });
-    }
-}
-
-/// The pod (and container) a timeline entry's action names.
-fn action_target(item: &Value) -> Option<(&str, Option<&str>)> {
-    let m = item.as_object()?;
-    m.iter().filter(|(k, _)| *k != "at").find_map(|(_, body)| {
-        let pod = body.get("pod")?.as_str()?;
-        Some((pod, body.get("container").and_then(Value::as_str)))
-    })
-}
-
-/// Removes the timeline entries whose action `hits` (pod, container).
-fn drop_actions(v: &mut Value, hits: impl Fn(&str, Option<&str>) -> bool) {
-    if let Some(a) = v
-        .get_mut("spec")
-        .and_then(|s| s.get_mut("timeline"))
-        .and_then(Value::as_array_mut)
-    {
-        a.retain(|item| !action_target(item).is_some_and(|(p, c)| hits(p, c)));
-    }
-}
-
-/// Go duration text for `ns`, in the largest unit that is exact.
-pub(crate) fn fmt_dur(ns: u64) -> String {
-    const MINUTE: u64 = 60 * SECOND;
-    match ns {
-        0 => "0s".to_owned(),
-        n if n % MINUTE == 0 => format!("{}m", n / MINUTE),
-        n if n % SECOND == 0 => format!("{}s", n / SECOND),
-        n if n % MS == 0 => format!("{}ms", n / MS),
-        n if n % 1_000 == 0 => format!("{}us", n / 1_000),
-        n => format!("{n}ns"),
-    }
-}
-
-fn dur_of(v: Option<&Value>) -> Option<u64> {
-    let s = v?.as_str()?;
-    crate::scenario::duration::parse_go_duration(s)
-        .ok()
-        .and_then(|n| u64::try_from(n).ok())
 }
 
 // ---------------------------------------------------------------------------------------
