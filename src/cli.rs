@@ -74,6 +74,40 @@ pub enum Command {
     /// Search from a base scenario for runs that break an invariant; write each distinct
     /// finding as a scenario file that replays it.
     Hunt(crate::hunt::HuntArgs),
+    /// Shrink a scenario to a small one that still shows a finding; write it as a
+    /// standalone scenario file that replays the finding.
+    Shrink(ShrinkArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ShrinkArgs {
+    /// The scenario file (`-`: standard input).
+    pub scenario: PathBuf,
+    /// The seed whose run shows the finding.
+    #[arg(long)]
+    pub seed: u64,
+    /// Behaviour profile (sets `spec.kubelet.profile`, as for `run`).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Override a scenario field (repeatable); the shrunk file has it written in.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub set: Vec<String>,
+    /// The invariant whose finding must persist.
+    #[arg(long, value_name = "NAME")]
+    pub invariant: String,
+    /// Where the shrunk scenario goes (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Also accept a candidate that shows the finding on one of seeds 1..=N (default: the
+    /// seed stays fixed).
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<u64>,
+    /// Runs to spend at most.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub max_runs: u64,
+    /// Print the outcome as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -245,6 +279,7 @@ fn command(cli: Cli) -> ExitCode {
         Command::Bisect(a) => cmd_bisect(a),
         Command::Diff(a) => crate::diff::command(a),
         Command::Hunt(a) => crate::hunt::command(a),
+        Command::Shrink(a) => cmd_shrink(a),
     }
 }
 
@@ -670,6 +705,36 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn cmd_shrink(a: ShrinkArgs) -> ExitCode {
+    let profile = match a.profile.as_deref().map(crate::sweep::profile_flag) {
+        None => None,
+        Some(Ok(p)) => Some(p.to_owned()),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let overrides = match parse_sets(&a.set, &profile) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    crate::hunt::shrink::command(&crate::hunt::shrink::Request {
+        scenario: &a.scenario,
+        seed: a.seed,
+        overrides: &overrides,
+        invariant: &a.invariant,
+        out: &a.out,
+        json: a.json,
+        limits: crate::hunt::shrink::Limits {
+            max_runs: a.max_runs,
+            seeds: a.seeds.unwrap_or(0),
+        },
+    })
 }
 
 fn write_junit(path: &Path, xml: &str) -> Result<(), ExitCode> {

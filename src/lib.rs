@@ -51,6 +51,9 @@
 //!   `junit`, `plot`, `report`, `report_html` (`podsim report`: a result directory as one
 //!   HTML page), and `replay` (the replay line and the temporary-file paths
 //!   that bulk code and the CLI share); [`diff`] (`podsim diff`: where two runs part).
+//! * [`hunt`]: search over scenario inputs (`podsim hunt`); `hunt::doc` holds a scenario
+//!   as a document tree (a `serde_json::Value`) with a YAML writer; `hunt::shrink` cuts a
+//!   scenario down to a small one that still shows a finding (`podsim shrink`).
 //! * [`cli`]: the command line, thin: one function per subcommand.
 //!
 //! ## Architecture invariants (enforced by `tests/architecture.rs`)

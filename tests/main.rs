@@ -29,6 +29,7 @@ mod reliability_errors;
 mod reliability_output;
 mod restart;
 mod scenario_errors;
+mod shrink;
 mod shutdown;
 mod static_pods;
 mod swarm;

@@ -1,7 +1,9 @@
 //! What a hunt hands back: one scenario file per distinct finding,
 //! `DIR/findings/<invariant>-<n>.yaml`, and the `--json` summary.
 
+use super::doc::Doc;
 use super::search::{Found, Search, Strategy};
+use super::shrink::{self, Limits};
 use super::tree::obj_at;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -19,6 +21,8 @@ pub(crate) struct Context<'a> {
     pub(crate) out: &'a Path,
     /// The scheduler every candidate ran under, when the hunt chose one.
     pub(crate) scheduler: Option<String>,
+    /// Runs each finding's shrink may spend (0: no shrinking).
+    pub(crate) shrink_runs: u64,
 }
 
 /// `--json`.
@@ -111,24 +115,96 @@ pub(crate) fn finding_tree(f: &Found, cx: &Context<'_>, name: &str) -> Value {
     t
 }
 
-/// Writes every finding's file under `DIR/findings/` (atomically), and returns the JSON
-/// entries. The files are JSON, which is YAML.
-pub(crate) fn write_findings(s: &Search, cx: &Context<'_>) -> Result<Vec<FindingJson>, String> {
+/// Runs a shrink of one finding may spend (`hunt --shrink-runs`).
+pub(crate) const SHRINK_RUNS: u64 = 400;
+
+/// One finding's file: the shrunk scenario (or, when shrinking is off or fails, the
+/// candidate as the hunt ran it) as YAML, and its size.
+fn finding_file(f: &Found, cx: &Context<'_>, name: &str) -> (String, Shrunk) {
+    let tree = finding_tree(f, cx, name);
+    let unshrunk = Shrunk {
+        pods: f.sc.pods.len(),
+        actions: f.sc.timeline.len(),
+        events: f.events,
+    };
+    // The user's `--set` overrides are written into the file, so it stands alone.
+    let sets: Vec<(String, String)> = cx
+        .sets
+        .iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(p, v)| (p.trim().to_owned(), v.to_owned()))
+        .collect();
+    let hunt_doc = match Doc::from_text(name, &tree.to_string(), &sets) {
+        Ok(d) => d,
+        Err(_) => Doc::new(name, tree),
+    };
+    if cx.shrink_runs == 0 {
+        return (hunt_doc.to_yaml(), unshrunk);
+    }
+    let limits = Limits {
+        max_runs: cx.shrink_runs,
+        seeds: 0,
+    };
+    match shrink::shrink(&hunt_doc, f.cand.seed, &f.invariant, &limits) {
+        Ok(mut done) => {
+            // The hunt's story first, then the shrinker's.
+            let said = done.doc.tree["metadata"]["description"]
+                .as_str()
+                .unwrap_or("")
+                .trim_end()
+                .to_owned();
+            let hunt = hunt_doc.tree["metadata"]["description"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            done.doc.tree["metadata"]["description"] = json!(format!("{hunt} Then {said}\n"));
+            done.doc.tree["metadata"]["name"] = json!(name);
+            let size = Shrunk {
+                pods: done.after.pods as usize,
+                actions: done.after.actions as usize,
+                events: done.after.events,
+            };
+            (done.doc.to_yaml(), size)
+        }
+        Err(_) => (hunt_doc.to_yaml(), unshrunk),
+    }
+}
+
+/// Writes every finding's file under `DIR/findings/` (atomically), each shrunk first (in
+/// parallel on `pool`; each shrink is deterministic, so the files are too), and returns
+/// the JSON entries.
+pub(crate) fn write_findings(
+    s: &Search,
+    cx: &Context<'_>,
+    pool: &rayon::ThreadPool,
+) -> Result<Vec<FindingJson>, String> {
+    use rayon::prelude::*;
     let dir = cx.out.join("findings");
     if !s.findings.is_empty() {
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let mut n_by: BTreeMap<&str, u64> = BTreeMap::new();
+    let names: Vec<String> = s
+        .findings
+        .iter()
+        .map(|f| {
+            let n = n_by.entry(&f.invariant).or_insert(0);
+            *n += 1;
+            format!("{}-{n}", f.invariant)
+        })
+        .collect();
+    let files: Vec<(String, Shrunk)> = pool.install(|| {
+        s.findings
+            .par_iter()
+            .zip(names.par_iter())
+            .map(|(f, name)| finding_file(f, cx, name))
+            .collect()
+    });
     let mut out = Vec::new();
-    for f in &s.findings {
-        let n = n_by.entry(&f.invariant).or_insert(0);
-        *n += 1;
-        let file = format!("{}-{n}.yaml", f.invariant);
+    for ((f, name), (text, size)) in s.findings.iter().zip(&names).zip(files) {
+        let file = format!("{name}.yaml");
         let path: PathBuf = dir.join(&file);
-        let tree = finding_tree(f, cx, &format!("{}-{n}", f.invariant));
-        let mut text = serde_json::to_string_pretty(&tree).map_err(|e| e.to_string())?;
-        text.push('\n');
         crate::outfile::write_bytes(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         out.push(FindingJson {
@@ -136,12 +212,8 @@ pub(crate) fn write_findings(s: &Search, cx: &Context<'_>) -> Result<Vec<Finding
             pod: f.pod.clone(),
             first_run: f.first_run,
             replay_file: format!("findings/{file}"),
-            replay: crate::replay::replay_line(&path, f.cand.seed, cx.sets, &None),
-            shrunk: Shrunk {
-                pods: f.sc.pods.len(),
-                actions: f.sc.timeline.len(),
-                events: f.events,
-            },
+            replay: crate::replay::replay_line(&path, f.cand.seed, &[], &None),
+            shrunk: size,
             signature: f.signature.clone(),
         });
     }

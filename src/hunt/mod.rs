@@ -8,14 +8,19 @@
 //! * `coverage`: (pod worker state, transition kind) pairs and finding signatures.
 //! * `search`: strategies, generations, corpus, deduplicated findings.
 //! * `found`: the finding files and the `--json` summary.
+//! * `doc`, `yaml`: a scenario as a document tree, and a YAML writer for it.
+//! * `shrink`: cutting a run's finding down to a small replay (`podsim shrink`).
 
 mod coverage;
+pub(crate) mod doc;
 mod found;
 #[doc(hidden)]
 pub mod generate;
 mod mutate;
 mod search;
+pub(crate) mod shrink;
 mod tree;
+mod yaml;
 
 pub use search::Strategy;
 
@@ -62,6 +67,9 @@ pub struct HuntArgs {
     /// the scenario's, or `pct:3` for `--strategy pct`).
     #[arg(long, value_name = "random|fifo|pct:D")]
     pub scheduler: Option<String>,
+    /// Runs each distinct finding's shrink may spend (0: write findings unshrunk).
+    #[arg(long, value_name = "N", default_value_t = found::SHRINK_RUNS)]
+    pub shrink_runs: u64,
 }
 
 /// A budget: runs, or wall time.
@@ -166,8 +174,9 @@ pub fn command(a: HuntArgs) -> ExitCode {
         seed: a.seed,
         out: &out,
         scheduler,
+        shrink_runs: a.shrink_runs,
     };
-    finish(&s, &cx, seconds, a.json)
+    finish(&s, &cx, seconds, a.json, &pool)
 }
 
 /// The base scenario: validated as `podsim run` would (errors name file, field and
@@ -234,7 +243,13 @@ fn hunt(s: &mut search::Search, budget: Budget, pool: &rayon::ThreadPool, label:
 }
 
 /// Writes the finding files and prints the result.
-fn finish(s: &search::Search, cx: &found::Context<'_>, seconds: f64, json: bool) -> ExitCode {
+fn finish(
+    s: &search::Search,
+    cx: &found::Context<'_>,
+    seconds: f64,
+    json: bool,
+    pool: &rayon::ThreadPool,
+) -> ExitCode {
     if !s.panics.is_empty() {
         for line in found::write_panics(s, cx) {
             eprintln!(
@@ -243,7 +258,14 @@ fn finish(s: &search::Search, cx: &found::Context<'_>, seconds: f64, json: bool)
         }
         return ExitCode::from(101);
     }
-    let findings = match found::write_findings(s, cx) {
+    if !s.findings.is_empty() && cx.shrink_runs > 0 {
+        eprintln!(
+            "hunt: shrinking {} distinct findings (at most {} runs each)",
+            s.findings.len(),
+            cx.shrink_runs
+        );
+    }
+    let findings = match found::write_findings(s, cx, pool) {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
