@@ -7,6 +7,7 @@ mod conditions;
 mod deploy;
 mod determinism;
 mod eviction;
+mod eviction_disk;
 mod files;
 mod fuzz;
 mod golden;

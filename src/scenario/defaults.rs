@@ -70,6 +70,13 @@ pub const PROFILE: &str = "current";
 pub const NODE_CPU_MILLI: u64 = 8_000;
 pub const NODE_MEMORY_BYTES: u64 = 16 << 30;
 pub const NODE_PODS: u64 = 110;
+/// Default nodefs size and inodes (ext4's one inode per 16KiB of 100Gi).
+pub const NODEFS_BYTES: u64 = 100 << 30;
+pub const NODEFS_INODES: u64 = 6_553_600;
+/// Default `pid_max` of a 64-bit Linux node.
+pub const MAX_PIDS: u64 = 4_194_304;
+/// Default size of an image on disk.
+pub const IMAGE_SIZE: u64 = 500 << 20;
 pub const WATCH_DELAY: Dist = Dist::Fixed(Dur::millis(10));
 pub const STATUS_WRITE_DELAY: Dist = Dist::Fixed(Dur::millis(10));
 pub const NAMESPACE: &str = "default";
@@ -113,6 +120,7 @@ pub fn kubelet_config() -> KubeletConfig {
         eviction_soft_grace_period: BTreeMap::new(),
         eviction_max_pod_grace_period: 0,
         eviction_pressure_transition_period: Dur::secs(300),
+        eviction_minimum_reclaim: BTreeMap::new(),
     }
 }
 
