@@ -297,4 +297,52 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn disk_usage_forms_volume_usage_and_node_storage() {
+        let s = with("      behaviour:\n        app: {diskUsage: {initial: 1Gi, growBy: 100Mi, every: 10s}, inodes: 500, pids: 7}\n  node: {nodefs: {capacity: 20Gi, inodes: 1000}, maxPids: 100}\n  runtime: {images: [{image: a:1, size: 1Gi}]}\n  timeline:\n    - {at: 1s, diskPressure: {filesystem: imagefs, inodesFree: 5}}\n    - {at: 2s, pidPressure: {available: 3}}\n")
+            .unwrap()
+            .scenario;
+        let b = &s.pods[0].behaviour["app"];
+        assert_eq!(b.disk_usage.at(Dur::secs(25)), (1 << 30) + 2 * (100 << 20));
+        assert_eq!(b.inodes.at(Dur::secs(99)), 500);
+        assert_eq!(b.pids.at(Dur::ZERO), 7);
+        assert_eq!(s.node.nodefs.capacity_bytes, 20 << 30);
+        assert_eq!(s.node.nodefs.inodes, 1000);
+        assert_eq!(s.node.imagefs, None);
+        assert_eq!(s.node.max_pids, 100);
+        assert_eq!(s.runtime.image_sizes["a:1"], 1 << 30);
+        assert_eq!(
+            s.timeline[0].action,
+            crate::scenario::Action::DiskPressure {
+                imagefs: true,
+                available: None,
+                inodes_free: Some(5)
+            }
+        );
+        assert_eq!(
+            s.timeline[1].action,
+            crate::scenario::Action::PidPressure { available: 3 }
+        );
+    }
+
+    #[test]
+    fn storage_mistakes_are_errors_naming_the_field() {
+        use super::super::test_util::problems;
+        let e = problems("      behaviour: {volumes: {scratch: {usage: 1Gi}}, app: {diskUsage: {growBy: 1Mi}}}\n  node: {nodefs: {capacity: 0}}\n  timeline:\n    - {at: 1s, diskPressure: {filesystem: nodefs}}\n");
+        let all = e.join("\n");
+        assert!(
+            all.contains("behaviour.volumes.scratch: no emptyDir volume named `scratch` in this pod's template (emptyDir volumes: none)"),
+            "{all}"
+        );
+        assert!(all.contains("diskUsage.every"), "{all}");
+        assert!(
+            all.contains("spec.node.nodefs: a filesystem needs a capacity and inodes above 0"),
+            "{all}"
+        );
+        assert!(
+            all.contains("set `available`, `inodesFree` or both"),
+            "{all}"
+        );
+    }
 }

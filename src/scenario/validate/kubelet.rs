@@ -28,6 +28,13 @@ const EVICTION_SIGNALS: [&str; 9] = [
     "pid.available",
 ];
 
+/// Accepted signals without observations: their thresholds are never met.
+const UNOBSERVED_SIGNALS: [&str; 3] = [
+    "allocatableMemory.available",
+    "containerfs.available",
+    "containerfs.inodesFree",
+];
+
 /// Entries of a `signal -> value` map (evictionHard and friends), with checked signal names.
 fn signal_map<'n>(cx: &mut Cx, n: Option<&'n Node>, path: &str) -> Vec<(String, &'n Node, String)> {
     let Some(n) = present(n) else {
@@ -36,6 +43,15 @@ fn signal_map<'n>(cx: &mut Cx, n: Option<&'n Node>, path: &str) -> Vec<(String, 
     let Some(o) = obj(cx, n, path, &EVICTION_SIGNALS, Unknown::Error) else {
         return Vec::new();
     };
+    for (k, _) in o.entries.iter() {
+        if UNOBSERVED_SIGNALS.contains(&k.name.as_str()) {
+            cx.note(
+                k.loc,
+                &o.at(&k.name),
+                "no effect: podsim has no observation of this signal, so its threshold is never met (as upstream treats a signal it cannot observe)",
+            );
+        }
+    }
     o.entries
         .iter()
         .filter(|(k, _)| EVICTION_SIGNALS.contains(&k.name.as_str()))
