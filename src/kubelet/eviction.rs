@@ -463,13 +463,16 @@ impl Kubelet {
     /// such pod in the round, one blocking kill after the other; here the round ends with
     /// the first and the next round (right after its cleanup) finds the next.
     fn local_storage_eviction(&mut self, ctx: &mut Ctx) -> bool {
-        let active = self.active_pods();
-        if !active
-            .iter()
+        // A scan of the specs first: without any limit the O(pods) filter of the active pods
+        // and the per-pod summary are skipped (the decision is the same).
+        let pods = self.config.pods.values();
+        if !pods
+            .into_iter()
             .any(|p| signals::has_local_storage_limits(&p.spec))
         {
             return false;
         }
+        let active = self.active_pods();
         let summary = ctx.stats_summary();
         for pod in &active {
             let Some(stats) = summary.pods.iter().find(|s| s.uid == pod.uid) else {
