@@ -8,6 +8,7 @@ mod deploy;
 mod determinism;
 mod diff;
 mod eviction;
+mod eviction_disk;
 mod files;
 mod fuzz;
 mod golden;

@@ -35,6 +35,7 @@
 //!   `Evicted` event are not modelled (pod conditions are not modelled).
 
 use super::admission::{is_best_effort, is_critical_pod, pod_requests, threshold_quantity};
+use super::eviction_signals as signals;
 use super::pod_workers::StatusFn;
 use super::profile::Sw;
 use super::{KEv, Kubelet};
@@ -56,7 +57,6 @@ pub(crate) const POD_CLEANUP_POLL_FREQ: Dur = Dur::secs(1);
 pub(crate) const REASON: &str = "Evicted";
 /// The only signal with observations.
 pub(crate) const MEMORY_AVAILABLE: &str = "memory.available";
-const MEMORY_PRESSURE: &str = "MemoryPressure";
 
 /// `evictionapi.Threshold`: a signal below a value, for a grace period (0 = hard).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +64,8 @@ pub(crate) struct EvictionThreshold {
     pub(crate) signal: String,
     pub(crate) value: Threshold,
     pub(crate) grace_period: Dur,
+    /// `MinReclaim` (`evictionMinimumReclaim[signal]`).
+    pub(crate) min_reclaim: Option<Threshold>,
 }
 
 impl EvictionThreshold {
@@ -96,6 +98,8 @@ pub(crate) struct EvictionRecord {
     /// When `waitForPodsCleanup` saw the pod finished (`None`: not yet, or timed out).
     pub(crate) cleaned_up_at: Option<SimTime>,
     pub(crate) cleanup_timed_out: bool,
+    /// The status message (`evictionMessage` or a local storage message).
+    pub(crate) message: String,
 }
 
 /// Where the manager's goroutine is.
@@ -123,10 +127,10 @@ pub(crate) struct EvictionManager {
     pub(crate) max_pod_grace_period: i64,
     pub(crate) pressure_transition_period: Dur,
     pub(crate) monitoring_period: Dur,
-    /// `nodeConditions` contains MemoryPressure.
-    pub(crate) memory_pressure: bool,
-    /// `nodeConditionsLastObservedAt[MemoryPressure]`.
-    memory_pressure_last_observed_at: Option<SimTime>,
+    /// `nodeConditions`: MemoryPressure, DiskPressure, PIDPressure (in [`CONDITIONS`] order).
+    pub(crate) pressure: [bool; 3],
+    /// `nodeConditionsLastObservedAt`, same order.
+    pressure_last_observed_at: [Option<SimTime>; 3],
     /// `thresholdsFirstObservedAt`, by index into `thresholds`.
     thresholds_first_observed_at: BTreeMap<usize, SimTime>,
     /// `thresholdsMet`: met, grace periods included, not yet resolved.
@@ -152,6 +156,7 @@ impl EvictionManager {
                 signal: s.clone(),
                 value: *v,
                 grace_period: Dur::ZERO,
+                min_reclaim: c.eviction_minimum_reclaim.get(s).copied(),
             })
             .collect();
         for (s, v) in &c.eviction_soft {
@@ -163,6 +168,7 @@ impl EvictionManager {
                     .get(s)
                     .copied()
                     .unwrap_or(Dur::ZERO),
+                min_reclaim: c.eviction_minimum_reclaim.get(s).copied(),
             });
         }
         EvictionManager {
@@ -171,8 +177,8 @@ impl EvictionManager {
             max_pod_grace_period: c.eviction_max_pod_grace_period,
             pressure_transition_period: c.eviction_pressure_transition_period,
             monitoring_period: spec.timing.eviction_monitoring_period,
-            memory_pressure: false,
-            memory_pressure_last_observed_at: None,
+            pressure: [false; 3],
+            pressure_last_observed_at: [None; 3],
             thresholds_first_observed_at: BTreeMap::new(),
             thresholds_met: Vec::new(),
             last_observation: None,
@@ -183,18 +189,38 @@ impl EvictionManager {
         }
     }
 
-    /// `thresholdsMet` (minimum reclaim is not modelled): the thresholds whose signal is
-    /// below their quantity now, ignoring grace periods.
-    fn thresholds_met_now(&self, obs: &Observation) -> Vec<usize> {
-        (0..self.thresholds.len())
-            .filter(|&i| {
-                let t = &self.thresholds[i];
-                t.signal == MEMORY_AVAILABLE
-                    && threshold_quantity(t.value, obs.capacity) > obs.available
-            })
+    /// `thresholdsMet` over `which` (indices into `thresholds`): the thresholds whose
+    /// signal is below their quantity (plus the minimum reclaim when enforced) now.
+    fn thresholds_met(
+        &self,
+        which: &[usize],
+        obs: &[(&'static str, Observation)],
+        enforce_min_reclaim: bool,
+    ) -> Vec<usize> {
+        which
+            .iter()
+            .copied()
+            .filter(|&i| signals::threshold_met(&self.thresholds[i], obs, enforce_min_reclaim))
+            .collect()
+    }
+
+    /// `nodeConditions`: the conditions reported now, in [`CONDITIONS`] order.
+    pub(crate) fn conditions(&self) -> Vec<NodeConditionType> {
+        CONDITIONS
+            .iter()
+            .zip(self.pressure)
+            .filter(|(_, on)| *on)
+            .map(|(c, _)| *c)
             .collect()
     }
 }
+
+/// The node conditions the manager reports, in the order it reports them.
+pub(crate) const CONDITIONS: [NodeConditionType; 3] = [
+    NodeConditionType::MemoryPressure,
+    NodeConditionType::DiskPressure,
+    NodeConditionType::PIDPressure,
+];
 
 pub(crate) use crate::model::quantity;
 
@@ -262,19 +288,23 @@ fn eviction_message(
 }
 
 impl Kubelet {
-    /// The eviction manager's admit handler: under memory pressure only, BestEffort pods
-    /// are rejected unless critical (tolerations are not modelled, so none tolerates the
-    /// memory-pressure taint).
+    /// The eviction manager's admit handler (`Admit`): no condition, or a critical pod,
+    /// admits; under memory pressure alone only BestEffort pods are rejected (tolerations
+    /// are not modelled, so none tolerates the memory-pressure taint); under any other
+    /// condition (DiskPressure, PIDPressure) every pod is.
     pub(super) fn eviction_admit(&self, pod: &ApiPod) -> Option<(RejectReason, String)> {
-        if !self.eviction.memory_pressure || is_critical_pod(pod) {
+        let conditions = self.eviction.conditions();
+        if conditions.is_empty() || is_critical_pod(pod) {
             return None;
         }
-        if !is_best_effort(&pod.spec) {
+        let memory_only = conditions == [NodeConditionType::MemoryPressure];
+        if memory_only && !is_best_effort(&pod.spec) {
             return None;
         }
+        let names: Vec<&str> = conditions.iter().map(|c| c.as_str()).collect();
         Some((
             RejectReason::Evicted,
-            format!("The node had condition: [{MEMORY_PRESSURE}]. "),
+            format!("The node had condition: [{}]. ", names.join(" ")),
         ))
     }
 
@@ -289,23 +319,27 @@ impl Kubelet {
 
     /// `synchronize`: returns whether a pod was evicted.
     fn eviction_synchronize(&mut self, ctx: &mut Ctx) -> bool {
-        if self.eviction.thresholds.is_empty() {
-            // Upstream goes on for local-storage isolation, which is not modelled.
-            return false;
-        }
         let now = ctx.now();
+        // Local storage isolation (on by default) goes on without thresholds; it needs the
+        // per-pod summary only if some active pod has a limit to check.
+        if self.eviction.thresholds.is_empty() {
+            return self.local_storage_eviction(ctx);
+        }
         // The node figures first; the active pods and the per-pod summary (both O(pods))
-        // are built only when a threshold asks for a ranking: nothing before reads them.
+        // are built only when a threshold or a local storage limit asks for them.
         let node = ctx.stats_node();
-        let obs = Observation {
-            available: node.node_available_bytes,
-            capacity: node
-                .node_available_bytes
-                .saturating_add(node.node_working_set_bytes),
-            time: node.time,
-        };
+        let obs = signals::observations(&node);
         let ev = &mut self.eviction;
-        let met = ev.thresholds_met_now(&obs);
+        let all: Vec<usize> = (0..ev.thresholds.len()).collect();
+        let mut met = ev.thresholds_met(&all, &obs, false);
+        // Thresholds met last round stay met until their minimum reclaim is satisfied.
+        let prev = ev.thresholds_met.clone();
+        for i in ev.thresholds_met(&prev, &obs, true) {
+            if !met.contains(&i) {
+                met.push(i);
+            }
+        }
+        met.sort_unstable();
         let first_observed: BTreeMap<usize, SimTime> = met
             .iter()
             .map(|i| {
@@ -313,41 +347,58 @@ impl Kubelet {
                 (*i, at.unwrap_or(now))
             })
             .collect();
-        // Node conditions: observed now if a memory threshold is met, and reported for the
-        // pressure transition period after the last observation.
-        let observed = !met.is_empty();
-        let last_observed = if observed {
-            Some(now)
-        } else {
-            ev.memory_pressure_last_observed_at
-        };
-        let pressure =
-            last_observed.is_some_and(|at| now.since(at) < ev.pressure_transition_period);
+        // Node conditions: observed now if a threshold of theirs is met, and reported for
+        // the pressure transition period after the last observation.
+        for (k, cond) in CONDITIONS.iter().enumerate() {
+            let observed = met
+                .iter()
+                .any(|i| signals::node_condition(&ev.thresholds[*i].signal) == Some(*cond));
+            if observed {
+                ev.pressure_last_observed_at[k] = Some(now);
+            }
+            let pressure = ev.pressure_last_observed_at[k]
+                .is_some_and(|at| now.since(at) < ev.pressure_transition_period);
+            if pressure != ev.pressure[k] {
+                ev.condition_changes.push((now, cond.as_str(), pressure));
+                ctx.emit(Transition::NodeCondition {
+                    condition: *cond,
+                    status: pressure,
+                });
+            }
+            ev.pressure[k] = pressure;
+        }
         let met_grace: Vec<usize> = first_observed
             .iter()
             .filter(|(i, at)| now.since(**at) >= ev.thresholds[**i].grace_period)
             .map(|(i, _)| *i)
             .collect();
-        if pressure != ev.memory_pressure {
-            ev.condition_changes.push((now, MEMORY_PRESSURE, pressure));
-            ctx.emit(Transition::NodeCondition {
-                condition: NodeConditionType::MemoryPressure,
-                status: pressure,
-            });
-        }
-        ev.memory_pressure = pressure;
         ev.thresholds_first_observed_at = first_observed;
-        ev.memory_pressure_last_observed_at = last_observed;
         ev.thresholds_met = met_grace.clone();
         // thresholdsUpdatedStats: act only on stats newer than the last round's.
-        let fresh = ev.last_observation.is_none_or(|l| obs.time > l.time);
-        ev.last_observation = Some(obs);
-        let updated: Vec<usize> = if fresh { met_grace } else { Vec::new() };
-        // byEvictionPriority + getReclaimableThreshold: memory first; it is the only signal
-        // observed. Memory has no node-level reclaim.
+        let fresh = ev.last_observation.is_none_or(|l| node.time > l.time);
+        ev.last_observation = signals::observed(&obs, MEMORY_AVAILABLE).copied();
+        let mut updated: Vec<usize> = if fresh { met_grace } else { Vec::new() };
+        if self.local_storage_eviction(ctx) {
+            return true;
+        }
+        // byEvictionPriority: memory first, the others in configuration order.
+        updated.sort_by_key(|i| self.eviction.thresholds[*i].signal != MEMORY_AVAILABLE);
+        // getReclaimableThreshold: the first one. Node-level reclaim (image and container
+        // garbage collection for the disk signals) is not modelled: the ranking follows.
         let Some(&ti) = updated.first() else {
             return false;
         };
+        self.evict_ranked(ctx, ti, &node, &obs)
+    }
+
+    /// Ranks the active pods for threshold `ti` and evicts the first that can be.
+    fn evict_ranked(
+        &mut self,
+        ctx: &mut Ctx,
+        ti: usize,
+        node: &StatsSummary,
+        obs: &[(&'static str, Observation)],
+    ) -> bool {
         let mut active = self.active_pods();
         if !self.eviction.b.on(Sw::EvictionWaitsForReclaim) {
             // <= v1.6 `filterOutTerminatedPods`: a pod whose status manager phase is terminal
@@ -366,32 +417,72 @@ impl Kubelet {
         }
         let summary = ctx.stats_summary();
         debug_assert_eq!(
-            (
-                summary.time,
-                summary.node_available_bytes,
-                summary.node_working_set_bytes
-            ),
-            (
-                node.time,
-                node.node_available_bytes,
-                node.node_working_set_bytes
-            )
+            (summary.time, summary.node_available_bytes, summary.disk),
+            (node.time, node.node_available_bytes, node.disk)
         );
         let threshold = self.eviction.thresholds[ti].clone();
+        let Some(o) = signals::observed(obs, &threshold.signal).copied() else {
+            return false;
+        };
         let mut ranked = active;
-        rank_memory_pressure(&mut ranked, &summary);
+        match threshold.signal.as_str() {
+            MEMORY_AVAILABLE => rank_memory_pressure(&mut ranked, &summary),
+            signals::PID_AVAILABLE => signals::rank_pid_pressure(&mut ranked, &summary),
+            s => signals::rank_disk_pressure(&mut ranked, &summary, s),
+        }
         // At most one pod per round.
         for pod in &ranked {
             // A hard threshold asks for an immediate kill: grace 1 on v1.31
             // (`immediateEvictionGracePeriodSeconds` in
             // `pkg/kubelet/eviction/eviction_manager.go`, PR 124063), 0 before it.
             let grace = if threshold.is_hard() {
-                i64::from(self.b.on(Sw::HardEvictionGraceOne))
+                self.immediate_grace()
             } else {
                 self.eviction.max_pod_grace_period
             };
-            let message = eviction_message(pod, &summary, &threshold, &obs);
-            if self.evict_pod(ctx, pod, grace, message, &threshold.signal) {
+            let message = if threshold.signal == MEMORY_AVAILABLE {
+                eviction_message(pod, &summary, &threshold, &o)
+            } else {
+                signals::disk_pid_message(pod, &summary, &threshold, &o)
+            };
+            let word = signals::signal_word(&threshold.signal);
+            if self.evict_pod(ctx, pod, grace, message, word) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `immediateEvictionGracePeriodSeconds`.
+    fn immediate_grace(&self) -> i64 {
+        i64::from(self.b.on(Sw::HardEvictionGraceOne))
+    }
+
+    /// `localStorageEviction`: the first active pod (in UID order) over an emptyDir
+    /// `sizeLimit` or an ephemeral-storage limit is evicted at once. Upstream evicts every
+    /// such pod in the round, one blocking kill after the other; here the round ends with
+    /// the first and the next round (right after its cleanup) finds the next.
+    fn local_storage_eviction(&mut self, ctx: &mut Ctx) -> bool {
+        // A scan of the specs first: without any limit the O(pods) filter of the active pods
+        // and the per-pod summary are skipped (the decision is the same).
+        let pods = self.config.pods.values();
+        if !pods
+            .into_iter()
+            .any(|p| signals::has_local_storage_limits(&p.spec))
+        {
+            return false;
+        }
+        let active = self.active_pods();
+        let summary = ctx.stats_summary();
+        for pod in &active {
+            let Some(stats) = summary.pods.iter().find(|s| s.uid == pod.uid) else {
+                continue;
+            };
+            let Some((word, message)) = signals::local_storage_violation(&pod.spec, stats) else {
+                continue;
+            };
+            let grace = self.immediate_grace();
+            if self.evict_pod(ctx, pod, grace, message, word) {
                 return true;
             }
         }
@@ -406,7 +497,7 @@ impl Kubelet {
         pod: &Arc<ApiPod>,
         grace: i64,
         message: String,
-        signal: &str,
+        signal: EvictionSignal,
     ) -> bool {
         let uid = pod.uid;
         if is_critical_pod(pod) {
@@ -416,18 +507,14 @@ impl Kubelet {
             });
             return false;
         }
-        ctx.emit(Transition::Evict {
-            uid,
-            signal: EvictionSignal::MemoryAvailable,
-            grace,
-        });
+        ctx.emit(Transition::Evict { uid, signal, grace });
         ctx.reach(crate::model::reach::Reach::EvictionKill);
         // With PodDisruptionConditions (v1.26+) the status also gets DisruptionTarget
         // (`evictPod` in v1.31 `pkg/kubelet/eviction/eviction_manager.go`).
         let status_fn = StatusFn::SetTerminal {
             phase: PodPhase::Failed,
             reason: REASON.to_string(),
-            message,
+            message: message.clone(),
             disruption_target: self.b.on(Sw::DisruptionTargetCondition),
         };
         ctx.reach(crate::model::reach::Reach::EvictionKill);
@@ -437,12 +524,13 @@ impl Kubelet {
             uid,
             pod: pod.spec.name.clone(),
             at: ctx.now(),
-            signal: signal.to_string(),
+            signal: signal.as_str().to_string(),
             grace,
             kill_returned_at: None,
             kill_timed_out: false,
             cleaned_up_at: None,
             cleanup_timed_out: false,
+            message,
         });
         self.eviction.wait = Wait::Killing { uid, ch };
         true
@@ -580,8 +668,12 @@ mod tests {
                     uid: PodUid(*u),
                     working_set_bytes: *b,
                     containers: vec![("c".into(), *b)],
+                    container_fs: Vec::new(),
+                    volumes: Vec::new(),
+                    processes: 0,
                 })
                 .collect(),
+            disk: Default::default(),
         }
     }
 
@@ -618,6 +710,7 @@ mod tests {
             signal: MEMORY_AVAILABLE.into(),
             value: Threshold::Bytes(100),
             grace_period: Dur::ZERO,
+            min_reclaim: None,
         };
         assert!(t.is_hard());
         let t = EvictionThreshold {

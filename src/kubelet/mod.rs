@@ -38,6 +38,7 @@ pub(crate) mod config;
 pub(crate) mod container_gc;
 pub(crate) mod cri_reply;
 pub(crate) mod eviction;
+pub(crate) mod eviction_signals;
 mod hooks;
 pub(crate) mod housekeeping;
 pub(crate) mod init_containers;

@@ -194,6 +194,8 @@ pub struct ContainerSpec {
     pub pull_policy: ImagePull,
     /// `restartPolicy` of an init container: `Always` makes it a native sidecar.
     pub restart_policy: ContainerRestart,
+    /// `resources.requests/limits["ephemeral-storage"]`.
+    pub ephemeral: EphemeralStorage,
 }
 
 /// A container's `imagePullPolicy` (`Never` is refused by validation: it needs images
@@ -304,6 +306,8 @@ pub struct PodSpec {
     pub active_deadline: ActiveDeadline,
     /// `spec.readinessGates[].conditionType`.
     pub readiness_gates: ReadinessGates,
+    /// `spec.volumes[].emptyDir`.
+    pub empty_dirs: EmptyDirs,
 }
 
 /// `spec.readinessGates`: the condition types that must be True (in the API object) before
@@ -436,6 +440,12 @@ pub struct Behaviour {
     /// `resources.limits.memory` (set from the manifest; 0: none): an instance whose
     /// `memory_usage_bytes` exceeds it is OOM-killed by the runtime.
     pub memory_limit_bytes: u64,
+    /// `diskUsage`: the container's writable layer and logs.
+    pub disk_usage: Usage,
+    /// `inodes`: inodes the container uses on the same filesystem.
+    pub inodes: Usage,
+    /// `pids`: processes the container runs.
+    pub pids: Usage,
 }
 
 /// How long an instance whose memory use exceeds its limit runs before the kernel's OOM
@@ -473,6 +483,9 @@ impl Default for Behaviour {
             post_start_exit_code: 0,
             post_start_sleep: false,
             memory_limit_bytes: 0,
+            disk_usage: Usage::default(),
+            inodes: Usage::default(),
+            pids: Usage::default(),
         }
     }
 }
@@ -590,6 +603,8 @@ pub fn quantity(bytes: u64) -> String {
 pub mod conditions;
 pub use conditions::*;
 pub mod reach;
+pub mod storage;
+pub use storage::{EmptyDir, EmptyDirs, EphemeralStorage, Usage};
 pub mod status;
 pub use status::*;
 pub mod transition;
@@ -629,6 +644,7 @@ impl ContainerSpec {
             pre_stop: PreStopHook(None),
             pull_policy: ImagePull(None),
             restart_policy: ContainerRestart::default(),
+            ephemeral: EphemeralStorage::default(),
         }
     }
 
@@ -660,6 +676,7 @@ impl PodSpec {
             objects: ObjectRefs::default(),
             active_deadline: ActiveDeadline::default(),
             readiness_gates: ReadinessGates::default(),
+            empty_dirs: EmptyDirs::default(),
         }
     }
 }

@@ -224,12 +224,41 @@ pub enum Transition {
         uid: PodUid,
         condition: super::PodCondition,
     },
+    /// A `diskPressure` timeline action: the filesystem's available bytes and/or free inodes
+    /// are these from now on.
+    NodeFsPinned {
+        imagefs: bool,
+        available: Option<u64>,
+        inodes_free: Option<u64>,
+    },
+    /// A `pidPressure` timeline action: pid.available is this from now on.
+    NodePidAvailable {
+        pids: u64,
+    },
     /// Static pod `uid`'s manifest left the node's manifest directory (edited or removed).
     /// Ground truth the oracle needs but the trace has never recorded: it is shown to the
     /// trace's observer only (`Trace::show`), never hashed or kept, so it stays last.
     StaticManifestRemoved {
         uid: PodUid,
     },
+}
+
+/// `node nodefs available=Q inodesFree=N` of a `diskPressure` action.
+fn fmt_fs_pinned(
+    f: &mut fmt::Formatter<'_>,
+    imagefs: bool,
+    available: Option<u64>,
+    inodes_free: Option<u64>,
+) -> fmt::Result {
+    let fs = if imagefs { "imagefs" } else { "nodefs" };
+    write!(f, "node {fs}")?;
+    if let Some(a) = available {
+        write!(f, " available={}", super::quantity(a))?;
+    }
+    if let Some(i) = inodes_free {
+        write!(f, " inodesFree={i}")?;
+    }
+    Ok(())
 }
 
 impl fmt::Display for Transition {
@@ -290,6 +319,12 @@ impl fmt::Display for Transition {
             NodeMemoryAvailable { bytes } => {
                 write!(f, "node memory.available={}", super::quantity(*bytes))
             }
+            NodeFsPinned {
+                imagefs,
+                available,
+                inodes_free,
+            } => fmt_fs_pinned(f, *imagefs, *available, *inodes_free),
+            NodePidAvailable { pids } => write!(f, "node pid.available={pids}"),
             PodRejected { uid, reason } => write!(f, "admit {uid} rejected {reason}"),
             NodeCondition { condition, status } => write!(f, "eviction {condition}={status}"),
             Evict { uid, signal, grace } => {

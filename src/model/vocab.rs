@@ -206,6 +206,8 @@ words! {
     /// A node condition the eviction manager reports.
     pub enum NodeConditionType {
         MemoryPressure => "MemoryPressure",
+        DiskPressure => "DiskPressure",
+        PIDPressure => "PIDPressure",
     }
 }
 
@@ -213,6 +215,19 @@ words! {
     /// An eviction signal.
     pub enum EvictionSignal {
         MemoryAvailable => "memory.available",
+        NodeFsAvailable => "nodefs.available",
+        NodeFsInodesFree => "nodefs.inodesFree",
+        ImageFsAvailable => "imagefs.available",
+        ImageFsInodesFree => "imagefs.inodesFree",
+        PidAvailable => "pid.available",
+        /// Local storage eviction of a pod over an emptyDir `sizeLimit` (upstream's
+        /// `SignalEmptyDirFsLimit`, a metrics label).
+        EmptyDirFsLimit => "emptydirfs.limit",
+        /// ... over its pod-level ephemeral-storage limit (`SignalEphemeralPodFsLimit`).
+        EphemeralPodFsLimit => "ephemeralpodfs.limit",
+        /// ... a container over its ephemeral-storage limit
+        /// (`SignalEphemeralContainerFsLimit`).
+        EphemeralContainerFsLimit => "ephemeralcontainerfs.limit",
     }
 }
 

@@ -244,6 +244,8 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
         Logind { .. }
         | PowerOff { .. }
         | NodeMemoryAvailable { .. }
+        | NodeFsPinned { .. }
+        | NodePidAvailable { .. }
         | NodeCondition { .. }
         | Relist { .. }
         | Housekeeping

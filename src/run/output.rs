@@ -173,6 +173,8 @@ pub struct EvictionSummary {
     /// When the manager saw the pod cleaned up (`PodIsFinished`), if it did.
     pub cleaned_up_at_ns: Option<u64>,
     pub cleanup_timed_out: bool,
+    /// The eviction's status message, as upstream words it.
+    pub message: String,
 }
 
 /// Everything a run produces.

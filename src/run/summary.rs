@@ -50,6 +50,7 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
             kill_timed_out: r.kill_timed_out,
             cleaned_up_at_ns: r.cleaned_up_at.map(|t| t.0),
             cleanup_timed_out: r.cleanup_timed_out,
+            message: r.message.clone(),
         })
         .collect();
     metrics.node_conditions = tally

@@ -64,6 +64,28 @@ impl World {
                     },
                 );
             }
+            Action::DiskPressure {
+                imagefs,
+                available,
+                inodes_free,
+            } => {
+                self.runtime.pin_fs(imagefs, available, inodes_free);
+                self.trace.emit(
+                    self.sim.now(),
+                    &Transition::NodeFsPinned {
+                        imagefs,
+                        available,
+                        inodes_free,
+                    },
+                );
+            }
+            Action::PidPressure { available } => {
+                self.runtime.disk.pids_pin = Some(available);
+                self.trace.emit(
+                    self.sim.now(),
+                    &Transition::NodePidAvailable { pids: available },
+                );
+            }
             Action::KubeletRestart { downtime } => self.kubelet_restart(downtime),
             Action::SetPodCondition { pod, condition } => {
                 // By name in the API: a static pod's conditions are its mirror pod's.
@@ -149,6 +171,7 @@ impl World {
                 .api
                 .create(&mut self.sim, &mut self.trace, d.spec.clone(), i);
             self.runtime.register_workload(new, d.behaviour.clone());
+            self.runtime.register_volumes(new, &d.spec);
         }
     }
 

@@ -129,6 +129,10 @@ impl World {
             sc.runtime.faults.clone(),
         );
         runtime.node_memory_bytes = sc.node.memory_bytes;
+        runtime.disk.nodefs = sc.node.nodefs;
+        runtime.disk.imagefs = sc.node.imagefs;
+        runtime.disk.max_pids = sc.node.max_pids;
+        runtime.disk.image_sizes = sc.runtime.image_sizes.clone();
         let mut api = ApiServer::new(seed, sc.api.watch_delay, sc.api.status_write_delay);
         let mut kubelet = Kubelet::new(&sc.kubelet, &sc.node, seed);
         // logind's InhibitDelayMaxSec: what the kubelet's shutdown manager asks for.
@@ -194,6 +198,7 @@ impl World {
         let now = self.sim.now();
         self.api.record_static(uid, &d.spec.name, decl, now);
         self.runtime.register_workload(uid, d.behaviour.clone());
+        self.runtime.register_volumes(uid, &d.spec);
         let mut pod = crate::model::ApiPod::with_spec(uid, d.spec.clone());
         pod.decl = decl;
         pod.created_at = now;
@@ -224,6 +229,7 @@ impl World {
             .api
             .create(&mut self.sim, &mut self.trace, decl.spec.clone(), i);
         self.runtime.register_workload(uid, decl.behaviour.clone());
+        self.runtime.register_volumes(uid, &decl.spec);
     }
 
     /// Handle one event. Whatever is addressed to a kubelet incarnation that no longer

@@ -18,6 +18,7 @@
 //! | `spec.kubelet.config.evictionSoft` / `evictionSoftGracePeriod` | `{}` |
 //! | `spec.kubelet.config.evictionMaxPodGracePeriod` | `0` |
 //! | `spec.kubelet.config.evictionPressureTransitionPeriod` | `5m` |
+//! | `spec.kubelet.config.evictionMinimumReclaim` | `{}` |
 //! | `spec.kubelet.timing.plegRelistPeriod` | `1s` |
 //! | `spec.kubelet.timing.plegRelistPhase` | `0s` |
 //! | `spec.kubelet.timing.housekeepingPhase` | `0s` |
@@ -27,6 +28,11 @@
 //! | `spec.kubelet.timing.syncLoopTick` | `1s` |
 //! | `spec.kubelet.containerGC` | `{minAge: 0s, maxPerPodContainer: 1, maxContainers: -1, period: 1m}` (absent: on `current` only) |
 //! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
+//! | `spec.node.nodefs` | `{capacity: 100Gi, inodes: 6553600}` |
+//! | `spec.node.imagefs` | absent: images and writable layers on nodefs |
+//! | `spec.node.maxPids` | `4194304` |
+//! | `spec.runtime.images[].size` | `500Mi` for an image not listed |
+//! | timeline `diskPressure.filesystem` | `nodefs` |
 //! | `spec.runtime.latencies` | runPodSandbox `{fixed: 100ms}`, pullImage `{fixed: 1s}`, createContainer `{fixed: 20ms}`, startContainer `{fixed: 20ms}`, stopContainer `{fixed: 10ms}`, stopPodSandbox `{fixed: 50ms}`, podStatus `{fixed: 5ms}`, removeContainer `{fixed: 10ms}`, removePodSandbox `{fixed: 10ms}`, mountVolumes `{fixed: 20ms}`, unmountVolumes `{fixed: 20ms}`, removePodCgroup `{fixed: 5ms}`, removePodDir `{fixed: 5ms}` |
 //! | `spec.runtime.faults` | `[]`; in an entry, `error` defaults to `Unknown` |
 //! | `spec.api.watchDelay` / `statusWriteDelay` | `{fixed: 10ms}` each |
@@ -39,7 +45,8 @@
 //! | `spec.pods[].template.spec.priority` | `0` |
 //! | `spec.pods[].template.spec.containers[].image` | `""` |
 //! | probes | `initialDelaySeconds: 0, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3` |
-//! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `postStartDuration: 0s`, `postStartExitCode: 0`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0` |
+//! | `spec.pods[].behaviour.<c>` | `runFor: forever, exitCode: 0`, SIGTERM: exit at once with 143, `preStopDuration: 0s`, `postStartDuration: 0s`, `postStartExitCode: 0`, `memoryUsage: 0`, probes succeed, `imagePullFailureRatio: 0`, `diskUsage: 0`, `inodes: 0`, `pids: 0` |
+//! | `spec.pods[].behaviour.volumes.<v>.usage` | `0`; in a growing figure, `initial: 0` |
 //! | `spec.pods[].behaviour.<c>.runFor` of a classic init container | `1s` (it completes with `exitCode`, 0 by default) |
 //! | `onSigterm: {exitAfter, exitCode}` | `exitAfter: 0s`, `exitCode: 0` |
 //! | timeline `deletePod.gracePeriodSeconds` | the pod's `terminationGracePeriodSeconds` |
@@ -70,6 +77,13 @@ pub const PROFILE: &str = "current";
 pub const NODE_CPU_MILLI: u64 = 8_000;
 pub const NODE_MEMORY_BYTES: u64 = 16 << 30;
 pub const NODE_PODS: u64 = 110;
+/// Default nodefs size and inodes (ext4's one inode per 16KiB of 100Gi).
+pub const NODEFS_BYTES: u64 = 100 << 30;
+pub const NODEFS_INODES: u64 = 6_553_600;
+/// Default `pid_max` of a 64-bit Linux node.
+pub const MAX_PIDS: u64 = 4_194_304;
+/// Default size of an image on disk.
+pub const IMAGE_SIZE: u64 = 500 << 20;
 pub const WATCH_DELAY: Dist = Dist::Fixed(Dur::millis(10));
 pub const STATUS_WRITE_DELAY: Dist = Dist::Fixed(Dur::millis(10));
 pub const NAMESPACE: &str = "default";
@@ -113,6 +127,7 @@ pub fn kubelet_config() -> KubeletConfig {
         eviction_soft_grace_period: BTreeMap::new(),
         eviction_max_pod_grace_period: 0,
         eviction_pressure_transition_period: Dur::secs(300),
+        eviction_minimum_reclaim: BTreeMap::new(),
     }
 }
 

@@ -97,6 +97,9 @@ pub struct KubeletConfig {
     pub eviction_max_pod_grace_period: i64,
     /// default 5m
     pub eviction_pressure_transition_period: Dur,
+    /// `evictionMinimumReclaim`: signal -> how far past its threshold a met threshold must
+    /// recover before it counts as resolved. default {}
+    pub eviction_minimum_reclaim: BTreeMap<String, Threshold>,
 }
 
 /// An eviction threshold value.
@@ -134,6 +137,21 @@ pub struct NodeSpec {
     pub cpu_milli: u64,
     pub memory_bytes: u64,
     pub pods: u64,
+    /// `nodefs: {capacity, inodes}`: the kubelet's root filesystem; default 100Gi and
+    /// 6553600 inodes.
+    pub nodefs: FsSpec,
+    /// `imagefs`: a separate filesystem for images and writable layers; `None` (default):
+    /// they live on nodefs.
+    pub imagefs: Option<FsSpec>,
+    /// `maxPids`: the node's process limit (`pid_max`); default 4194304.
+    pub max_pids: u64,
+}
+
+/// A filesystem's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FsSpec {
+    pub capacity_bytes: u64,
+    pub inodes: u64,
 }
 
 /// `spec.runtime`.
@@ -142,6 +160,8 @@ pub struct RuntimeSpec {
     /// Latency of each CRI call; defaults documented in the README.
     pub latencies: BTreeMap<CriCall, Dist>,
     pub faults: Vec<Fault>,
+    /// `images: [{image, size}]`: image sizes on disk; others take the default (500Mi).
+    pub image_sizes: BTreeMap<String, u64>,
 }
 
 /// `spec.runtime.faults[i]`.
@@ -203,6 +223,16 @@ pub enum Action {
     /// Node memory.available drops to this many bytes.
     MemoryPressure {
         available_bytes: u64,
+    },
+    /// A filesystem's available bytes and/or free inodes are these from now on.
+    DiskPressure {
+        imagefs: bool,
+        available: Option<u64>,
+        inodes_free: Option<u64>,
+    },
+    /// The node's pid.available is this from now on.
+    PidPressure {
+        available: u64,
     },
     KubeletRestart {
         downtime: Dur,

@@ -13,6 +13,8 @@
 //! * `process`: container processes (exits, signals, power-off, probes).
 
 mod calls;
+mod disk;
+pub(crate) use disk::DiskConfig;
 mod process;
 
 pub(crate) use process::RtEvent;
@@ -142,6 +144,8 @@ pub(crate) struct Runtime {
     pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
     pub(crate) memory_available_override: Option<u64>,
+    /// Filesystems, processes and their pins (`world::stats`).
+    pub(crate) disk: DiskConfig,
 }
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
@@ -173,6 +177,7 @@ impl Runtime {
             deferred: Vec::new(),
             node_memory_bytes: 0,
             memory_available_override: None,
+            disk: DiskConfig::default(),
         }
     }
 
@@ -550,6 +555,7 @@ impl Runtime {
             node_available_bytes: available,
             node_working_set_bytes: ws,
             pods,
+            disk: self.node_disk(now),
         }
     }
 
@@ -574,10 +580,14 @@ impl Runtime {
             }
             let ws = containers.iter().fold(0u64, |a, c| a.saturating_add(c.1));
             node_ws = node_ws.saturating_add(ws);
+            let (container_fs, processes) = self.pod_fs_at(*uid, now);
             pods.push(PodStats {
                 uid: *uid,
                 working_set_bytes: ws,
                 containers,
+                container_fs,
+                volumes: self.volume_usage_at(*uid, now),
+                processes,
             });
         }
         self.summary_with(now, node_ws, pods)

@@ -2,31 +2,43 @@
 //! handling, preStop duration, memory use, probe outcomes, image pull failures).
 
 use super::primitives::{
-    boolean, bytes, dur, exactly_one, expected, idx, int, join, list, obj, present, probability,
-    Cx, Unknown,
+    boolean, bytes, dur, exactly_one, expected, idx, int, join, list, obj, pos_dur, present,
+    probability, Cx, Unknown,
 };
-use crate::model::{Behaviour, OnSigterm, ProbeOutcome, RunFor};
+use crate::model::{Behaviour, EmptyDirs, OnSigterm, ProbeOutcome, RunFor, Usage};
 use crate::scenario::duration;
-use crate::scenario::schema::{Kind, Node};
+use crate::scenario::schema::{Kind, Loc, Node};
 use crate::sim::Dur;
 use std::collections::BTreeMap;
 
-/// `behaviour`: container name -> behaviour, for the entries given. Keys are checked against
-/// `containers` when it is known (`None` when the template itself has problems).
+/// `behaviour.volumes`: volume name -> (usage, where it was written).
+pub(super) type VolumeUsage = Vec<(String, Usage, Loc, String)>;
+
+/// `behaviour`: container name -> behaviour, for the entries given, and the `volumes` entry
+/// (emptyDir usage; a key `volumes` is a container's only if the pod has a container of that
+/// name). Keys are checked against `containers` when it is known (`None` when the template
+/// itself has problems).
 pub(super) fn behaviours(
     cx: &mut Cx,
     n: Option<&Node>,
     p: &str,
     containers: Option<&[&str]>,
-) -> BTreeMap<String, Behaviour> {
+) -> (BTreeMap<String, Behaviour>, VolumeUsage) {
     let mut out = BTreeMap::new();
-    let Some(n) = present(n) else { return out };
+    let mut volumes = Vec::new();
+    let Some(n) = present(n) else {
+        return (out, volumes);
+    };
     let Kind::Map(entries) = &n.kind else {
         expected(cx, n, p, "a mapping of container names to behaviours");
-        return out;
+        return (out, volumes);
     };
     for (k, v) in entries {
         let bp = join(p, &k.name);
+        if k.name == "volumes" && !containers.is_some_and(|all| all.contains(&"volumes")) {
+            volumes = volume_behaviours(cx, v, &bp);
+            continue;
+        }
         let b = behaviour(cx, v, &bp);
         if let Some(all) = containers.filter(|all| !all.contains(&k.name.as_str())) {
             let msg = format!(
@@ -39,7 +51,71 @@ pub(super) fn behaviours(
             out.insert(k.name.clone(), b);
         }
     }
+    (out, volumes)
+}
+
+/// `behaviour.volumes`: `{<volume>: {usage: U}}`.
+fn volume_behaviours(cx: &mut Cx, n: &Node, p: &str) -> VolumeUsage {
+    let mut out = Vec::new();
+    let Kind::Map(entries) = &n.kind else {
+        expected(
+            cx,
+            n,
+            p,
+            "a mapping of emptyDir volume names to `{usage: Q}`",
+        );
+        return out;
+    };
+    for (k, v) in entries {
+        let vp = join(p, &k.name);
+        let Some(o) = obj(cx, v, &vp, &["usage"], Unknown::Error) else {
+            continue;
+        };
+        if let Some(u) = usage(cx, o.get("usage"), &o.at("usage")) {
+            out.push((k.name.clone(), u, k.loc, vp));
+        }
+    }
     out
+}
+
+/// The pod's emptyDir volumes with `behaviour.volumes` usage on them; a name that is not one
+/// is an error.
+pub(super) fn volume_usage(cx: &mut Cx, dirs: &EmptyDirs, volumes: VolumeUsage) -> EmptyDirs {
+    let mut dirs = dirs.clone();
+    for (name, u, loc, vp) in volumes {
+        match dirs.0.iter_mut().find(|d| d.name == name) {
+            Some(d) => d.usage = u,
+            None => {
+                let all: Vec<&str> = dirs.0.iter().map(|d| d.name.as_str()).collect();
+                let msg = format!(
+                    "no emptyDir volume named `{name}` in this pod's template (emptyDir volumes: {})",
+                    if all.is_empty() { "none".to_string() } else { all.join(", ") }
+                );
+                cx.err(loc, &vp, msg);
+            }
+        }
+    }
+    dirs
+}
+
+/// A usage figure: a quantity, or `{initial: Q, growBy: Q, every: D}` (`initial` default 0;
+/// the figure grows by `growBy` at the end of every `every` after the container started).
+pub(super) fn usage(cx: &mut Cx, n: Option<&Node>, p: &str) -> Option<Usage> {
+    let n = present(n)?;
+    if !matches!(n.kind, Kind::Map(_)) {
+        return bytes(cx, Some(n), p).map(Usage::fixed);
+    }
+    let o = obj(cx, n, p, &["initial", "growBy", "every"], Unknown::Error)?;
+    let base = bytes(cx, o.get("initial"), &o.at("initial")).unwrap_or(0);
+    let gb = o.req(cx, "growBy");
+    let grow_by = bytes(cx, gb, &o.at("growBy"))?;
+    let ev = o.req(cx, "every");
+    let every = pos_dur(cx, ev, &o.at("every"))?;
+    Some(Usage {
+        base,
+        grow_by,
+        every,
+    })
 }
 
 fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
@@ -53,6 +129,9 @@ fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
         "postStartExitCode",
         "probes",
         "imagePullFailureRatio",
+        "diskUsage",
+        "inodes",
+        "pids",
     ];
     let o = obj(cx, n, p, &fields, Unknown::Error)?;
     let mut b = Behaviour::default();
@@ -100,6 +179,15 @@ fn behaviour(cx: &mut Cx, n: &Node, p: &str) -> Option<Behaviour> {
     }
     if let Some(m) = bytes(cx, o.get("memoryUsage"), &o.at("memoryUsage")) {
         b.memory_usage_bytes = m;
+    }
+    for (k, slot) in [
+        ("diskUsage", &mut b.disk_usage),
+        ("inodes", &mut b.inodes),
+        ("pids", &mut b.pids),
+    ] {
+        if let Some(u) = usage(cx, o.get(k), &o.at(k)) {
+            *slot = u;
+        }
     }
     if let Some(r) = probability(
         cx,
@@ -207,6 +295,54 @@ mod tests {
                 after: Dur::secs(2),
                 exit_code: 0
             }
+        );
+    }
+
+    #[test]
+    fn disk_usage_forms_volume_usage_and_node_storage() {
+        let s = with("      behaviour:\n        app: {diskUsage: {initial: 1Gi, growBy: 100Mi, every: 10s}, inodes: 500, pids: 7}\n  node: {nodefs: {capacity: 20Gi, inodes: 1000}, maxPids: 100}\n  runtime: {images: [{image: a:1, size: 1Gi}]}\n  timeline:\n    - {at: 1s, diskPressure: {filesystem: imagefs, inodesFree: 5}}\n    - {at: 2s, pidPressure: {available: 3}}\n")
+            .unwrap()
+            .scenario;
+        let b = &s.pods[0].behaviour["app"];
+        assert_eq!(b.disk_usage.at(Dur::secs(25)), (1 << 30) + 2 * (100 << 20));
+        assert_eq!(b.inodes.at(Dur::secs(99)), 500);
+        assert_eq!(b.pids.at(Dur::ZERO), 7);
+        assert_eq!(s.node.nodefs.capacity_bytes, 20 << 30);
+        assert_eq!(s.node.nodefs.inodes, 1000);
+        assert_eq!(s.node.imagefs, None);
+        assert_eq!(s.node.max_pids, 100);
+        assert_eq!(s.runtime.image_sizes["a:1"], 1 << 30);
+        assert_eq!(
+            s.timeline[0].action,
+            crate::scenario::Action::DiskPressure {
+                imagefs: true,
+                available: None,
+                inodes_free: Some(5)
+            }
+        );
+        assert_eq!(
+            s.timeline[1].action,
+            crate::scenario::Action::PidPressure { available: 3 }
+        );
+    }
+
+    #[test]
+    fn storage_mistakes_are_errors_naming_the_field() {
+        use super::super::test_util::problems;
+        let e = problems("      behaviour: {volumes: {scratch: {usage: 1Gi}}, app: {diskUsage: {growBy: 1Mi}}}\n  node: {nodefs: {capacity: 0}}\n  timeline:\n    - {at: 1s, diskPressure: {filesystem: nodefs}}\n");
+        let all = e.join("\n");
+        assert!(
+            all.contains("behaviour.volumes.scratch: no emptyDir volume named `scratch` in this pod's template (emptyDir volumes: none)"),
+            "{all}"
+        );
+        assert!(all.contains("diskUsage.every"), "{all}");
+        assert!(
+            all.contains("spec.node.nodefs: a filesystem needs a capacity and inodes above 0"),
+            "{all}"
+        );
+        assert!(
+            all.contains("set `available`, `inodesFree` or both"),
+            "{all}"
         );
     }
 }

@@ -11,7 +11,7 @@ use crate::scenario::defaults;
 use crate::scenario::not_built_yet::Capability;
 use crate::scenario::schema::{Kind, Node};
 use crate::scenario::types::{
-    ApiSpec, Fault, KubeletConfig, KubeletSpec, NodeSpec, RuntimeSpec, Threshold,
+    ApiSpec, Fault, FsSpec, KubeletConfig, KubeletSpec, NodeSpec, RuntimeSpec, Threshold,
 };
 use crate::sim::Dur;
 use std::collections::BTreeMap;
@@ -28,6 +28,13 @@ const EVICTION_SIGNALS: [&str; 9] = [
     "pid.available",
 ];
 
+/// Accepted signals without observations: their thresholds are never met.
+const UNOBSERVED_SIGNALS: [&str; 3] = [
+    "allocatableMemory.available",
+    "containerfs.available",
+    "containerfs.inodesFree",
+];
+
 /// Entries of a `signal -> value` map (evictionHard and friends), with checked signal names.
 fn signal_map<'n>(cx: &mut Cx, n: Option<&'n Node>, path: &str) -> Vec<(String, &'n Node, String)> {
     let Some(n) = present(n) else {
@@ -36,6 +43,15 @@ fn signal_map<'n>(cx: &mut Cx, n: Option<&'n Node>, path: &str) -> Vec<(String, 
     let Some(o) = obj(cx, n, path, &EVICTION_SIGNALS, Unknown::Error) else {
         return Vec::new();
     };
+    for (k, _) in o.entries.iter() {
+        if UNOBSERVED_SIGNALS.contains(&k.name.as_str()) {
+            cx.note(
+                k.loc,
+                &o.at(&k.name),
+                "no effect: podsim has no observation of this signal, so its threshold is never met (as upstream treats a signal it cannot observe)",
+            );
+        }
+    }
     o.entries
         .iter()
         .filter(|(k, _)| EVICTION_SIGNALS.contains(&k.name.as_str()))
@@ -206,6 +222,7 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
         "evictionSoftGracePeriod",
         "evictionMaxPodGracePeriod",
         "evictionPressureTransitionPeriod",
+        "evictionMinimumReclaim",
     ];
     let Some(o) = obj(cx, n, p, &fields, Unknown::Error) else {
         return;
@@ -333,18 +350,58 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
     if let Some(d) = dur(cx, o.get(f), &o.at(f)) {
         c.eviction_pressure_transition_period = d;
     }
+    let f = "evictionMinimumReclaim";
+    for (sig, v, sp) in signal_map(cx, o.get(f), &o.at(f)) {
+        if let Some(t) = threshold(cx, v, &sp) {
+            c.eviction_minimum_reclaim.insert(sig, t);
+        }
+    }
+}
+
+/// `spec.node.nodefs` / `imagefs`: `{capacity: Q, inodes: N}`.
+fn fs_spec(cx: &mut Cx, n: &Node, p: &str, d: FsSpec) -> FsSpec {
+    let mut s = d;
+    if let Some(o) = obj(cx, n, p, &["capacity", "inodes"], Unknown::Error) {
+        if let Some(v) = bytes(cx, o.get("capacity"), &o.at("capacity")) {
+            s.capacity_bytes = v;
+        }
+        if let Some(v) = bytes(cx, o.get("inodes"), &o.at("inodes")) {
+            s.inodes = v;
+        }
+    }
+    if s.capacity_bytes == 0 || s.inodes == 0 {
+        cx.err(n.loc, p, "a filesystem needs a capacity and inodes above 0");
+    }
+    s
 }
 
 pub(super) fn node_spec(cx: &mut Cx, n: Option<&Node>) -> NodeSpec {
+    let nodefs = FsSpec {
+        capacity_bytes: defaults::NODEFS_BYTES,
+        inodes: defaults::NODEFS_INODES,
+    };
     let mut s = NodeSpec {
         cpu_milli: defaults::NODE_CPU_MILLI,
         memory_bytes: defaults::NODE_MEMORY_BYTES,
         pods: defaults::NODE_PODS,
+        nodefs,
+        imagefs: None,
+        max_pids: defaults::MAX_PIDS,
     };
     let Some(n) = present(n) else { return s };
-    let Some(o) = obj(cx, n, "spec.node", &["capacity"], Unknown::Error) else {
+    let fields = ["capacity", "nodefs", "imagefs", "maxPids"];
+    let Some(o) = obj(cx, n, "spec.node", &fields, Unknown::Error) else {
         return s;
     };
+    if let Some(f) = present(o.get("nodefs")) {
+        s.nodefs = fs_spec(cx, f, &o.at("nodefs"), nodefs);
+    }
+    if let Some(f) = present(o.get("imagefs")) {
+        s.imagefs = Some(fs_spec(cx, f, &o.at("imagefs"), nodefs));
+    }
+    if let Some(v) = int(cx, o.get("maxPids"), &o.at("maxPids"), 1, i64::MAX.into()) {
+        s.max_pids = v as u64;
+    }
     let Some(c) = o.get("capacity") else { return s };
     let p = o.at("capacity");
     let Some(co) = obj(cx, c, &p, &["cpu", "memory", "pods"], Unknown::Error) else {
@@ -377,17 +434,37 @@ pub(super) fn runtime(cx: &mut Cx, n: Option<&Node>) -> RuntimeSpec {
             .map(|c| (*c, defaults::latency(*c)))
             .collect(),
         faults: Vec::new(),
+        image_sizes: BTreeMap::new(),
     };
     let Some(n) = present(n) else { return r };
     let Some(o) = obj(
         cx,
         n,
         "spec.runtime",
-        &["latencies", "faults"],
+        &["latencies", "faults", "images"],
         Unknown::Error,
     ) else {
         return r;
     };
+    let ip = o.at("images");
+    for (i, item) in list(cx, o.get("images"), &ip).iter().enumerate() {
+        let p = idx(&ip, i);
+        let Some(io) = obj(cx, item, &p, &["image", "size"], Unknown::Error) else {
+            continue;
+        };
+        let image = io.req(cx, "image").and_then(|v| match &v.kind {
+            Kind::Str(s) if !s.is_empty() => Some(s.clone()),
+            _ => {
+                expected(cx, v, &io.at("image"), "an image name");
+                None
+            }
+        });
+        let size = io.req(cx, "size");
+        let size = bytes(cx, size, &io.at("size"));
+        if let (Some(image), Some(size)) = (image, size) {
+            r.image_sizes.insert(image, size);
+        }
+    }
     let calls: Vec<&str> = CriCall::ALL.iter().map(|c| c.as_str()).collect();
     if let Some(l) = o.get("latencies") {
         if let Some(lo) = obj(cx, l, &o.at("latencies"), &calls, Unknown::Error) {

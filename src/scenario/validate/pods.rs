@@ -10,8 +10,9 @@ use super::primitives::{
 use super::priority::{resolve, PriorityClasses};
 use super::timeline::{past_horizon, Horizon};
 use crate::model::{
-    ActiveDeadline, Behaviour, ContainerRestart, ContainerSpec, ImagePull, ObjectRefs, PodSpec,
-    PostStartHook, PreStopHook, Probe, ProbeHandler, PullPolicy, Resources, RestartPolicy,
+    ActiveDeadline, Behaviour, ContainerRestart, ContainerSpec, EmptyDir, EmptyDirs,
+    EphemeralStorage, ImagePull, ObjectRefs, PodSpec, PostStartHook, PreStopHook, Probe,
+    ProbeHandler, PullPolicy, Resources, RestartPolicy,
 };
 use crate::scenario::defaults;
 use crate::scenario::fields::{self, Object};
@@ -75,9 +76,9 @@ pub(super) fn pods(
             .req(cx, "template")
             .and_then(|t| pod_template(cx, t, &o.at("template"), classes));
         let bp = o.at("behaviour");
-        let Some((spec, name_loc, containers_ok, sleeps)) = template else {
+        let Some((mut spec, name_loc, containers_ok, sleeps)) = template else {
             complete = false;
-            behaviours(cx, o.get("behaviour"), &bp, None);
+            let _ = behaviours(cx, o.get("behaviour"), &bp, None);
             continue;
         };
         let containers: Vec<&str> = spec
@@ -88,7 +89,8 @@ pub(super) fn pods(
             .collect();
         complete &= containers_ok;
         let known = containers_ok.then_some(containers.as_slice());
-        let mut behaviour = behaviours(cx, o.get("behaviour"), &bp, known);
+        let (mut behaviour, volumes) = behaviours(cx, o.get("behaviour"), &bp, known);
+        let dirs = super::behaviour::volume_usage(cx, &spec.empty_dirs, volumes);
         for c in &containers {
             behaviour.entry((*c).to_owned()).or_default();
         }
@@ -104,6 +106,7 @@ pub(super) fn pods(
                 }
             }
         }
+        spec.empty_dirs = dirs;
         pre_stop_sleeps(cx, &mut behaviour, &sleeps, o.get("behaviour"), &bp);
         let specs: Vec<_> = spec
             .init_containers
@@ -314,7 +317,8 @@ fn pod_template(
             );
         }
     }
-    let (objects, readiness_gates) = (volume_objects(cx, &s), conditions::readiness_gates(cx, &s));
+    let (objects, empty_dirs) = volume_objects(cx, &s);
+    let readiness_gates = conditions::readiness_gates(cx, &s);
     let name = pod_name?;
     if !ok {
         return None;
@@ -333,6 +337,7 @@ fn pod_template(
             objects,
             active_deadline: ActiveDeadline(active_deadline),
             readiness_gates,
+            empty_dirs,
         },
         name_loc,
         containers_ok,
@@ -462,10 +467,12 @@ const OTHER_VOLUME: &str = "no effect: mounted with the pod's other volumes (tak
     secret volumes only";
 
 /// `spec.volumes`: the configmaps and secrets referenced by `configMap` and `secret`
-/// volumes (other volume sources are accepted and not modelled).
-fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
+/// volumes, and the `emptyDir` volumes with their `sizeLimit` (other volume sources are
+/// accepted and not modelled).
+fn volume_objects(cx: &mut Cx, s: &Obj) -> (ObjectRefs, EmptyDirs) {
     let lp = s.at("volumes");
     let mut out = Vec::new();
+    let mut dirs = Vec::new();
     for (i, node) in list(cx, s.get("volumes"), &lp).iter().enumerate() {
         let vp = idx(&lp, i);
         let mut fields = vec!["name", "configMap", "secret"];
@@ -473,11 +480,14 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
         let Some(v) = obj(cx, node, &vp, &fields, Unknown::Note) else {
             continue;
         };
-        for k in OTHER_VOLUME_SOURCES {
+        for k in OTHER_VOLUME_SOURCES.iter().filter(|k| **k != "emptyDir") {
             no_effect(cx, &v, k, OTHER_VOLUME);
         }
         let vn = v.req(cx, "name");
-        let _ = name(cx, vn, &v.at("name"), false, 63);
+        let vname = name(cx, vn, &v.at("name"), false, 63);
+        if let (Some(e), Some(vname)) = (v.get("emptyDir"), vname) {
+            dirs.push(empty_dir(cx, e, &v.at("emptyDir"), vname));
+        }
         if let Some(c) = v.get("configMap") {
             let cp = v.at("configMap");
             let cf = ["name", "items", "optional", "defaultMode"];
@@ -505,7 +515,30 @@ fn volume_objects(cx: &mut Cx, s: &Obj) -> ObjectRefs {
             }
         }
     }
-    ObjectRefs(out)
+    (ObjectRefs(out), EmptyDirs(dirs))
+}
+
+/// An `emptyDir` volume: its `sizeLimit` is what local storage eviction holds its usage
+/// (`behaviour.volumes.<name>.usage`) to; `medium` is noted.
+fn empty_dir(cx: &mut Cx, n: &Node, p: &str, name: String) -> EmptyDir {
+    let mut d = EmptyDir {
+        name,
+        size_limit: None,
+        usage: Default::default(),
+    };
+    if matches!(n.kind, Kind::Null) {
+        return d;
+    }
+    if let Some(o) = obj(cx, n, p, &["medium", "sizeLimit"], Unknown::Note) {
+        no_effect(
+            cx,
+            &o,
+            "medium",
+            "no effect: every emptyDir counts on the node filesystem (nodefs) in podsim",
+        );
+        d.size_limit = bytes(cx, o.get("sizeLimit"), &o.at("sizeLimit")).filter(|b| *b > 0);
+    }
+    d
 }
 
 /// A container, and the `seconds` of its preStop `sleep` action if that is its hook.
@@ -543,14 +576,23 @@ fn container(
     let startup_probe = probe_of(cx, "startupProbe", Capability::StartupProbe);
     let life = super::hooks::lifecycle(cx, &o, tgps);
     let (mut requests, mut limits) = (Resources::default(), Resources::default());
+    let mut ephemeral = EphemeralStorage::default();
     if let Some(r) = o.get("resources") {
         let rp = o.at("resources");
         if let Some(ro) = obj(cx, r, &rp, &["requests", "limits"], Unknown::Note) {
             for (key, slot) in [("requests", &mut requests), ("limits", &mut limits)] {
                 let Some(v) = ro.get(key) else { continue };
-                let Some(vo) = obj(cx, v, &ro.at(key), &["cpu", "memory"], Unknown::Note) else {
+                let res = ["cpu", "memory", "ephemeral-storage"];
+                let Some(vo) = obj(cx, v, &ro.at(key), &res, Unknown::Note) else {
                     continue;
                 };
+                let es = "ephemeral-storage";
+                if let Some(b) = bytes(cx, vo.get(es), &vo.at(es)) {
+                    match key {
+                        "requests" => ephemeral.request = b,
+                        _ => ephemeral.limit = b,
+                    }
+                }
                 slot.cpu_milli = milli(cx, vo.get("cpu"), &vo.at("cpu")).unwrap_or(0);
                 slot.memory_bytes = bytes(cx, vo.get("memory"), &vo.at("memory")).unwrap_or(0);
             }
@@ -569,6 +611,9 @@ fn container(
             if !asked("memory") {
                 requests.memory_bytes = limits.memory_bytes;
             }
+            if !asked("ephemeral-storage") {
+                ephemeral.request = ephemeral.limit;
+            }
         }
     }
     let spec = ContainerSpec {
@@ -584,6 +629,7 @@ fn container(
         pre_stop: PreStopHook(life.pre_stop),
         pull_policy,
         restart_policy,
+        ephemeral,
     };
     Some((spec, life.pre_stop_sleep))
 }

@@ -2,8 +2,8 @@
 
 use super::kubelet::switch_map;
 use super::primitives::{
-    bytes, dur, exactly_one, expected, idx, int, list, obj, string, suggest, suggest_or_point, Cx,
-    Obj, Unknown,
+    bytes, dur, exactly_one, expected, idx, int, list, obj, one_of, string, suggest,
+    suggest_or_point, Cx, Obj, Unknown,
 };
 use crate::scenario::not_built_yet::Capability;
 use crate::scenario::schema::{Kind, Node};
@@ -11,11 +11,13 @@ use crate::scenario::types::{Action, Expect, ExpectOld, PodDecl, TimedAction};
 use crate::sim::Dur;
 use std::collections::BTreeMap;
 
-const ACTIONS: [&str; 11] = [
+const ACTIONS: [&str; 13] = [
     "deletePod",
     "forceDeletePod",
     "nodeShutdown",
     "memoryPressure",
+    "diskPressure",
+    "pidPressure",
     "kubeletRestart",
     "containerExit",
     "updateStaticPod",
@@ -155,6 +157,8 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &KnownPods) -> Optio
     let fields: &[&str] = match kind {
         "deletePod" => &["pod", "gracePeriodSeconds"],
         "memoryPressure" => &["available"],
+        "diskPressure" => &["filesystem", "available", "inodesFree"],
+        "pidPressure" => &["available"],
         "kubeletRestart" => &["downtime"],
         "containerExit" => &["pod", "container", "exitCode"],
         "nodeShutdown" => &[],
@@ -199,6 +203,32 @@ fn action(cx: &mut Cx, kind: &str, v: &Node, p: &str, pods: &KnownPods) -> Optio
             let a = o.req(cx, "available");
             bytes(cx, a, &o.at("available"))
                 .map(|available_bytes| Action::MemoryPressure { available_bytes })
+        }
+        "diskPressure" => {
+            let fs = match o.get("filesystem") {
+                None => Some(0),
+                f => one_of(cx, f, &o.at("filesystem"), &["nodefs", "imagefs"]),
+            };
+            let available = bytes(cx, o.get("available"), &o.at("available"));
+            let inodes_free = bytes(cx, o.get("inodesFree"), &o.at("inodesFree"));
+            if o.get("available").is_none() && o.get("inodesFree").is_none() {
+                cx.err(v.loc, p, "set `available`, `inodesFree` or both");
+                return None;
+            }
+            let bad = (o.get("available").is_some() && available.is_none())
+                || (o.get("inodesFree").is_some() && inodes_free.is_none());
+            if bad {
+                return None;
+            }
+            Some(Action::DiskPressure {
+                imagefs: fs? == 1,
+                available,
+                inodes_free,
+            })
+        }
+        "pidPressure" => {
+            let a = o.req(cx, "available");
+            bytes(cx, a, &o.at("available")).map(|available| Action::PidPressure { available })
         }
         "kubeletRestart" => {
             let downtime = dur(cx, o.get("downtime"), &o.at("downtime"));
