@@ -160,6 +160,11 @@ fn kind(tr: &Transition) -> (Option<PodUid>, Kind) {
         Logind { .. } => (None, ("Logind", "")),
         PowerOff { cause, .. } => (None, ("PowerOff", cause.as_str())),
         NodeMemoryAvailable { .. } => (None, ("NodeMemoryAvailable", "")),
+        NodeFsPinned { imagefs, .. } => (
+            None,
+            ("NodeFsPinned", if *imagefs { "imagefs" } else { "nodefs" }),
+        ),
+        NodePidAvailable { .. } => (None, ("NodePidAvailable", "")),
         PodRejected { uid, reason } => (Some(*uid), ("PodRejected", reason.as_str())),
         NodeCondition { condition, .. } => (None, ("NodeCondition", condition.as_str())),
         Evict { uid, signal, .. } => (Some(*uid), ("Evict", signal.as_str())),
