@@ -259,35 +259,13 @@ pub(crate) fn dur_of(v: Option<&Value>) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                scenario_files(&p, out);
-            } else if p.extension().is_some_and(|e| e == "yaml") {
-                out.push(p);
-            }
-        }
-    }
 
     /// Every bundled scenario, loaded into a tree, written as YAML and loaded again, is the
     /// same validated scenario (same content hash, same fields) as the file itself.
     #[test]
     fn every_bundled_scenario_round_trips_through_the_writer() {
-        let mut files = Vec::new();
-        scenario_files(Path::new("scenarios"), &mut files);
         let mut checked = 0;
-        for f in &files {
-            let text = std::fs::read_to_string(f).unwrap();
-            if text.contains("\nkind: Sweep") {
-                continue;
-            }
+        for f in &crate::run::tests::scenario_files() {
             let direct = crate::load(f, &[]).unwrap().scenario;
             let doc = Doc::load(f, &[]).unwrap();
             let yaml = doc.to_yaml();

@@ -134,16 +134,17 @@ fn stats_of(summary: &StatsSummary, uid: crate::model::PodUid) -> Option<&PodSta
 /// `podRequest` for ephemeral-storage: the containers' sum, or the largest init container's
 /// request if larger.
 pub(crate) fn ephemeral_request(spec: &PodSpec) -> u64 {
+    pod_amount(spec, |c| c.ephemeral.request)
+}
+
+/// A pod-level amount as upstream's resource helpers take it: the regular containers'
+/// sum, or the largest init container's if larger.
+fn pod_amount(spec: &PodSpec, of: impl Fn(&crate::model::ContainerSpec) -> u64) -> u64 {
     let sum = spec
         .containers
         .iter()
-        .fold(0u64, |a, c| a.saturating_add(c.ephemeral.request));
-    let init = spec
-        .init_containers
-        .iter()
-        .map(|c| c.ephemeral.request)
-        .max()
-        .unwrap_or(0);
+        .fold(0u64, |a, c| a.saturating_add(of(c)));
+    let init = spec.init_containers.iter().map(&of).max().unwrap_or(0);
     sum.max(init)
 }
 
@@ -303,17 +304,7 @@ pub(crate) fn local_storage_violation(
     // container's if larger; found if any container sets one.
     let limited = spec.all_containers().any(|c| c.ephemeral.limit > 0);
     if limited {
-        let sum = spec
-            .containers
-            .iter()
-            .fold(0u64, |a, c| a.saturating_add(c.ephemeral.limit));
-        let init = spec
-            .init_containers
-            .iter()
-            .map(|c| c.ephemeral.limit)
-            .max()
-            .unwrap_or(0);
-        let limit = sum.max(init);
+        let limit = pod_amount(spec, |c| c.ephemeral.limit);
         // podLocalEphemeralStorageUsage: containers' rootfs and logs plus local volumes.
         let used = stats
             .container_fs

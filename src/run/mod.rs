@@ -20,7 +20,7 @@ mod timeline;
 mod world;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use output::{
     ConditionSummary, ContainerSummary, EvictionSummary, Finding, Metrics, PodSummary, RunOutput,

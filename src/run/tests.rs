@@ -9,7 +9,8 @@ use crate::sim::SimTime;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-fn scenario_files() -> Vec<PathBuf> {
+/// Every bundled scenario file (sweeps left out), sorted.
+pub(crate) fn scenario_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut dirs = vec![PathBuf::from("scenarios")];
     while let Some(d) = dirs.pop() {

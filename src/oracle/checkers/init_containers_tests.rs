@@ -12,15 +12,7 @@ fn terminating() -> Feed {
         c.restart_policy = ContainerRestart(Some(RestartPolicy::Always));
         s.init_containers.push(c);
     }
-    let mut f = Feed::new();
-    f.tr(Transition::ApiCreated {
-        uid: P,
-        name: "pod1".into(),
-        spec: Arc::new(s),
-        static_pod: false,
-        mirror_of: None,
-    })
-    .cfg(P, "ADD");
+    let mut f = created(s);
     for (id, n) in [(1, "app"), (2, "s0"), (3, "s1")] {
         f.tr(Transition::ContainerRunning {
             uid: P,
@@ -31,6 +23,28 @@ fn terminating() -> Feed {
     f.worker(P, "termination requested")
         .begin(P, "SyncTerminatingPod", Some(30));
     f
+}
+
+/// A feed where pod `P` with spec `s` was created and added to the config.
+fn created(s: crate::model::PodSpec) -> Feed {
+    let mut f = Feed::new();
+    f.tr(Transition::ApiCreated {
+        uid: P,
+        name: "pod1".into(),
+        spec: Arc::new(s),
+        static_pod: false,
+        mirror_of: None,
+    })
+    .cfg(P, "ADD");
+    f
+}
+
+/// Sandbox 1 of pod `P` became ready.
+fn sandbox_ready(f: &mut Feed) {
+    f.tr(Transition::SandboxReady {
+        uid: P,
+        id: SandboxId(1),
+    });
 }
 
 fn sigterm(f: &mut Feed, id: u32) -> &mut Feed {
@@ -82,19 +96,8 @@ fn initialized() -> Feed {
     let mut s = (*spec("pod1", RestartPolicy::Always)).clone();
     s.init_containers
         .push(ContainerSpec::named("setup", "img:1"));
-    let mut f = Feed::new();
-    f.tr(Transition::ApiCreated {
-        uid: P,
-        name: "pod1".into(),
-        spec: Arc::new(s),
-        static_pod: false,
-        mirror_of: None,
-    })
-    .cfg(P, "ADD");
-    f.tr(Transition::SandboxReady {
-        uid: P,
-        id: SandboxId(1),
-    });
+    let mut f = created(s);
+    sandbox_ready(&mut f);
     running(&mut f, 1, "setup");
     f.exited(P, 1, 0);
     running(&mut f, 2, "app");
@@ -140,19 +143,8 @@ fn a_sidecar_restarted_beside_the_app_is_fine() {
     let mut c = ContainerSpec::named("mesh", "img:1");
     c.restart_policy = ContainerRestart(Some(RestartPolicy::Always));
     s.init_containers.push(c);
-    let mut f = Feed::new();
-    f.tr(Transition::ApiCreated {
-        uid: P,
-        name: "pod1".into(),
-        spec: Arc::new(s),
-        static_pod: false,
-        mirror_of: None,
-    })
-    .cfg(P, "ADD");
-    f.tr(Transition::SandboxReady {
-        uid: P,
-        id: SandboxId(1),
-    });
+    let mut f = created(s);
+    sandbox_ready(&mut f);
     running(&mut f, 1, "mesh");
     running(&mut f, 2, "app");
     f.exited(P, 1, 1);
