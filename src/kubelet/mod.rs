@@ -52,6 +52,7 @@ pub(crate) mod profile;
 pub(crate) mod restart;
 pub(crate) mod status;
 pub(crate) mod sync;
+mod v122;
 pub(crate) mod worker_loop;
 
 #[cfg(test)]

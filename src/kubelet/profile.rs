@@ -58,6 +58,7 @@ pub(crate) enum Sw {
     HardEvictionGraceOne,
     InitContainersNotRerunAfterAppStart,
     PostStartCancelledByDeletion,
+    PodDeletedOnlyWhenTerminal,
 }
 
 /// One switch.
@@ -346,6 +347,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 116032 (open; PR 119149 closed)",
         meaning: "a termination request cancels the SyncPod in flight when it waits on a postStart hook (or is about to run one): the hook is abandoned, SyncPod returns at once with a context error and SyncTerminatingPod stops the container within the grace (on in no release: the fix the issue asks for); false: SyncPod's runtime part runs on a context without cancel, so the kill waits until the hook returns, however long past the grace",
         on: NONE,
+        built: true,
+    },
+    Switch {
+        sw: Sw::PodDeletedOnlyWhenTerminal,
+        name: "podDeletedOnlyWhenTerminal",
+        entries: &[],
+        refs: "PR 115331 (v1.27)",
+        meaning: "TerminatePod gives a pod that is not static and not yet terminal the phase Failed, and the status manager deletes a pod object only once its API phase is terminal and its termination finished; false (v1.22 to v1.26): TerminatePod keeps the phase and canBeDeleted asks only PodResourcesAreReclaimed (the pod worker says no container can run, no container running in the status, volumes unmounted, pod cgroup gone), so a deleted RestartPolicy Always pod leaves the API with phase Running (v1.21's own rule, see podWorkerOwnsLifecycle, never forced a phase either)",
+        on: V127,
         built: true,
     },
 ];
