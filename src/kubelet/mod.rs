@@ -44,6 +44,7 @@ pub(crate) mod init_containers;
 pub(crate) mod kill_order;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;
+mod nodeshutdown_v122;
 pub(crate) mod objects;
 pub(crate) mod pleg;
 pub(crate) mod pod_workers;
@@ -136,6 +137,9 @@ pub(crate) enum KEv {
     PrepareForShutdown(bool),
     /// The shutdown manager's timer for priority group `group` fired.
     ShutdownGroupDeadline { group: usize },
+    /// The v1.22 shutdown manager: the critical pods' wait ended (`critical`), or the
+    /// wait for the kills reached `shutdownGracePeriod`.
+    ShutdownV122Timer { critical: bool },
     /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
     KillPodNowReturned {
         uid: PodUid,
@@ -327,6 +331,7 @@ impl Kubelet {
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
             KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),
+            KEv::ShutdownV122Timer { critical } => self.v122_shutdown_timer(ctx, critical),
             KEv::KillPodNowReturned { uid, ch, timed_out } => {
                 self.kill_pod_now_returned(ctx, uid, ch, timed_out)
             }

@@ -59,6 +59,7 @@ pub(crate) enum Sw {
     InitContainersNotRerunAfterAppStart,
     PostStartCancelledByDeletion,
     PodDeletedOnlyWhenTerminal,
+    ShutdownKillsByPriorityGroups,
 }
 
 /// One switch.
@@ -355,6 +356,15 @@ pub const SWITCHES: &[Switch] = &[
         entries: &[],
         refs: "PR 115331 (v1.27)",
         meaning: "TerminatePod gives a pod that is not static and not yet terminal the phase Failed, and the status manager deletes a pod object only once its API phase is terminal and its termination finished; false (v1.22 to v1.26): TerminatePod keeps the phase and canBeDeleted asks only PodResourcesAreReclaimed (the pod worker says no container can run, no container running in the status, volumes unmounted, pod cgroup gone), so a deleted RestartPolicy Always pod leaves the API with phase Running (v1.21's own rule, see podWorkerOwnsLifecycle, never forced a phase either)",
+        on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::ShutdownKillsByPriorityGroups,
+        name: "shutdownKillsByPriorityGroups",
+        entries: &[],
+        refs: "KEP 2712, PR 102915 (v1.23, feature gate GracefulNodeShutdownBasedOnPodPriority, on by default since v1.24)",
+        meaning: "graceful node shutdown kills the pods group by group in ascending priority, each group ending when its kills returned or its period passed, and accepts shutdownGracePeriodByPodPriority; false (v1.21, v1.22): two classes started together, the non-critical pods killed at once with the non-critical period, the critical ones (static, mirror or system-critical priority) only after a fixed wait of that period with the critical period, the probes of each pod removed before its kill (v1.22), and the inhibitor lock released once every kill returned or shutdownGracePeriod passed; shutdownGracePeriodByPodPriority is an error",
         on: V127,
         built: true,
     },
