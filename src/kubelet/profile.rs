@@ -60,6 +60,7 @@ pub(crate) enum Sw {
     PostStartCancelledByDeletion,
     PodDeletedOnlyWhenTerminal,
     ShutdownKillsByPriorityGroups,
+    GraceOverrideBeforePreStop,
 }
 
 /// One switch.
@@ -366,6 +367,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "KEP 2712, PR 102915 (v1.23, feature gate GracefulNodeShutdownBasedOnPodPriority, on by default since v1.24)",
         meaning: "graceful node shutdown kills the pods group by group in ascending priority, each group ending when its kills returned or its period passed, and accepts shutdownGracePeriodByPodPriority; false (v1.21, v1.22): two classes started together, the non-critical pods killed at once with the non-critical period, the critical ones (static, mirror or system-critical priority) only after a fixed wait of that period with the critical period, the probes of each pod removed before its kill (v1.22), and the inhibitor lock released once every kill returned or shutdownGracePeriod passed; shutdownGracePeriodByPodPriority is an error",
         on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::GraceOverrideBeforePreStop,
+        name: "graceOverrideBeforePreStop",
+        entries: &[],
+        refs: "issues 115817, 117373, PR 115835 (v1.28)",
+        meaning: "killContainer applies the kill's grace override before the preStop hook, so hook and stop share one grace; false (before v1.28): the hook runs with the pod's own grace (deletion grace, spec or probe grace), and after it the override replaces what is left (also after the 2 s minimum, so an override of 1 s stops with 1 s): a preStop hook plus the stop can take up to twice the grace",
+        on: CURRENT,
         built: true,
     },
 ];
