@@ -61,6 +61,7 @@ pub(crate) enum Sw {
     PodDeletedOnlyWhenTerminal,
     ShutdownKillsByPriorityGroups,
     GraceOverrideBeforePreStop,
+    ProbeTerminationGracePeriod,
 }
 
 /// One switch.
@@ -376,6 +377,15 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issues 115817, 117373, PR 115835 (v1.28)",
         meaning: "killContainer applies the kill's grace override before the preStop hook, so hook and stop share one grace; false (before v1.28): the hook runs with the pod's own grace (deletion grace, spec or probe grace), and after it the override replaces what is left (also after the 2 s minimum, so an override of 1 s stops with 1 s): a preStop hook plus the stop can take up to twice the grace",
         on: CURRENT,
+        built: true,
+    },
+    Switch {
+        sw: Sw::ProbeTerminationGracePeriod,
+        name: "probeTerminationGracePeriod",
+        entries: &[],
+        refs: "KEP 2238, feature gate ProbeTerminationGracePeriod (alpha v1.21, beta off by default v1.22 to v1.24, on by default since v1.25)",
+        meaning: "a container killed for a failed liveness or startup probe gets that probe's own terminationGracePeriodSeconds when it sets one; false (gate off, before v1.25): the probe's value is ignored and the pod's grace is used",
+        on: V127,
         built: true,
     },
 ];

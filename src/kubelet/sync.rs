@@ -738,7 +738,10 @@ impl Kubelet {
         let Some(tgps) = pod.spec.termination_grace_period_seconds else {
             return MIN_CONTAINER_GRACE;
         };
-        let probe_grace = reason.and_then(|r| {
+        // The ProbeTerminationGracePeriod gate (`setTerminationGracePeriod` in
+        // `pkg/kubelet/kuberuntime/kuberuntime_container.go`), off by default before v1.25.
+        let gate = self.b.on(Sw::ProbeTerminationGracePeriod);
+        let probe_grace = reason.filter(|_| gate).and_then(|r| {
             pod.spec
                 .container_named(name)
                 .and_then(|c| c.probe(r))
