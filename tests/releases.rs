@@ -1,6 +1,7 @@
 //! The older profiles as their releases shipped (issue #12's "must show" for `v1.22`): the
-//! bundled scenarios under `scenarios/releases/`, seeds 1-5, asserted from `--json` on
-//! `v1.22` (each file's own profile) and on `current` (today's outcome).
+//! bundled scenarios under `scenarios/releases/` (on `current`, like every bundled file),
+//! seeds 1-5, asserted from `--json` with `--set spec.kubelet.profile=v1.22` and on
+//! `current` (today's outcome).
 
 use crate::lifecycle::{ns, pod, S, SEEDS};
 use assert_cmd::Command;
