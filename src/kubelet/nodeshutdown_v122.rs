@@ -192,14 +192,20 @@ mod tests {
 
     #[test]
     fn critical_pods_are_static_mirror_or_system_critical() {
-        let c = vec![ContainerSpec::named("c", "img")];
-        let spec = PodSpec::new("p", "default", RestartPolicy::Always, c);
-        let mut p = ApiPod::new(PodUid(1), spec);
-        assert!(!is_critical(&p));
-        p.spec.priority = SYSTEM_CRITICAL_PRIORITY;
-        assert!(is_critical(&p));
-        p.spec.priority = SYSTEM_CRITICAL_PRIORITY - 1;
-        p.static_pod = true;
-        assert!(is_critical(&p));
+        let pod = |priority: i32, static_pod: bool| {
+            let c = vec![ContainerSpec::named("c", "img")];
+            let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, c);
+            spec.priority = priority;
+            let mut p = ApiPod::new(PodUid(1), spec);
+            p.static_pod = static_pod;
+            p
+        };
+        assert!(!is_critical(&pod(0, false)));
+        assert!(!is_critical(&pod(SYSTEM_CRITICAL_PRIORITY - 1, false)));
+        assert!(is_critical(&pod(SYSTEM_CRITICAL_PRIORITY, false)));
+        assert!(is_critical(&pod(0, true)));
+        let mut mirror = pod(0, false);
+        mirror.mirror_of = Some(PodUid(2));
+        assert!(is_critical(&mirror));
     }
 }
