@@ -270,19 +270,7 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Swi
     }
     if let Some(first) = items.first() {
         cx.uses(Capability::ShutdownGracePeriodByPodPriority, first.loc, &bp);
-        // Priority groups came with GracefulNodeShutdownBasedOnPodPriority (alpha in v1.23,
-        // on by default from v1.24); the older profiles' manager has no such field.
-        let groups = "shutdownKillsByPriorityGroups";
-        if !cx.names.switch_value(groups, sw.0, sw.1) {
-            cx.err(
-                first.loc,
-                &bp,
-                format!(
-                    "not available on profile {} (its node shutdown manager has no priority groups, behaviour `{groups}` is off; they came with v1.23's feature gate GracefulNodeShutdownBasedOnPodPriority, on by default from v1.24): use `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods`",
-                    sw.0
-                ),
-            );
-        }
+        priority_groups_on_profile(cx, first.loc, &bp, sw);
         // KubeletConfiguration validation: the list replaces the two durations.
         if c.shutdown_grace_period > Dur::ZERO || c.shutdown_grace_period_critical_pods > Dur::ZERO
         {
@@ -349,6 +337,27 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Swi
     let f = "evictionPressureTransitionPeriod";
     if let Some(d) = dur(cx, o.get(f), &o.at(f)) {
         c.eviction_pressure_transition_period = d;
+    }
+}
+
+/// Priority groups came with GracefulNodeShutdownBasedOnPodPriority (alpha in v1.23, on by
+/// default from v1.24): the older profiles' node shutdown manager has no such field.
+fn priority_groups_on_profile(
+    cx: &mut Cx,
+    loc: crate::scenario::schema::Loc,
+    bp: &str,
+    sw: Switches,
+) {
+    let groups = "shutdownKillsByPriorityGroups";
+    if !cx.names.switch_value(groups, sw.0, sw.1) {
+        cx.err(
+            loc,
+            bp,
+            format!(
+                "not available on profile {} (its node shutdown manager has no priority groups, behaviour `{groups}` is off; they came with v1.23's feature gate GracefulNodeShutdownBasedOnPodPriority, on by default from v1.24): use `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods`",
+                sw.0
+            ),
+        );
     }
 }
 
