@@ -128,6 +128,7 @@ pub(crate) fn names() -> Names {
                 name: s.name,
                 built: s.built,
                 refs: s.refs,
+                on: s.on,
             })
             .collect(),
         invariants: oracle::invariants::INVARIANTS

@@ -188,7 +188,9 @@ fn releases_before_the_gates_write_neither_condition() {
             for profile in ["v1.21", "v1.22"] {
                 let set = format!("spec.kubelet.profile={profile}");
                 // (Old releases break invariants here: their findings are not the point.)
-                let v = run_json(file, seed, &["--set", &set, "--no-oracle"]);
+                // Their shutdown manager has no priority groups: the switch brings them in.
+                let groups = "spec.kubelet.behaviours.shutdownKillsByPriorityGroups=true";
+                let v = run_json(file, seed, &["--set", &set, "--set", groups, "--no-oracle"]);
                 for p in v["pods"].as_array().unwrap() {
                     let t = types(p);
                     assert!(

@@ -25,6 +25,7 @@ mod priority_hooks;
 mod probes;
 mod races;
 mod readme;
+mod releases;
 mod reliability_bounds;
 mod reliability_errors;
 mod reliability_output;

@@ -365,12 +365,19 @@ impl Kubelet {
             self.park_op(uid, op);
             return;
         };
-        let Some(KillStage::PreStop { started, grace }) = ks.pending.get(&id).cloned() else {
+        let Some(KillStage::PreStop {
+            started,
+            grace,
+            then,
+        }) = ks.pending.get(&id).cloned()
+        else {
             self.park_op(uid, op);
             return;
         };
         let elapsed = ctx.now().since(started).whole_secs() as i64;
-        self.stop_or_wait(ctx, uid, &mut op, id, grace - elapsed);
+        // Before PR 115835 an override replaces the grace left, with no minimum.
+        let (g, min) = then.map_or((grace - elapsed, MIN_GRACE), |o| (o, 0));
+        self.stop_or_wait(ctx, uid, &mut op, id, g, min);
         self.park_op(uid, op);
     }
 

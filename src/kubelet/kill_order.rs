@@ -73,7 +73,8 @@ impl Kubelet {
     }
 
     /// After the PreStop hook (or without one): wait for the container's turn if it has
-    /// one to wait for and grace left, else `StopContainer` with the grace left.
+    /// one to wait for and grace left, else `StopContainer` with the grace left (at least
+    /// `min` seconds).
     pub(super) fn stop_or_wait(
         &mut self,
         ctx: &mut Ctx,
@@ -81,6 +82,7 @@ impl Kubelet {
         op: &mut Op,
         id: ContainerId,
         g: i64,
+        min: i64,
     ) {
         let ks = op.kill.as_mut().expect("kill in progress");
         let waits = ks
@@ -105,7 +107,7 @@ impl Kubelet {
         let stop = CriReq::StopContainer {
             uid,
             id,
-            timeout_s: g.max(MIN_GRACE),
+            timeout_s: g.max(min),
         };
         self.worker_cri(ctx, uid, op.id, id.0, stop);
     }

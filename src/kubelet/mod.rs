@@ -45,6 +45,7 @@ pub(crate) mod init_containers;
 pub(crate) mod kill_order;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;
+mod nodeshutdown_v122;
 pub(crate) mod objects;
 pub(crate) mod pleg;
 pub(crate) mod pod_workers;
@@ -53,6 +54,7 @@ pub(crate) mod profile;
 pub(crate) mod restart;
 pub(crate) mod status;
 pub(crate) mod sync;
+mod v122;
 pub(crate) mod worker_loop;
 
 #[cfg(test)]
@@ -136,6 +138,9 @@ pub(crate) enum KEv {
     PrepareForShutdown(bool),
     /// The shutdown manager's timer for priority group `group` fired.
     ShutdownGroupDeadline { group: usize },
+    /// The v1.22 shutdown manager: the critical pods' wait ended (`critical`), or the
+    /// wait for the kills reached `shutdownGracePeriod`.
+    ShutdownV122Timer { critical: bool },
     /// A `killPodNow` caller stops waiting: channel `ch` closed, or its timeout fired.
     KillPodNowReturned {
         uid: PodUid,
@@ -327,6 +332,7 @@ impl Kubelet {
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
             KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),
+            KEv::ShutdownV122Timer { critical } => self.v122_shutdown_timer(ctx, critical),
             KEv::KillPodNowReturned { uid, ch, timed_out } => {
                 self.kill_pod_now_returned(ctx, uid, ch, timed_out)
             }

@@ -37,6 +37,9 @@
 //! * The node Ready condition is internal state and a trace transition (node objects are
 //!   not modelled); `syncNodeStatus` is immediate.
 //! * The feature gates are taken as on (their v1.31 defaults).
+//!
+//! With the switch `shutdownKillsByPriorityGroups` off (v1.21, v1.22) the manager of
+//! those releases runs instead: `nodeshutdown_v122.rs`.
 
 use super::pod_workers::StatusFn;
 use super::profile::Sw;
@@ -169,6 +172,11 @@ pub(crate) struct ShutdownManager {
     /// The node's Ready condition as the kubelet reports it.
     pub(crate) node_ready: bool,
     processing: Option<Processing>,
+    /// `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods` as configured (the
+    /// v1.22 manager uses them directly, see `nodeshutdown_v122.rs`).
+    pub(crate) legacy_periods: (Dur, Dur),
+    /// The v1.22 manager's `processShutdownEvent` in progress.
+    pub(crate) two_class: Option<super::nodeshutdown_v122::TwoClassRun>,
 }
 
 impl ShutdownManager {
@@ -181,6 +189,11 @@ impl ShutdownManager {
             shutting_down_now: false,
             node_ready: true,
             processing: None,
+            legacy_periods: (
+                c.shutdown_grace_period,
+                c.shutdown_grace_period_critical_pods,
+            ),
+            two_class: None,
         }
     }
 
@@ -252,8 +265,12 @@ impl Kubelet {
             self.shutdown.node_ready = false;
             ctx.emit(Transition::NodeReady { ready: false });
         }
-        if self.shutdown.processing.is_some() {
+        if self.shutdown.processing.is_some() || self.shutdown.two_class.is_some() {
             return; // upstream's watch loop is still inside processShutdownEvent
+        }
+        if !self.shutdown.b.on(Sw::ShutdownKillsByPriorityGroups) {
+            self.v122_process_shutdown_event(ctx);
+            return;
         }
         self.process_shutdown_event(ctx);
     }
@@ -288,7 +305,7 @@ impl Kubelet {
 
     /// `GetActivePods` (`filterOutInactivePods`): pods in the pod manager, minus those the
     /// pod workers know as terminated and terminal ones not being terminated.
-    fn shutdown_active_pods(&self) -> Vec<Arc<ApiPod>> {
+    pub(super) fn shutdown_active_pods(&self) -> Vec<Arc<ApiPod>> {
         self.config
             .pods
             .iter()
@@ -307,6 +324,24 @@ impl Kubelet {
             })
             .map(|(_, p)| p.clone())
             .collect()
+    }
+
+    /// The status function of a pod the manager kills.
+    pub(super) fn shutdown_status_fn(&self) -> StatusFn {
+        let (reason, message) = (NODE_SHUTDOWN_REASON.into(), NODE_SHUTDOWN_MESSAGE.into());
+        if self.shutdown.b.on(Sw::ShutdownSetsFailedPhase) {
+            // With PodDisruptionConditions (v1.26+) also DisruptionTarget (v1.31
+            // `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`).
+            StatusFn::FailedUnlessSucceeded {
+                reason,
+                message,
+                disruption_target: self.shutdown.b.on(Sw::DisruptionTargetCondition),
+            }
+        } else {
+            // v1.22.0-v1.23.0 (after PR 102344, before PRs 106899-106901): the phase is
+            // left as computed from the containers (issue 104531).
+            StatusFn::ReasonOnly { reason, message }
+        }
     }
 
     /// Start the next group that has pods, or finish: release the inhibitor lock.
@@ -344,20 +379,7 @@ impl Kubelet {
                 }
             }
             let uid = pod.uid;
-            let (reason, message) = (NODE_SHUTDOWN_REASON.into(), NODE_SHUTDOWN_MESSAGE.into());
-            let status_fn = if self.shutdown.b.on(Sw::ShutdownSetsFailedPhase) {
-                // With PodDisruptionConditions (v1.26+) also DisruptionTarget (v1.31
-                // `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`).
-                StatusFn::FailedUnlessSucceeded {
-                    reason,
-                    message,
-                    disruption_target: self.shutdown.b.on(Sw::DisruptionTargetCondition),
-                }
-            } else {
-                // v1.22.0-v1.23.0 (after PR 102344, before PRs 106899-106901): the phase is
-                // left as computed from the containers (issue 104531).
-                StatusFn::ReasonOnly { reason, message }
-            };
+            let status_fn = self.shutdown_status_fn();
             ctx.reach(crate::model::reach::Reach::ShutdownKill);
             let ch = self.kill_pod_now(ctx, pod, false, Some(grace), Some(status_fn));
             kills.push((ch, uid));
@@ -389,6 +411,10 @@ impl Kubelet {
 
     /// A `killPodNow` call returned (channel closed or timed out).
     pub(super) fn shutdown_kill_returned(&mut self, ctx: &mut Ctx, ch: u64) {
+        if self.shutdown.two_class.is_some() {
+            self.v122_kill_returned(ctx, ch);
+            return;
+        }
         let Some(g) = self
             .shutdown
             .processing

@@ -58,6 +58,10 @@ pub(crate) enum Sw {
     HardEvictionGraceOne,
     InitContainersNotRerunAfterAppStart,
     PostStartCancelledByDeletion,
+    PodDeletedOnlyWhenTerminal,
+    ShutdownKillsByPriorityGroups,
+    GraceOverrideBeforePreStop,
+    ProbeTerminationGracePeriod,
 }
 
 /// One switch.
@@ -346,6 +350,42 @@ pub const SWITCHES: &[Switch] = &[
         refs: "issue 116032 (open; PR 119149 closed)",
         meaning: "a termination request cancels the SyncPod in flight when it waits on a postStart hook (or is about to run one): the hook is abandoned, SyncPod returns at once with a context error and SyncTerminatingPod stops the container within the grace (on in no release: the fix the issue asks for); false: SyncPod's runtime part runs on a context without cancel, so the kill waits until the hook returns, however long past the grace",
         on: NONE,
+        built: true,
+    },
+    Switch {
+        sw: Sw::PodDeletedOnlyWhenTerminal,
+        name: "podDeletedOnlyWhenTerminal",
+        entries: &[],
+        refs: "PR 115331 (v1.27)",
+        meaning: "TerminatePod gives a pod that is not static and not yet terminal the phase Failed, and the status manager deletes a pod object only once its API phase is terminal and its termination finished; false (v1.22 to v1.26): TerminatePod keeps the phase and canBeDeleted asks only PodResourcesAreReclaimed (the pod worker says no container can run, no container running in the status, volumes unmounted, pod cgroup gone), so a deleted RestartPolicy Always pod leaves the API with phase Running (v1.21's own rule, see podWorkerOwnsLifecycle, never forced a phase either)",
+        on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::ShutdownKillsByPriorityGroups,
+        name: "shutdownKillsByPriorityGroups",
+        entries: &[],
+        refs: "KEP 2712, PR 102915 (v1.23, feature gate GracefulNodeShutdownBasedOnPodPriority, on by default since v1.24)",
+        meaning: "graceful node shutdown kills the pods group by group in ascending priority, each group ending when its kills returned or its period passed, and accepts shutdownGracePeriodByPodPriority; false (v1.21, v1.22): two classes started together, the non-critical pods killed at once with the non-critical period, the critical ones (static, mirror or system-critical priority) only after a fixed wait of that period with the critical period, the probes of each pod removed before its kill (v1.22), and the inhibitor lock released once every kill returned or shutdownGracePeriod passed; shutdownGracePeriodByPodPriority is an error",
+        on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::GraceOverrideBeforePreStop,
+        name: "graceOverrideBeforePreStop",
+        entries: &[],
+        refs: "issues 115817, 117373, PR 115835 (v1.28)",
+        meaning: "killContainer applies the kill's grace override before the preStop hook, so hook and stop share one grace; false (before v1.28): the hook runs with the pod's own grace (deletion grace, spec or probe grace), and after it the override replaces what is left (also after the 2 s minimum, so an override of 1 s stops with 1 s): a preStop hook plus the stop can take up to twice the grace",
+        on: CURRENT,
+        built: true,
+    },
+    Switch {
+        sw: Sw::ProbeTerminationGracePeriod,
+        name: "probeTerminationGracePeriod",
+        entries: &[],
+        refs: "KEP 2238, feature gate ProbeTerminationGracePeriod (alpha v1.21, beta off by default v1.22 to v1.24, on by default since v1.25)",
+        meaning: "a container killed for a failed liveness or startup probe gets that probe's own terminationGracePeriodSeconds when it sets one; false (gate off, before v1.25): the probe's value is ignored and the pod's grace is used",
+        on: V127,
         built: true,
     },
 ];

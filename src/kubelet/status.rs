@@ -455,8 +455,10 @@ impl Kubelet {
             .iter_mut()
             .take(n)
             .for_each(unknown);
-        // Static pods are not given a terminal phase here (upstream TODO 116484).
-        if !status.phase.is_terminal() && !pod.static_pod {
+        // Static pods are not given a terminal phase here (upstream TODO 116484); before
+        // PR 115331 (v1.27) no pod was (`podDeletedOnlyWhenTerminal`).
+        let force_phase = self.status.b.on(Sw::PodDeletedOnlyWhenTerminal);
+        if !status.phase.is_terminal() && !pod.static_pod && force_phase {
             status.phase = PodPhase::Failed;
         }
         self.update_status_internal(ctx, pod, status, true, true);
@@ -614,8 +616,8 @@ impl Kubelet {
         }
     }
 
-    /// `canBeDeleted`: the v1.31 rule, or v1.21's (`PodResourcesAreReclaimed`, no terminal
-    /// phase needed) when the pod worker does not own the lifecycle.
+    /// `canBeDeleted`: the v1.31 rule, v1.21's when the pod worker does not own the
+    /// lifecycle, v1.22's without `podDeletedOnlyWhenTerminal` (no terminal phase needed).
     fn status_can_be_deleted(
         &self,
         pod: &ApiPod,
@@ -624,14 +626,16 @@ impl Kubelet {
     ) -> bool {
         if self.legacy() {
             self.legacy_can_be_deleted(pod, &v.status, cgroups)
+        } else if !self.b.on(Sw::PodDeletedOnlyWhenTerminal) {
+            self.v122_can_be_deleted(pod, &v.status, cgroups)
         } else {
             can_be_deleted(pod, v.pod_is_finished)
         }
     }
 
-    /// The pod cgroups on the node, which v1.21's deletion rule reads (none needed in v1.31).
+    /// The pod cgroups on the node, which v1.21's and v1.22's deletion rules read.
     fn status_cgroups(&self, ctx: &Ctx) -> BTreeSet<PodUid> {
-        if self.legacy() {
+        if self.deletion_reads_node() {
             ctx.list_pod_cgroups().into_iter().collect()
         } else {
             BTreeSet::new()
@@ -645,9 +649,9 @@ impl Kubelet {
         }
         let mut todo = Vec::new();
         let cgroups = self.status_cgroups(ctx);
-        // v1.21's deletion rule depends on more than the cached status (runtime cache,
-        // volumes, cgroups): it scans every status, as `all` does.
-        if all || self.legacy() {
+        // v1.21's and v1.22's deletion rules depend on more than the cached status
+        // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
+        if all || self.deletion_reads_node() {
             for (uid, v) in &self.status.statuses {
                 if self.status_needs_update(*uid, v, &cgroups) {
                     todo.push(*uid);

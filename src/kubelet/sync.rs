@@ -76,6 +76,9 @@ pub(super) enum KillStage {
     PreStop {
         started: SimTime,
         grace: i64,
+        /// Before PR 115835 (`graceOverrideBeforePreStop` off): the override that replaces
+        /// the grace left after the hook.
+        then: Option<i64>,
     },
     /// A sidecar waiting for its turn (`kill_order.rs`) with this much grace left.
     WaitTurn {
@@ -677,8 +680,14 @@ impl Kubelet {
             order,
         };
         op.kill = Some(ks);
+        // `killContainer` before PR 115835 (`pkg/kubelet/kuberuntime/kuberuntime_container.go`,
+        // v1.22 to v1.27): the preStop hook gets setTerminationGracePeriod's grace, and the
+        // override replaces the rest afterwards, below the 2 s minimum too.
+        let late = (!self.b.on(Sw::GraceOverrideBeforePreStop)).then_some(grace_override);
         for (id, name) in containers {
-            let g = self.container_grace(&op.pod, &name, reason, grace_override);
+            let early = if late.is_some() { None } else { grace_override };
+            let g = self.container_grace(&op.pod, &name, reason, early);
+            let then = late.flatten();
             let spec = op.pod.spec.container_named(&name);
             let has_pre_stop = spec.is_some_and(|c| c.has_pre_stop) && g > 0;
             // A hook that fails at once leaves the stop its whole grace.
@@ -689,6 +698,7 @@ impl Kubelet {
                     KillStage::PreStop {
                         started: ctx.now(),
                         grace: g,
+                        then,
                     },
                 );
                 self.worker_cri(ctx, uid, op.id, id.0, CriReq::ExecPreStop { uid, id });
@@ -697,7 +707,8 @@ impl Kubelet {
                     KEv::PreStopTimeout { uid, op: op.id, id },
                 );
             } else {
-                self.stop_or_wait(ctx, uid, &mut op, id, g);
+                let (g, min) = then.map_or((g, MIN_CONTAINER_GRACE), |o| (o, 0));
+                self.stop_or_wait(ctx, uid, &mut op, id, g, min);
             }
         }
         let nothing_to_stop = op.kill.as_ref().is_some_and(|k| k.pending.is_empty());
@@ -727,7 +738,10 @@ impl Kubelet {
         let Some(tgps) = pod.spec.termination_grace_period_seconds else {
             return MIN_CONTAINER_GRACE;
         };
-        let probe_grace = reason.and_then(|r| {
+        // The ProbeTerminationGracePeriod gate (`setTerminationGracePeriod` in
+        // `pkg/kubelet/kuberuntime/kuberuntime_container.go`), off by default before v1.25.
+        let gate = self.b.on(Sw::ProbeTerminationGracePeriod);
+        let probe_grace = reason.filter(|_| gate).and_then(|r| {
             pod.spec
                 .container_named(name)
                 .and_then(|c| c.probe(r))

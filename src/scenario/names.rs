@@ -12,6 +12,8 @@ pub struct SwitchName {
     pub built: bool,
     /// Upstream issue(s) and PR(s), quoted when `false` is not built yet.
     pub refs: &'static str,
+    /// The profiles on which the switch is on.
+    pub on: &'static [&'static str],
 }
 
 /// Everything validation checks names against.
@@ -69,6 +71,21 @@ impl Names {
     /// The switch named `name`.
     pub fn switch(&self, name: &str) -> Option<&SwitchName> {
         self.switches.iter().find(|s| s.name == name)
+    }
+
+    /// The value of switch `name` on `profile` with the scenario's `overrides` (a switch
+    /// whose `false` is not built, or an unknown name, is on).
+    pub fn switch_value(
+        &self,
+        name: &str,
+        profile: &str,
+        overrides: &std::collections::BTreeMap<String, bool>,
+    ) -> bool {
+        let Some(s) = self.switch(name) else {
+            return true;
+        };
+        let base = !s.built || s.on.contains(&profile);
+        overrides.get(name).copied().unwrap_or(base)
     }
 
     /// Whether `name` is a finding a run can report.

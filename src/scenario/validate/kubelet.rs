@@ -147,7 +147,8 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         switch_map(cx, b, &bp, &mut k.behaviours);
     }
     if let Some(c) = o.get("config") {
-        kubelet_config(cx, c, &o.at("config"), &mut k.config);
+        let switches = (k.profile.as_str(), &k.behaviours);
+        kubelet_config(cx, c, &o.at("config"), &mut k.config, switches);
     }
     if let Some(g) = present(o.get("containerGC")) {
         k.container_gc = container_gc(cx, g, &o.at("containerGC"));
@@ -211,7 +212,10 @@ fn container_gc(cx: &mut Cx, n: &Node, p: &str) -> Option<crate::scenario::types
     Some(g)
 }
 
-fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
+/// The profile and the switch overrides, for fields a release did not have.
+type Switches<'a> = (&'a str, &'a BTreeMap<String, bool>);
+
+fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Switches) {
     let fields = [
         "syncFrequency",
         "shutdownGracePeriod",
@@ -283,6 +287,7 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig) {
     }
     if let Some(first) = items.first() {
         cx.uses(Capability::ShutdownGracePeriodByPodPriority, first.loc, &bp);
+        priority_groups_on_profile(cx, first.loc, &bp, sw);
         // KubeletConfiguration validation: the list replaces the two durations.
         if c.shutdown_grace_period > Dur::ZERO || c.shutdown_grace_period_critical_pods > Dur::ZERO
         {
@@ -373,6 +378,27 @@ fn fs_spec(cx: &mut Cx, n: &Node, p: &str, d: FsSpec) -> FsSpec {
         cx.err(n.loc, p, "a filesystem needs a capacity and inodes above 0");
     }
     s
+}
+
+/// Priority groups came with GracefulNodeShutdownBasedOnPodPriority (alpha in v1.23, on by
+/// default from v1.24): the older profiles' node shutdown manager has no such field.
+fn priority_groups_on_profile(
+    cx: &mut Cx,
+    loc: crate::scenario::schema::Loc,
+    bp: &str,
+    sw: Switches,
+) {
+    let groups = "shutdownKillsByPriorityGroups";
+    if !cx.names.switch_value(groups, sw.0, sw.1) {
+        cx.err(
+            loc,
+            bp,
+            format!(
+                "not available on profile {} (its node shutdown manager has no priority groups, behaviour `{groups}` is off; they came with v1.23's feature gate GracefulNodeShutdownBasedOnPodPriority, on by default from v1.24): use `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods`",
+                sw.0
+            ),
+        );
+    }
 }
 
 pub(super) fn node_spec(cx: &mut Cx, n: Option<&Node>) -> NodeSpec {

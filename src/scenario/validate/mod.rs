@@ -368,6 +368,13 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
         }
     }
     let kubelet = kubelet(cx, spec.get("kubelet"));
+    let gate = "probeTerminationGracePeriod";
+    if !cx
+        .names
+        .switch_value(gate, &kubelet.profile, &kubelet.behaviours)
+    {
+        cx.probe_grace_off = Some(kubelet.profile.clone());
+    }
     let node = node_spec(cx, spec.get("node"));
     let runtime = runtime(cx, spec.get("runtime"));
     let api = api(cx, spec.get("api"));

@@ -755,6 +755,14 @@ fn probe(cx: &mut Cx, n: &Node, p: &str, readiness: bool) -> Option<Probe> {
     if let (Some(v), true) = (o.get(k), readiness) {
         cx.err(v.loc, &o.at(k), "must not be set for readiness probes");
     }
+    if let (Some(v), false, Some(profile)) = (o.get(k), readiness, cx.probe_grace_off.clone()) {
+        let m = format!(
+            "has no effect on profile {profile}: the ProbeTerminationGracePeriod feature gate is \
+             off by default before v1.25 (behaviour `probeTerminationGracePeriod` is off), so a \
+             kill for this probe uses the pod's grace"
+        );
+        cx.note(v.loc, &o.at(k), m);
+    }
     Some(Probe {
         handler: handler?,
         initial_delay_seconds,

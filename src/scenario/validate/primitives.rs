@@ -24,6 +24,9 @@ pub(super) struct Cx<'a> {
     notes: Vec<Note>,
     /// Profile, switch and finding names.
     pub(super) names: &'a Names,
+    /// The scenario's profile when its `probeTerminationGracePeriod` is off (a probe's own
+    /// grace has no effect there).
+    pub(super) probe_grace_off: Option<String>,
 }
 
 impl<'a> Cx<'a> {
@@ -34,6 +37,7 @@ impl<'a> Cx<'a> {
             problems: Vec::new(),
             notes: Vec::new(),
             names,
+            probe_grace_off: None,
         }
     }
 
