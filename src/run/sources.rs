@@ -100,7 +100,9 @@ fn kubelet_source(k: &KEv) -> Source<'_> {
             Source::ProbeWorker(key.uid.0, &key.container, key.kind.as_str())
         }
         KEv::ProbeUpdates(kind) => Source::ProbeResults(kind.as_str()),
-        KEv::PrepareForShutdown(_) | KEv::ShutdownGroupDeadline { .. } => Source::ShutdownManager,
+        KEv::PrepareForShutdown(_)
+        | KEv::ShutdownGroupDeadline { .. }
+        | KEv::ShutdownV122Timer { .. } => Source::ShutdownManager,
         KEv::KillPodNowReturned { uid, .. } => Source::KillPodNow(uid.0),
         KEv::EvictionSync | KEv::EvictionCleanupPoll(_) | KEv::EvictionCleanupTimeout(_) => {
             Source::EvictionManager
