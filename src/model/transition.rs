@@ -260,6 +260,23 @@ pub enum Transition {
     },
 }
 
+/// The records of node-level reclaim and image garbage collection.
+fn fmt_disk_gc(t: &Transition, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match t {
+        Transition::NodeReclaim { signal, step } => {
+            write!(f, "eviction reclaim ({signal}) {step}")
+        }
+        Transition::ImageGc {
+            usage_percent,
+            to_free,
+        } => write!(f, "imagegc usage={usage_percent}% free={to_free}"),
+        Transition::ImageRemoved { image, size } => {
+            write!(f, "runtime image removed {image} ({size})")
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `node nodefs available=Q inodesFree=N` of a `diskPressure` action.
 fn fmt_fs_pinned(
     f: &mut fmt::Formatter<'_>,
@@ -348,12 +365,7 @@ impl fmt::Display for Transition {
                 write!(f, "eviction {uid} evict grace={grace} ({signal})")
             }
             Eviction { uid, what } => write!(f, "eviction {uid} {what}"),
-            NodeReclaim { signal, step } => write!(f, "eviction reclaim ({signal}) {step}"),
-            ImageGc {
-                usage_percent,
-                to_free,
-            } => write!(f, "imagegc usage={usage_percent}% free={to_free}"),
-            ImageRemoved { image, size } => write!(f, "runtime image removed {image} ({size})"),
+            NodeReclaim { .. } | ImageGc { .. } | ImageRemoved { .. } => fmt_disk_gc(self, f),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,
