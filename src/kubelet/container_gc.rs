@@ -53,6 +53,31 @@ impl Kubelet {
             return;
         };
         let _ = ctx.after(policy.period, KEv::ContainerGc);
+        self.collect_containers(ctx, &policy, false, Caller::Deletor);
+        self.sandbox_gc(ctx);
+    }
+
+    /// `DeleteAllUnusedContainers` (v1.31 `pkg/kubelet/container/container_gc.go`), the
+    /// eviction manager's reclaim function: the collector's container rules with
+    /// `evictNonDeletedPods`, so every dead container of a pod whose runtime may be removed
+    /// (terminated, deleted or not) goes too. The policy is the scenario's `containerGC`, or
+    /// the defaults where the periodic collector does not run. Sandboxes are left to the
+    /// periodic collector (they hold no disk here). Returns how many removals it issued.
+    pub(super) fn delete_all_unused_containers(&mut self, ctx: &mut Ctx, caller: Caller) -> u32 {
+        let policy = self
+            .container_gc
+            .unwrap_or_else(crate::scenario::defaults::container_gc);
+        self.collect_containers(ctx, &policy, true, caller)
+    }
+
+    /// `evictContainers`: issues the removals (replies to `caller`); returns their number.
+    fn collect_containers(
+        &mut self,
+        ctx: &mut Ctx,
+        policy: &ContainerGc,
+        evict_non_deleted: bool,
+        caller: Caller,
+    ) -> u32 {
         let now = ctx.now();
         let mut units = Units::new();
         for uid in self.pleg.cached_uids() {
@@ -72,23 +97,25 @@ impl Kubelet {
         let mut remove = Vec::new();
         if self.config.sources_ready {
             units.retain(|(uid, _), unit| {
+                let removable = self.pw.should_pod_content_be_removed(*uid)
+                    || (evict_non_deleted && self.pw.should_pod_runtime_be_removed(*uid));
                 // Simplified: only once no container of the pod can run any more.
-                let all = self.pw.should_pod_content_be_removed(*uid)
-                    && !self.pw.could_have_running_containers(*uid);
+                let all = removable && !self.pw.could_have_running_containers(*uid);
                 if all {
                     remove.extend(unit.iter().map(|c| (*uid, c.1)));
                 }
                 !all
             });
         }
-        remove.extend(evict(&mut units, &policy));
+        remove.extend(evict(&mut units, policy));
+        let n = remove.len() as u32;
         for (uid, id) in remove {
             if self.init_container_beside_app(uid, id) {
                 ctx.reach(Reach::InitContainerRemovedBesideApp);
             }
-            ctx.cri(Caller::Deletor, CriReq::RemoveContainer { uid, id });
+            ctx.cri(caller, CriReq::RemoveContainer { uid, id });
         }
-        self.sandbox_gc(ctx);
+        n
     }
 
     /// Whether dead container `id` of `uid` is a classic init container while a regular

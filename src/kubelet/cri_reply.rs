@@ -133,7 +133,8 @@ impl Kubelet {
             | CriReq::Relist { .. }
             | CriReq::RemoveContainer { .. }
             | CriReq::RemovePodSandbox { .. }
-            | CriReq::RemovePodDir { .. } => self.on_host_reply(ctx, uid, op, req, result),
+            | CriReq::RemovePodDir { .. }
+            | CriReq::RemoveImage { .. } => self.on_host_reply(ctx, uid, op, req, result),
         }
     }
 
@@ -241,6 +242,7 @@ impl Kubelet {
                     sandbox,
                     name,
                     attempt,
+                    image: image.clone(),
                 };
                 self.worker_cri(ctx, uid, op.id, tag, create);
                 self.park_op(uid, op);

@@ -21,12 +21,11 @@
 //! holding memory then makes it evict another.
 //!
 //! Where it deliberately differs:
-//! * Only the `memory.available` signal has observations (see `world::stats` for the
-//!   memory model and the `memoryPressure` action). Thresholds on other signals are
-//!   accepted but never met, as upstream treats a signal without observation;
-//!   `allocatableMemory.available`, local-storage eviction, minimum reclaim, kernel memcg
-//!   notifications and node-level reclaim (image and container GC, which only serve disk
-//!   signals) are not modelled.
+//! * The signals with observations are memory, the filesystems and PIDs
+//!   (`eviction_signals.rs`); thresholds on other signals are accepted but never met, as
+//!   upstream treats a signal without observation. Node-level reclaim before a disk
+//!   eviction is in `eviction_reclaim.rs`. `allocatableMemory.available` and kernel memcg
+//!   notifications are not modelled.
 //! * Go iterates the thresholds' first-observed map in random order and sorts with an
 //!   unstable sort; here thresholds keep configuration order (hard before soft, each by
 //!   signal name) and the ranking is a stable sort of the active pods in UID order.
@@ -104,11 +103,18 @@ pub(crate) struct EvictionRecord {
 
 /// Where the manager's goroutine is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Wait {
+pub(super) enum Wait {
     /// Sleeping until the next `KEv::EvictionSync`.
     Sleeping,
     /// Blocked in `killPodNow` on channel `ch` (the adapter owns the timeout).
     Killing { uid: PodUid, ch: u64 },
+    /// In `reclaimNodeLevelResources` for threshold `ti`, `pending` removals unanswered:
+    /// of dead containers first, then (`images`) of unused images.
+    Reclaiming {
+        ti: usize,
+        pending: u32,
+        images: bool,
+    },
     /// In `waitForPodsCleanup` (round `gen`), with its ticker and timeout timers.
     Cleanup {
         uid: PodUid,
@@ -137,12 +143,14 @@ pub(crate) struct EvictionManager {
     pub(crate) thresholds_met: Vec<usize>,
     /// `lastObservations[memory.available]`.
     last_observation: Option<Observation>,
-    wait: Wait,
+    pub(super) wait: Wait,
     next_gen: u64,
     /// Every eviction, in order.
     pub(crate) history: Vec<EvictionRecord>,
     /// Every change of a node condition: (time, condition, status).
     pub(crate) condition_changes: Vec<(SimTime, &'static str, bool)>,
+    /// Every node-level reclaim, in order.
+    pub(crate) reclaims: Vec<super::eviction_reclaim::ReclaimRecord>,
 }
 
 impl EvictionManager {
@@ -186,12 +194,13 @@ impl EvictionManager {
             next_gen: 1,
             history: Vec::new(),
             condition_changes: Vec::new(),
+            reclaims: Vec::new(),
         }
     }
 
     /// `thresholdsMet` over `which` (indices into `thresholds`): the thresholds whose
     /// signal is below their quantity (plus the minimum reclaim when enforced) now.
-    fn thresholds_met(
+    pub(super) fn thresholds_met(
         &self,
         which: &[usize],
         obs: &[(&'static str, Observation)],
@@ -317,7 +326,8 @@ impl Kubelet {
         }
     }
 
-    /// `synchronize`: returns whether a pod was evicted.
+    /// `synchronize`: returns whether the round goes on (a pod was evicted, or a node-level
+    /// reclaim is under way and decides when its removals are answered).
     fn eviction_synchronize(&mut self, ctx: &mut Ctx) -> bool {
         let now = ctx.now();
         // Local storage isolation (on by default) goes on without thresholds; it needs the
@@ -383,16 +393,19 @@ impl Kubelet {
         }
         // byEvictionPriority: memory first, the others in configuration order.
         updated.sort_by_key(|i| self.eviction.thresholds[*i].signal != MEMORY_AVAILABLE);
-        // getReclaimableThreshold: the first one. Node-level reclaim (image and container
-        // garbage collection for the disk signals) is not modelled: the ranking follows.
+        // getReclaimableThreshold: the first one; its node-level reclaim first
+        // (`eviction_reclaim.rs`), the ranking if there is none.
         let Some(&ti) = updated.first() else {
             return false;
         };
+        if self.eviction_reclaim(ctx, ti, node.disk.separate_imagefs) {
+            return true;
+        }
         self.evict_ranked(ctx, ti, &node, &obs)
     }
 
     /// Ranks the active pods for threshold `ti` and evicts the first that can be.
-    fn evict_ranked(
+    pub(super) fn evict_ranked(
         &mut self,
         ctx: &mut Ctx,
         ti: usize,

@@ -38,9 +38,11 @@ pub(crate) mod config;
 pub(crate) mod container_gc;
 pub(crate) mod cri_reply;
 pub(crate) mod eviction;
+mod eviction_reclaim;
 pub(crate) mod eviction_signals;
 mod hooks;
 pub(crate) mod housekeeping;
+pub(crate) mod image_gc;
 pub(crate) mod init_containers;
 pub(crate) mod kill_order;
 pub(crate) mod legacy;
@@ -164,6 +166,8 @@ pub(crate) enum KEv {
     /// Switch `postStartCancelledByDeletion`: the cancelled SyncPod `op` of `uid` stops
     /// waiting on its postStart hook.
     PostStartCancelled { uid: PodUid, op: u64 },
+    /// The image garbage collector's period (`image_gc.rs`).
+    ImageGc,
 }
 
 /// All in-memory kubelet state.
@@ -210,6 +214,8 @@ pub(crate) struct Kubelet {
     /// The container garbage collector's policy: the scenario's `containerGC`, else the
     /// upstream defaults on `current`; `None` (no collector) on older profiles.
     pub(crate) container_gc: Option<crate::scenario::types::ContainerGc>,
+    /// The image garbage collector (its policy, records and periodic runs).
+    pub(crate) image_gc: image_gc::ImageGcManager,
 }
 
 impl Kubelet {
@@ -246,6 +252,7 @@ impl Kubelet {
             container_gc: spec.container_gc.or_else(|| {
                 (spec.profile == "current").then(crate::scenario::defaults::container_gc)
             }),
+            image_gc: image_gc::ImageGcManager::new(spec),
         };
         k.pw.b = b;
         k.pleg.b = b;
@@ -273,6 +280,9 @@ impl Kubelet {
         }
         if let Some(gc) = self.container_gc {
             let _ = ctx.after(gc.period, KEv::ContainerGc);
+        }
+        if self.image_gc.periodic {
+            let _ = ctx.after(self.image_gc.policy.period, KEv::ImageGc);
         }
         self.shutdown_start(ctx);
     }
@@ -342,6 +352,7 @@ impl Kubelet {
             KEv::PodKillerReceive => self.pod_killer_receive(ctx),
             KEv::LegacyContainerGc => self.legacy_container_gc(ctx),
             KEv::ContainerGc => self.container_gc(ctx),
+            KEv::ImageGc => self.image_gc(ctx),
             KEv::VolumePopulatorTick => self.volume_populator_tick(ctx),
             KEv::PostStartCancelled { uid, op } => self.post_start_cancelled(ctx, uid, op),
         }
@@ -404,6 +415,8 @@ impl Kubelet {
         match caller {
             Caller::Pleg => self.pleg_on_relist(ctx, result),
             Caller::Deletor => self.deletor_reply(&req, result.error().is_none()),
+            Caller::ImageGc => {}
+            Caller::Reclaim => self.eviction_reclaim_reply(ctx),
             Caller::Worker { uid, op, tag } => self.worker_on_cri(ctx, uid, op, tag, req, result),
         }
     }
@@ -454,6 +467,8 @@ impl Kubelet {
             probes_run: self.prober.probes_run,
             evictions: self.eviction.history.clone(),
             node_conditions: self.eviction.condition_changes.clone(),
+            reclaims: self.eviction.reclaims.clone(),
+            image_gc_runs: self.image_gc.runs.clone(),
         }
     }
 }
@@ -472,6 +487,10 @@ pub(crate) struct Tally {
     /// Every change of a node condition the eviction manager made: (time, condition,
     /// status), in order.
     pub(crate) node_conditions: Vec<(SimTime, &'static str, bool)>,
+    /// Every node-level reclaim of the eviction manager, in order.
+    pub(crate) reclaims: Vec<eviction_reclaim::ReclaimRecord>,
+    /// Every periodic image collection that had something to free, in order.
+    pub(crate) image_gc_runs: Vec<image_gc::ImageGcRun>,
 }
 
 impl Tally {
@@ -481,5 +500,7 @@ impl Tally {
         self.probes_run += later.probes_run;
         self.evictions.extend(later.evictions);
         self.node_conditions.extend(later.node_conditions);
+        self.reclaims.extend(later.reclaims);
+        self.image_gc_runs.extend(later.image_gc_runs);
     }
 }

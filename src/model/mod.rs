@@ -517,10 +517,12 @@ pub enum CriCall {
     UnmountVolumes,
     RemovePodCgroup,
     RemovePodDir,
+    /// `RemoveImage` (image garbage collection and the eviction manager's reclaim).
+    RemoveImage,
 }
 
 impl CriCall {
-    pub const ALL: [CriCall; 13] = [
+    pub const ALL: [CriCall; 14] = [
         CriCall::RunPodSandbox,
         CriCall::PullImage,
         CriCall::CreateContainer,
@@ -534,6 +536,7 @@ impl CriCall {
         CriCall::UnmountVolumes,
         CriCall::RemovePodCgroup,
         CriCall::RemovePodDir,
+        CriCall::RemoveImage,
     ];
     /// The camelCase name used in scenario files.
     pub fn as_str(self) -> &'static str {
@@ -551,6 +554,7 @@ impl CriCall {
             CriCall::UnmountVolumes => "unmountVolumes",
             CriCall::RemovePodCgroup => "removePodCgroup",
             CriCall::RemovePodDir => "removePodDir",
+            CriCall::RemoveImage => "removeImage",
         }
     }
 }

@@ -241,6 +241,40 @@ pub enum Transition {
     StaticManifestRemoved {
         uid: PodUid,
     },
+    // ---- added later (kept last: the variant's position is hashed) ----
+    /// Ground truth: the runtime removed an image (`RemoveImage` took effect), freeing `size` bytes.
+    ImageRemoved {
+        image: String,
+        size: u64,
+    },
+    /// The eviction manager's node-level reclaim for threshold `signal`.
+    NodeReclaim {
+        signal: EvictionSignal,
+        step: ReclaimStep,
+    },
+    /// The image garbage collector found imagefs at `usage_percent` (at or above its high
+    /// threshold) and sets out to free `to_free` bytes.
+    ImageGc {
+        usage_percent: u32,
+        to_free: u64,
+    },
+}
+
+/// The records of node-level reclaim and image garbage collection.
+fn fmt_disk_gc(t: &Transition, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match t {
+        Transition::NodeReclaim { signal, step } => {
+            write!(f, "eviction reclaim ({signal}) {step}")
+        }
+        Transition::ImageGc {
+            usage_percent,
+            to_free,
+        } => write!(f, "imagegc usage={usage_percent}% free={to_free}"),
+        Transition::ImageRemoved { image, size } => {
+            write!(f, "runtime image removed {image} ({size})")
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `node nodefs available=Q inodesFree=N` of a `diskPressure` action.
@@ -331,6 +365,7 @@ impl fmt::Display for Transition {
                 write!(f, "eviction {uid} evict grace={grace} ({signal})")
             }
             Eviction { uid, what } => write!(f, "eviction {uid} {what}"),
+            NodeReclaim { .. } | ImageGc { .. } | ImageRemoved { .. } => fmt_disk_gc(self, f),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,

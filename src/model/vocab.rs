@@ -111,6 +111,8 @@ words! {
         RemovePodDir => "RemovePodDir",
         PodStatus => "PodStatus",
         Relist => "Relist",
+        /// Image garbage collection or the eviction manager's reclaim removes an image.
+        RemoveImage => "RemoveImage",
     }
 }
 
@@ -228,6 +230,22 @@ words! {
         /// ... a container over its ephemeral-storage limit
         /// (`SignalEphemeralContainerFsLimit`).
         EphemeralContainerFsLimit => "ephemeralcontainerfs.limit",
+    }
+}
+
+words! {
+    /// The eviction manager's node-level reclaim for a disk signal
+    /// (`reclaimNodeLevelResources`).
+    pub enum ReclaimStep {
+        /// A disk signal without reclaim functions (nodefs with a separate imagefs): the
+        /// ranked eviction follows at once.
+        Nothing => "no node-level reclaim for this signal",
+        /// The reclaim functions run (dead containers, then unused images).
+        Started => "reclaim started",
+        /// After the removals, no threshold is met: no pod is evicted this round.
+        Relieved => "reclaim relieved the pressure",
+        /// After the removals a threshold is still met: the ranked eviction follows.
+        NotRelieved => "still under pressure after reclaim",
     }
 }
 

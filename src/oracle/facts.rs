@@ -246,6 +246,9 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
         | NodeMemoryAvailable { .. }
         | NodeFsPinned { .. }
         | NodePidAvailable { .. }
+        | ImageRemoved { .. }
+        | NodeReclaim { .. }
+        | ImageGc { .. }
         | NodeCondition { .. }
         | Relist { .. }
         | Housekeeping

@@ -111,6 +111,8 @@ pub enum Inv {
     SidecarsStopAfterMainContainers,
     InitContainersNotRerun,
     DeletionNotHeldByPostStart,
+    ReclaimBeforeDiskEviction,
+    ImageGcSparesUsedImages,
 }
 
 impl Inv {
@@ -165,6 +167,8 @@ impl Inv {
         Inv::SidecarsStopAfterMainContainers,
         Inv::InitContainersNotRerun,
         Inv::DeletionNotHeldByPostStart,
+        Inv::ReclaimBeforeDiskEviction,
+        Inv::ImageGcSparesUsedImages,
     ];
 
     pub fn def(self) -> &'static Invariant {
@@ -191,6 +195,7 @@ const TABLE: [Invariant; Inv::ALL.len()] = assemble(&[
     checkers::liveness::ROWS,
     checkers::init_containers::ROWS,
     checkers::hooks::ROWS,
+    checkers::disk_reclaim::ROWS,
 ]);
 
 /// The checkers' rows, each at its [`Inv`] position; a compile error when an invariant has

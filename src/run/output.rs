@@ -155,6 +155,62 @@ pub struct Metrics {
     /// termination request and its acknowledgement (the oracle's count for S1'; 0 without
     /// the oracle).
     pub starts_while_termination_requested: u64,
+    /// Every node-level reclaim of the eviction manager before a disk eviction, in order.
+    pub node_reclaims: Vec<NodeReclaimSummary>,
+    /// Every periodic image garbage collection that found imagefs at or above its high
+    /// threshold, in order.
+    pub image_gc_runs: Vec<ImageGcRunSummary>,
+    /// Every image the runtime removed (`RemoveImage` took effect), in order.
+    pub images_removed: Vec<ImageRemovedSummary>,
+    /// The node's filesystems when the run ended.
+    pub disk_at_end: DiskSummary,
+}
+
+/// One node-level reclaim (`reclaimNodeLevelResources`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeReclaimSummary {
+    pub at_ns: u64,
+    pub signal: String,
+    /// Removals issued: dead containers, unused images.
+    pub containers_removed: u32,
+    pub images_removed: u32,
+    /// When the manager measured again, and whether no threshold was met then (absent
+    /// while the removals were still unanswered at the end).
+    pub done_at_ns: Option<u64>,
+    pub relieved: Option<bool>,
+}
+
+/// One periodic image garbage collection with something to free.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageGcRunSummary {
+    pub at_ns: u64,
+    /// imagefs usage in percent when it ran.
+    pub usage_percent: u32,
+    /// Bytes to free to reach the low threshold.
+    pub to_free_bytes: u64,
+    /// The images whose removal it issued, in order.
+    pub images: Vec<String>,
+}
+
+/// One image removal.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageRemovedSummary {
+    pub at_ns: u64,
+    pub image: String,
+    pub size_bytes: u64,
+}
+
+/// The node's filesystems (on a node without a separate imagefs, imagefs is nodefs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiskSummary {
+    pub nodefs_capacity_bytes: u64,
+    pub nodefs_available_bytes: u64,
+    pub imagefs_capacity_bytes: u64,
+    pub imagefs_available_bytes: u64,
 }
 
 /// One eviction by the eviction manager.

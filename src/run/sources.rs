@@ -47,6 +47,8 @@ enum Source<'a> {
     /// The kubelet process starting again after a restart.
     KubeletProcess,
     Logind,
+    /// The image garbage collector (its period and its `RemoveImage` replies).
+    ImageGc,
 }
 
 impl Source<'_> {
@@ -75,6 +77,7 @@ impl Source<'_> {
             Source::VolumeManager => (20, 0, "", ""),
             Source::KubeletProcess => (21, 0, "", ""),
             Source::Logind => (22, 0, "", ""),
+            Source::ImageGc => (23, 0, "", ""),
         };
         h.write_u64(tag);
         h.write_u64(n);
@@ -110,6 +113,7 @@ fn kubelet_source(k: &KEv) -> Source<'_> {
         KEv::PodKillerReceive => Source::PodKiller,
         KEv::LegacyContainerGc | KEv::ContainerGc => Source::ContainerGc,
         KEv::VolumePopulatorTick => Source::VolumeManager,
+        KEv::ImageGc => Source::ImageGc,
     }
 }
 
@@ -125,6 +129,8 @@ fn source(e: &Event) -> Source<'_> {
             Caller::Worker { uid, .. } => Source::Worker(uid.0),
             Caller::Pleg => Source::Pleg,
             Caller::Deletor => Source::Deletor,
+            Caller::ImageGc => Source::ImageGc,
+            Caller::Reclaim => Source::EvictionManager,
         },
         Event::Watch(..) | Event::WatchSynced(_) => Source::ApiWatch,
         Event::ApiStatusSync { .. } | Event::ApiDelete { .. } => Source::StatusManager,

@@ -58,6 +58,7 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         .iter()
         .map(|(t, c, s)| (t.0, c.to_string(), *s))
         .collect();
+    disk_summary(w, &tally, &mut metrics);
     RunOutput {
         podsim: env!("CARGO_PKG_VERSION").into(),
         scenario: sc.name.clone(),
@@ -109,6 +110,50 @@ fn findings(w: &World, stop: StopReason, opts: &RunOptions) -> Vec<Finding> {
         });
     }
     findings
+}
+
+/// The reclaims, image collections, image removals and final disk figures.
+fn disk_summary(w: &World, tally: &crate::kubelet::Tally, m: &mut Metrics) {
+    use super::output::{DiskSummary, ImageGcRunSummary, ImageRemovedSummary, NodeReclaimSummary};
+    m.node_reclaims = tally
+        .reclaims
+        .iter()
+        .map(|r| NodeReclaimSummary {
+            at_ns: r.at.0,
+            signal: r.signal.clone(),
+            containers_removed: r.containers,
+            images_removed: r.images,
+            done_at_ns: r.done_at.map(|t| t.0),
+            relieved: r.relieved,
+        })
+        .collect();
+    m.image_gc_runs = tally
+        .image_gc_runs
+        .iter()
+        .map(|r| ImageGcRunSummary {
+            at_ns: r.at.0,
+            usage_percent: r.usage_percent,
+            to_free_bytes: r.to_free,
+            images: r.images.clone(),
+        })
+        .collect();
+    m.images_removed = w
+        .runtime
+        .removed_images
+        .iter()
+        .map(|(t, image, size)| ImageRemovedSummary {
+            at_ns: t.0,
+            image: image.clone(),
+            size_bytes: *size,
+        })
+        .collect();
+    let d = w.runtime.node_disk(w.sim.now());
+    m.disk_at_end = DiskSummary {
+        nodefs_capacity_bytes: d.nodefs.capacity_bytes,
+        nodefs_available_bytes: d.nodefs.available_bytes,
+        imagefs_capacity_bytes: d.imagefs.capacity_bytes,
+        imagefs_available_bytes: d.imagefs.available_bytes,
+    };
 }
 
 /// One pod object (one UID), from the API server's history and the node's ground truth;

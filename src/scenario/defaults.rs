@@ -27,6 +27,7 @@
 //! | `spec.kubelet.timing.evictionMonitoringPeriod` | `10s` |
 //! | `spec.kubelet.timing.syncLoopTick` | `1s` |
 //! | `spec.kubelet.containerGC` | `{minAge: 0s, maxPerPodContainer: 1, maxContainers: -1, period: 1m}` (absent: on `current` only) |
+//! | `spec.kubelet.imageGC` | `{highThresholdPercent: 85, lowThresholdPercent: 80, minimumGCAge: 2m, period: 5m}` (absent: periodic runs on `current` only) |
 //! | `spec.node.capacity` | `{cpu: "8", memory: 16Gi, pods: "110"}` |
 //! | `spec.node.nodefs` | `{capacity: 100Gi, inodes: 6553600}` |
 //! | `spec.node.imagefs` | absent: images and writable layers on nodefs |
@@ -109,6 +110,7 @@ pub const fn latency(call: CriCall) -> Dist {
         CriCall::UnmountVolumes => Dur::millis(20),
         CriCall::RemovePodCgroup => Dur::millis(5),
         CriCall::RemovePodDir => Dur::millis(5),
+        CriCall::RemoveImage => Dur::millis(100),
     })
 }
 
@@ -138,6 +140,17 @@ pub fn container_gc() -> crate::scenario::types::ContainerGc {
         max_per_pod_container: 1,
         max_containers: -1,
         period: Dur::secs(60),
+    }
+}
+
+/// The image garbage collector's defaults (upstream v1.31 `KubeletConfiguration` defaults
+/// and `ImageGCPeriod`).
+pub fn image_gc() -> crate::scenario::types::ImageGc {
+    crate::scenario::types::ImageGc {
+        high_threshold_percent: 85,
+        low_threshold_percent: 80,
+        minimum_gc_age: Dur::secs(120),
+        period: Dur::secs(300),
     }
 }
 

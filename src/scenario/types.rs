@@ -58,6 +58,24 @@ pub struct KubeletSpec {
     /// `containerGC`: the container garbage collector's policy; `None` when the scenario
     /// does not set it (the `current` profile then runs the upstream defaults).
     pub container_gc: Option<ContainerGc>,
+    /// `imageGC`: the image garbage collector's policy; `None` when the scenario does not
+    /// set it (the `current` profile then runs the upstream defaults periodically).
+    pub image_gc: Option<ImageGc>,
+}
+
+/// `spec.kubelet.imageGC`: upstream's `ImageGCPolicy` (`imageGCHighThresholdPercent`,
+/// `imageGCLowThresholdPercent`, `imageMinimumGCAge`) and the period of
+/// `StartGarbageCollection`'s image loop (`ImageGCPeriod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageGc {
+    /// default 85
+    pub high_threshold_percent: u32,
+    /// default 80
+    pub low_threshold_percent: u32,
+    /// default 2m
+    pub minimum_gc_age: Dur,
+    /// default 5m
+    pub period: Dur,
 }
 
 /// `spec.kubelet.containerGC`: upstream's `GCPolicy` (flags `--minimum-container-ttl-duration`,

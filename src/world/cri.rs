@@ -18,6 +18,10 @@ pub(crate) enum Caller {
     Pleg,
     /// The container deletor (removal of dead containers).
     Deletor,
+    /// The image garbage collector's periodic run (`RemoveImage`).
+    ImageGc,
+    /// The eviction manager's node-level reclaim (dead containers and unused images).
+    Reclaim,
 }
 
 /// The client of a CRI call: the kubelet incarnation that made it, and who in it waits.
@@ -47,6 +51,8 @@ pub(crate) enum CriReq {
         sandbox: SandboxId,
         name: String,
         attempt: u32,
+        /// The container's image (what keeps the image in use).
+        image: String,
     },
     StartContainer {
         uid: PodUid,
@@ -82,6 +88,10 @@ pub(crate) enum CriReq {
     RemovePodSandbox {
         uid: PodUid,
         id: SandboxId,
+    },
+    /// `RemoveImage`: remove an image from the node (no pod of its own).
+    RemoveImage {
+        image: String,
     },
     /// Host: create the pod's data dirs and cgroup and mount its volumes.
     MountVolumes {
@@ -131,6 +141,7 @@ impl CriReq {
             CriReq::UnmountVolumes { .. } => CriCall::UnmountVolumes,
             CriReq::RemovePodCgroup { .. } => CriCall::RemovePodCgroup,
             CriReq::RemovePodDir { .. } => CriCall::RemovePodDir,
+            CriReq::RemoveImage { .. } => CriCall::RemoveImage,
             CriReq::PodStatus { .. } | CriReq::Relist { .. } => CriCall::PodStatus,
         }
     }
@@ -147,6 +158,7 @@ impl CriReq {
             CriReq::StopPodSandbox { .. } => CriOp::StopPodSandbox,
             CriReq::RemoveContainer { .. } => CriOp::RemoveContainer,
             CriReq::RemovePodSandbox { .. } => CriOp::RemovePodSandbox,
+            CriReq::RemoveImage { .. } => CriOp::RemoveImage,
             CriReq::MountVolumes { .. } => CriOp::MountVolumes,
             CriReq::UnmountVolumes { .. } => CriOp::UnmountVolumes,
             CriReq::RemovePodCgroup { .. } => CriOp::RemovePodCgroup,
@@ -172,7 +184,7 @@ impl CriReq {
             | CriReq::RemovePodCgroup { uid }
             | CriReq::RemovePodDir { uid } => (*uid, 0),
             CriReq::PodStatus { uid } => (*uid, 0),
-            CriReq::Relist { .. } => (PodUid(0), 0),
+            CriReq::Relist { .. } | CriReq::RemoveImage { .. } => (PodUid(0), 0),
         }
     }
     /// Whether the call shows in the trace (reads do not).

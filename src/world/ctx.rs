@@ -89,6 +89,17 @@ impl<'a, K> Ctx<'a, K> {
         self.runtime.stats_node(self.sim.now())
     }
 
+    /// CRI `ListImages`: (image, size) of every image on the node. (Instantaneous.)
+    pub(crate) fn list_images(&self) -> Vec<(String, u64)> {
+        self.runtime.list_images()
+    }
+
+    /// The images the runtime's containers (all of them, exited included) were created
+    /// from, as `GetPods(all)` shows them. (Instantaneous.)
+    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<String> {
+        self.runtime.images_in_use()
+    }
+
     /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
     pub(crate) fn list_running_pod_uids(&self) -> Vec<PodUid> {
         self.runtime.running_pod_uids()

@@ -37,6 +37,8 @@ struct Container {
     uid: PodUid,
     sandbox: SandboxId,
     name: String,
+    /// The image it was created from.
+    image: String,
     attempt: u32,
     state: RtState,
     exit_code: i32,
@@ -146,6 +148,8 @@ pub(crate) struct Runtime {
     pub(crate) memory_available_override: Option<u64>,
     /// Filesystems, processes and their pins (`world::stats`).
     pub(crate) disk: DiskConfig,
+    /// Every image removal that took effect: (time, image, size), for the run summary.
+    pub(crate) removed_images: Vec<(SimTime, String, u64)>,
 }
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
@@ -178,6 +182,7 @@ impl Runtime {
             node_memory_bytes: 0,
             memory_available_override: None,
             disk: DiskConfig::default(),
+            removed_images: Vec::new(),
         }
     }
 
@@ -321,7 +326,8 @@ impl Runtime {
                     sandbox,
                     name,
                     attempt,
-                } => self.create_container(now, *uid, *sandbox, name, *attempt),
+                    image,
+                } => self.create_container(now, *uid, *sandbox, (name, image), *attempt),
                 CriReq::StartContainer { uid, id } => self.start_container(sim, trace, *uid, *id),
                 CriReq::StopContainer { uid, id, timeout_s } => {
                     // Finished here if it returns at once; else its reply waits for the exit.
@@ -369,6 +375,7 @@ impl Runtime {
                     CriResult::Ok
                 }
                 CriReq::RemovePodDir { uid } => self.remove_pod_dir(trace, now, *uid),
+                CriReq::RemoveImage { image } => self.remove_image(trace, now, image),
                 CriReq::PodStatus { uid } => CriResult::PodStatus(Arc::new(self.pod_status(*uid))),
                 CriReq::Relist {
                     list_first: true, ..

@@ -538,3 +538,34 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn image_gc_thresholds_are_checked_with_their_position() {
+    let text = BASE.replace(
+        "  horizon: 5m\n",
+        "  horizon: 5m\n  kubelet:\n    imageGC: {highThresholdPercent: 70, lowThresholdPercent: 75}\n",
+    );
+    let e = err(&text);
+    let p = at(&e, "spec.kubelet.imageGC.lowThresholdPercent");
+    assert_eq!(pos(p), (8, 62));
+    assert!(
+        p.message.contains("less than `highThresholdPercent`"),
+        "{e}"
+    );
+    let text = BASE.replace(
+        "  horizon: 5m\n",
+        "  horizon: 5m\n  kubelet:\n    imageGC: {highThresholdPercent: 101, period: 0s}\n",
+    );
+    let e = err(&text);
+    at(&e, "spec.kubelet.imageGC.highThresholdPercent");
+    at(&e, "spec.kubelet.imageGC.period");
+    let l = ok(&BASE.replace(
+        "  horizon: 5m\n",
+        "  horizon: 5m\n  kubelet:\n    imageGC: {minimumGCAge: 0s}\n",
+    ));
+    let g = l.scenario.kubelet.image_gc.unwrap();
+    assert_eq!(
+        (g.high_threshold_percent, g.low_threshold_percent),
+        (85, 80)
+    );
+}

@@ -3,6 +3,7 @@
 //! fixed order (see [`Checkers`]), and report into [`Findings`].
 
 pub(crate) mod api;
+pub(crate) mod disk_reclaim;
 pub(crate) mod eviction;
 pub(crate) mod hooks;
 pub(crate) mod init_containers;
@@ -62,6 +63,9 @@ pub(crate) mod topic {
     pub(crate) const WORKER: u32 = 1 << 26;
     pub(crate) const SIGNAL: u32 = 1 << 27;
     pub(crate) const CRI_END: u32 = 1 << 28;
+    pub(crate) const NODE_RECLAIM: u32 = 1 << 29;
+    /// Image removals.
+    pub(crate) const IMAGE: u32 = 1 << 30;
 
     /// The bit of `tr`'s kind (0: no checker looks at it).
     #[inline]
@@ -97,6 +101,8 @@ pub(crate) mod topic {
             SyncStep { .. } => SYNC_STEP,
             Worker { .. } => WORKER,
             Signal { .. } => SIGNAL,
+            NodeReclaim { .. } => NODE_RECLAIM,
+            ImageRemoved { .. } => IMAGE,
             _ => 0,
         }
     }
@@ -133,6 +139,7 @@ pub(crate) struct Checkers {
     kills: kills::Kills,
     init_containers: init_containers::InitContainers,
     hooks: hooks::Hooks,
+    disk_reclaim: disk_reclaim::DiskReclaim,
     pub(crate) liveness: liveness::Liveness,
 }
 
@@ -174,6 +181,7 @@ impl Checkers {
         call(&mut self.kills, bit, at, tr, facts, out);
         call(&mut self.init_containers, bit, at, tr, facts, out);
         call(&mut self.hooks, bit, at, tr, facts, out);
+        call(&mut self.disk_reclaim, bit, at, tr, facts, out);
         call(&mut self.liveness, bit, at, tr, facts, out);
     }
 

@@ -127,6 +127,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         config: defaults::kubelet_config(),
         timing: defaults::timing(),
         container_gc: None,
+        image_gc: None,
     };
     let Some(n) = present(n) else { return k };
     let p = "spec.kubelet";
@@ -134,7 +135,14 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         cx,
         n,
         p,
-        &["profile", "behaviours", "config", "timing", "containerGC"],
+        &[
+            "profile",
+            "behaviours",
+            "config",
+            "timing",
+            "containerGC",
+            "imageGC",
+        ],
         Unknown::Error,
     ) else {
         return k;
@@ -152,6 +160,9 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     }
     if let Some(g) = present(o.get("containerGC")) {
         k.container_gc = container_gc(cx, g, &o.at("containerGC"));
+    }
+    if let Some(g) = present(o.get("imageGC")) {
+        k.image_gc = image_gc(cx, g, &o.at("imageGC"));
     }
     if let Some(t) = o.get("timing") {
         let tp = o.at("timing");
@@ -214,6 +225,48 @@ fn container_gc(cx: &mut Cx, n: &Node, p: &str) -> Option<crate::scenario::types
 
 /// The profile and the switch overrides, for fields a release did not have.
 type Switches<'a> = (&'a str, &'a BTreeMap<String, bool>);
+
+/// `spec.kubelet.imageGC`: every field optional, upstream defaults; the low threshold must
+/// be below the high one (as upstream's configuration validation requires).
+fn image_gc(cx: &mut Cx, n: &Node, p: &str) -> Option<crate::scenario::types::ImageGc> {
+    let fields = [
+        "highThresholdPercent",
+        "lowThresholdPercent",
+        "minimumGCAge",
+        "period",
+    ];
+    let o = obj(cx, n, p, &fields, Unknown::Error)?;
+    let mut g = defaults::image_gc();
+    for (f, slot) in [
+        ("highThresholdPercent", &mut g.high_threshold_percent),
+        ("lowThresholdPercent", &mut g.low_threshold_percent),
+    ] {
+        if let Some(i) = int(cx, o.get(f), &o.at(f), 0, 100) {
+            *slot = i as u32;
+        }
+    }
+    if g.low_threshold_percent >= g.high_threshold_percent {
+        let f = if o.get("lowThresholdPercent").is_some() {
+            "lowThresholdPercent"
+        } else {
+            "highThresholdPercent"
+        };
+        if let Some(v) = o.get(f) {
+            cx.err(
+                v.loc,
+                &o.at(f),
+                "`lowThresholdPercent` must be less than `highThresholdPercent`",
+            );
+        }
+    }
+    if let Some(d) = dur(cx, o.get("minimumGCAge"), &o.at("minimumGCAge")) {
+        g.minimum_gc_age = d;
+    }
+    if let Some(d) = pos_dur(cx, o.get("period"), &o.at("period")) {
+        g.period = d;
+    }
+    Some(g)
+}
 
 fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Switches) {
     let fields = [

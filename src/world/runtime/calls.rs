@@ -62,7 +62,7 @@ impl Runtime {
         now: SimTime,
         uid: PodUid,
         sandbox: SandboxId,
-        name: &str,
+        (name, image): (&str, &str),
         attempt: u32,
     ) -> CriResult {
         if !self.sandboxes.get(&sandbox).is_some_and(|sb| sb.ready) {
@@ -82,6 +82,7 @@ impl Runtime {
                 uid,
                 sandbox,
                 name: name.to_string(),
+                image: image.to_string(),
                 attempt,
                 state: RtState::Created,
                 exit_code: 0,
@@ -447,7 +448,7 @@ mod tests {
     fn remove_pod_sandbox_refuses_a_ready_sandbox_or_one_with_containers() {
         let (uid, id) = (PodUid(1), SandboxId(1));
         let mut rt = runtime();
-        let created = rt.create_container(SimTime::ZERO, uid, id, "c", 0);
+        let created = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
         let CriResult::ContainerCreated(c) = created else {
             panic!("{created:?}");
         };

@@ -190,6 +190,45 @@ impl Runtime {
         }
     }
 
+    /// `RemoveImage`: the image goes from the node and its size is freed on imagefs (nodefs
+    /// without a separate imagefs). The runtime does not refuse an image a container uses
+    /// (the container keeps its own snapshot); removing an absent image succeeds.
+    pub(super) fn remove_image(
+        &mut self,
+        trace: &mut super::Tracer,
+        now: SimTime,
+        image: &str,
+    ) -> crate::world::cri::CriResult {
+        if self.images.remove(image) {
+            let size = self.image_size(image);
+            self.removed_images.push((now, image.to_string(), size));
+            let t = crate::model::Transition::ImageRemoved {
+                image: image.to_string(),
+                size,
+            };
+            trace.emit(now, &t);
+        }
+        crate::world::cri::CriResult::Ok
+    }
+
+    /// `ListImages`: every image on the node with its size, by name.
+    pub(crate) fn list_images(&self) -> Vec<(String, u64)> {
+        self.images
+            .iter()
+            .map(|i| (i.clone(), self.image_size(i)))
+            .collect()
+    }
+
+    /// The images of the containers the runtime still has (running or not, not removed):
+    /// what `GetPods(all)` shows the image garbage collector as in use.
+    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<String> {
+        self.containers
+            .values()
+            .filter(|c| !c.removed)
+            .map(|c| c.image.clone())
+            .collect()
+    }
+
     /// An image's size on disk.
     pub(crate) fn image_size(&self, image: &str) -> u64 {
         self.disk
