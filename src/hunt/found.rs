@@ -121,23 +121,12 @@ pub(crate) const SHRINK_RUNS: u64 = 400;
 /// One finding's file: the shrunk scenario (or, when shrinking is off or fails, the
 /// candidate as the hunt ran it) as YAML, and its size.
 fn finding_file(f: &Found, cx: &Context<'_>, name: &str) -> (String, Shrunk) {
-    let tree = finding_tree(f, cx, name);
     let unshrunk = Shrunk {
         pods: f.sc.pods.len(),
         actions: f.sc.timeline.len(),
         events: f.events,
     };
-    // The user's `--set` overrides are written into the file, so it stands alone.
-    let sets: Vec<(String, String)> = cx
-        .sets
-        .iter()
-        .filter_map(|s| s.split_once('='))
-        .map(|(p, v)| (p.trim().to_owned(), v.to_owned()))
-        .collect();
-    let hunt_doc = match Doc::from_text(name, &tree.to_string(), &sets) {
-        Ok(d) => d,
-        Err(_) => Doc::new(name, tree),
-    };
+    let hunt_doc = finding_doc(f, cx, name);
     if cx.shrink_runs == 0 {
         return (hunt_doc.to_yaml(), unshrunk);
     }
@@ -167,6 +156,22 @@ fn finding_file(f: &Found, cx: &Context<'_>, name: &str) -> (String, Shrunk) {
             (done.doc.to_yaml(), size)
         }
         Err(_) => (hunt_doc.to_yaml(), unshrunk),
+    }
+}
+
+/// Finding `f` as a standalone document (see [`finding_tree`]), unshrunk, with the user's
+/// `--set` overrides written in so that it stands alone.
+pub(crate) fn finding_doc(f: &Found, cx: &Context<'_>, name: &str) -> Doc {
+    let tree = finding_tree(f, cx, name);
+    let sets: Vec<(String, String)> = cx
+        .sets
+        .iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(p, v)| (p.trim().to_owned(), v.to_owned()))
+        .collect();
+    match Doc::from_text(name, &tree.to_string(), &sets) {
+        Ok(d) => d,
+        Err(_) => Doc::new(name, tree),
     }
 }
 

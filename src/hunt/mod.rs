@@ -10,7 +10,10 @@
 //! * `found`: the finding files and the `--json` summary.
 //! * `doc`, `yaml`: a scenario as a document tree, and a YAML writer for it.
 //! * `shrink`: cutting a run's finding down to a small replay (`podsim shrink`).
+//! * `bench`: the hunting-power benchmark's entry point (`benches/hunting.rs`).
 
+#[doc(hidden)]
+pub mod bench;
 mod coverage;
 pub(crate) mod doc;
 mod found;
