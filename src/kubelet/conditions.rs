@@ -57,6 +57,34 @@ fn go_list(names: &[&str]) -> String {
     format!("[{}]", names.join(" "))
 }
 
+/// A condition that is True unless containers are listed: False with `reason` and the
+/// message upstream's generators build (`containers with unknown status: [..]`, then
+/// `containers with <what> status: [..]`).
+fn listed(
+    kind: PodConditionType,
+    reason: &'static str,
+    unknown: &[&str],
+    (what, others): (&str, &[&str]),
+) -> PodCondition {
+    let mut msgs = Vec::new();
+    if !unknown.is_empty() {
+        msgs.push(format!(
+            "containers with unknown status: {}",
+            go_list(unknown)
+        ));
+    }
+    if !others.is_empty() {
+        msgs.push(format!(
+            "containers with {what} status: {}",
+            go_list(others)
+        ));
+    }
+    if msgs.is_empty() {
+        return PodCondition::new(kind, ConditionStatus::True);
+    }
+    cond(kind, ConditionStatus::False, reason, msgs.join(", "))
+}
+
 /// The `DisruptionTarget` condition the eviction and node shutdown managers add.
 pub(crate) fn disruption_target(message: &str) -> PodCondition {
     cond(
@@ -102,27 +130,11 @@ pub(crate) fn containers_ready(
     if (phase == PodPhase::Succeeded && unknown.is_empty()) || phase == PodPhase::Failed {
         return terminal(T::ContainersReady, phase);
     }
-    let mut msgs = Vec::new();
-    if !unknown.is_empty() {
-        msgs.push(format!(
-            "containers with unknown status: {}",
-            go_list(&unknown)
-        ));
-    }
-    if !unready.is_empty() {
-        msgs.push(format!(
-            "containers with unready status: {}",
-            go_list(&unready)
-        ));
-    }
-    if msgs.is_empty() {
-        return PodCondition::new(T::ContainersReady, True);
-    }
-    cond(
+    listed(
         T::ContainersReady,
-        False,
         CONTAINERS_NOT_READY,
-        msgs.join(", "),
+        &unknown,
+        ("unready", &unready),
     )
 }
 
@@ -195,27 +207,11 @@ pub(crate) fn initialized(
     if started {
         return PodCondition::new(T::Initialized, True);
     }
-    let mut msgs = Vec::new();
-    if !unknown.is_empty() {
-        msgs.push(format!(
-            "containers with unknown status: {}",
-            go_list(&unknown)
-        ));
-    }
-    if !incomplete.is_empty() {
-        msgs.push(format!(
-            "containers with incomplete status: {}",
-            go_list(&incomplete)
-        ));
-    }
-    if msgs.is_empty() {
-        return PodCondition::new(T::Initialized, True);
-    }
-    cond(
+    listed(
         T::Initialized,
-        False,
         CONTAINERS_NOT_INITIALIZED,
-        msgs.join(", "),
+        &unknown,
+        ("incomplete", &incomplete),
     )
 }
 

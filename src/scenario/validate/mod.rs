@@ -428,7 +428,14 @@ mod test_util {
     }
 
     pub(in crate::scenario::validate) fn problems(extra: &str) -> Vec<String> {
-        match with(extra) {
+        problem_lines(with(extra))
+    }
+
+    /// The problems of a load as `PATH: MESSAGE` lines (none when it loaded).
+    pub(in crate::scenario::validate) fn problem_lines(
+        r: Result<Loaded, LoadError>,
+    ) -> Vec<String> {
+        match r {
             Ok(_) => Vec::new(),
             Err(e) => e
                 .problems

@@ -818,14 +818,7 @@ mod tests {
     }
 
     fn field_problems(field: &str) -> Vec<String> {
-        match with_pod_field(field) {
-            Ok(_) => Vec::new(),
-            Err(e) => e
-                .problems
-                .iter()
-                .map(|p| format!("{}: {}", p.path, p.message))
-                .collect(),
-        }
+        crate::scenario::validate::test_util::problem_lines(with_pod_field(field))
     }
 
     #[test]
