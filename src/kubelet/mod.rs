@@ -53,6 +53,8 @@ pub(crate) mod pleg;
 pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
+#[allow(dead_code)] // wired in by the release profiles and the feature-gate table
+pub(crate) mod release;
 pub(crate) mod restart;
 pub(crate) mod status;
 pub(crate) mod sync;
