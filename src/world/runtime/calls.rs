@@ -68,6 +68,10 @@ impl Runtime {
         if !self.sandboxes.get(&sandbox).is_some_and(|sb| sb.ready) {
             return CriResult::Failed(CriFailed::SandboxNotReady);
         }
+        if !self.images.contains(image) {
+            // Removed since its pull (race catalog 33): the runtime cannot create from it.
+            return CriResult::Failed(CriFailed::ImageNotFound);
+        }
         let id = ContainerId(self.next_container);
         self.next_container += 1;
         let behaviour = self
