@@ -445,7 +445,18 @@ mod tests {
             .or_default()
             .sandboxes
             .push(SandboxId(1));
+        rt.images.insert("img".to_string());
         rt
+    }
+
+    #[test]
+    fn create_container_needs_its_image_on_the_node() {
+        let (uid, id) = (PodUid(1), SandboxId(1));
+        let mut rt = runtime();
+        let gone = rt.create_container(SimTime::ZERO, uid, id, ("c", "other"), 0);
+        assert_eq!(gone, CriResult::Failed(CriFailed::ImageNotFound));
+        let ok = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
+        assert!(matches!(ok, CriResult::ContainerCreated(_)), "{ok:?}");
     }
 
     #[test]
