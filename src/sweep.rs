@@ -606,6 +606,11 @@ pub(crate) fn row(m: &Manifest, index: u64, out: &RunOutput) -> RunRow {
     put("kubeletRestarts", mx.kubelet_restarts.into());
     put("events", out.events);
     put("simulatedNs", out.simulated_ns);
+    put("nodeReclaims", mx.node_reclaims.len() as u64);
+    put("imagesRemoved", mx.images_removed.len() as u64);
+    if let Some(e) = mx.evictions.first() {
+        put("firstEvictionNs", e.at_ns);
+    }
     if let (Some(s), Some(p)) = (mx.node_shutdown_at_ns, mx.power_off_at_ns) {
         put("shutdownToPowerOffNs", p.saturating_sub(s));
     }

@@ -215,7 +215,8 @@ fn bisect_names_the_v121_design_switch_for_pod_worker_ownership() {
 /// The race catalog's entries (stable identifiers, as numbered in the README's table):
 /// each has a scenario and a test below.
 const CATALOG: &[u32] = &[
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29, 30, 31, 32,
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 27, 29, 30, 31, 32, 33,
+    35,
 ];
 
 #[test]
@@ -381,4 +382,12 @@ race!(
 race!(
     entry_32_poststart_holds_deletion,
     "poststart-holds-deletion"
+);
+race!(
+    entry_33_image_gc_removes_starting_pods_image,
+    "image-gc-removes-starting-pods-image"
+);
+race!(
+    entry_35_evicted_pod_containers_kept,
+    "evicted-pod-containers-kept"
 );

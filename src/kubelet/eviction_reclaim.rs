@@ -18,12 +18,19 @@
 //! nothing), before it measures again. The split containerfs of v1.31
 //! (`KubeletSeparateDiskGC`, alpha) is not modelled. After the reclaim, the pods are ranked
 //! on the fresh summary (upstream ranks on the round's first one).
+//!
+//! Switch `evictedPodContainersRemoved` (race catalog 35; issue 29803, PR 45896, v1.7):
+//! off, the reclaim deletes unused images only, as before v1.7 (dead containers were left
+//! to the periodic container GC, which removed a pod's containers only once it was
+//! deleted).
 
 use super::eviction::Wait;
 use super::eviction_signals as signals;
+use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
-use crate::model::{ReclaimStep, Transition};
+use crate::model::reach::Reach;
+use crate::model::{ReclaimStep, RtState, Transition};
 use crate::sim::SimTime;
 use crate::world::cri::Caller;
 
@@ -78,7 +85,14 @@ impl Kubelet {
             signal: word,
             step: ReclaimStep::Started,
         });
-        let containers = self.delete_all_unused_containers(ctx, Caller::Reclaim);
+        if self.evicted_pod_has_dead_containers() {
+            ctx.reach(Reach::DiskReclaimWithEvictedPodContainers);
+        }
+        let containers = if self.b.on(Sw::EvictedPodContainersRemoved) {
+            self.delete_all_unused_containers(ctx, Caller::Reclaim)
+        } else {
+            0
+        };
         self.eviction.reclaims.push(ReclaimRecord {
             at: ctx.now(),
             signal,
@@ -96,6 +110,19 @@ impl Kubelet {
             self.eviction_reclaim_next(ctx, ti, false);
         }
         true
+    }
+
+    /// Whether a pod the pod workers know as evicted still has a dead container in the
+    /// PLEG cache (the window of race catalog 35).
+    fn evicted_pod_has_dead_containers(&self) -> bool {
+        self.pleg.cached_uids().into_iter().any(|uid| {
+            self.pw.records.get(&uid).is_some_and(|s| s.is_evicted())
+                && self.pleg.cache_get(uid).is_ok_and(|st| {
+                    st.containers
+                        .iter()
+                        .any(|c| matches!(c.state, RtState::Exited | RtState::Unknown))
+                })
+        })
     }
 
     /// A removal of the reclaim was answered; the last one of a phase ends it.

@@ -21,6 +21,10 @@
 //! removal is issued). Detection runs only at a collection or a reclaim (upstream also
 //! detects every 5 minutes on its own loop, which coincides with the default period).
 //! Pinned images and `imageMaximumGCAge` (off by default in v1.31) are not modelled.
+//!
+//! Switch `imageGcSparesNewImages` (race catalog 33; issue 18140, PRs 18820 and 20063,
+//! v1.2): off, the minimum age is not applied, as before v1.2, so an image pulled for a
+//! container not yet created may go before the container is created.
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
@@ -58,6 +62,8 @@ pub(crate) struct ImageGcManager {
     records: BTreeMap<String, ImageRecord>,
     /// Every collection that had something to free, in order.
     pub(crate) runs: Vec<ImageGcRun>,
+    /// Switch `imageGcSparesNewImages`: whether `minimumGCAge` is applied.
+    pub(crate) spare_new: bool,
 }
 
 impl ImageGcManager {
@@ -69,6 +75,7 @@ impl ImageGcManager {
             periodic: spec.image_gc.is_some() || spec.profile == "current",
             records: BTreeMap::new(),
             runs: Vec::new(),
+            spare_new: true,
         }
     }
 
@@ -114,7 +121,7 @@ impl ImageGcManager {
             if r.last_used.is_some_and(|t| t >= now) {
                 continue;
             }
-            if now.since(r.first_detected) < self.policy.minimum_gc_age {
+            if self.spare_new && now.since(r.first_detected) < self.policy.minimum_gc_age {
                 continue;
             }
             out.push((image.clone(), r.size));
@@ -161,6 +168,7 @@ impl Kubelet {
             usage_percent,
             to_free,
         });
+        self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(to_free, now, &in_use);
         for (image, _) in &chosen {
             let image = image.clone();
@@ -180,12 +188,25 @@ impl Kubelet {
         let now = ctx.now();
         let (listed, in_use) = (ctx.list_images(), ctx.images_in_use());
         self.image_gc.detect(now, &listed, &in_use);
+        self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(u64::MAX, now, &in_use);
         for (image, _) in &chosen {
             let image = image.clone();
             ctx.cri(caller, CriReq::RemoveImage { image });
         }
         chosen.len() as u32
+    }
+
+    /// The window of race catalog 33: a SyncPod pulled its image (the collector does not
+    /// count it as used: no container exists yet) and its `CreateContainer` is in flight.
+    fn mark_container_awaits_image(&self, ctx: &mut Ctx) {
+        let creating = self
+            .ops
+            .values()
+            .any(|op| matches!(op.start, Some((_, super::sync::StartStage::Create))));
+        if creating {
+            ctx.reach(crate::model::reach::Reach::ImageGcWhileContainerAwaitsImage);
+        }
     }
 }
 
@@ -202,6 +223,7 @@ mod tests {
             periodic: true,
             records: BTreeMap::new(),
             runs: Vec::new(),
+            spare_new: true,
         }
     }
 
@@ -248,5 +270,10 @@ mod tests {
         // At 400 c is old enough; records of images gone are dropped.
         m.detect(t(400), &listed(&[("c", 30)]), &none);
         assert_eq!(m.choose(u64::MAX, t(400), &none), vec![("c".into(), 30)]);
+        // Without the minimum age (before v1.2) an image detected this instant may go.
+        m.detect(t(400), &listed(&[("c", 30), ("d", 5)]), &none);
+        assert_eq!(m.choose(u64::MAX, t(400), &none).len(), 1);
+        m.spare_new = false;
+        assert_eq!(m.choose(u64::MAX, t(400), &none).len(), 2);
     }
 }

@@ -663,7 +663,8 @@ impl Kubelet {
         };
         let evicted = pod.status.phase == crate::model::PodPhase::Failed
             && pod.status.reason.as_deref() == Some(super::eviction::REASON);
-        if evicted {
+        // Switch `evictedPodContainersRemoved` off (before PR 45896): only deletion counts.
+        if evicted && self.b.on(super::profile::Sw::EvictedPodContainersRemoved) {
             return true;
         }
         if pod.deletion_timestamp.is_none() {

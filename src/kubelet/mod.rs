@@ -262,6 +262,7 @@ impl Kubelet {
         k.prober.b = b;
         k.shutdown.b = b;
         k.eviction.b = b;
+        k.image_gc.spare_new = b.on(profile::Sw::ImageGcSparesNewImages);
         k
     }
 
@@ -372,6 +373,9 @@ impl Kubelet {
         } else {
             self.pw.should_pod_content_be_removed(uid)
         };
+        if self.pw.records.get(&uid).is_some_and(|s| s.is_evicted()) {
+            ctx.reach(crate::model::reach::Reach::EvictedPodContainerDied);
+        }
         let keep = if remove_all {
             0
         } else {

@@ -788,7 +788,12 @@ impl PodWorkers {
 
     pub(crate) fn should_pod_content_be_removed(&self, uid: PodUid) -> bool {
         match self.records.get(&uid) {
-            Some(s) => s.is_evicted() || (s.is_deleted() && s.is_terminated()),
+            Some(s) => {
+                // Switch `evictedPodContainersRemoved` off (before PR 45896, v1.7): only a
+                // deleted pod's content goes.
+                let evicted = s.is_evicted() && self.b.on(Sw::EvictedPodContainersRemoved);
+                evicted || (s.is_deleted() && s.is_terminated())
+            }
             None => self.pods_synced,
         }
     }

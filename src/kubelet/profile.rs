@@ -62,6 +62,8 @@ pub(crate) enum Sw {
     ShutdownKillsByPriorityGroups,
     GraceOverrideBeforePreStop,
     ProbeTerminationGracePeriod,
+    ImageGcSparesNewImages,
+    EvictedPodContainersRemoved,
 }
 
 /// One switch.
@@ -386,6 +388,24 @@ pub const SWITCHES: &[Switch] = &[
         refs: "KEP 2238, feature gate ProbeTerminationGracePeriod (alpha v1.21, beta off by default v1.22 to v1.24, on by default since v1.25)",
         meaning: "a container killed for a failed liveness or startup probe gets that probe's own terminationGracePeriodSeconds when it sets one; false (gate off, before v1.25): the probe's value is ignored and the pod's grace is used",
         on: V127,
+        built: true,
+    },
+    Switch {
+        sw: Sw::ImageGcSparesNewImages,
+        name: "imageGcSparesNewImages",
+        entries: &[33],
+        refs: "issue 18140, PRs 18151 (closed, split into 18820), 18820, 20063 (v1.2); issue 123631 is the part still open",
+        meaning: "the image garbage collector (periodic and the eviction manager's DeleteUnusedImages) skips an image first detected less than imageMinimumGCAge ago, so an image just pulled for a container not yet created is kept; false (before v1.2): every unused image may go, and the container's creation then fails with image not found and the image is pulled again",
+        on: ALL,
+        built: true,
+    },
+    Switch {
+        sw: Sw::EvictedPodContainersRemoved,
+        name: "evictedPodContainersRemoved",
+        entries: &[35],
+        refs: "issue 29803, PR 45896 (v1.7)",
+        meaning: "the dead containers of an evicted pod may be removed before its API object is deleted (ShouldPodContentBeRemoved counts eviction), and the eviction manager's reclaim for a disk signal deletes every dead container of terminated pods before the unused images; false (before v1.7): container GC removes all of a pod's containers only once the pod is deleted, and the reclaim deletes unused images only, so an evicted pod's writable layers and logs keep their disk",
+        on: ALL,
         built: true,
     },
 ];

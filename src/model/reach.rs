@@ -37,6 +37,9 @@ pub enum Reach {
     SidecarKilledWithApp,
     InitContainerRemovedBesideApp,
     DeleteDuringPostStart,
+    ImageGcWhileContainerAwaitsImage,
+    DiskReclaimWithEvictedPodContainers,
+    EvictedPodContainerDied,
 }
 
 /// One reach point: its stable kebab-case name and what it means.
@@ -77,6 +80,9 @@ pub const REACH: &[Point] = &[
     Point { reach: Reach::SidecarKilledWithApp, name: "sidecar-killed-with-app", meaning: "a pod kill stopped a native sidecar and a regular container of the pod that both still ran" },
     Point { reach: Reach::InitContainerRemovedBesideApp, name: "init-container-removed-beside-app", meaning: "the container garbage collector removed an exited classic init container of a pod whose regular container was running" },
     Point { reach: Reach::DeleteDuringPostStart, name: "delete-during-poststart", meaning: "termination was requested while the pod's SyncPod waited on a postStart hook" },
+    Point { reach: Reach::ImageGcWhileContainerAwaitsImage, name: "image-gc-while-container-awaits-image", meaning: "the image garbage collector (periodic, or the eviction manager's DeleteUnusedImages) chose images while a SyncPod had its image pulled and its container's creation in flight" },
+    Point { reach: Reach::DiskReclaimWithEvictedPodContainers, name: "disk-reclaim-with-evicted-pod-containers", meaning: "the eviction manager's node-level reclaim for a disk signal started while dead containers of a pod evicted earlier were still on the node" },
+    Point { reach: Reach::EvictedPodContainerDied, name: "evicted-pod-container-died", meaning: "a container of a pod the pod workers know as evicted died, and the container deletor decided whether to remove the pod's dead containers" },
 ];
 
 /// The point named `name`.

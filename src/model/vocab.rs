@@ -146,6 +146,8 @@ words! {
         SandboxNotStopped => "sandbox not stopped",
         /// `RemovePodSandbox` of a sandbox that still has containers.
         SandboxHasContainers => "sandbox has containers",
+        /// `CreateContainer` of an image no longer on the node (removed after its pull).
+        ImageNotFound => "image not found",
     }
 }
 

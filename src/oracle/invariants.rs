@@ -113,6 +113,7 @@ pub enum Inv {
     DeletionNotHeldByPostStart,
     ReclaimBeforeDiskEviction,
     ImageGcSparesUsedImages,
+    EvictedPodContainersReclaimed,
 }
 
 impl Inv {
@@ -169,6 +170,7 @@ impl Inv {
         Inv::DeletionNotHeldByPostStart,
         Inv::ReclaimBeforeDiskEviction,
         Inv::ImageGcSparesUsedImages,
+        Inv::EvictedPodContainersReclaimed,
     ];
 
     pub fn def(self) -> &'static Invariant {

@@ -98,6 +98,9 @@ fn title_of(metric: &str) -> String {
         "evictions" => "evictions",
         "kubeletRestarts" => "kubelet restarts",
         "shutdownToPowerOffNs" => "time from shutdown request to power-off",
+        "nodeReclaims" => "node-level reclaims before a disk eviction",
+        "imagesRemoved" => "images removed",
+        "firstEvictionNs" => "time of the first eviction",
         other => other,
     };
     match pod {

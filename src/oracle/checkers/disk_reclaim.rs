@@ -1,9 +1,10 @@
 //! Disk reclaim: an eviction for a disk signal comes only after the node-level reclaim for
-//! that signal ran in the same round and left the signal met, and no image a running or
-//! starting pod uses is removed.
+//! that signal ran in the same round and left the signal met, no image a running or
+//! starting pod uses is removed, and no pod is evicted for a disk signal while a pod
+//! evicted before still keeps dead containers.
 
 use super::Checker;
-use crate::model::{EvictionSignal, ReclaimStep, Transition};
+use crate::model::{EvictionSignal, PodUid, ReclaimStep, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
 use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, NONE};
@@ -35,6 +36,18 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             profiles: NONE,
         },
     ),
+    (
+        Inv::EvictedPodContainersReclaimed,
+        Invariant {
+            name: "evicted-pod-containers-reclaimed",
+            id: "S23",
+            kind: Kind::Safety,
+            meaning: "no pod is evicted for a nodefs or imagefs signal while a pod evicted earlier, whose pod worker has terminated it, still has a dead container on the node that exited before that round: the reclaim's DeleteAllUnusedContainers removes every dead container of a terminated pod, evicted or not, before the eviction manager picks another pod (containerGC.minAge 0, the default)",
+            bound: "",
+            source: "pkg/kubelet/eviction/helpers.go buildSignalToNodeReclaimFuncs; pkg/kubelet/kuberuntime/kuberuntime_gc.go evictContainers; issue 29803, PR 45896",
+            profiles: ALL,
+        },
+    ),
 ];
 
 /// Disk signals: nodefs and imagefs, bytes and inodes.
@@ -61,29 +74,8 @@ impl Checker for DiskReclaim {
         match tr {
             Transition::NodeReclaim { signal, step } => self.last = Some((at, *signal, *step)),
             Transition::Evict { uid, signal, .. } if disk_signal(*signal) => {
-                out.checked(Inv::ReclaimBeforeDiskEviction);
-                let nodefs = matches!(
-                    signal,
-                    EvictionSignal::NodeFsAvailable | EvictionSignal::NodeFsInodesFree
-                );
-                let ok = match self.last {
-                    Some((t, s, ReclaimStep::NotRelieved)) => t == at && s == *signal,
-                    Some((t, s, ReclaimStep::Nothing)) => t == at && s == *signal && nodefs,
-                    _ => false,
-                };
-                if !ok {
-                    let why = match self.last {
-                        Some((t, s, step)) if t == at && s == *signal => format!("({step})"),
-                        _ => "without a node-level reclaim for it in the same round".into(),
-                    };
-                    out.report(
-                        facts,
-                        Inv::ReclaimBeforeDiskEviction,
-                        Some(*uid),
-                        at,
-                        format!("the pod was evicted for {signal} {why}"),
-                    );
-                }
+                self.reclaim_check(at, *uid, *signal, facts, out);
+                self.evicted_pods_check(at, *uid, *signal, facts, out);
             }
             Transition::ImageRemoved { image, .. } => {
                 out.checked(Inv::ImageGcSparesUsedImages);
@@ -102,6 +94,78 @@ impl Checker for DiskReclaim {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+impl DiskReclaim {
+    /// S21 at an eviction for a disk signal.
+    fn reclaim_check(
+        &self,
+        at: SimTime,
+        uid: PodUid,
+        signal: EvictionSignal,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        out.checked(Inv::ReclaimBeforeDiskEviction);
+        let nodefs = matches!(
+            signal,
+            EvictionSignal::NodeFsAvailable | EvictionSignal::NodeFsInodesFree
+        );
+        let ok = match self.last {
+            Some((t, s, ReclaimStep::NotRelieved)) => t == at && s == signal,
+            Some((t, s, ReclaimStep::Nothing)) => t == at && s == signal && nodefs,
+            _ => false,
+        };
+        if !ok {
+            let why = match self.last {
+                Some((t, s, step)) if t == at && s == signal => format!("({step})"),
+                _ => "without a node-level reclaim for it in the same round".into(),
+            };
+            out.report(
+                facts,
+                Inv::ReclaimBeforeDiskEviction,
+                Some(uid),
+                at,
+                format!("the pod was evicted for {signal} {why}"),
+            );
+        }
+    }
+
+    /// S23 at an eviction for a disk signal: no pod evicted before and terminated keeps a
+    /// dead container that exited before this instant.
+    fn evicted_pods_check(
+        &self,
+        at: SimTime,
+        uid: PodUid,
+        signal: EvictionSignal,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        out.checked(Inv::EvictedPodContainersReclaimed);
+        for (i, p) in facts.pods.iter().enumerate() {
+            let q = PodUid(i as u32);
+            if q == uid || p.evicted_at.is_none_or(|t| t >= at) || !p.worker.terminated {
+                continue;
+            }
+            let kept = p
+                .instances
+                .iter()
+                .filter(|c| c.removed_at.is_none() && c.exit.is_some_and(|(_, t)| t < at))
+                .count();
+            if kept > 0 {
+                out.report(
+                    facts,
+                    Inv::EvictedPodContainersReclaimed,
+                    Some(uid),
+                    at,
+                    format!(
+                        "the pod was evicted for {signal} while {}, evicted before, still keeps {kept} dead container(s) on the node",
+                        p.name
+                    ),
+                );
+            }
         }
     }
 }
@@ -188,5 +252,47 @@ mod tests {
             .exited(P, 1, 0)
             .tr(removed("img:1"));
         assert!(!g.has(Inv::ImageGcSparesUsedImages));
+    }
+
+    #[test]
+    fn s23_evicted_pod_containers_reclaimed() {
+        let nodefs = EvictionSignal::NodeFsAvailable;
+        let removed = Transition::CriEnd {
+            uid: P,
+            call: w("RemoveContainer"),
+            target: 1,
+            error: None,
+        };
+        // P evicted and terminated, its dead container kept: Q's eviction is a finding.
+        let mut f = Feed::new();
+        f.running_pod(P, RestartPolicy::Always)
+            .running_pod(Q, RestartPolicy::Always)
+            .tr(reclaim(nodefs, ReclaimStep::NotRelieved))
+            .tr(evict(P, nodefs))
+            .terminate(P)
+            .wait(1000)
+            .tr(reclaim(nodefs, ReclaimStep::NotRelieved))
+            .tr(evict(Q, nodefs));
+        assert!(f.has(Inv::EvictedPodContainersReclaimed));
+        // Its container removed (the reclaim's DeleteAllUnusedContainers): none.
+        let mut g = Feed::new();
+        g.running_pod(P, RestartPolicy::Always)
+            .running_pod(Q, RestartPolicy::Always)
+            .tr(reclaim(nodefs, ReclaimStep::NotRelieved))
+            .tr(evict(P, nodefs))
+            .terminate(P)
+            .wait(1000)
+            .tr(removed)
+            .tr(reclaim(nodefs, ReclaimStep::NotRelieved))
+            .tr(evict(Q, nodefs));
+        assert!(!g.has(Inv::EvictedPodContainersReclaimed));
+        // A memory eviction is not checked.
+        let mut h = Feed::new();
+        h.running_pod(P, RestartPolicy::Always)
+            .running_pod(Q, RestartPolicy::Always)
+            .tr(evict(P, EvictionSignal::MemoryAvailable))
+            .terminate(P)
+            .tr(evict(Q, EvictionSignal::MemoryAvailable));
+        assert!(!h.has(Inv::EvictedPodContainersReclaimed));
     }
 }

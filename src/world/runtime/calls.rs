@@ -68,6 +68,10 @@ impl Runtime {
         if !self.sandboxes.get(&sandbox).is_some_and(|sb| sb.ready) {
             return CriResult::Failed(CriFailed::SandboxNotReady);
         }
+        if !self.images.contains(image) {
+            // Removed since its pull (race catalog 33): the runtime cannot create from it.
+            return CriResult::Failed(CriFailed::ImageNotFound);
+        }
         let id = ContainerId(self.next_container);
         self.next_container += 1;
         let behaviour = self
@@ -441,7 +445,18 @@ mod tests {
             .or_default()
             .sandboxes
             .push(SandboxId(1));
+        rt.images.insert("img".to_string());
         rt
+    }
+
+    #[test]
+    fn create_container_needs_its_image_on_the_node() {
+        let (uid, id) = (PodUid(1), SandboxId(1));
+        let mut rt = runtime();
+        let gone = rt.create_container(SimTime::ZERO, uid, id, ("c", "other"), 0);
+        assert_eq!(gone, CriResult::Failed(CriFailed::ImageNotFound));
+        let ok = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
+        assert!(matches!(ok, CriResult::ContainerCreated(_)), "{ok:?}");
     }
 
     #[test]
