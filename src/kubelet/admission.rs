@@ -17,7 +17,9 @@
 
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, RejectReason, Resources, Transition};
+use crate::model::{
+    ApiPod, ApiPodStatus, PodPhase, PodSpec, PodUid, RejectReason, Resources, Transition,
+};
 use crate::scenario::{KubeletConfig, NodeSpec, Threshold};
 use std::sync::Arc;
 
@@ -185,6 +187,26 @@ impl Kubelet {
             .collect()
     }
 
+    /// `filterOutInactivePods` over the pod manager's pods other than `uid`, as admission
+    /// asks for them, visiting only `config.candidates` (the pods skipped are inactive).
+    /// Debug builds check the answer against the scan of every pod.
+    pub(crate) fn active_pods_for_admission(&mut self, uid: PodUid) -> Vec<Arc<ApiPod>> {
+        let config = &mut self.config;
+        config.candidates.retain(|u| config.pods.contains_key(u));
+        let pods = &self.config.pods;
+        let visit = self.config.candidates.iter().filter(|u| **u != uid);
+        let active = self.filter_out_inactive_pods(visit.filter_map(|u| pods.get(u)));
+        debug_assert_eq!(
+            active.iter().map(|p| p.uid).collect::<Vec<_>>(),
+            self.filter_out_inactive_pods(pods.values().filter(|p| p.uid != uid))
+                .iter()
+                .map(|p| p.uid)
+                .collect::<Vec<_>>(),
+            "admission's candidate pods miss an active pod"
+        );
+        active
+    }
+
     /// `GetActivePods`: the active pods of the pod manager, in UID order (upstream lists
     /// the pod manager's map in Go's random order).
     pub(crate) fn active_pods(&self) -> Vec<Arc<ApiPod>> {
@@ -249,7 +271,7 @@ impl Kubelet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, PodUid, RestartPolicy};
+    use crate::model::{ContainerSpec, RestartPolicy};
 
     fn pod(uid: u32, cpu_milli: u64, memory_bytes: u64) -> Arc<ApiPod> {
         let mut c = ContainerSpec::named("c", "img");

@@ -16,7 +16,7 @@ use crate::kubelet::Ctx;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The pod manager.
@@ -30,6 +30,12 @@ pub(crate) struct PodManager {
     file_seen: bool,
     /// Mirror pods by full name.
     pub(crate) mirrors: BTreeMap<String, Arc<ApiPod>>,
+    /// Pods admission's active-pod scan visits: every pod an update reached
+    /// (`UpdatePod`), so all but pods rejected at admission and never updated since
+    /// (inactive: terminal in the status manager, no pod worker). UIDs gone from `pods`
+    /// are dropped at the next scan. Keeps the scan proportional to the admitted pods,
+    /// not to every pod the node ever rejected (`admission::active_pods_for_admission`).
+    pub(crate) candidates: BTreeSet<PodUid>,
 }
 
 impl PodManager {
@@ -179,7 +185,7 @@ impl Kubelet {
         let needs_admission =
             !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal();
         let active = if needs_admission && self.admission_needs_active(&pod) {
-            self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != pod.uid))
+            self.active_pods_for_admission(pod.uid)
         } else {
             Vec::new()
         };

@@ -32,6 +32,10 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
 impl Kubelet {
     /// `UpdatePod`: hand an update to the pod's worker.
     pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
+        if let Some(p) = &options.pod {
+            // The pod may be active from now on: admission's scan visits it.
+            self.config.candidates.insert(p.uid);
+        }
         if self.legacy() {
             self.legacy_update_pod(ctx, options);
             return;

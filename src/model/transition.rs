@@ -155,14 +155,14 @@ pub enum Transition {
     /// A probe worker started or stopped.
     ProbeWorker {
         uid: PodUid,
-        container: String,
+        container: Arc<str>,
         kind: ProbeType,
         what: ProbeWorkerStep,
     },
     /// A probe ran against a container (`success`, `failure` or `error`).
     Probe {
         uid: PodUid,
-        container: String,
+        container: Arc<str>,
         kind: ProbeType,
         result: ProbeVerdict,
     },

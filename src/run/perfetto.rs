@@ -647,7 +647,7 @@ impl<W: Write> Perfetto<W> {
             } => {
                 let pod = self.pod(*uid);
                 let pid = pod.pid;
-                let key = (container.clone(), kind.as_str());
+                let key = (container.to_string(), kind.as_str());
                 match what {
                     ProbeWorkerStep::Started => {
                         let name = format!("{kind} worker ({container})");
@@ -669,7 +669,7 @@ impl<W: Write> Perfetto<W> {
             } => {
                 let pid = self.pod(*uid).pid;
                 let name = format!("{kind} {}", result.as_str());
-                let args = json!({ "container": container });
+                let args = json!({ "container": &**container });
                 self.instant(pid, PROBES, "probes", &name, at, args);
             }
             ProbeResult {

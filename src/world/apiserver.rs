@@ -62,7 +62,9 @@ pub(crate) struct ObjectHistory {
 
 #[derive(Clone, Debug)]
 pub(crate) struct ApiServer {
-    pods: BTreeMap<PodUid, ApiPod>,
+    /// The objects, shared with the watch events that carry them (a write copies an
+    /// object only while a watcher still holds the previous version).
+    pods: BTreeMap<PodUid, Arc<ApiPod>>,
     by_name: BTreeMap<(String, String), PodUid>,
     watch_delay: Dist,
     write_delay: Dist,
@@ -100,7 +102,7 @@ impl ApiServer {
 
     /// Deliver a watch event: the stream is ordered, so an event never overtakes an
     /// earlier one.
-    fn notify<K>(&mut self, sim: &mut Sim<Event<K>>, kind: WatchKind, pod: &ApiPod) {
+    fn notify<K>(&mut self, sim: &mut Sim<Event<K>>, kind: WatchKind, pod: Arc<ApiPod>) {
         let Some(epoch) = self.watcher else {
             return; // no kubelet is watching
         };
@@ -109,16 +111,7 @@ impl ApiServer {
         // never reorder the stream.
         let at = (sim.now() + d).max(self.last_delivery + Dur(1));
         self.last_delivery = at;
-        let _ = sim.at(
-            at,
-            Event::Watch(
-                epoch,
-                WatchEvent {
-                    kind,
-                    pod: Arc::new(pod.clone()),
-                },
-            ),
-        );
+        let _ = sim.at(at, Event::Watch(epoch, WatchEvent { kind, pod }));
     }
 
     /// Kubelet incarnation `epoch` connects its watch: the reflector's initial LIST reaches
@@ -136,7 +129,7 @@ impl ApiServer {
                     epoch,
                     WatchEvent {
                         kind: WatchKind::Added,
-                        pod: Arc::new(pod.clone()),
+                        pod: pod.clone(),
                     },
                 ),
             );
@@ -198,7 +191,8 @@ impl ApiServer {
                 ..Default::default()
             },
         );
-        self.notify(sim, WatchKind::Added, &pod);
+        let pod = Arc::new(pod);
+        self.notify(sim, WatchKind::Added, pod.clone());
         self.pods.insert(uid, pod);
         uid
     }
@@ -210,7 +204,7 @@ impl ApiServer {
     }
 
     pub(crate) fn get(&self, uid: PodUid) -> Option<&ApiPod> {
-        self.pods.get(&uid)
+        self.pods.get(&uid).map(|p| &**p)
     }
 
     /// The current object with this name, if any.
@@ -243,7 +237,7 @@ impl ApiServer {
             self.delete_now(sim, trace, uid, RemovedBy::UserDeleteGraceZero);
             return;
         }
-        let pod = self.pods.get_mut(&uid).expect("checked");
+        let pod = Arc::make_mut(self.pods.get_mut(&uid).expect("checked"));
         let shorter = pod.deletion_grace_period_seconds.is_none_or(|old| g < old);
         if !shorter {
             return;
@@ -257,9 +251,9 @@ impl ApiServer {
         }
         let rv = self.bump();
         let pod = self.pods.get_mut(&uid).expect("checked");
-        pod.resource_version = rv;
+        Arc::make_mut(pod).resource_version = rv;
         let snapshot = pod.clone();
-        self.notify(sim, WatchKind::Modified, &snapshot);
+        self.notify(sim, WatchKind::Modified, snapshot);
     }
 
     /// `kubectl delete --force --grace-period=0`: the object is gone at once.
@@ -289,15 +283,16 @@ impl ApiServer {
         by: RemovedBy,
     ) {
         let rv = self.bump();
-        if let Some(pod) = self.pods.get_mut(&uid) {
+        if let Some(shared) = self.pods.get_mut(&uid) {
+            let pod = Arc::make_mut(shared);
             pod.deletion_timestamp = Some(
                 pod.deletion_timestamp
                     .map_or(sim.now(), |t| t.min(sim.now())),
             );
             pod.deletion_grace_period_seconds = Some(0);
             pod.resource_version = rv;
-            let snapshot = pod.clone();
-            self.notify(sim, WatchKind::Modified, &snapshot);
+            let snapshot = shared.clone();
+            self.notify(sim, WatchKind::Modified, snapshot);
         }
         self.remove(sim, trace, uid, by);
     }
@@ -320,7 +315,7 @@ impl ApiServer {
                 h.removed_by = Some(by);
                 h.deletion_requested_at.get_or_insert(sim.now());
             }
-            self.notify(sim, WatchKind::Deleted, &pod);
+            self.notify(sim, WatchKind::Deleted, pod);
         }
     }
 
@@ -334,10 +329,11 @@ impl ApiServer {
     ) -> Option<&ApiPod> {
         let now = sim.now();
         let rv = self.next_rv;
-        let pod = self.pods.get_mut(&uid)?;
-        if pod.status == status {
-            return self.pods.get(&uid);
+        let shared = self.pods.get_mut(&uid)?;
+        if shared.status == status {
+            return self.get(uid);
         }
+        let pod = Arc::make_mut(shared);
         let phase_changed = pod.status.phase != status.phase;
         let ready_changed = pod.status.ready != status.ready;
         pod.status = status;
@@ -391,9 +387,9 @@ impl ApiServer {
                 status: Arc::new(pod.status.clone()),
             },
         );
-        let snapshot = pod.clone();
-        self.notify(sim, WatchKind::Modified, &snapshot);
-        self.pods.get(&uid)
+        let snapshot = shared.clone();
+        self.notify(sim, WatchKind::Modified, snapshot);
+        self.get(uid)
     }
 
     /// Another controller sets one condition of a pod's status (replacing the condition of
@@ -407,12 +403,13 @@ impl ApiServer {
         condition: PodCondition,
     ) {
         let rv = self.next_rv;
-        let Some(pod) = self.pods.get_mut(&uid) else {
+        let Some(shared) = self.pods.get_mut(&uid) else {
             return;
         };
-        if pod.status.conditions.get(&condition.kind) == Some(&condition) {
+        if shared.status.conditions.get(&condition.kind) == Some(&condition) {
             return;
         }
+        let pod = Arc::make_mut(shared);
         trace.emit(
             sim.now(),
             &Transition::ApiConditionSet {
@@ -426,8 +423,8 @@ impl ApiServer {
         if let Some(h) = self.history.get_mut(&pod.mirror_of.unwrap_or(uid)) {
             h.conditions.clone_from(&pod.status.conditions);
         }
-        let snapshot = pod.clone();
-        self.notify(sim, WatchKind::Modified, &snapshot);
+        let snapshot = shared.clone();
+        self.notify(sim, WatchKind::Modified, snapshot);
     }
 
     /// A fresh UID (static pods get theirs from the same sequence, so UIDs stay unique and
@@ -510,7 +507,8 @@ impl ApiServer {
             },
         );
         self.by_name.insert(key, uid);
-        self.notify(sim, WatchKind::Added, &pod);
+        let pod = Arc::new(pod);
+        self.notify(sim, WatchKind::Added, pod.clone());
         self.pods.insert(uid, pod);
         Some(uid)
     }

@@ -13,6 +13,7 @@
 //! * `process`: container processes (exits, signals, power-off, probes).
 
 mod calls;
+mod dense;
 mod disk;
 pub(crate) use disk::DiskConfig;
 mod process;
@@ -79,7 +80,11 @@ struct RtPod {
     name: String,
     namespace: String,
     sandboxes: Vec<SandboxId>,
+    /// Every container the pod ever had, oldest first (the run summary's history).
     containers: Vec<ContainerId>,
+    /// The containers not removed yet, oldest first: what every query of the live
+    /// runtime walks, so its cost follows the pod's present, not its history.
+    live: Vec<ContainerId>,
 }
 
 /// The node's host state of one pod: volumes, pod cgroup, pod directory, and when each
@@ -123,8 +128,10 @@ pub(crate) struct Runtime {
     fault_rng: Stream,
     /// Draws of `failureRatio` probe outcomes.
     probe_rng: Stream,
-    sandboxes: BTreeMap<SandboxId, Sandbox>,
-    containers: BTreeMap<ContainerId, Container>,
+    sandboxes: dense::Dense<SandboxId, Sandbox>,
+    containers: dense::Dense<ContainerId, Container>,
+    /// The containers not removed yet (node-wide passes walk these, not the history).
+    live: BTreeSet<ContainerId>,
     pods: BTreeMap<PodUid, RtPod>,
     images: BTreeSet<String>,
     workloads: BTreeMap<PodUid, Arc<BTreeMap<String, Behaviour>>>,
@@ -167,8 +174,9 @@ impl Runtime {
             lat_rng: Stream::new(seed, "runtime/latency"),
             fault_rng: Stream::new(seed, "runtime/faults"),
             probe_rng: Stream::new(seed, "runtime/probes"),
-            sandboxes: BTreeMap::new(),
-            containers: BTreeMap::new(),
+            sandboxes: dense::Dense::default(),
+            containers: dense::Dense::default(),
+            live: BTreeSet::new(),
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
             workloads: BTreeMap::new(),
@@ -450,7 +458,7 @@ impl Runtime {
                 })
                 .collect(),
             containers: p
-                .containers
+                .live
                 .iter()
                 .rev()
                 .filter_map(|id| {
@@ -480,7 +488,7 @@ impl Runtime {
             .iter()
             .filter(|(_, p)| {
                 // Newest first: a running container is usually the last one created.
-                p.containers.iter().rev().any(|id| {
+                p.live.iter().rev().any(|id| {
                     self.containers
                         .get(id)
                         .is_some_and(|c| c.state == RtState::Running)
@@ -506,7 +514,7 @@ impl Runtime {
                 continue;
             };
             let containers: Vec<(ContainerId, String)> = p
-                .containers
+                .live
                 .iter()
                 .filter_map(|id| {
                     let c = self.containers.get(id)?;
@@ -538,7 +546,7 @@ impl Runtime {
         let mut node_ws: u64 = 0;
         for p in self.pods.values() {
             let ws = p
-                .containers
+                .live
                 .iter()
                 .filter_map(|id| self.containers.get(id))
                 .filter(|c| c.state == RtState::Running)
@@ -572,7 +580,7 @@ impl Runtime {
         let mut node_ws: u64 = 0;
         for (uid, p) in &self.pods {
             let containers: Vec<(String, u64)> = p
-                .containers
+                .live
                 .iter()
                 .filter_map(|id| self.containers.get(id))
                 .filter(|c| c.state == RtState::Running)
@@ -629,7 +637,7 @@ impl Runtime {
     /// Ground truth: does this pod have a running container?
     pub(crate) fn has_running(&self, uid: PodUid) -> bool {
         self.pods.get(&uid).is_some_and(|p| {
-            p.containers.iter().any(|id| {
+            p.live.iter().any(|id| {
                 self.containers
                     .get(id)
                     .is_some_and(|c| c.state == RtState::Running)
@@ -641,7 +649,7 @@ impl Runtime {
     fn running_containers(&self, uid: PodUid, sandbox: Option<SandboxId>) -> Vec<ContainerId> {
         self.pods
             .get(&uid)
-            .map(|p| p.containers.as_slice())
+            .map(|p| p.live.as_slice())
             .unwrap_or_default()
             .iter()
             .filter(|c| {

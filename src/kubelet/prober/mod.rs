@@ -49,7 +49,8 @@ pub(crate) const MAX_PROBE_RETRIES: u32 = 3;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct ProbeKey {
     pub(crate) uid: PodUid,
-    pub(crate) container: String,
+    /// Shared with the worker's events and its `Probe` transitions (a count, no copy).
+    pub(crate) container: Arc<str>,
     pub(crate) kind: ProbeType,
 }
 
@@ -105,7 +106,7 @@ impl ProbeManager {
     fn has_worker(&self, uid: PodUid, container: &str, kind: ProbeType) -> bool {
         self.workers.contains_key(&ProbeKey {
             uid,
-            container: container.to_string(),
+            container: Arc::from(container),
             kind,
         })
     }
@@ -129,7 +130,7 @@ impl Kubelet {
                 };
                 let key = ProbeKey {
                     uid: pod.uid,
-                    container: c.name.clone(),
+                    container: Arc::from(c.name.as_str()),
                     kind,
                 };
                 if self.prober.workers.contains_key(&key) {
@@ -151,7 +152,7 @@ impl Kubelet {
                 );
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
-                    container: c.name.clone(),
+                    container: key.container.clone(),
                     kind,
                     what: ProbeWorkerStep::Started,
                 });
@@ -183,7 +184,7 @@ impl Kubelet {
             for kind in kinds {
                 let key = ProbeKey {
                     uid: pod.uid,
-                    container: c.name.clone(),
+                    container: Arc::from(c.name.as_str()),
                     kind: *kind,
                 };
                 self.probe_worker_stop(ctx, &key);
@@ -262,7 +263,7 @@ impl Kubelet {
                 if exists {
                     trigger.push(ProbeKey {
                         uid,
-                        container: c.name.clone(),
+                        container: Arc::from(c.name.as_str()),
                         kind: ProbeType::Readiness,
                     });
                 }

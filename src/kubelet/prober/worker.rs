@@ -227,7 +227,7 @@ impl Kubelet {
                 .spec
                 .init_containers
                 .iter()
-                .any(|c| c.name == key.container && c.is_sidecar());
+                .any(|c| c.name == *key.container && c.is_sidecar());
             let keep = !state.is_terminated()
                 || sidecar
                 || w.pod.spec.restart_policy != RestartPolicy::Never;

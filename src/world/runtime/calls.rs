@@ -104,7 +104,10 @@ impl Runtime {
                 powered_off: false,
             },
         );
-        self.pods.entry(uid).or_default().containers.push(id);
+        let pod = self.pods.entry(uid).or_default();
+        pod.containers.push(id);
+        pod.live.push(id);
+        self.live.insert(id);
         self.changed.insert(uid);
         CriResult::ContainerCreated(id)
     }
@@ -253,13 +256,27 @@ impl Runtime {
             // exited containers.
             let _ = self.exit(sim, trace, id, 137, "Error");
         }
-        if let Some(c) = self.containers.get_mut(&id) {
-            if !c.removed {
-                c.removed = true;
-                self.changed.insert(uid);
-            }
+        if self.mark_removed(id) {
+            self.changed.insert(uid);
         }
         CriResult::Ok
+    }
+
+    /// The container goes from the runtime (kept only in the pod's history for the run
+    /// summary); false if it was unknown or removed already.
+    pub(super) fn mark_removed(&mut self, id: ContainerId) -> bool {
+        let Some(c) = self.containers.get_mut(&id) else {
+            return false;
+        };
+        if c.removed {
+            return false;
+        }
+        c.removed = true;
+        self.live.remove(&id);
+        if let Some(p) = self.pods.get_mut(&c.uid) {
+            p.live.retain(|x| *x != id);
+        }
+        true
     }
 
     /// `RemovePodSandbox`: a stopped sandbox without containers goes from the runtime.
@@ -279,7 +296,7 @@ impl Runtime {
         if sb.ready {
             return CriResult::Failed(CriFailed::SandboxNotStopped);
         }
-        let members = self.pods.get(&uid).map(|p| p.containers.as_slice());
+        let members = self.pods.get(&uid).map(|p| p.live.as_slice());
         let in_use = members.unwrap_or_default().iter().any(|c| {
             self.containers
                 .get(c)
@@ -473,7 +490,7 @@ mod tests {
         let in_use = CriResult::Failed(CriFailed::SandboxHasContainers);
         assert_eq!(rt.remove_pod_sandbox(uid, id), in_use);
         assert_eq!(rt.pod_status(uid).sandboxes.len(), 1);
-        rt.containers.get_mut(&c).unwrap().removed = true;
+        assert!(rt.mark_removed(c));
         assert_eq!(rt.remove_pod_sandbox(uid, id), CriResult::Ok);
         assert!(rt.pod_status(uid).sandboxes.is_empty());
         // Idempotent: removing it again, or an unknown sandbox, succeeds.

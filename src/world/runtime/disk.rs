@@ -98,7 +98,7 @@ impl Runtime {
         let Some(p) = self.pods.get(&uid) else {
             return (out, pids);
         };
-        for c in p.containers.iter().filter_map(|id| self.containers.get(id)) {
+        for c in p.live.iter().filter_map(|id| self.containers.get(id)) {
             if c.state != RtState::Running {
                 continue;
             }
@@ -116,7 +116,8 @@ impl Runtime {
     /// The node's filesystems and processes at `now`.
     pub(crate) fn node_disk(&self, now: SimTime) -> NodeDisk {
         let (mut layers, mut inodes, mut pids) = (0u64, 0u64, 0u64);
-        for c in self.containers.values() {
+        // Removed containers use nothing (`ran_for`): only the live ones count.
+        for c in self.live.iter().filter_map(|id| self.containers.get(id)) {
             let (b, i) = Self::container_fs_at(c, now);
             layers = layers.saturating_add(b);
             inodes = inodes.saturating_add(i);
@@ -222,9 +223,9 @@ impl Runtime {
     /// The images of the containers the runtime still has (running or not, not removed):
     /// what `GetPods(all)` shows the image garbage collector as in use.
     pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<String> {
-        self.containers
-            .values()
-            .filter(|c| !c.removed)
+        self.live
+            .iter()
+            .filter_map(|id| self.containers.get(id))
             .map(|c| c.image.clone())
             .collect()
     }

@@ -159,11 +159,16 @@ impl Runtime {
     /// `PowerOff`), every sandbox is gone, and no CRI call is answered any more. Returns
     /// how many containers were still running.
     pub(crate) fn power_off<K>(&mut self, sim: &mut Sim<Event<K>>, trace: &mut Tracer) -> u32 {
+        // A running container is never removed (removal kills it first).
         let running: Vec<ContainerId> = self
-            .containers
+            .live
             .iter()
-            .filter(|(_, c)| c.state == RtState::Running)
-            .map(|(id, _)| *id)
+            .filter(|id| {
+                self.containers
+                    .get(id)
+                    .is_some_and(|c| c.state == RtState::Running)
+            })
+            .copied()
             .collect();
         for id in &running {
             // Stop callers are never answered: the kubelet is gone too.
@@ -190,7 +195,7 @@ impl Runtime {
         code: i32,
     ) -> Vec<(CriClient, CriReq, CriResult)> {
         let id = self.pods.get(&uid).and_then(|p| {
-            p.containers
+            p.live
                 .iter()
                 .rev()
                 .find(|c| {

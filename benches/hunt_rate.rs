@@ -1,0 +1,113 @@
+//! Hunt throughput: runs per second of the search `podsim hunt` runs, on each base of
+//! `scenarios/hunt/`, with 1 and 2 worker threads, next to a trivially parallel arithmetic
+//! loop (as `benches/scaling.rs` does for sweeps). Run with `cargo bench --bench hunt_rate`;
+//! CI only compiles it.
+//!
+//! Each measurement is one hunt of `PODSIM_HUNT_RATE_RUNS` runs (default 400) from one base
+//! (`random` strategy, hunt seed 1, no invariant counted as a detection, so the whole
+//! budget is spent), medians of `PODSIM_BENCH_REPS` (default 3) reps alternating the
+//! thread counts. Wall-clock time is read here and only here (the clippy determinism bans
+//! are lifted for this file).
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+
+use podsim::hunt::bench::{bench_hunt, BenchHunt};
+use podsim::hunt::Strategy;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::time::Instant;
+
+const BASES: [&str; 3] = ["mixed-node", "static-node", "pressure-node"];
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One arithmetic task: a long chain of multiply-xorshift steps.
+fn spin(seed: u64) -> u64 {
+    let mut h = seed;
+    for i in 0..40_000_000u64 {
+        h = (h ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+    }
+    h
+}
+
+fn arith(threads: usize) -> f64 {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    let t = Instant::now();
+    let r = pool.install(|| {
+        (0..8u64)
+            .into_par_iter()
+            .map(spin)
+            .reduce(|| 0, |a, b| a ^ b)
+    });
+    std::hint::black_box(r);
+    t.elapsed().as_secs_f64()
+}
+
+/// Seconds for `runs` hunt runs from `base` on `jobs` threads, and the runs spent.
+fn hunt(base: &PathBuf, runs: u64, jobs: usize) -> (f64, u64) {
+    let t = Instant::now();
+    let out = bench_hunt(&BenchHunt {
+        bases: std::slice::from_ref(base),
+        sets: &[],
+        strategy: Strategy::Random,
+        seed: 1,
+        budget_runs: runs,
+        invariants: &[],
+        jobs,
+    })
+    .unwrap_or_else(|e| panic!("{}: {e}", base.display()));
+    (t.elapsed().as_secs_f64(), out.runs)
+}
+
+fn main() {
+    let reps = env("PODSIM_BENCH_REPS", 3) as usize;
+    let runs = env("PODSIM_HUNT_RATE_RUNS", 400);
+    for name in BASES {
+        let base = PathBuf::from(format!("scenarios/hunt/{name}.yaml"));
+        let (mut one, mut two, mut spent) = (vec![], vec![], 0);
+        for rep in 0..reps {
+            let order: [usize; 2] = if rep % 2 == 0 { [1, 2] } else { [2, 1] };
+            for jobs in order {
+                let (s, n) = hunt(&base, runs, jobs);
+                spent = n;
+                if jobs == 1 {
+                    one.push(s)
+                } else {
+                    two.push(s)
+                }
+            }
+        }
+        let (one, two) = (median(one), median(two));
+        println!(
+            "hunt {name}: {spent} runs; 1 thread {:.2} s ({:.0} runs/s), 2 threads {:.2} s ({:.0} runs/s), speedup {:.2}x",
+            one,
+            spent as f64 / one,
+            two,
+            spent as f64 / two,
+            one / two
+        );
+    }
+    let (mut a1, mut a2) = (vec![], vec![]);
+    for _ in 0..reps {
+        a1.push(arith(1));
+        a2.push(arith(2));
+    }
+    let (a1, a2) = (median(a1), median(a2));
+    println!(
+        "arithmetic loop (8 tasks): 1 thread {a1:.2} s, 2 threads {a2:.2} s, speedup {:.2}x (median of {reps})",
+        a1 / a2
+    );
+}
