@@ -66,7 +66,7 @@ impl ImageGcManager {
             policy: spec
                 .image_gc
                 .unwrap_or_else(crate::scenario::defaults::image_gc),
-            periodic: spec.image_gc.is_some() || spec.profile == "current",
+            periodic: spec.image_gc.is_some() || super::release::is_newest(&spec.profile),
             records: BTreeMap::new(),
             runs: Vec::new(),
         }

@@ -53,6 +53,7 @@ pub(crate) mod pleg;
 pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
+pub(crate) mod profile_doc;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
 pub(crate) mod restart;
@@ -252,7 +253,7 @@ impl Kubelet {
             eviction: EvictionManager::new(spec),
             legacy: legacy::LegacyState::new(seed),
             container_gc: spec.container_gc.or_else(|| {
-                (spec.profile == "current").then(crate::scenario::defaults::container_gc)
+                release::is_newest(&spec.profile).then(crate::scenario::defaults::container_gc)
             }),
             image_gc: image_gc::ImageGcManager::new(spec),
         };
