@@ -3,6 +3,7 @@
 mod active_deadline;
 mod architecture;
 mod cli;
+mod conformance;
 mod conditions;
 mod deploy;
 mod determinism;

@@ -2,17 +2,20 @@
 //!
 //! A *switch* stands for one upstream change to the kubelet's pod-lifecycle logic and is
 //! named after what that change does; `true` means the change is in (the newer behaviour),
-//! `false` re-creates the behaviour from before it. A *profile* names a release line and is
-//! the set of switch values that release had. A scenario picks a profile
+//! `false` re-creates the behaviour from before it. A *profile* is a release
+//! ([`super::release::RELEASES`]: `v1.21` ... `v1.31`, each its `.0` as upstream shipped
+//! it; `current` is another name of the newest) and is the set of switch values that
+//! release had, derived from each switch's `since` (the first release with the change) and
+//! `absent` (releases after it that regressed). A scenario picks a profile
 //! (`spec.kubelet.profile`) and may override single switches
 //! (`spec.kubelet.behaviours: {name: bool}`, or `--set spec.kubelet.behaviours.NAME=false` on
 //! the command line).
 //!
-//! Profiles:
 //! * `v1.21`: the last release before the pod-worker state machine (PR 102344).
 //! * `v1.22`: v1.22.0, the first release with the state machine and its regressions.
-//! * `v1.27`: v1.27.0 (PRs 113145 and 115331 in, PR 118497 not yet).
-//! * `current`: the release [`super::UPSTREAM_RELEASE`] the port follows.
+//! * `v1.23`, `v1.25`, `v1.27`, `v1.29`, `v1.31`: those `.0` releases (a change merged for
+//!   v1.24 or v1.28 is on from the next profile).
+//! * `current`: `v1.31`, the release [`super::UPSTREAM_RELEASE`] the port follows.
 //!
 //! Each switch row cites the number of the race in podsim's own race catalogue whose old
 //! behaviour it restores, and the upstream issue and PR. The numbers are the ids of

@@ -59,8 +59,9 @@ pub(crate) const V125: &[&str] = &["v1.25", "v1.27", "v1.29", "v1.31"];
 pub(crate) const V127: &[&str] = &["v1.27", "v1.29", "v1.31"];
 /// Since v1.29 (PR 120620).
 pub(crate) const V129: &[&str] = &["v1.29", "v1.31"];
-/// v1.21's design, then a v1.22.0 regression fixed in v1.23.0.
-pub(crate) const NOT_V122: &[&str] = &["v1.21", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
+/// v1.21 and v1.31: an explicit grace of 0 means 1 s (v1.21's kill path; PR 124063's
+/// override of 1 in v1.31).
+pub(crate) const V121_V131: &[&str] = &["v1.21", "v1.31"];
 /// v1.21's design, then a regression from v1.22.0 fixed for v1.24 (first profile v1.25).
 pub(crate) const V121_V125: &[&str] = &["v1.21", "v1.25", "v1.27", "v1.29", "v1.31"];
 /// An open upstream bug: no release holds it (a finding on `current` is upstream's

@@ -662,10 +662,10 @@ mod tests {
             assert!(e[0].contains("is not built yet"), "{e:#?}");
         }
         let e = problems(
-            "  kubelet:\n    profile: v1.23\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
+            "  kubelet:\n    profile: v1.24\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
         );
         assert_eq!(e.len(), 2, "{e:#?}");
-        assert!(e[0].contains("unknown profile `v1.23`"), "{e:#?}");
+        assert!(e[0].contains("unknown profile `v1.24`"), "{e:#?}");
         assert!(e[1].contains("unknown field `memory.avail`"), "{e:#?}");
     }
 
