@@ -3,8 +3,8 @@
 mod active_deadline;
 mod architecture;
 mod cli;
-mod conformance;
 mod conditions;
+mod conformance;
 mod deploy;
 mod determinism;
 mod diff;

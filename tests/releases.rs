@@ -27,7 +27,11 @@ fn run(file: &str, seed: u64, profile: &str) -> Value {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["profile"], profile);
-    let release = if profile == "current" { "v1.31" } else { profile };
+    let release = if profile == "current" {
+        "v1.31"
+    } else {
+        profile
+    };
     assert_eq!(v["release"], release);
     v
 }
@@ -62,7 +66,10 @@ const DELETED: &str = "scenarios/releases/deleted-always-running.yaml";
 
 #[test]
 fn deleted_always_pod_leaves_the_api_running_before_v127() {
-    for (seed, release) in SEEDS.into_iter().zip(["v1.22", "v1.23", "v1.25", "v1.22", "v1.23"]) {
+    for (seed, release) in SEEDS
+        .into_iter()
+        .zip(["v1.22", "v1.23", "v1.25", "v1.22", "v1.23"])
+    {
         let v = run(DELETED, seed, release);
         assert_eq!(v["behaviours"]["podDeletedOnlyWhenTerminal"], false);
         let p = pod(&v, "web");
@@ -76,7 +83,11 @@ fn deleted_always_pod_leaves_the_api_running_before_v127() {
         let want = vec![("delete-only-after-reclamation".into(), "web".into())];
         assert_eq!(findings(&v), want, "seed {seed}");
 
-        let v = run(DELETED, seed, if seed % 2 == 0 { "v1.27" } else { "current" });
+        let v = run(
+            DELETED,
+            seed,
+            if seed % 2 == 0 { "v1.27" } else { "current" },
+        );
         let p = pod(&v, "web");
         assert_eq!(p["finalPhase"], "Deleted", "seed {seed}");
         assert_eq!(p["lastPhase"], "Succeeded", "seed {seed}");
@@ -152,7 +163,10 @@ fn v123_shutdown_groups_but_keeps_phase_running() {
         // migrateConfig's two groups: the critical group once the first group returned.
         let agent = &pod(&v, "agent")["containers"][0];
         let t = times(agent, "sigtermsAtNs")[0];
-        assert!(t < SHUTDOWN_AT + 20 * S, "seed {seed}: agent SIGTERM at {t}");
+        assert!(
+            t < SHUTDOWN_AT + 20 * S,
+            "seed {seed}: agent SIGTERM at {t}"
+        );
         // v1.25: the phase fix of v1.24 (PRs 106899-106901) is in.
         let v = run(SHUTDOWN, seed, "v1.25");
         assert_eq!(findings(&v), vec![], "seed {seed}");

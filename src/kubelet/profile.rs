@@ -451,7 +451,7 @@ impl Switch {
         if !self.built {
             return true;
         }
-        let r = release::minor(profile).unwrap_or_else(|| newest_minor());
+        let r = release::minor(profile).unwrap_or_else(newest_minor);
         let at = |name: &str| match name {
             EARLIER => 0,
             NONE => u32::MAX,
@@ -579,7 +579,11 @@ mod tests {
             assert!(known(s.since), "{}: since {}", s.name, s.since);
             for (from, to) in s.absent {
                 assert!(release::minor(from).is_some() && known(to), "{}", s.name);
-                assert!(s.since != NONE, "{}: absent from a change never made", s.name);
+                assert!(
+                    s.since != NONE,
+                    "{}: absent from a change never made",
+                    s.name
+                );
             }
         }
         assert!(SWITCHES.len() <= 64);
@@ -589,15 +593,27 @@ mod tests {
     fn values_follow_since_and_absent() {
         let on = |n: &str| by_name(n).unwrap().on_releases();
         // A regression and its fix: off on v1.22 only.
-        assert_eq!(on("terminalPhaseKept"), ["v1.21", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"]);
+        assert_eq!(
+            on("terminalPhaseKept"),
+            ["v1.21", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"]
+        );
         // A fix that fell between two profiles (v1.24): on from the next profile.
-        assert_eq!(on("shutdownSetsFailedPhase"), ["v1.21", "v1.25", "v1.27", "v1.29", "v1.31"]);
+        assert_eq!(
+            on("shutdownSetsFailedPhase"),
+            ["v1.21", "v1.25", "v1.27", "v1.29", "v1.31"]
+        );
         // On in v1.21's design and since v1.27.
-        assert_eq!(on("orphanedPodsDrivenToCompletion"), ["v1.21", "v1.27", "v1.29", "v1.31"]);
+        assert_eq!(
+            on("orphanedPodsDrivenToCompletion"),
+            ["v1.21", "v1.27", "v1.29", "v1.31"]
+        );
         // Gone after v1.21, never back.
         assert_eq!(on("graceOverrideZeroHonoured"), ["v1.21"]);
         assert!(on("postStartCancelledByDeletion").is_empty());
-        assert_eq!(on("probeTerminationGracePeriod"), ["v1.25", "v1.27", "v1.29", "v1.31"]);
+        assert_eq!(
+            on("probeTerminationGracePeriod"),
+            ["v1.25", "v1.27", "v1.29", "v1.31"]
+        );
         // `current` is the newest release; the bits agree.
         assert_eq!(Behaviours::profile("current"), Behaviours::profile("v1.31"));
         assert_eq!(release_of("current"), "v1.31");
@@ -606,9 +622,15 @@ mod tests {
 
     #[test]
     fn every_profile_differs_from_its_neighbours() {
-        let b: Vec<Behaviours> = release::RELEASES.iter().map(|r| Behaviours::profile(r)).collect();
+        let b: Vec<Behaviours> = release::RELEASES
+            .iter()
+            .map(|r| Behaviours::profile(r))
+            .collect();
         for (w, r) in b.windows(2).zip(release::RELEASES.iter().skip(1)) {
-            assert_ne!(w[0], w[1], "{r} has the same switch values as the release before");
+            assert_ne!(
+                w[0], w[1],
+                "{r} has the same switch values as the release before"
+            );
         }
     }
 

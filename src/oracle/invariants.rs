@@ -48,7 +48,9 @@ pub struct Invariant {
 }
 
 /// Every release (a profile is a release; `current` is the newest, `v1.31`).
-pub const ALL: &[&str] = &["v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
+pub const ALL: &[&str] = &[
+    "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31",
+];
 /// Since the pod-worker state machine (PR 102344, v1.22).
 pub(crate) const V122: &[&str] = &["v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
 /// Since v1.23 (PRs 104743, 104847, 105462, 105527).

@@ -10,7 +10,7 @@ use crate::model::{
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V123, V125, V127, V121_V125};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V122, V123, V125, V127};
 use crate::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;

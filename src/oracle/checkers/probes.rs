@@ -6,7 +6,7 @@ use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{PodUid, ProbeType, ProbeVerdict, ProbeWorkerStep, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V125, V121_V125};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V125};
 use crate::sim::SimTime;
 use std::collections::BTreeMap;
 

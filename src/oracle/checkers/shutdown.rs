@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, NONE};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, NONE, V121_V125};
 use crate::sim::{Dur, SimTime};
 
 /// The invariants this checker owns: their rows of the table.

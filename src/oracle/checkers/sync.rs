@@ -6,7 +6,7 @@ use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{CriOp, PodUid, SyncKind, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V129, V121_V131};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V131, V122, V129};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
