@@ -53,7 +53,8 @@ pub(crate) struct ImageGcRun {
 #[derive(Clone, Debug)]
 pub(crate) struct ImageGcManager {
     pub(crate) policy: ImageGc,
-    /// Whether the periodic collection runs (the scenario's `imageGC`, or `current`).
+    /// Whether the periodic collection runs (the scenario's `imageGC`, or the newest release:
+    /// `current` and `v1.31`).
     pub(crate) periodic: bool,
     records: BTreeMap<String, ImageRecord>,
     /// Every collection that had something to free, in order.

@@ -215,7 +215,9 @@ pub(crate) struct Kubelet {
     /// State of the v1.21 design (`podWorkerOwnsLifecycle: false`).
     pub(crate) legacy: legacy::LegacyState,
     /// The container garbage collector's policy: the scenario's `containerGC`, else the
-    /// upstream defaults on `current`; `None` (no collector) on older profiles.
+    /// upstream defaults on the newest release (`current`, `v1.31`); `None` (no collector) on
+    /// older releases (a modelling choice kept from before the release profiles, not a
+    /// release difference: every release has a container garbage collector).
     pub(crate) container_gc: Option<crate::scenario::types::ContainerGc>,
     /// The image garbage collector (its policy, records and periodic runs).
     pub(crate) image_gc: image_gc::ImageGcManager,
