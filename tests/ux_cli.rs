@@ -403,7 +403,7 @@ fn profile_errors_name_the_flag_and_list_the_valid_values() {
     assert_eq!(o.code, 2);
     assert!(
         o.stderr.contains(&format!(
-            "error: --profile v1.3: unknown profile `v1.3` (did you mean `v1.31`?); {valid}"
+            "error: --profile v1.3: unknown profile `v1.3` (did you mean `v1.23`?); {valid}"
         )),
         "{}",
         o.stderr
