@@ -12,7 +12,8 @@
 //! compared); the switches that do are named at the end. Invariants outside the target
 //! whose rate changes as much are listed per variant as side effects.
 
-use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
+use crate::kubelet::profile::{release_of, Behaviours, SWITCHES};
+use crate::kubelet::release::RELEASES;
 use crate::results::wilson;
 use crate::run::{run, RunOptions};
 use crate::scenario::Scenario;
@@ -74,7 +75,7 @@ pub const MAX_RUNS: u64 = crate::results::MAX_RUNS;
 /// How many variants a bisection compares (the base, every other profile, every built
 /// switch flipped), for the run cap checked before any run.
 pub fn variant_count() -> u64 {
-    (PROFILES.len() + SWITCHES.iter().filter(|s| s.built).count()) as u64
+    (RELEASES.len() + SWITCHES.iter().filter(|s| s.built).count()) as u64
 }
 
 /// `--seeds N` checked against [`MAX_RUNS`].
@@ -93,9 +94,9 @@ pub fn check_seeds(seeds: u64) -> Result<(), String> {
 #[derive(Default)]
 struct Tally {
     failing: u64,
-    /// Per profile (index in `PROFILES`): runs failing when the invariants that profile
+    /// Per release (index in `RELEASES`): runs failing when the invariants that profile
     /// does not keep but the base's profile does are left out.
-    failing_without: [u64; PROFILES.len()],
+    failing_without: [u64; RELEASES.len()],
     /// Runs reporting each invariant.
     findings: BTreeMap<String, u64>,
     /// The lowest failing seed.
@@ -107,7 +108,7 @@ impl Tally {
         seed: u64,
         findings: &[String],
         failing: bool,
-        failing_without: [bool; PROFILES.len()],
+        failing_without: [bool; RELEASES.len()],
     ) -> Tally {
         Tally {
             failing: u64::from(failing),
@@ -146,7 +147,7 @@ fn keeps(profile: &str, invariant: &str) -> bool {
     crate::oracle::invariants::INVARIANTS
         .iter()
         .find(|i| i.name == invariant)
-        .is_none_or(|i| i.profiles.contains(&profile))
+        .is_none_or(|i| i.profiles.contains(&release_of(profile)))
 }
 
 /// The invariants `profile` does not keep but `base` does, among `findings`.
@@ -171,7 +172,9 @@ fn specs(sc: &Scenario) -> Vec<Spec> {
         sets: Vec::new(),
         sc: Arc::new(sc.clone()),
     }];
-    for p in PROFILES.iter().filter(|p| **p != base_profile) {
+    // Every other release, by its release name (`current` and the newest release are one
+    // point: the base).
+    for p in RELEASES.iter().filter(|p| **p != release_of(&base_profile)) {
         let mut s = sc.clone();
         s.kubelet.profile = (*p).to_owned();
         specs.push(Spec {
@@ -247,7 +250,7 @@ pub fn bisect(
                             out.findings.into_iter().map(|f| f.invariant).collect();
                         f.sort();
                         f.dedup();
-                        let without = PROFILES.map(|p| {
+                        let without = RELEASES.map(|p| {
                             let left_out = not_kept(&base_profile, p, f.iter());
                             let rest: Vec<String> = f
                                 .iter()
@@ -267,7 +270,7 @@ pub fn bisect(
     for (spec, t) in specs.iter().zip(tallies) {
         // A profile variant's rate with the invariants it does not keep left out, and the
         // base's counted the same way.
-        let without = PROFILES
+        let without = RELEASES
             .iter()
             .position(|p| *p == spec.profile && spec.label.starts_with("profile "))
             .map(|i| (base_without[i], t.failing_without[i]));

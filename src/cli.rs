@@ -283,37 +283,9 @@ fn command(cli: Cli) -> ExitCode {
     }
 }
 
-/// `podsim bisect --list`: every switch, its value on each profile, and its references.
+/// `podsim bisect --list`: every switch, its value on each release, and its references.
 pub(crate) fn switches_table() -> String {
-    use crate::kubelet::profile::{Behaviours, PROFILES, SWITCHES};
-    let mut s = format!("{:44} {}\n", "switch", PROFILES.join("  "));
-    for sw in SWITCHES {
-        let vals: Vec<String> = PROFILES
-            .iter()
-            .map(|p| {
-                let v = if Behaviours::profile(p).on(sw.sw) {
-                    "on"
-                } else {
-                    "off"
-                };
-                format!("{v:>width$}", width = p.len())
-            })
-            .collect();
-        s.push_str(&format!(
-            "{:44} {}{}\n  {}\n  catalog entries {:?}; {}\n",
-            sw.name,
-            vals.join("  "),
-            if sw.built {
-                ""
-            } else {
-                "  (old behaviour not built: on everywhere)"
-            },
-            sw.meaning,
-            sw.entries,
-            sw.refs
-        ));
-    }
-    s
+    crate::kubelet::profile_doc::switches_table()
 }
 
 fn cmd_bisect(a: BisectArgs) -> ExitCode {

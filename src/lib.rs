@@ -89,6 +89,8 @@ pub mod bisect;
 pub mod cli;
 /// The behaviour switches and release profiles (see the README's profile table).
 pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
+pub use kubelet::profile_doc::switches_markdown;
+pub use kubelet::release::{NEWEST, RELEASES};
 
 pub(crate) mod cli_run;
 pub mod diff;
@@ -128,7 +130,7 @@ pub(crate) fn names() -> Names {
                 name: s.name,
                 built: s.built,
                 refs: s.refs,
-                on: s.on,
+                on: s.on_releases(),
             })
             .collect(),
         invariants: oracle::invariants::INVARIANTS
@@ -184,8 +186,10 @@ mod tests {
         assert!(!n.invariants.is_empty());
         assert!(n.is_finding("run-limit-reached"));
         assert!(!n.invariants.contains(&"run-limit-reached"));
-        assert_eq!(n.profile("v1.31"), Some("current"));
+        assert_eq!(n.profile("v1.31"), Some("v1.31"));
         assert_eq!(n.profile("current"), Some("current"));
+        assert_eq!(n.release("current"), "v1.31");
+        assert_eq!(n.release("v1.23"), "v1.23");
         assert_eq!(n.profile("v1.3"), None);
     }
 }

@@ -178,19 +178,15 @@ fn pod_block(s: &mut String, p: &PodSummary) {
 /// The text summary `podsim run` prints.
 pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
-    // The port follows one release; a profile is a set of switch values on top of it.
+    // A profile is a release; the scenario's switch overrides are named after it.
     let switched =
         crate::kubelet::profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours)
-            .diff("current");
+            .diff(&sc.kubelet.profile);
     let how = if switched.is_empty() {
-        format!("the {} port", out.upstream_release)
+        format!("release {}", out.release)
     } else {
         let flips: Vec<String> = switched.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!(
-            "the {} port with {}",
-            out.upstream_release,
-            flips.join(", ")
-        )
+        format!("release {} with {}", out.release, flips.join(", "))
     };
     let _ = writeln!(
         s,

@@ -148,8 +148,8 @@ impl FailOn {
     }
 }
 
-/// `--profile NAME` (run, sweep): the profile it names (an alias gives its profile); an
-/// error naming the flag, with a did-you-mean hint and the valid values.
+/// `--profile NAME` (run, sweep): the profile it names (kept as given: `current` stays
+/// `current`); an error naming the flag, with a did-you-mean hint and the valid values.
 pub(crate) fn profile_flag(name: &str) -> Result<&'static str, String> {
     let names = crate::names();
     names
@@ -356,24 +356,22 @@ pub(crate) struct Plan {
     pub(crate) notes: Vec<String>,
 }
 
-/// The `--profile` flags: each a profile (or another name of one), none twice.
+/// The `--profile` flags: each a profile, no release twice (`current` and the newest
+/// release are one point: naming both is an error).
 fn profile_flags(flags: &[String]) -> Result<Vec<String>, Failure> {
+    let names = crate::names();
     let mut profiles: Vec<String> = Vec::new();
-    let mut given_as: Vec<&str> = Vec::new();
     for given in flags {
         let p = profile_flag(given).map_err(Failure::Input)?.to_owned();
-        if let Some(i) = profiles.iter().position(|q| *q == p) {
-            return Err(Failure::Input(if given_as[i] == given {
+        let r = names.release(&p);
+        if let Some(q) = profiles.iter().find(|q| names.release(q) == r) {
+            return Err(Failure::Input(if *q == p {
                 format!("--profile {p} is given twice")
             } else {
-                format!(
-                    "--profile {} and --profile {given} name the same profile, {p}",
-                    given_as[i]
-                )
+                format!("--profile {q} and --profile {given} name the same release, {r}")
             }));
         }
         profiles.push(p);
-        given_as.push(given);
     }
     Ok(profiles)
 }

@@ -355,7 +355,9 @@ fn scenario() -> BoxedStrategy<Y> {
         prop::collection::vec(0usize..1, 1..3),
         prop::collection::vec(action(), 0..5),
         dist(),
-        val(&["v1.21", "v1.22", "v1.27", "current"]),
+        val(&[
+            "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31", "current",
+        ]),
         val(&["30s", "60s"]),
         0usize..12,
         proptest::option::of(("[a-zA-Z]{1,10}", hostile())),

@@ -14,7 +14,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-const PROFILES: [&str; 4] = ["v1.21", "v1.22", "v1.27", "current"];
+/// Every release but v1.31, which `current` stands for (same switches, same trace).
+const PROFILES: [&str; 7] = [
+    "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "current",
+];
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
 const LIST: &str = "tests/golden/runs.txt";
 const HEAVY: &str = "benches/pods-100k.yaml";

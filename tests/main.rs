@@ -4,6 +4,7 @@ mod active_deadline;
 mod architecture;
 mod cli;
 mod conditions;
+mod conformance;
 mod deploy;
 mod determinism;
 mod diff;

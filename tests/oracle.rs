@@ -100,7 +100,7 @@ fn podsim_invariants_lists_every_name() {
             .find(|l| l.split_whitespace().next() == Some(i.name))
             .unwrap_or_else(|| panic!("{} not listed:\n{text}", i.name));
         assert!(
-            line.contains("current") || line.contains("none (open upstream bug)"),
+            line.contains("v1.31") || line.contains("none (open upstream bug)"),
             "{line}"
         );
         assert!(text.contains(i.meaning) && text.contains(i.source));

@@ -1,7 +1,8 @@
-//! The older profiles as their releases shipped (issue #12's "must show" for `v1.22`): the
-//! bundled scenarios under `scenarios/releases/` (on `current`, like every bundled file),
-//! seeds 1-5, asserted from `--json` with `--set spec.kubelet.profile=v1.22` and on
-//! `current` (today's outcome).
+//! The older profiles as their releases shipped (issue #12's "must show" for `v1.22`, and
+//! the v1.23 / v1.25 counterparts where the outcome changes there): the bundled scenarios
+//! under `scenarios/releases/` (on `current`, like every bundled file), seeds 1-5, asserted
+//! from `--json` with `--set spec.kubelet.profile=RELEASE` and on `current` (today's
+//! outcome). `conformance.rs` checks one observable of each on every release.
 
 use crate::lifecycle::{ns, pod, S, SEEDS};
 use assert_cmd::Command;
@@ -26,6 +27,12 @@ fn run(file: &str, seed: u64, profile: &str) -> Value {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["profile"], profile);
+    let release = if profile == "current" {
+        "v1.31"
+    } else {
+        profile
+    };
+    assert_eq!(v["release"], release);
     v
 }
 
@@ -58,9 +65,12 @@ fn near(got: u64, want: u64, what: &str) {
 const DELETED: &str = "scenarios/releases/deleted-always-running.yaml";
 
 #[test]
-fn v122_deleted_always_pod_leaves_the_api_running() {
-    for seed in SEEDS {
-        let v = run(DELETED, seed, "v1.22");
+fn deleted_always_pod_leaves_the_api_running_before_v127() {
+    for (seed, release) in SEEDS
+        .into_iter()
+        .zip(["v1.22", "v1.23", "v1.25", "v1.22", "v1.23"])
+    {
+        let v = run(DELETED, seed, release);
         assert_eq!(v["behaviours"]["podDeletedOnlyWhenTerminal"], false);
         let p = pod(&v, "web");
         assert_eq!(p["finalPhase"], "Deleted", "seed {seed}");
@@ -73,7 +83,11 @@ fn v122_deleted_always_pod_leaves_the_api_running() {
         let want = vec![("delete-only-after-reclamation".into(), "web".into())];
         assert_eq!(findings(&v), want, "seed {seed}");
 
-        let v = run(DELETED, seed, "current");
+        let v = run(
+            DELETED,
+            seed,
+            if seed % 2 == 0 { "v1.27" } else { "current" },
+        );
         let p = pod(&v, "web");
         assert_eq!(p["finalPhase"], "Deleted", "seed {seed}");
         assert_eq!(p["lastPhase"], "Succeeded", "seed {seed}");
@@ -134,8 +148,35 @@ fn v122_shutdown_kills_keep_phase_running_and_critical_pods_wait() {
 }
 
 #[test]
+fn v123_shutdown_groups_but_keeps_phase_running() {
+    for seed in SEEDS {
+        let v = run(SHUTDOWN, seed, "v1.23");
+        assert_eq!(v["behaviours"]["shutdownKillsByPriorityGroups"], true);
+        assert_eq!(v["behaviours"]["shutdownSetsFailedPhase"], false);
+        for name in ["agent", "web", "worker"] {
+            let p = pod(&v, name);
+            assert_eq!(p["lastPhase"], "Running", "{name} seed {seed}");
+            assert_eq!(p["reason"], "Terminated", "{name} seed {seed}");
+        }
+        let f = findings(&v);
+        assert!(f.iter().all(|(i, _)| i == "shutdown-pods-failed"), "{f:?}");
+        // migrateConfig's two groups: the critical group once the first group returned.
+        let agent = &pod(&v, "agent")["containers"][0];
+        let t = times(agent, "sigtermsAtNs")[0];
+        assert!(
+            t < SHUTDOWN_AT + 20 * S,
+            "seed {seed}: agent SIGTERM at {t}"
+        );
+        // v1.25: the phase fix of v1.24 (PRs 106899-106901) is in.
+        let v = run(SHUTDOWN, seed, "v1.25");
+        assert_eq!(findings(&v), vec![], "seed {seed}");
+        assert_eq!(pod(&v, "worker")["lastPhase"], "Failed", "seed {seed}");
+    }
+}
+
+#[test]
 fn priority_groups_are_an_error_before_v124() {
-    for profile in ["v1.21", "v1.22"] {
+    for profile in ["v1.21", "v1.22", "v1.23"] {
         let out = Command::cargo_bin("podsim")
             .unwrap()
             .args(["run", "scenarios/shutdown/priority-groups.yaml", "--set"])
@@ -154,7 +195,7 @@ fn priority_groups_are_an_error_before_v124() {
     let out = Command::cargo_bin("podsim")
         .unwrap()
         .args(["run", "scenarios/shutdown/priority-groups.yaml"])
-        .args(["--set", "spec.kubelet.profile=v1.27"])
+        .args(["--set", "spec.kubelet.profile=v1.25"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -165,7 +206,14 @@ const PRESTOP: &str = "scenarios/releases/prestop-twice-grace.yaml";
 #[test]
 fn prestop_then_override_takes_twice_the_grace_before_v128() {
     for seed in SEEDS {
-        for (profile, stop_grace) in [("v1.22", 10), ("v1.27", 10), ("current", 2)] {
+        for (profile, stop_grace) in [
+            ("v1.22", 10),
+            ("v1.23", 10),
+            ("v1.25", 10),
+            ("v1.27", 10),
+            ("v1.29", 2),
+            ("current", 2),
+        ] {
             let v = run(PRESTOP, seed, profile);
             let p = pod(&v, "slow");
             let c = &p["containers"][0];
@@ -184,9 +232,9 @@ fn prestop_then_override_takes_twice_the_grace_before_v128() {
 const PROBE: &str = "scenarios/releases/probe-grace-ignored.yaml";
 
 #[test]
-fn v122_ignores_a_liveness_probes_own_grace() {
+fn probe_grace_ignored_before_v125() {
     for seed in SEEDS {
-        for (profile, grace) in [("v1.22", 30), ("current", 5)] {
+        for (profile, grace) in [("v1.22", 30), ("v1.23", 30), ("v1.25", 5), ("current", 5)] {
             let v = run(PROBE, seed, profile);
             assert_eq!(findings(&v), vec![], "{profile} seed {seed}");
             let c = &pod(&v, "stubborn")["containers"][0];
@@ -210,5 +258,7 @@ fn v122_ignores_a_liveness_probes_own_grace() {
         n.contains("livenessProbe.terminationGracePeriodSeconds: has no effect on profile v1.22"),
         "{n}"
     );
+    assert!(note("v1.23").contains("has no effect on profile v1.23"));
+    assert!(!note("v1.25").contains("has no effect"));
     assert!(!note("current").contains("has no effect"));
 }

@@ -403,7 +403,7 @@ fn bundled_sweep_files_run() {
     let holds_on_current = |name: &str| {
         name == "run-limit-reached"
             || podsim::oracle::invariants::by_name(name)
-                .is_some_and(|i| i.profiles.contains(&"current"))
+                .is_some_and(|i| i.profiles.contains(&podsim::NEWEST))
     };
     for f in std::fs::read_dir("scenarios/sweeps").unwrap() {
         let f = f.unwrap().path();

@@ -357,7 +357,13 @@ fn v1_31_names_the_current_profile() {
     let b = run(&["run", QUICKSTART, "--profile", "current", "--json"], None);
     assert_eq!((a.code, b.code), (0, 0), "{}", a.stderr);
     let (a, b) = (json(&a.stdout), json(&b.stdout));
-    assert_eq!(a["profile"], "current");
+    // The name the user gave is kept; both are the release v1.31.
+    assert_eq!(a["profile"], "v1.31");
+    assert_eq!(b["profile"], "current");
+    assert_eq!(
+        (&a["release"], &b["release"]),
+        (&b["release"], &serde_json::json!("v1.31"))
+    );
     assert_eq!(a["traceHash"], b["traceHash"]);
     let o = run(
         &["run", QUICKSTART, "--set", "spec.kubelet.profile=v1.31"],
@@ -383,7 +389,7 @@ fn v1_31_names_the_current_profile() {
     assert_eq!(o.code, 2);
     assert!(
         o.stderr
-            .contains("--profile v1.31 and --profile current name the same profile, current"),
+            .contains("--profile v1.31 and --profile current name the same release, v1.31"),
         "{}",
         o.stderr
     );
@@ -392,12 +398,12 @@ fn v1_31_names_the_current_profile() {
 
 #[test]
 fn profile_errors_name_the_flag_and_list_the_valid_values() {
-    let valid = "valid values: v1.21, v1.22, v1.27, current, v1.31 (another name for current)";
+    let valid = "valid values: v1.21, v1.22, v1.23, v1.25, v1.27, v1.29, v1.31, current (another name for v1.31)";
     let o = run(&["run", QUICKSTART, "--profile", "v1.3"], None);
     assert_eq!(o.code, 2);
     assert!(
         o.stderr.contains(&format!(
-            "error: --profile v1.3: unknown profile `v1.3` (did you mean `v1.31`?); {valid}"
+            "error: --profile v1.3: unknown profile `v1.3` (did you mean `v1.23`?); {valid}"
         )),
         "{}",
         o.stderr
@@ -659,7 +665,7 @@ fn invariants_json_lists_what_the_text_lists() {
     let s1 = all.iter().find(|i| i["id"] == "S1").unwrap();
     assert_eq!(
         s1["profiles"],
-        serde_json::json!(["v1.22", "v1.27", "current"])
+        serde_json::json!(["v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"])
     );
 }
 
@@ -677,13 +683,24 @@ fn bisect_says_when_a_profile_does_not_keep_the_invariant() {
         "{v121}"
     );
     assert!(o.stdout.contains("\nexpected on this profile: the outcome differs only through invariants that profile does not keep"), "{}", o.stdout);
-    // v1.22 keeps what it reports: a plain change.
+    // v1.22 writes the terminal phase while containers run (before PR 108366, v1.24): it
+    // does not keep no-terminal-phase-while-running either.
     let v122 = o
         .stdout
         .lines()
         .find(|l| l.starts_with("profile v1.22 "))
         .unwrap();
-    assert!(v122.ends_with("<- changes the outcome"), "{v122}");
+    assert!(
+        v122.contains("expected on this profile: v1.22 does not keep "),
+        "{v122}"
+    );
+    // A switch flipped on the base's release breaks what that release keeps: a plain change.
+    let sw = o
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("switch terminalPhaseAfterTermination=false "))
+        .unwrap();
+    assert!(sw.ends_with("<- changes the outcome"), "{sw}");
     let j = json(&run(&["bisect", QUICKSTART, "--seeds", "20", "--json"], None).stdout);
     let v = j["variants"]
         .as_array()

@@ -57,7 +57,8 @@ pub(crate) struct ImageGcRun {
 #[derive(Clone, Debug)]
 pub(crate) struct ImageGcManager {
     pub(crate) policy: ImageGc,
-    /// Whether the periodic collection runs (the scenario's `imageGC`, or `current`).
+    /// Whether the periodic collection runs (the scenario's `imageGC`, or the newest release:
+    /// `current` and `v1.31`).
     pub(crate) periodic: bool,
     records: BTreeMap<String, ImageRecord>,
     /// Every collection that had something to free, in order.
@@ -72,7 +73,7 @@ impl ImageGcManager {
             policy: spec
                 .image_gc
                 .unwrap_or_else(crate::scenario::defaults::image_gc),
-            periodic: spec.image_gc.is_some() || spec.profile == "current",
+            periodic: spec.image_gc.is_some() || super::release::is_newest(&spec.profile),
             records: BTreeMap::new(),
             runs: Vec::new(),
             spare_new: true,

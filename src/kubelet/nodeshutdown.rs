@@ -378,6 +378,10 @@ impl Kubelet {
                     grace = t;
                 }
             }
+            // v1.23 and v1.24 stop the pod's probes first (PR 105215, until PR 110191).
+            if self.b.on(Sw::ShutdownRemovesProbesBeforeKill) {
+                self.probe_remove_pod(ctx, &pod);
+            }
             let uid = pod.uid;
             let status_fn = self.shutdown_status_fn();
             ctx.reach(crate::model::reach::Reach::ShutdownKill);

@@ -9,8 +9,9 @@
 //! of at least system-critical) first sleeps the whole non-critical period, however soon
 //! the other kills return, and is then killed with the critical period. Either grace is
 //! replaced by the pod's own `terminationGracePeriodSeconds` when that is not longer.
-//! v1.22 calls the probe manager's `RemovePod` for each pod just before its kill (v1.21
-//! does not). The manager waits for every kill (and every critical pod's sleep) to return,
+//! Neither v1.21.0 nor v1.22.0 calls the probe manager's `RemovePod` before a kill: PR
+//! 105215 added that call after v1.22.0 (in v1.23.0, and in later v1.22 patch releases);
+//! with `shutdownRemovesProbesBeforeKill` set on, the v1.22 manager makes it too. The manager waits for every kill (and every critical pod's sleep) to return,
 //! but at most `shutdownGracePeriod`, then releases the inhibitor lock: kills still in
 //! flight run on. The status function is the one of the profile (`shutdownSetsFailedPhase`:
 //! reason and message only on v1.22, issue 104531).
@@ -91,9 +92,10 @@ impl Kubelet {
         });
     }
 
-    /// One pod's goroutine after its sleep: `RemovePod` (v1.22), the grace, `killPodNow`.
+    /// One pod's goroutine after its sleep: `RemovePod` (see the module doc), the grace,
+    /// `killPodNow`.
     fn v122_kill(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>, period_s: i64) -> u64 {
-        if self.b.on(Sw::PodWorkerOwnsLifecycle) {
+        if self.b.on(Sw::PodWorkerOwnsLifecycle) && self.b.on(Sw::ShutdownRemovesProbesBeforeKill) {
             self.probe_remove_pod(ctx, &pod);
         }
         let grace = match pod.spec.termination_grace_period_seconds {

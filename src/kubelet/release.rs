@@ -5,18 +5,23 @@
 //! and every profile at or after it has the change.
 
 /// Every release podsim models, oldest first.
-pub(crate) const RELEASES: [&str; 7] = [
+pub const RELEASES: [&str; 7] = [
     "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31",
 ];
 
 /// The newest release: the one `current` stands for.
-pub(crate) const NEWEST: &str = "v1.31";
+pub const NEWEST: &str = "v1.31";
 
 /// The minor version of a release name `v1.NN` (`current` is the newest), or `None` for a
 /// name that is not a release.
 pub(crate) fn minor(name: &str) -> Option<u32> {
     let name = if name == "current" { NEWEST } else { name };
     name.strip_prefix("v1.")?.parse().ok()
+}
+
+/// Whether the profile `name` is the newest release (`current` or its release name).
+pub(crate) fn is_newest(name: &str) -> bool {
+    minor(name) == minor(NEWEST)
 }
 
 /// Whether `release` is `since` or later. Panics on a name that is not a release: callers

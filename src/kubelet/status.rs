@@ -291,9 +291,8 @@ impl Kubelet {
         }
         // Before PR 115331 (v1.27) getPhase had no podIsTerminal: a stopped RestartPolicy
         // Always pod was Running even at the end of its termination (see
-        // `Sw::TerminalPhaseAfterTermination`, false on the profiles before v1.27).
-        let pod_is_terminal =
-            pod_is_terminal && self.status.b.on(Sw::TerminalPhaseAfterTermination);
+        // `Sw::PodDeletedOnlyWhenTerminal`, the same PR, false on the profiles before v1.27).
+        let pod_is_terminal = pod_is_terminal && self.status.b.on(Sw::PodDeletedOnlyWhenTerminal);
         let mut phase = get_phase(pod, &statuses, &init_statuses, pod_is_terminal);
         if !phase.is_terminal() {
             // The three-way merge of PR 105462: a terminal phase the status manager holds

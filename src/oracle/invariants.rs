@@ -47,14 +47,25 @@ pub struct Invariant {
     pub profiles: &'static [&'static str],
 }
 
-/// Every profile label.
-pub const ALL: &[&str] = &["v1.21", "v1.22", "v1.27", "current"];
-/// Since the pod-worker state machine (PR 102344).
-pub(crate) const V122: &[&str] = &["v1.22", "v1.27", "current"];
-/// Since v1.27 (PRs 113145, 115331); also where the 1.23-1.25 fixes are required.
-pub(crate) const V127: &[&str] = &["v1.27", "current"];
-/// Every profile but v1.22 (a v1.22.0-2 regression, fixed in 1.22.3 and 1.23).
-pub(crate) const NOT_V122: &[&str] = &["v1.21", "v1.27", "current"];
+/// Every release (a profile is a release; `current` is the newest, `v1.31`).
+pub const ALL: &[&str] = &[
+    "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31",
+];
+/// Since the pod-worker state machine (PR 102344, v1.22).
+pub(crate) const V122: &[&str] = &["v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
+/// Since v1.23 (PRs 104743, 104847, 105462, 105527).
+pub(crate) const V123: &[&str] = &["v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
+/// Since v1.25 (the v1.24 fixes: PRs 107900, 107831, 108366, 106899; PR 110191).
+pub(crate) const V125: &[&str] = &["v1.25", "v1.27", "v1.29", "v1.31"];
+/// Since v1.27 (PRs 113145, 115331).
+pub(crate) const V127: &[&str] = &["v1.27", "v1.29", "v1.31"];
+/// Since v1.29 (PR 120620).
+pub(crate) const V129: &[&str] = &["v1.29", "v1.31"];
+/// v1.21 and v1.31: an explicit grace of 0 means 1 s (v1.21's kill path; PR 124063's
+/// override of 1 in v1.31).
+pub(crate) const V121_V131: &[&str] = &["v1.21", "v1.31"];
+/// v1.21's design, then a regression from v1.22.0 fixed for v1.24 (first profile v1.25).
+pub(crate) const V121_V125: &[&str] = &["v1.21", "v1.25", "v1.27", "v1.29", "v1.31"];
 /// An open upstream bug: no release holds it (a finding on `current` is upstream's
 /// behaviour, not a port bug).
 pub(crate) const NONE: &[&str] = &[];
@@ -272,7 +283,7 @@ mod tests {
         for i in INVARIANTS {
             // On current, unless no release holds it (an open upstream bug).
             assert!(
-                i.profiles.contains(&"current") || i.profiles.is_empty(),
+                i.profiles.contains(&"v1.31") || i.profiles.is_empty(),
                 "{} not on current",
                 i.name
             );

@@ -228,20 +228,24 @@ pub(crate) fn fmt_secs(s: f64) -> String {
 
 /// A qualitative palette (colour-blind friendly, after Okabe and Ito). The first four are
 /// the profiles' colours in [`crate::names`]' order (v1.21, v1.22, v1.27, current).
-pub(crate) const PALETTE: [RGBColor; 8] = [
-    RGBColor(213, 94, 0),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(0, 114, 178),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(120, 120, 120),
+pub(crate) const PALETTE: [RGBColor; 10] = [
+    RGBColor(213, 94, 0),    // v1.21
+    RGBColor(230, 159, 0),   // v1.22
+    RGBColor(204, 121, 167), // v1.23
+    RGBColor(86, 180, 233),  // v1.25
+    RGBColor(0, 158, 115),   // v1.27
+    RGBColor(153, 153, 51),  // v1.29
+    RGBColor(136, 34, 85),   // v1.31
+    RGBColor(0, 114, 178),   // current
+    RGBColor(120, 120, 120), // other names
     RGBColor(60, 60, 60),
 ];
 
 /// One colour per profile, the same in every plot: a known profile has its place in the
-/// profile list (`v1.21`, `v1.22`, `v1.27`, `current`), whichever profiles a sweep ran;
-/// other names (a hand-made summary) take the next colours in name order.
+/// profile list (the releases `v1.21` to `v1.31`, then `current`; the colours of `v1.21`,
+/// `v1.22`, `v1.27` and `current` are those of the four profiles before the releases came),
+/// whichever profiles a sweep ran; other names (a hand-made summary) take the next colours
+/// in name order.
 #[derive(Clone, Debug)]
 pub(crate) struct Colours {
     known: Vec<&'static str>,
@@ -397,6 +401,17 @@ mod tests {
             b.order(&["mine", "current", "v1.21"]),
             ["v1.21", "current", "mine"]
         );
+        // Every profile (7 releases and `current`) has a colour of its own.
+        let all = Colours::new(crate::kubelet::profile::PROFILES);
+        let mut c: Vec<_> = crate::kubelet::profile::PROFILES
+            .iter()
+            .map(|p| all.of(p))
+            .map(|RGBColor(r, g, b)| (r, g, b))
+            .collect();
+        c.sort();
+        c.dedup();
+        assert_eq!(c.len(), crate::kubelet::profile::PROFILES.len());
+        assert_eq!(all.of("current"), RGBColor(0, 114, 178));
     }
 
     #[test]

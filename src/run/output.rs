@@ -241,7 +241,10 @@ pub struct RunOutput {
     pub scenario: String,
     pub scenario_hash: String,
     pub seed: u64,
+    /// The profile as the scenario or `--profile` named it (`current` stays `current`).
     pub profile: String,
+    /// The release the profile is (`current` is the newest, `v1.31`).
+    pub release: String,
     pub upstream_release: String,
     pub behaviours: BTreeMap<String, bool>,
     pub trace_hash: String,

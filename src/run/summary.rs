@@ -65,6 +65,7 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         scenario_hash: sc.hash.clone(),
         seed: opts.seed,
         profile: sc.kubelet.profile.clone(),
+        release: crate::kubelet::profile::release_of(&sc.kubelet.profile).into(),
         upstream_release: UPSTREAM_RELEASE.into(),
         behaviours: w.kubelet.behaviours(),
         trace_hash: w.trace.hash_hex(),

@@ -4,7 +4,7 @@
 //! depends on neither the kubelet port nor the oracle.
 
 /// One behaviour switch, as validation sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SwitchName {
     /// The camelCase name used under `spec.kubelet.behaviours`.
     pub name: &'static str,
@@ -12,16 +12,17 @@ pub struct SwitchName {
     pub built: bool,
     /// Upstream issue(s) and PR(s), quoted when `false` is not built yet.
     pub refs: &'static str,
-    /// The profiles on which the switch is on.
-    pub on: &'static [&'static str],
+    /// The releases in which the switch is on (`current` stands for the newest).
+    pub on: Vec<&'static str>,
 }
 
 /// Everything validation checks names against.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Names {
-    /// Every profile name, oldest first (`spec.kubelet.profile`, sweep `spec.profiles`).
+    /// Every profile name, oldest first (`spec.kubelet.profile`, sweep `spec.profiles`):
+    /// the releases, then the aliases.
     pub profiles: Vec<&'static str>,
-    /// Other names of profiles: (alias, profile).
+    /// Other names of releases: (alias, release), e.g. `current` for the newest.
     pub profile_aliases: Vec<(&'static str, &'static str)>,
     /// Every behaviour switch, in table order.
     pub switches: Vec<SwitchName>,
@@ -33,25 +34,24 @@ pub struct Names {
 }
 
 impl Names {
-    /// The profile `name` names (itself, or the profile it is another name for).
+    /// The profile `name` (kept as given: `current` stays `current`), if it is one.
     pub fn profile(&self, name: &str) -> Option<&'static str> {
-        self.profiles
+        self.profiles.iter().find(|p| **p == name).copied()
+    }
+
+    /// The release a profile name stands for (an alias gives its release; a name that is
+    /// not a profile gives itself).
+    pub fn release<'a>(&self, name: &'a str) -> &'a str {
+        self.profile_aliases
             .iter()
-            .find(|p| **p == name)
-            .or_else(|| {
-                self.profile_aliases
-                    .iter()
-                    .find(|(a, _)| *a == name)
-                    .map(|(_, p)| p)
-            })
-            .copied()
+            .find(|(a, _)| *a == name)
+            .map_or(name, |(_, r)| r)
     }
 
     /// Why `name` is not a profile: a did-you-mean hint when one is close, and the valid
     /// values (`unknown profile `v1.3` (did you mean `v1.31`?); valid values: ...`).
     pub fn profile_problem(&self, name: &str) -> String {
-        let mut all: Vec<&str> = self.profiles.clone();
-        all.extend(self.profile_aliases.iter().map(|(a, _)| *a));
+        let all: Vec<&str> = self.profiles.clone();
         let hint = crate::scenario::closest(name, &all)
             .map(|c| format!(" (did you mean `{c}`?)"))
             .unwrap_or_default();
@@ -60,7 +60,13 @@ impl Names {
             .iter()
             .map(|(a, p)| format!("{a} (another name for {p})"))
             .collect();
-        let mut valid = self.profiles.join(", ");
+        let releases: Vec<&str> = self
+            .profiles
+            .iter()
+            .copied()
+            .filter(|p| !self.profile_aliases.iter().any(|(a, _)| a == p))
+            .collect();
+        let mut valid = releases.join(", ");
         if !aliases.is_empty() {
             valid.push_str(", ");
             valid.push_str(&aliases.join(", "));
@@ -84,7 +90,7 @@ impl Names {
         let Some(s) = self.switch(name) else {
             return true;
         };
-        let base = !s.built || s.on.contains(&profile);
+        let base = !s.built || s.on.contains(&self.release(profile));
         overrides.get(name).copied().unwrap_or(base)
     }
 

@@ -10,7 +10,7 @@ use crate::model::{
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, NOT_V122, V122, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V122, V123, V125, V127};
 use crate::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "the API gets Succeeded/Failed for a pod only when no container of it runs and its worker reached Terminated (admission rejections excepted)",
             bound: "",
             source: "pkg/kubelet/status/status_manager.go, kubelet_pods.go (PR 108366, issue 106884; by design violated in v1.21, race catalog 3)",
-            profiles: V122,
+            profiles: V125,
         },
     ),
     (
@@ -38,7 +38,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "once the API holds Succeeded or Failed for a pod object, no status write changes it to Pending, Running or Unknown, or Succeeded to Failed",
             bound: "",
             source: "pkg/kubelet/status/status_manager.go, kubelet_pods.go generateAPIPodStatus (PR 105462, issue 105358); race catalog 2",
-            profiles: V122,
+            profiles: V123,
         },
     ),
     (
@@ -50,7 +50,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "once the status manager's cache holds a terminal phase for a UID, it never goes back to Pending or Running while the pod is in config (once REMOVEd, housekeeping may drop the cached status)",
             bound: "",
             source: "pkg/kubelet/status/status_manager.go updateStatusInternal",
-            profiles: V122,
+            profiles: V123,
         },
     ),
     (
@@ -122,7 +122,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "a restarted kubelet does not reject for resources (OutOf<resource>) a pod whose containers were running when it went down, unless a pod was created since (with unchanged capacity the pods admitted before the restart still fit; terminal pods must not count)",
             bound: "",
             source: "pkg/kubelet/pod_workers.go UpdatePod first sight of a terminal pod, kubelet_pods.go filterOutInactivePods (PR 105527, issue 105523); race catalog 16",
-            profiles: NOT_V122,
+            profiles: V121_V125,
         },
     ),
     (

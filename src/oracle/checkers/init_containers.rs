@@ -7,7 +7,7 @@ use super::{topic, Checker, PerPod};
 use crate::model::{ContainerId, NoteKind, PodUid, ProcessSignal, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind};
+use crate::oracle::invariants::{Inv, Invariant, Kind, V129};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
@@ -21,7 +21,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
         meaning: "once a pod's termination began, a native sidecar (init container with restartPolicy Always) gets SIGTERM only after every regular container of the pod and every sidecar declared after it exited, unless its wait for them outlasted its grace period",
         bound: "",
         source: "pkg/kubelet/kuberuntime/kuberuntime_termination_order.go, killContainer (KEP 753, PR 120620, v1.29); race catalog 30",
-        profiles: &["current"],
+        profiles: V129,
     },
     ),
     (
@@ -33,7 +33,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "no classic init container (no restartPolicy Always) starts in a sandbox where a regular container of the pod already ran: once the app containers started, the pod stays initialized until it gets a new sandbox",
             bound: "",
             source: "pkg/kubelet/kuberuntime/kuberuntime_container.go, computeInitContainerActions (PR 96572, issues 62362, 90271); race catalog 31",
-            profiles: &["v1.21", "v1.22", "v1.27", "current"],
+            profiles: crate::oracle::invariants::ALL,
         },
     ),
 ];

@@ -11,7 +11,7 @@ use crate::model::{
 };
 use crate::oracle::facts::{Facts, PodFacts};
 use crate::oracle::findings::{t, Findings};
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V125, V127, V129};
 use crate::sim::{Dur, SimTime};
 
 /// The invariants this checker owns: their rows of the table.
@@ -25,7 +25,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "after the kubelet observed a pod's deletion, every container of it exits",
             bound: "G + 60 s after the kubelet observed the deletion (or, later, after the SyncPod in flight then ended, or after the kubelet last started), + 20 s per failed sync or CRI call of the pod since; G = the largest grace the pod could get (spec, deletes, kills)",
             source: "pkg/kubelet/pod_workers.go, kuberuntime/kuberuntime_container.go killContainer",
-            profiles: V122,
+            profiles: V127,
         },
     ),
     (
@@ -37,7 +37,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "a gracefully deleted pod object is removed from the API by the kubelet",
             bound: "as deleted-pod-stops (G + 60 s + 20 s per error after the kubelet observed the delete)",
             source: "pkg/kubelet/status/status_manager.go syncPod, canBeDeleted (PR 113145); race catalog 15",
-            profiles: V127,
+            profiles: V129,
         },
     ),
     (
@@ -85,7 +85,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "a static pod whose manifest is on the node gets a container started after the manifest (re)appeared, once no other UID with its full name has a running container",
             bound: "60 s after the later of: the manifest (re)appeared, the last container of another UID with the same full name exited, the kubelet last started; + 20 s per failed sync or CRI call of the pod since; not checked once a node shutdown started or the pod was rejected",
             source: "pkg/kubelet/pod_workers.go UpdatePod restartRequested, allowStaticPodStart, cleanupUnstartedPod (PRs 104847, 107900; issues 104648, 107733); race catalog 6, 7",
-            profiles: V127,
+            profiles: V125,
         },
     ),
     (

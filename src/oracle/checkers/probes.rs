@@ -6,7 +6,7 @@ use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{PodUid, ProbeType, ProbeVerdict, ProbeWorkerStep, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V125};
 use crate::sim::SimTime;
 use std::collections::BTreeMap;
 
@@ -21,7 +21,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "after SyncTerminatingPod set the pod's status (where StopLivenessAndStartup follows) a liveness/startup worker runs at most one more probe (one already past its select); after RemovePod every worker runs at most one more",
             bound: "",
             source: "pkg/kubelet/prober/prober_manager.go, worker.go (PR 110191, issue 110309); race catalog 10",
-            profiles: V127,
+            profiles: V125,
         },
     ),
     (
@@ -33,7 +33,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "while a pod terminates, the readiness worker of a running container is not stopped before the kill completed (RemovePod), unless the kubelet's own phase for the pod is already terminal (eviction, node shutdown: issue 124648, open upstream)",
             bound: "",
             source: "pkg/kubelet/kubelet.go SyncTerminatingPod, prober/prober_manager.go (PR 110191, issue 110309); race catalog 10 (ii); podsim L12: readiness is reported during termination, as the worker keeps running until RemovePod",
-            profiles: &["v1.21", "v1.27", "current"],
+            profiles: V121_V125,
         },
     ),
     (

@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, NONE};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, NONE, V121_V125};
 use crate::sim::{Dur, SimTime};
 
 /// The invariants this checker owns: their rows of the table.
@@ -47,7 +47,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "a pod the graceful node shutdown manager kills gets phase Failed (unless it had Succeeded) in the status SyncTerminatingPod sets",
             bound: "",
             source: "pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go processShutdownEvent (PRs 106899, 106900, 106901; issue 104531); race catalog 8",
-            profiles: &["v1.21", "v1.27", "current"],
+            profiles: V121_V125,
         },
     ),
     (

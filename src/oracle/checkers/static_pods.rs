@@ -4,7 +4,7 @@ use super::{crashed, record_removed, topic, Checker};
 use crate::model::{PodUid, Transition, WorkerStep};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, V123};
 use crate::sim::SimTime;
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "no two UIDs of static pods with the same full name are started and not finished at the same time (in one kubelet process), and no container of a static pod starts while a container of another UID with the same full name runs (ground truth, across kubelet restarts: runtime-only containers count)",
             bound: "",
             source: "pkg/kubelet/pod_workers.go allowStaticPodStart (PR 104743, issue 97722); race catalog 5, 27 (issues 112814, 116880: open upstream)",
-            profiles: V127,
+            profiles: V123,
         },
     ),
 ];

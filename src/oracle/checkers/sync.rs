@@ -6,7 +6,7 @@ use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{CriOp, PodUid, SyncKind, SyncStepKind, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V131, V122, V129};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
@@ -44,7 +44,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "the grace periods given to SyncTerminatingPod for a UID never increase and are >= 1 s; every StopContainer timeout is >= 2 s (v1.31 quirk not checked: after a delete with grace 0, calculateEffectiveGracePeriod reads deletionGracePeriodSeconds=0 as unset and a later eviction or shutdown override raises the grace from 1)",
             bound: "",
             source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, kuberuntime/kuberuntime_container.go minimumGracePeriodInSeconds; race catalog 20",
-            profiles: V122,
+            profiles: V129,
         },
     ),
     (
@@ -92,7 +92,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "a SyncTerminatingPod that begins after an eviction killed the pod with grace override o gets a grace <= max(o, 1): an explicit 0 means 1 s, never the spec's grace (the kubelet process that evicted; a restart forgets)",
             bound: "",
             source: "pkg/kubelet/pod_workers.go calculateEffectiveGracePeriod, eviction/eviction_manager.go evictPod (issue 115819, PR 124063); race catalog 20",
-            profiles: V127,
+            profiles: V121_V131,
         },
     ),
 ];

@@ -5,7 +5,7 @@ use super::{topic, Checker};
 use crate::model::{CriOp, HostOp, PodUid, Transition};
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, V122};
+use crate::oracle::invariants::{Inv, Invariant, Kind, V127};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
@@ -19,7 +19,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "no volume unmount, pod cgroup removal or pod directory removal begins or takes effect while a container of the pod runs, or begins while a kill of the pod is in flight (termination requested and not yet terminated; in the v1.21 design, a pod-killer kill not yet done)",
             bound: "",
             source: "pkg/kubelet/kubelet.go SyncTerminatedPod, kubelet_pods.go cleanupOrphanedPodDirs (PRs 98424, 101524; issues 98142, 113979); race catalog 12, 24",
-            profiles: V122,
+            profiles: V127,
         },
     ),
 ];

@@ -9,7 +9,7 @@ use crate::model::{
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
-use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V127};
+use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V125};
 use crate::sim::SimTime;
 
 /// The invariants this checker owns: their rows of the table.
@@ -59,7 +59,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             meaning: "while a pod is being synced (its worker started it and its termination is not acknowledged), the configmaps and secrets it references are registered: no volume SetUp of the pod fails with \"not registered\"",
             bound: "",
             source: "pkg/kubelet/kubelet.go SyncPod/SyncTerminatedPod RegisterPod/UnregisterPod, pkg/kubelet/util/manager/cache_based_manager.go (PRs 107821, 107831); race catalog 23",
-            profiles: V127,
+            profiles: V125,
         },
     ),
     (

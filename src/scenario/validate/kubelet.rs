@@ -442,6 +442,19 @@ fn priority_groups_on_profile(
     sw: Switches,
 ) {
     let groups = "shutdownKillsByPriorityGroups";
+    // v1.23 has the group loop but its gate is alpha, off by default: the field is ignored
+    // there (migrateConfig's two groups run instead), so a scenario using it is an error.
+    if cx.names.release(sw.0) == "v1.23" && cx.names.switch_value(groups, sw.0, sw.1) {
+        cx.err(
+            loc,
+            bp,
+            format!(
+                "not available on profile {}: feature gate GracefulNodeShutdownBasedOnPodPriority is alpha and off by default in v1.23 (on by default from v1.24), so the kubelet ignores the field and runs two groups from `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods`",
+                sw.0
+            ),
+        );
+        return;
+    }
     if !cx.names.switch_value(groups, sw.0, sw.1) {
         cx.err(
             loc,
@@ -649,10 +662,10 @@ mod tests {
             assert!(e[0].contains("is not built yet"), "{e:#?}");
         }
         let e = problems(
-            "  kubelet:\n    profile: v1.23\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
+            "  kubelet:\n    profile: v1.24\n    config: {evictionSoft: {memory.avail: 1Mi}}\n",
         );
         assert_eq!(e.len(), 2, "{e:#?}");
-        assert!(e[0].contains("unknown profile `v1.23`"), "{e:#?}");
+        assert!(e[0].contains("unknown profile `v1.24`"), "{e:#?}");
         assert!(e[1].contains("unknown field `memory.avail`"), "{e:#?}");
     }
 

@@ -121,8 +121,12 @@ fn profiles(cx: &mut Cx, spec: &Obj) -> Vec<String> {
         let pp = idx("spec.profiles", i);
         if let Some(prof) = profile(cx, Some(p), &pp) {
             let prof = prof.to_owned();
+            let r = cx.names.release(&prof);
             if profiles.contains(&prof) {
                 cx.err(p.loc, &pp, format!("profile `{prof}` is listed twice"));
+            } else if let Some(q) = profiles.iter().find(|q| cx.names.release(q) == r) {
+                let m = format!("profile `{prof}` is the release of `{q}`, listed before ({r}): one point per release");
+                cx.err(p.loc, &pp, m);
             } else {
                 profiles.push(prof);
             }
