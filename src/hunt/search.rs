@@ -4,8 +4,8 @@
 //! findings it keeps.
 
 use super::coverage::Pair;
+use super::doc::{Doc, Ran};
 use super::mutate::{mutate, seed_inputs, Vocab};
-use super::tree::{run_tree, Ran};
 use crate::scenario::Scenario;
 use crate::sim::Stream;
 use serde_json::Value;
@@ -58,6 +58,10 @@ pub(crate) struct Candidate {
     pub(crate) history: Vec<String>,
 }
 
+/// The name candidates are known by in messages (they are never shown: one that does not
+/// validate is discarded).
+const CANDIDATE: &str = "hunt-candidate.yaml";
+
 /// The scale of a feature's rarity (divided by the runs that reached it).
 const RARITY_SCALE: u64 = 1 << 20;
 
@@ -97,7 +101,6 @@ pub(crate) struct Found {
 pub(crate) struct Search {
     base: Candidate,
     vocab: Vocab,
-    sets: Vec<(String, String)>,
     strategy: Strategy,
     seed: u64,
     corpus: Vec<Entry>,
@@ -117,13 +120,9 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    pub(crate) fn new(
-        base: Value,
-        base_sc: &Scenario,
-        sets: Vec<(String, String)>,
-        strategy: Strategy,
-        seed: u64,
-    ) -> Search {
+    /// A search from `base`, the base scenario's tree with the hunt's `--set` overrides
+    /// applied (see [`Doc::from_text`]), which validates into `base_sc`.
+    pub(crate) fn new(base: Value, base_sc: &Scenario, strategy: Strategy, seed: u64) -> Search {
         Search {
             base: Candidate {
                 tree: base,
@@ -131,7 +130,6 @@ impl Search {
                 history: Vec::new(),
             },
             vocab: Vocab::of(base_sc),
-            sets,
             strategy,
             seed,
             corpus: Vec::new(),
@@ -197,13 +195,12 @@ impl Search {
         for (e, k) in self.corpus.iter_mut().zip(picked) {
             e.picked += k;
         }
-        let sets = &self.sets;
         let results: Vec<Result<Option<Ran>, ()>> = pool.install(|| {
             cands
                 .par_iter()
                 .map(|c| {
                     catch_unwind(AssertUnwindSafe(|| {
-                        run_tree(&c.tree, sets, c.seed, String::new())
+                        Doc::new(CANDIDATE, c.tree.clone()).run(c.seed, "").ok()
                     }))
                     .map_err(|_| ())
                 })
@@ -241,8 +238,7 @@ impl Search {
     /// drawn in proportion to its energy; then one to three mutations.
     fn candidate(&self, s: &mut Stream, weights: &[u64], picked: &mut [u64]) -> Candidate {
         let total: u64 = weights.iter().sum();
-        let from_corpus =
-            self.strategy == Strategy::Guided && total > 0 && !s.chance_ppm(100_000);
+        let from_corpus = self.strategy == Strategy::Guided && total > 0 && !s.chance_ppm(100_000);
         let mut c = if from_corpus {
             let mut x = s.below(total);
             let i = weights
