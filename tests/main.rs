@@ -14,6 +14,7 @@ mod fuzz;
 mod golden;
 mod hooks_oom;
 mod hunt;
+mod hunt_findings;
 mod init_containers;
 mod known_correct;
 mod lifecycle;
