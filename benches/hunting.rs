@@ -41,6 +41,8 @@ struct Entry {
 /// One (entry, strategy) measurement.
 struct Cell {
     runs: Option<u64>,
+    /// Runs spent on the base it was found from alone.
+    base_runs: Option<u64>,
     secs: f64,
     base: Option<usize>,
     shrunk: Option<(u64, u64)>,
@@ -116,12 +118,14 @@ fn measure(e: &Entry, bases: &[PathBuf], strategy: Strategy, budget: u64) -> Cel
     match outcome.detection {
         None => Cell {
             runs: None,
+            base_runs: None,
             secs,
             base: None,
             shrunk: None,
         },
         Some(d) => Cell {
             runs: Some(d.runs),
+            base_runs: Some(d.base_runs),
             secs,
             base: Some(d.base),
             shrunk: d.shrink(SHRINK_RUNS),
@@ -129,10 +133,11 @@ fn measure(e: &Entry, bases: &[PathBuf], strategy: Strategy, budget: u64) -> Cel
     }
 }
 
-/// The median of runs-to-detection over all entries, an entry not found counting as more
-/// than the budget; `None` when that median is itself "not found".
-fn median(cells: &[&Cell]) -> Option<u64> {
-    let mut v: Vec<u64> = cells.iter().map(|c| c.runs.unwrap_or(u64::MAX)).collect();
+/// The median over all entries of runs-to-detection as `runs` reads it from a cell, an
+/// entry not found counting as more than the budget; `None` when that median is itself
+/// "not found".
+fn median(cells: &[&Cell], runs: impl Fn(&Cell) -> Option<u64>) -> Option<u64> {
+    let mut v: Vec<u64> = cells.iter().map(|c| runs(c).unwrap_or(u64::MAX)).collect();
     v.sort_unstable();
     let m = if v.len() % 2 == 1 {
         v[v.len() / 2]
@@ -150,7 +155,8 @@ fn median(cells: &[&Cell]) -> Option<u64> {
 fn cell_text(c: &Cell) -> String {
     match (c.runs, c.base) {
         (Some(r), Some(b)) => format!(
-            "{r} runs, {:.1} s, {}, {}",
+            "{r} runs ({} on it), {:.1} s, {}, {}",
+            c.base_runs.unwrap_or(r),
             c.secs,
             BASES[b],
             match c.shrunk {
@@ -205,32 +211,47 @@ fn main() {
     summary(&entries, &rows, budget);
 }
 
+fn ratio(what: &str, random: Option<u64>, guided: Option<u64>, budget: u64) {
+    match (random, guided) {
+        (Some(r), Some(g)) => println!("- {what}: {:.2}", r as f64 / g.max(1) as f64),
+        (None, Some(g)) => println!(
+            "- {what}: > {:.2} (random's median is past the budget)",
+            budget as f64 / g.max(1) as f64
+        ),
+        _ => println!("- {what}: n/a (guided's median is past the budget)"),
+    }
+}
+
 fn summary(entries: &[Entry], rows: &[Vec<Cell>], budget: u64) {
     println!();
     let mut medians = Vec::new();
     for (i, (_, name)) in STRATEGIES.iter().enumerate() {
         let cells: Vec<&Cell> = rows.iter().map(|r| &r[i]).collect();
         let found = cells.iter().filter(|c| c.runs.is_some()).count();
-        let m = median(&cells);
-        medians.push(m);
+        let m = median(&cells, |c| c.runs);
+        let on_base = median(&cells, |c| c.base_runs);
+        medians.push((m, on_base));
         let secs: f64 = cells.iter().map(|c| c.secs).sum();
+        let shown = |m: Option<u64>| m.map_or(format!("> {budget} (not found)"), |m| m.to_string());
         println!(
-            "- {name}: found {found} of {} entries; median runs to detection {}; {secs:.0} s in all",
+            "- {name}: found {found} of {} entries; median runs to detection {} (on the base it came from: {}); {secs:.0} s in all",
             entries.len(),
-            m.map_or(format!("> {budget} (not found)"), |m| m.to_string()),
+            shown(m),
+            shown(on_base),
         );
     }
-    match (medians[0], medians[2]) {
-        (Some(r), Some(g)) => println!(
-            "- median runs random/guided: {:.2}",
-            r as f64 / g.max(1) as f64
-        ),
-        (None, Some(g)) => println!(
-            "- median runs random/guided: > {:.2} (random's median is past the budget)",
-            budget as f64 / g.max(1) as f64
-        ),
-        _ => println!("- median runs random/guided: n/a (guided's median is past the budget)"),
-    }
+    ratio(
+        "median runs random/guided",
+        medians[0].0,
+        medians[2].0,
+        budget,
+    );
+    ratio(
+        "the same, counting the runs on the detecting base only",
+        medians[0].1,
+        medians[2].1,
+        budget,
+    );
     let shrunk: Vec<(u64, u64)> = rows
         .iter()
         .flatten()

@@ -15,6 +15,7 @@ mod fuzz;
 mod golden;
 mod hooks_oom;
 mod hunt;
+mod hunt_findings;
 mod init_containers;
 mod known_correct;
 mod lifecycle;

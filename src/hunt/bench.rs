@@ -30,6 +30,8 @@ pub struct Detection {
     pub runs: u64,
     /// Index into [`BenchHunt::bases`] of the base it was found from.
     pub base: usize,
+    /// Runs spent on that base alone, up to and including the run that showed it.
+    pub base_runs: u64,
     pub invariant: String,
     found: Found,
     base_path: PathBuf,
@@ -69,9 +71,11 @@ pub fn bench_hunt(h: &BenchHunt<'_>) -> Result<BenchOutcome, String> {
         let sc = crate::load_str(&name, &text, &sets)
             .map_err(|e| e.to_string())?
             .scenario;
-        let tree = super::tree::parse(&text).map_err(|e| format!("{name}: {e}"))?;
+        let tree = super::doc::Doc::from_text(&name, &text, &sets)
+            .map_err(|e| e.to_string())?
+            .tree;
         profiles.push(sc.kubelet.profile.clone());
-        searches.push(Search::new(tree, &sc, sets.clone(), h.strategy, h.seed));
+        searches.push(Search::new(tree, &sc, h.strategy, h.seed));
     }
     let mut total = 0;
     while total < h.budget_runs {
@@ -97,6 +101,7 @@ pub fn bench_hunt(h: &BenchHunt<'_>) -> Result<BenchOutcome, String> {
                 let detection = Detection {
                     runs,
                     base: i,
+                    base_runs: found.first_run,
                     invariant: found.invariant.clone(),
                     found,
                     base_path: h.bases[i].clone(),

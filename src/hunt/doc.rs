@@ -1,6 +1,7 @@
 //! A scenario as a plain document tree (a `serde_json::Value`), for code that edits
 //! scenarios rather than runs them: `hunt` mutates them, `shrink` cuts them down, and both
-//! write the result back as an ordinary scenario file ([`Doc::to_yaml`]).
+//! write the result back as an ordinary scenario file ([`Doc::to_yaml`]). [`Doc::run`] is
+//! the one place an edited document becomes a run (with the coverage `hunt` reads).
 //!
 //! A document is loaded through the normal loader first (so a bad file or `--set` is the
 //! usual error, with file, field path and line:column), then parsed into the tree with the
@@ -8,11 +9,13 @@
 //! by handing its text to [`crate::load_str`] and [`crate::run::run`]: an edited document
 //! that does not validate is simply not a scenario.
 //!
-//! Below [`Doc`]: small helpers to address, remove and list parts of the tree by path, and
-//! to read and write Go duration text.
+//! Below [`Doc`]: small helpers to address, create, remove and list parts of the tree by
+//! path, and to read and write Go duration text.
 
+use super::coverage::Observer;
 use crate::run::{RunOptions, RunOutput};
 use crate::scenario::schema::{self, Kind, Loc, Node};
+use crate::scenario::Scenario;
 use crate::scenario::{overrides, LoadError, Loaded, Problem};
 use serde_json::{Map, Number, Value};
 use std::path::Path;
@@ -85,20 +88,28 @@ impl Doc {
         crate::load_str(&self.source, &self.tree.to_string(), &[])
     }
 
-    /// One run of the document on `seed`; `replay` is the line its findings carry.
-    // The entry point `hunt` runs its candidates through (the shrinker keeps the validated
-    // scenario of each candidate, so it runs them itself).
-    #[allow(dead_code)]
-    pub(crate) fn run(&self, seed: u64, replay: &str) -> Result<RunOutput, LoadError> {
-        let loaded = self.validate()?;
+    /// One run of the document on `seed`; `replay` is the line its findings carry. `Err`:
+    /// the document does not validate (for `hunt`, a mutation made it invalid).
+    pub(crate) fn run(&self, seed: u64, replay: &str) -> Result<Ran, LoadError> {
+        let sc = Arc::new(self.validate()?.scenario);
         let opts = RunOptions {
             seed,
             keep_trace: false,
             replay: replay.to_owned(),
             no_oracle: false,
         };
-        Ok(crate::run::run(Arc::new(loaded.scenario), &opts))
+        let mut obs = Observer::default();
+        let out = crate::run::run_typed(sc.clone(), &opts, &mut |b| obs.see(b));
+        Ok(Ran { sc, out, obs })
     }
+}
+
+/// One finished run of a document: the validated scenario, the run's output, and the
+/// coverage read from its typed transitions.
+pub(crate) struct Ran {
+    pub(crate) sc: Arc<Scenario>,
+    pub(crate) out: RunOutput,
+    pub(crate) obs: Observer,
 }
 
 fn problem(file: &str, path: &str, message: String) -> LoadError {
@@ -249,11 +260,69 @@ pub(crate) fn fmt_dur(ns: u64) -> String {
     }
 }
 
+/// A duration field's value in nanoseconds (Go duration text, or the number 0).
 pub(crate) fn dur_of(v: Option<&Value>) -> Option<u64> {
-    let s = v?.as_str()?;
-    crate::scenario::duration::parse_go_duration(s)
-        .ok()
-        .and_then(|n| u64::try_from(n).ok())
+    match v? {
+        Value::String(s) => crate::scenario::duration::parse_go_duration(s)
+            .ok()
+            .and_then(|n| u64::try_from(n).ok()),
+        Value::Number(n) if n.as_u64() == Some(0) => Some(0),
+        _ => None,
+    }
+}
+
+/// The tree of a scenario file's text as written (YAML; JSON is YAML too), without
+/// validating it.
+#[cfg(test)]
+pub(crate) fn parse(text: &str) -> Result<Value, String> {
+    serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string())
+}
+
+/// The object at `path` under `v`, created (as empty objects) where missing or not an
+/// object.
+pub(crate) fn obj_at<'a>(v: &'a mut Value, path: &[&str]) -> &'a mut Map<String, Value> {
+    let mut cur = v;
+    for key in path {
+        if !cur.is_object() {
+            *cur = Value::Object(Map::new());
+        }
+        cur = cur
+            .as_object_mut()
+            .expect("made an object above")
+            .entry(key.to_string())
+            .or_insert(Value::Null);
+    }
+    if !cur.is_object() {
+        *cur = Value::Object(Map::new());
+    }
+    cur.as_object_mut().expect("made an object above")
+}
+
+/// The list at `path` under `v` (created empty where missing or not a list).
+pub(crate) fn list_at<'a>(v: &'a mut Value, path: &[&str]) -> &'a mut Vec<Value> {
+    let (last, parent) = path.split_last().expect("a non-empty path");
+    let slot = obj_at(v, parent)
+        .entry(last.to_string())
+        .or_insert(Value::Null);
+    if !slot.is_array() {
+        *slot = Value::Array(Vec::new());
+    }
+    slot.as_array_mut().expect("made a list above")
+}
+
+/// The list at `path` under `v`, if there is one.
+pub(crate) fn list<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Vec<Value>> {
+    at(v, &keys(path)).and_then(Value::as_array)
+}
+
+/// `v` milliseconds as a duration value.
+pub(crate) fn ms(v: u64) -> Value {
+    Value::String(format!("{v}ms"))
+}
+
+/// The value of YAML flow text (`{fixed: 10ms}`).
+pub(crate) fn flow(text: &str) -> Value {
+    serde_saphyr::from_str::<Value>(text).unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
@@ -290,7 +359,7 @@ mod tests {
         assert_eq!(doc.tree["spec"]["pods"][0]["replicas"], 6);
         let direct = crate::load(f, &sets).unwrap().scenario;
         assert_eq!(doc.validate().unwrap().scenario, direct);
-        let a = doc.run(1, "r").unwrap();
+        let a = doc.run(1, "r").unwrap().out;
         let b = crate::run::run(
             Arc::new(direct),
             &RunOptions {
@@ -301,6 +370,24 @@ mod tests {
             },
         );
         assert_eq!(a.trace_hash, b.trace_hash);
+    }
+
+    #[test]
+    fn helpers_create_what_is_missing_and_read_durations() {
+        let mut v = parse("spec: {horizon: 1m}\n").expect("yaml");
+        obj_at(&mut v, &["spec", "api"]).insert("watchDelay".into(), flow("{fixed: 5ms}"));
+        list_at(&mut v, &["spec", "timeline"]).push(flow("{at: 1s, nodeShutdown: {}}"));
+        assert_eq!(
+            serde_json::to_string(&v).expect("json"),
+            r#"{"spec":{"api":{"watchDelay":{"fixed":"5ms"}},"horizon":"1m","timeline":[{"at":"1s","nodeShutdown":{}}]}}"#
+        );
+        assert_eq!(
+            dur_of(Some(&Value::String("1m30s".into()))),
+            Some(90 * SECOND)
+        );
+        assert_eq!(dur_of(Some(&serde_json::json!(0))), Some(0));
+        assert_eq!(dur_of(Some(&Value::String("x".into()))), None);
+        assert_eq!(list(&v, &["spec", "timeline"]).map(Vec::len), Some(1));
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! What a hunt hands back: one scenario file per distinct finding,
 //! `DIR/findings/<invariant>-<n>.yaml`, and the `--json` summary.
 
+use super::doc::obj_at;
 use super::doc::Doc;
 use super::search::{Found, Search, Strategy};
 use super::shrink::{self, Limits};
-use super::tree::obj_at;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

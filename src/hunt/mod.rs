@@ -3,12 +3,12 @@
 //! ordinary scenario run by the same `run` everything else calls.
 //!
 //! * `generate`: the random-scenario generator (also the swarm test's) and its pieces.
-//! * `tree`: a candidate as a document tree, and `run_tree`, the one place a tree runs.
 //! * `mutate`: the mutations (timing, nudges, disturbances, faults, latencies, delays).
 //! * `coverage`: (pod worker state, transition kind) pairs and finding signatures.
 //! * `search`: strategies, generations, corpus, deduplicated findings.
 //! * `found`: the finding files and the `--json` summary.
-//! * `doc`, `yaml`: a scenario as a document tree, and a YAML writer for it.
+//! * `doc`, `yaml`: a scenario as a document tree (what the mutations and the shrinker
+//!   edit, and `Doc::run`, the one place a tree runs), and a YAML writer for it.
 //! * `shrink`: cutting a run's finding down to a small replay (`podsim shrink`).
 //! * `bench`: the hunting-power benchmark's entry point (`benches/hunting.rs`).
 
@@ -22,7 +22,6 @@ pub mod generate;
 mod mutate;
 mod search;
 pub(crate) mod shrink;
-mod tree;
 mod yaml;
 
 pub use search::Strategy;
@@ -167,7 +166,7 @@ pub fn command(a: HuntArgs) -> ExitCode {
         Err(e) => return usage(format!("cannot start worker threads: {e}")),
     };
     let profile_name = sc.kubelet.profile.clone();
-    let mut s = search::Search::new(base, &sc, sets, a.strategy, a.seed);
+    let mut s = search::Search::new(base, &sc, a.strategy, a.seed);
     let seconds = hunt(&mut s, budget, &pool, &sc.name);
     let cx = found::Context {
         base: &a.scenario,
@@ -183,7 +182,7 @@ pub fn command(a: HuntArgs) -> ExitCode {
 }
 
 /// The base scenario: validated as `podsim run` would (errors name file, field and
-/// line:column), and as a tree for the mutations.
+/// line:column), and as a tree with the overrides applied, for the mutations.
 fn load_base(
     path: &Path,
     sets: &[(String, String)],
@@ -191,21 +190,19 @@ fn load_base(
     use crate::scenario::file;
     let name = file::display_name(path);
     let text = file::read_capped(path, file::MAX_INPUT_BYTES).map_err(usage)?;
-    let loaded = match crate::load_str(&name, &text, sets) {
-        Ok(l) => l,
-        Err(e) => {
-            eprint!("{e}");
-            if !e.to_string().ends_with('\n') {
-                eprintln!();
-            }
-            return Err(ExitCode::from(2));
+    let bad = |e: crate::scenario::LoadError| {
+        eprint!("{e}");
+        if !e.to_string().ends_with('\n') {
+            eprintln!();
         }
+        ExitCode::from(2)
     };
+    let loaded = crate::load_str(&name, &text, sets).map_err(bad)?;
     for n in &loaded.notes {
         eprintln!("{n}");
     }
-    let tree = tree::parse(&text).map_err(|e| usage(format!("{name}: {e}")))?;
-    Ok((tree, loaded.scenario))
+    let doc = doc::Doc::from_text(&name, &text, sets).map_err(bad)?;
+    Ok((doc.tree, loaded.scenario))
 }
 
 /// Runs generations until the budget is spent or the hunt is stopped; returns the wall
@@ -366,8 +363,10 @@ mod tests {
                 .num_threads(jobs)
                 .build()
                 .expect("pool");
-            let tree = tree::parse(&text).expect("yaml");
-            let mut s = search::Search::new(tree, &sc, sets.clone(), Strategy::Guided, 3);
+            let tree = doc::Doc::from_text("b.yaml", &text, &sets)
+                .expect("valid")
+                .tree;
+            let mut s = search::Search::new(tree, &sc, Strategy::Guided, 3);
             for _ in 0..3 {
                 s.step(search::GENERATION, &pool);
             }

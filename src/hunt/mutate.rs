@@ -6,8 +6,8 @@
 //! mutation that makes the scenario invalid is not checked here: validation discards the
 //! candidate.
 
+use super::doc::{dur_of, flow, list, list_at, ms, obj_at, MS};
 use super::generate::{dist, pick, CRI_CALLS, EXIT_CODES, FAULT_CALLS, FAULT_ERRORS};
-use super::tree::{dur_ms, flow, list, list_at, ms, obj_at};
 use crate::scenario::Scenario;
 use crate::sim::Stream;
 use serde_json::{json, Value};
@@ -77,18 +77,40 @@ pub(crate) fn mutate(tree: &mut Value, v: &Vocab, s: &mut Stream) -> String {
     }
 }
 
+/// The guided search's first inputs: one mutation of the base per kind of change, in the
+/// vocabulary's order: each [`Disturbance`] that has a pod to act on, then a CRI fault, a
+/// latency distribution and an API delay. Each comes with what it did.
+pub(crate) fn seed_inputs(base: &Value, v: &Vocab, s: &mut Stream) -> Vec<(Value, String)> {
+    let mut out = Vec::new();
+    for d in Disturbance::ALL {
+        let mut t = base.clone();
+        if let Some(what) = insert_disturbance(&mut t, v, s, d) {
+            out.push((t, what));
+        }
+    }
+    type Change = fn(&mut Value, &mut Stream) -> Option<String>;
+    let others: [Change; 3] = [fault, latency, api_delay];
+    for f in others {
+        let mut t = base.clone();
+        if let Some(what) = f(&mut t, s) {
+            out.push((t, what));
+        }
+    }
+    out
+}
+
 /// Every event time (ms) the candidate has: timeline actions and pod creations.
 fn event_times(tree: &Value) -> Vec<u64> {
     let mut t: Vec<u64> = list(tree, &["spec", "timeline"])
         .into_iter()
         .flatten()
-        .filter_map(|a| a.get("at").and_then(dur_ms))
+        .filter_map(|a| dur_of(a.get("at")).map(|ns| ns / MS))
         .collect();
     t.extend(
         list(tree, &["spec", "pods"])
             .into_iter()
             .flatten()
-            .map(|p| p.get("createAt").and_then(dur_ms).unwrap_or(0)),
+            .map(|p| dur_of(p.get("createAt")).map_or(0, |ns| ns / MS)),
     );
     t
 }
@@ -143,10 +165,7 @@ fn nudge(tree: &mut Value, v: &Vocab, s: &mut Stream, actions: usize) -> Option<
     } else {
         (["spec", "pods"], k - actions, "createAt")
     };
-    let cur = list(tree, &path)
-        .and_then(|l| l[idx].get(field))
-        .and_then(dur_ms)
-        .unwrap_or(0);
+    let cur = dur_of(list(tree, &path).and_then(|l| l[idx].get(field))).map_or(0, |ns| ns / MS);
     let times = event_times(tree);
     let delta = s.between(0, 20);
     let to = if s.chance_ppm(500_000) && !times.is_empty() {
@@ -167,56 +186,167 @@ fn nudge(tree: &mut Value, v: &Vocab, s: &mut Stream, actions: usize) -> Option<
     Some(format!("nudged {} {idx} from {cur}ms to {to}ms", path[1]))
 }
 
-/// Inserts a timeline action from the scenario vocabulary, valid for the base's pods.
+/// The kinds of disturbance a mutation inserts: every timeline action of the scenario
+/// vocabulary (deletes with the pod's grace, a grace of 0 and a drawn one counted apart,
+/// and a static pod's removal followed by the restore of the same manifest, which brings
+/// the same UID back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Disturbance {
+    Delete,
+    DeleteGraceZero,
+    DeleteGrace,
+    ForceDelete,
+    Recreate,
+    ContainerExit,
+    KubeletRestart,
+    UpdateStatic,
+    RemoveStatic,
+    RemoveRestoreStatic,
+    NodeShutdown,
+    MemoryPressure,
+    DiskPressure,
+    PidPressure,
+    SetPodCondition,
+}
+
+impl Disturbance {
+    pub(crate) const ALL: [Disturbance; 15] = [
+        Disturbance::Delete,
+        Disturbance::DeleteGraceZero,
+        Disturbance::DeleteGrace,
+        Disturbance::ForceDelete,
+        Disturbance::Recreate,
+        Disturbance::ContainerExit,
+        Disturbance::KubeletRestart,
+        Disturbance::UpdateStatic,
+        Disturbance::RemoveStatic,
+        Disturbance::RemoveRestoreStatic,
+        Disturbance::NodeShutdown,
+        Disturbance::MemoryPressure,
+        Disturbance::DiskPressure,
+        Disturbance::PidPressure,
+        Disturbance::SetPodCondition,
+    ];
+
+    /// A kind drawn with the weights random mutations use: the pod-level actions
+    /// (deletes, exits) most often.
+    fn draw(s: &mut Stream) -> Disturbance {
+        use Disturbance::*;
+        match s.below(20) {
+            0 | 1 => Delete,
+            2 => DeleteGraceZero,
+            3 => DeleteGrace,
+            4 | 5 => ForceDelete,
+            6 | 7 => Recreate,
+            8 | 9 => ContainerExit,
+            10 | 11 => KubeletRestart,
+            12 => UpdateStatic,
+            13 => RemoveStatic,
+            14 => RemoveRestoreStatic,
+            15 => NodeShutdown,
+            16 | 17 => MemoryPressure,
+            18 => match s.below(3) {
+                0 => DiskPressure,
+                1 => PidPressure,
+                _ => SetPodCondition,
+            },
+            _ => {
+                if s.chance_ppm(500_000) {
+                    RemoveRestoreStatic
+                } else {
+                    UpdateStatic
+                }
+            }
+        }
+    }
+}
+
+/// Inserts a timeline action from the scenario vocabulary, of a kind drawn at random.
 fn disturbance(tree: &mut Value, v: &Vocab, s: &mut Stream) -> Option<String> {
-    let at = ms(time(tree, v, s));
+    let d = Disturbance::draw(s);
+    insert_disturbance(tree, v, s, d)
+}
+
+/// Inserts a disturbance of kind `d` for one of the base's pods (`None`: the base has no
+/// pod it applies to, or the timeline is full).
+pub(crate) fn insert_disturbance(
+    tree: &mut Value,
+    v: &Vocab,
+    s: &mut Stream,
+    d: Disturbance,
+) -> Option<String> {
+    use Disturbance::*;
+    let actions = list(tree, &["spec", "timeline"]).map_or(0, Vec::len);
+    if actions >= MAX_ACTIONS || (d == RemoveRestoreStatic && actions + 1 >= MAX_ACTIONS) {
+        return None;
+    }
+    let t = time(tree, v, s);
     let plain: Vec<&PodRef> = v.pods.iter().filter(|p| !p.static_pod).collect();
     let statics: Vec<&PodRef> = v.pods.iter().filter(|p| p.static_pod).collect();
-    let any = if v.pods.is_empty() {
-        None
-    } else {
-        Some(&v.pods[s.below(v.pods.len() as u64) as usize])
-    };
     let one = |s: &mut Stream, xs: &[&PodRef]| {
         (!xs.is_empty()).then(|| xs[s.below(xs.len() as u64) as usize].name.clone())
     };
-    let action = match s.below(9) {
-        0 | 1 => {
+    let mut extra = None;
+    let action = match d {
+        Delete => json!({"deletePod": {"pod": one(s, &plain)?}}),
+        DeleteGraceZero => json!({"deletePod": {"pod": one(s, &plain)?, "gracePeriodSeconds": 0}}),
+        DeleteGrace => {
             let pod = one(s, &plain)?;
-            match s.below(4) {
-                0 => json!({"deletePod": {"pod": pod, "gracePeriodSeconds": 0}}),
-                1 => json!({"deletePod": {"pod": pod, "gracePeriodSeconds": s.between(1, 40)}}),
-                _ => json!({"deletePod": {"pod": pod}}),
-            }
+            json!({"deletePod": {"pod": pod, "gracePeriodSeconds": s.between(1, 40)}})
         }
-        2 => json!({"forceDeletePod": {"pod": one(s, &plain)?}}),
-        3 => json!({"recreatePod": {"pod": one(s, &plain)?}}),
-        4 => {
-            let p = any?;
+        ForceDelete => json!({"forceDeletePod": {"pod": one(s, &plain)?}}),
+        Recreate => json!({"recreatePod": {"pod": one(s, &plain)?}}),
+        ContainerExit => {
+            if v.pods.is_empty() {
+                return None;
+            }
+            let p = &v.pods[s.below(v.pods.len() as u64) as usize];
             let c = p
                 .containers
                 .get(s.below(p.containers.len().max(1) as u64) as usize)?;
             json!({"containerExit": {"pod": p.name, "container": c, "exitCode": pick(s, &EXIT_CODES)}})
         }
-        5 => json!({"kubeletRestart": {"downtime": ms(s.between(0, 20_000))}}),
-        6 => {
+        KubeletRestart => json!({"kubeletRestart": {"downtime": ms(s.between(0, 20_000))}}),
+        UpdateStatic => json!({"updateStaticPod": {"pod": one(s, &statics)?}}),
+        RemoveStatic => json!({"removeStaticPod": {"pod": one(s, &statics)?}}),
+        RemoveRestoreStatic => {
+            // The same manifest back after a short while: the same UID, often while the
+            // old instance is still terminating.
             let pod = one(s, &statics)?;
-            if s.chance_ppm(500_000) {
-                json!({"updateStaticPod": {"pod": pod}})
-            } else {
-                json!({"removeStaticPod": {"pod": pod}})
-            }
+            let back = (t + s.between(0, 3_000)).min(v.latest());
+            extra = Some(json!({"at": ms(back), "restoreStaticPod": {"pod": pod}}));
+            json!({"removeStaticPod": {"pod": pod}})
         }
-        7 => json!({"nodeShutdown": {}}),
-        _ => json!({"memoryPressure": {"available": pick(s, &["50Mi", "90Mi", "1Gi"])}}),
+        NodeShutdown => json!({"nodeShutdown": {}}),
+        MemoryPressure => {
+            json!({"memoryPressure": {"available": pick(s, &["50Mi", "90Mi", "1Gi"])}})
+        }
+        DiskPressure => json!({"diskPressure": {
+            "filesystem": pick(s, &["nodefs", "imagefs"]),
+            "available": pick(s, &["0", "100Mi", "1Gi"]),
+        }}),
+        PidPressure => json!({"pidPressure": {"available": pick(s, &[0u64, 50, 1000])}}),
+        SetPodCondition => json!({"setPodCondition": {
+            "pod": one(s, &plain)?,
+            "type": "DisruptionTarget",
+            "status": pick(s, &["True", "False"]),
+        }}),
     };
     let mut entry = serde_json::Map::new();
-    entry.insert("at".into(), at.clone());
+    entry.insert("at".into(), ms(t));
     if let Value::Object(o) = action {
         entry.extend(o);
     }
-    let what = serde_json::to_string(&entry).unwrap_or_default();
-    list_at(tree, &["spec", "timeline"]).push(Value::Object(entry));
+    let mut what = serde_json::to_string(&entry).unwrap_or_default();
+    let timeline = list_at(tree, &["spec", "timeline"]);
+    timeline.push(Value::Object(entry));
+    if let Some(x) = extra {
+        what = format!(
+            "{what} and {}",
+            serde_json::to_string(&x).unwrap_or_default()
+        );
+        timeline.push(x);
+    }
     Some(format!("inserted {what}"))
 }
 
@@ -268,7 +398,7 @@ mod tests {
             .expect("valid")
             .scenario;
         let v = Vocab::of(&sc);
-        let base = super::super::tree::parse(BASE).expect("yaml");
+        let base = super::super::doc::parse(BASE).expect("yaml");
         let mut valid = 0;
         for i in 0..200 {
             let mut a = base.clone();
@@ -280,5 +410,42 @@ mod tests {
             valid += u32::from(crate::load_str("c.yaml", &text, &[]).is_ok());
         }
         assert!(valid >= 180, "only {valid} of 200 mutants validate");
+    }
+
+    /// The seed inputs hold one change per kind that applies to the base (no static pod:
+    /// no static-pod actions), every one valid; a removal and restore come as a pair.
+    #[test]
+    fn seed_inputs_cover_every_kind_that_applies() {
+        let sc = crate::load_str("b.yaml", BASE, &[])
+            .expect("valid")
+            .scenario;
+        let v = Vocab::of(&sc);
+        let base = super::super::doc::parse(BASE).expect("yaml");
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"));
+        // No static pod: the three static-pod kinds drop out; fault, latency, delay come in.
+        assert_eq!(seeds.len(), Disturbance::ALL.len());
+        for (t, what) in &seeds {
+            let text = serde_json::to_string(t).expect("json");
+            assert!(crate::load_str("c.yaml", &text, &[]).is_ok(), "{what}");
+        }
+        let text = std::fs::read_to_string("scenarios/hunt/static-node.yaml").expect("base");
+        let sc = crate::load_str("s.yaml", &text, &[])
+            .expect("valid")
+            .scenario;
+        let v = Vocab::of(&sc);
+        let base = super::super::doc::parse(&text).expect("yaml");
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"));
+        assert_eq!(seeds.len(), Disturbance::ALL.len() + 3);
+        let (pair, what) = seeds
+            .iter()
+            .find(|(_, w)| w.contains("restoreStaticPod"))
+            .expect("a removal and restore");
+        assert!(what.contains("removeStaticPod"), "{what}");
+        let timeline = list(pair, &["spec", "timeline"]).expect("timeline");
+        assert_eq!(timeline.len(), 2);
+        for (t, what) in &seeds {
+            let text = serde_json::to_string(t).expect("json");
+            assert!(crate::load_str("c.yaml", &text, &[]).is_ok(), "{what}");
+        }
     }
 }

@@ -4,12 +4,12 @@
 //! findings it keeps.
 
 use super::coverage::Pair;
-use super::mutate::{mutate, Vocab};
-use super::tree::{run_tree, Ran};
+use super::doc::{Doc, Ran};
+use super::mutate::{mutate, seed_inputs, Vocab};
 use crate::scenario::Scenario;
 use crate::sim::Stream;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -58,6 +58,29 @@ pub(crate) struct Candidate {
     pub(crate) history: Vec<String>,
 }
 
+/// The name candidates are known by in messages (they are never shown: one that does not
+/// validate is discarded).
+const CANDIDATE: &str = "hunt-candidate.yaml";
+
+/// The scale of a feature's rarity (divided by the runs that reached it).
+const RARITY_SCALE: u64 = 1 << 20;
+
+/// What the guided search counts as coverage: a (worker state, transition kind) pair or a
+/// reach point.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Feature {
+    Pair(Pair),
+    Reach(String),
+}
+
+/// A corpus entry: an input that reached new coverage, what its run reached, and how many
+/// candidates were already drawn from it.
+struct Entry {
+    cand: Candidate,
+    features: Vec<Feature>,
+    picked: u64,
+}
+
 /// A distinct finding and the run that first showed it.
 pub(crate) struct Found {
     pub(crate) invariant: String,
@@ -78,10 +101,13 @@ pub(crate) struct Found {
 pub(crate) struct Search {
     base: Candidate,
     vocab: Vocab,
-    sets: Vec<(String, String)>,
     strategy: Strategy,
     seed: u64,
-    corpus: Vec<Candidate>,
+    corpus: Vec<Entry>,
+    /// `guided`: the first inputs to try after the base, one per kind of change.
+    seeds: Vec<Candidate>,
+    /// How many runs reached each coverage pair and reach point (the rarity of a feature).
+    hits: BTreeMap<Feature, u64>,
     pub(crate) pairs: BTreeSet<Pair>,
     pub(crate) reach: BTreeSet<String>,
     pub(crate) findings: Vec<Found>,
@@ -94,13 +120,9 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    pub(crate) fn new(
-        base: Value,
-        base_sc: &Scenario,
-        sets: Vec<(String, String)>,
-        strategy: Strategy,
-        seed: u64,
-    ) -> Search {
+    /// A search from `base`, the base scenario's tree with the hunt's `--set` overrides
+    /// applied (see [`Doc::from_text`]), which validates into `base_sc`.
+    pub(crate) fn new(base: Value, base_sc: &Scenario, strategy: Strategy, seed: u64) -> Search {
         Search {
             base: Candidate {
                 tree: base,
@@ -108,10 +130,11 @@ impl Search {
                 history: Vec::new(),
             },
             vocab: Vocab::of(base_sc),
-            sets,
             strategy,
             seed,
             corpus: Vec::new(),
+            seeds: Vec::new(),
+            hits: BTreeMap::new(),
             pairs: BTreeSet::new(),
             reach: BTreeSet::new(),
             findings: Vec::new(),
@@ -121,6 +144,28 @@ impl Search {
             panics: Vec::new(),
             generation: 0,
         }
+        .with_seeds()
+    }
+
+    /// `guided`: the inputs tried first after the base, on the base's own seed, so the
+    /// early budget goes to every kind of change once (see [`seed_inputs`]) rather than
+    /// to a random sample of them; the corpus then grows from those that reach new
+    /// coverage.
+    fn with_seeds(mut self) -> Search {
+        if self.strategy == Strategy::Guided {
+            let s = &mut Stream::new(self.seed, "hunt/seeds");
+            let mut seeds: Vec<Candidate> = seed_inputs(&self.base.tree, &self.vocab, s)
+                .into_iter()
+                .map(|(tree, what)| Candidate {
+                    tree,
+                    seed: self.base.seed,
+                    history: vec![what],
+                })
+                .collect();
+            seeds.reverse();
+            self.seeds = seeds;
+        }
+        self
     }
 
     pub(crate) fn corpus_len(&self) -> usize {
@@ -132,22 +177,30 @@ impl Search {
         use rayon::prelude::*;
         let g = self.generation;
         self.generation += 1;
-        let cands: Vec<Candidate> = (0..n.min(GENERATION))
-            .map(|i| {
-                if g == 0 && i == 0 {
-                    // The base scenario as it is comes first.
-                    return self.base.clone();
-                }
-                self.candidate(&mut Stream::new(self.seed, &format!("hunt/{g}/{i}")))
-            })
-            .collect();
-        let sets = &self.sets;
+        let weights = self.energies();
+        let mut picked = vec![0u64; weights.len()];
+        let mut cands = Vec::new();
+        for i in 0..n.min(GENERATION) {
+            let c = if g == 0 && i == 0 {
+                // The base scenario as it is comes first.
+                self.base.clone()
+            } else if let Some(c) = self.seeds.pop() {
+                c
+            } else {
+                let s = &mut Stream::new(self.seed, &format!("hunt/{g}/{i}"));
+                self.candidate(s, &weights, &mut picked)
+            };
+            cands.push(c);
+        }
+        for (e, k) in self.corpus.iter_mut().zip(picked) {
+            e.picked += k;
+        }
         let results: Vec<Result<Option<Ran>, ()>> = pool.install(|| {
             cands
                 .par_iter()
                 .map(|c| {
                     catch_unwind(AssertUnwindSafe(|| {
-                        run_tree(&c.tree, sets, c.seed, String::new())
+                        Doc::new(CANDIDATE, c.tree.clone()).run(c.seed, "").ok()
                     }))
                     .map_err(|_| ())
                 })
@@ -158,19 +211,49 @@ impl Search {
         }
     }
 
-    /// A new candidate: from the base (`random`, `pct`, and `guided` while its corpus is
-    /// empty or one time in five), else from a corpus entry, the newest ones more often.
-    fn candidate(&self, s: &mut Stream) -> Candidate {
-        let from_corpus =
-            self.strategy == Strategy::Guided && !self.corpus.is_empty() && !s.chance_ppm(200_000);
+    /// The energy of each corpus entry (`guided`), as coverage-guided fuzzers schedule
+    /// their queue: the sum over the entry's features (coverage pairs and reach points) of
+    /// their rarity (a fixed scale divided by how many runs reached the feature), divided
+    /// by one more than the times the entry was already picked. Inputs that reach what
+    /// few runs reach are mutated most, and no input keeps the search forever.
+    fn energies(&self) -> Vec<u64> {
+        if self.strategy != Strategy::Guided {
+            return Vec::new();
+        }
+        self.corpus
+            .iter()
+            .map(|e| {
+                let rarity: u64 = e
+                    .features
+                    .iter()
+                    .map(|f| RARITY_SCALE / self.hits.get(f).copied().unwrap_or(1).max(1))
+                    .sum();
+                (rarity / (1 + e.picked)).max(1)
+            })
+            .collect()
+    }
+
+    /// A new candidate: from the base with a fresh seed (`random`, `pct`, and `guided`
+    /// while its corpus is empty or one time in ten), else (`guided`) from a corpus entry
+    /// drawn in proportion to its energy; then one to three mutations.
+    fn candidate(&self, s: &mut Stream, weights: &[u64], picked: &mut [u64]) -> Candidate {
+        let total: u64 = weights.iter().sum();
+        let from_corpus = self.strategy == Strategy::Guided && total > 0 && !s.chance_ppm(100_000);
         let mut c = if from_corpus {
-            let n = self.corpus.len() as u64;
-            let i = if s.chance_ppm(500_000) {
-                n - 1 - s.below(n.min(8))
-            } else {
-                s.below(n)
-            };
-            let mut c = self.corpus[i as usize].clone();
+            let mut x = s.below(total);
+            let i = weights
+                .iter()
+                .position(|&w| {
+                    if x < w {
+                        true
+                    } else {
+                        x -= w;
+                        false
+                    }
+                })
+                .unwrap_or(weights.len() - 1);
+            picked[i] += 1;
+            let mut c = self.corpus[i].cand.clone();
             if s.chance_ppm(500_000) {
                 c.seed = fresh_seed(s);
             }
@@ -206,8 +289,22 @@ impl Search {
         let before = self.pairs.len() + self.reach.len();
         self.pairs.extend(ran.obs.pairs.iter().copied());
         self.reach.extend(ran.out.reached.iter().cloned());
+        let features: Vec<Feature> = ran
+            .obs
+            .pairs
+            .iter()
+            .map(|p| Feature::Pair(*p))
+            .chain(ran.out.reached.iter().map(|r| Feature::Reach(r.clone())))
+            .collect();
+        for f in &features {
+            *self.hits.entry(f.clone()).or_insert(0) += 1;
+        }
         if self.pairs.len() + self.reach.len() > before {
-            self.corpus.push(c.clone());
+            self.corpus.push(Entry {
+                cand: c.clone(),
+                features,
+                picked: 0,
+            });
         }
         let run_invariants: Vec<String> = ran
             .out

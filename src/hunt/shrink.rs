@@ -804,7 +804,7 @@ mod tests {
         let s = shrink(&doc, 1, "no-start-after-termination", &Limits::default()).unwrap();
         assert!(s.after.pods <= 1 && s.after.actions <= 1, "{:?}", s.after);
         assert!(s.after.events < s.before.events);
-        let out = s.doc.run(s.seed, "").unwrap();
+        let out = s.doc.run(s.seed, "").unwrap().out;
         assert!(shows(&out, "no-start-after-termination"));
         assert!(s
             .findings
@@ -821,7 +821,7 @@ mod tests {
         assert!((1..=5).contains(&s.seed));
         assert!(s.runs <= 400);
         assert_eq!(s.doc.tree["spec"]["seed"], s.seed);
-        let out = s.doc.run(s.seed, "").unwrap();
+        let out = s.doc.run(s.seed, "").unwrap().out;
         assert!(shows(&out, "no-start-after-termination"));
     }
 

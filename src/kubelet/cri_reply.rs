@@ -160,6 +160,7 @@ impl Kubelet {
                 }
                 if let Some(e) = result.error() {
                     ks.errors.push(format!("StopContainer {id}: {e}"));
+                    ks.unstopped.push(id);
                     ctx.reach(crate::model::reach::Reach::CriErrorWhileTerminating);
                 }
                 self.release_turns(ctx, uid, &mut op);

@@ -5,14 +5,16 @@
 //! sidecars, each sidecar being killed waits (after its PreStop hook, within what is left of
 //! its grace) until every regular container and every later-declared sidecar of the same
 //! kill has stopped, so sidecars stop after the app, in reverse order of declaration. A wait
-//! that outlasts the grace gives up and the stop goes on with the 2 s minimum. Kills of
+//! that outlasts the grace gives up and the stop goes on with the 2 s minimum. A container
+//! whose `StopContainer` failed is never marked terminated (`killContainer` returns the
+//! error before `containerTerminated`), so the sidecars after it wait out their grace. Kills of
 //! single containers (probe failures) and of runtime-only pods have no ordering. Switch
 //! `sidecarsStopAfterMainContainers` off restores v1.28, where sidecars were stopped in
 //! parallel with the regular containers.
 
 use super::cri_reply::MIN_GRACE;
 use super::profile::Sw;
-use super::sync::{KillStage, Op};
+use super::sync::{KillStage, KillState, Op};
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::{ApiPod, ContainerId, NoteKind, PodUid, Transition};
@@ -59,6 +61,13 @@ pub(crate) fn termination_ordering(
     order
 }
 
+impl KillState {
+    /// Whether `id` is not yet terminated for the ordering: its stop is pending, or failed.
+    fn not_terminated(&self, id: ContainerId) -> bool {
+        self.pending.contains_key(&id) || self.unstopped.contains(&id)
+    }
+}
+
 impl Kubelet {
     /// Whether this kill orders sidecars (the switch, and a pod with sidecars).
     pub(super) fn kill_ordering(
@@ -88,7 +97,7 @@ impl Kubelet {
         let waits = ks
             .order
             .get(&id)
-            .is_some_and(|pre| pre.iter().any(|p| ks.pending.contains_key(p)));
+            .is_some_and(|pre| pre.iter().any(|p| ks.not_terminated(*p)));
         if waits && g > 0 {
             ks.pending.insert(
                 id,
@@ -124,7 +133,7 @@ impl Kubelet {
             .filter(|id| {
                 ks.order
                     .get(id)
-                    .is_none_or(|pre| !pre.iter().any(|p| ks.pending.contains_key(p)))
+                    .is_none_or(|pre| !pre.iter().any(|p| ks.not_terminated(*p)))
             })
             .collect();
         for id in ready {

@@ -95,6 +95,8 @@ pub(super) struct KillState {
     pub(super) errors: Vec<String>,
     /// What each container waits for before its stop (sidecar termination ordering).
     pub(super) order: BTreeMap<ContainerId, Vec<ContainerId>>,
+    /// Containers whose `StopContainer` failed: never marked terminated for the ordering.
+    pub(super) unstopped: Vec<ContainerId>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -678,6 +680,7 @@ impl Kubelet {
             sandboxes: sandboxes.into(),
             errors: Vec::new(),
             order,
+            unstopped: Vec::new(),
         };
         op.kill = Some(ks);
         // `killContainer` before PR 115835 (`pkg/kubelet/kuberuntime/kuberuntime_container.go`,
