@@ -86,6 +86,7 @@
 //! trace hash on any thread count.
 
 pub mod bisect;
+pub mod bisect_releases;
 pub mod cli;
 /// The behaviour switches and release profiles (see the README's profile table).
 pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
@@ -112,7 +113,7 @@ pub mod sweep;
 pub(crate) mod sweep_table;
 pub(crate) mod world;
 
-use scenario::{LoadError, Loaded, Names, Note, SweepFile, SwitchName};
+use scenario::{GateName, GateOnProfile, LoadError, Loaded, Names, Note, SweepFile, SwitchName};
 use std::path::Path;
 
 /// The names scenario validation checks against, gathered from the modules that define
@@ -129,6 +130,29 @@ pub(crate) fn names() -> Names {
                 built: s.built,
                 refs: s.refs,
                 on: s.on,
+            })
+            .collect(),
+        gates: kubelet::gates::GATES
+            .iter()
+            .map(|g| GateName {
+                name: g.name,
+                names: g.names(),
+                on: kubelet::profile::PROFILES
+                    .iter()
+                    .filter_map(|p| {
+                        let r = g.on(p)?;
+                        Some(GateOnProfile {
+                            profile: p,
+                            name: r.name,
+                            default: r.default,
+                            locked: r.locked,
+                            stage: r.stage.as_str(),
+                        })
+                    })
+                    .collect(),
+                switch: g.switch_name(),
+                off_built: g.off_built,
+                history: g.history(),
             })
             .collect(),
         invariants: oracle::invariants::INVARIANTS

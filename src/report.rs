@@ -180,7 +180,7 @@ pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
     // The port follows one release; a profile is a set of switch values on top of it.
     let switched =
-        crate::kubelet::profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours)
+        crate::kubelet::gates::resolve(&sc.kubelet.profile, &sc.kubelet.feature_gates, &sc.kubelet.behaviours)
             .diff("current");
     let how = if switched.is_empty() {
         format!("the {} port", out.upstream_release)

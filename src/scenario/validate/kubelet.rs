@@ -124,6 +124,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     let mut k = KubeletSpec {
         profile: defaults::PROFILE.to_owned(),
         behaviours: BTreeMap::new(),
+        feature_gates: BTreeMap::new(),
         config: defaults::kubelet_config(),
         timing: defaults::timing(),
         container_gc: None,
@@ -138,6 +139,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         &[
             "profile",
             "behaviours",
+            "featureGates",
             "config",
             "timing",
             "containerGC",
@@ -154,8 +156,16 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         let bp = o.at("behaviours");
         switch_map(cx, b, &bp, &mut k.behaviours);
     }
+    if let Some(g) = present(o.get("featureGates")) {
+        let p = o.at("featureGates");
+        super::gates::feature_gates(cx, g, &p, &k.profile, &mut k.feature_gates);
+    }
+    cx.gates_off = super::gates::gates_off(cx, &k.profile, &k.feature_gates);
     if let Some(c) = o.get("config") {
-        let switches = (k.profile.as_str(), &k.behaviours);
+        let eff = cx
+            .names
+            .effective_switches(&k.profile, &k.feature_gates, &k.behaviours);
+        let switches = (k.profile.as_str(), &eff);
         kubelet_config(cx, c, &o.at("config"), &mut k.config, switches);
     }
     if let Some(g) = present(o.get("containerGC")) {
@@ -303,6 +313,8 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Swi
             if d > Dur::ZERO {
                 if let Some(v) = o.get(f) {
                     cx.uses(cap, v.loc, &o.at(f));
+                    let what = format!("`{f}` above 0");
+                    super::gates::needs(cx, "GracefulNodeShutdown", v.loc, &o.at(f), &what);
                 }
             }
         }
@@ -441,6 +453,11 @@ fn priority_groups_on_profile(
     bp: &str,
     sw: Switches,
 ) {
+    let gate = "GracefulNodeShutdownBasedOnPodPriority";
+    if cx.gates_off.contains_key(gate) {
+        super::gates::needs(cx, gate, loc, bp, "`shutdownGracePeriodByPodPriority`");
+        return;
+    }
     let groups = "shutdownKillsByPriorityGroups";
     if !cx.names.switch_value(groups, sw.0, sw.1) {
         cx.err(
