@@ -81,8 +81,8 @@ pub struct Change {
     pub evidence: Vec<String>,
     /// Switches whose values differ: name -> [from, to].
     pub switches: BTreeMap<String, [bool; 2]>,
-    /// Feature gates whose values differ (`null`: the release has no such gate), by the
-    /// gate's newest name.
+    /// Feature gates whose values differ (`null`: the release has no such gate yet; a
+    /// removed gate counts as on), by the gate's newest name.
     pub gates: BTreeMap<String, [Option<bool>; 2]>,
 }
 
@@ -298,16 +298,12 @@ fn compare(sc: &Scenario, a: &ReleaseRuns, b: &ReleaseRuns, n: u64) -> Option<Ch
         .filter(|s| ba.on(s.sw) != bb.on(s.sw))
         .map(|s| (s.name.to_owned(), [ba.on(s.sw), bb.on(s.sw)]))
         .collect();
-    let gate_values = |r: &str| -> BTreeMap<&'static str, bool> {
-        gates::resolved(r, &k.feature_gates)
-            .into_iter()
-            .filter_map(|(name, v)| Some((gates::by_any_name(&name)?.name, v)))
-            .collect()
-    };
-    let (ga, gb) = (gate_values(&a.release), gate_values(&b.release));
     let gates = gates::GATES
         .iter()
-        .map(|g| (g.name, [ga.get(g.name).copied(), gb.get(g.name).copied()]))
+        .map(|g| {
+            let v = |r: &str| g.state(r, &k.feature_gates);
+            (g.name, [v(&a.release), v(&b.release)])
+        })
         .filter(|(_, [x, y])| x != y)
         .map(|(n, v)| (n.to_owned(), v))
         .collect();
@@ -391,9 +387,12 @@ pub fn table(b: &ReleaseBisect) -> String {
             if g.is_empty() { "none".into() } else { g.join(", ") }
         ));
     }
+    if b.releases.iter().any(|r| r.first_failing_replay.is_some()) {
+        s.push_str("\nfirst failing run per release:\n");
+    }
     for r in &b.releases {
         if let Some(rep) = &r.first_failing_replay {
-            s.push_str(&format!("  first failing run, {}: {rep}\n", r.release));
+            s.push_str(&format!("  {}: {rep}\n", r.release));
         }
     }
     s

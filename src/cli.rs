@@ -316,6 +316,7 @@ pub(crate) fn switches_table() -> String {
             sw.refs
         ));
     }
+    s.push_str(&crate::kubelet::gates::list_table());
     s
 }
 

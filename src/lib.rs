@@ -150,6 +150,11 @@ pub(crate) fn names() -> Names {
                         })
                     })
                     .collect(),
+                removed_on: kubelet::profile::PROFILES
+                    .iter()
+                    .copied()
+                    .filter(|p| g.removed_on(p))
+                    .collect(),
                 switch: g.switch_name(),
                 off_built: g.off_built,
                 history: g.history(),

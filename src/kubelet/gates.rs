@@ -172,7 +172,7 @@ pub const GATES: &[Gate] = &[
     },
 ];
 
-/// A gate's state on one release.
+/// A gate's stage on one release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OnRelease {
     /// The name the release knows it by.
@@ -201,6 +201,22 @@ impl Gate {
             default: s.default,
             locked: s.locked,
         })
+    }
+
+    /// Whether `profile`'s release comes after the gate was removed: the feature is then
+    /// in for good (a gate is removed only after GA).
+    pub(crate) fn removed_on(&self, profile: &str) -> bool {
+        matches!((minor(profile), self.removed), (Some(m), Some(r)) if m >= r)
+    }
+
+    /// The gate's value on `profile` with the scenario's `overrides`: `Some(true)` after its
+    /// removal, `None` before the release had it.
+    pub(crate) fn state(&self, profile: &str, overrides: &BTreeMap<String, bool>) -> Option<bool> {
+        if self.removed_on(profile) {
+            return Some(true);
+        }
+        let r = self.on(profile)?;
+        Some(overrides.get(r.name).copied().unwrap_or(r.default))
     }
 
     /// Every name the gate had, newest first.
@@ -264,13 +280,9 @@ pub(crate) fn resolved(profile: &str, overrides: &BTreeMap<String, bool>) -> BTr
 }
 
 /// The value of the gate named `name` (any of its names) on `profile` with `overrides`:
-/// `false` where the release does not have it.
+/// `false` before the release had it, `true` after it was removed.
 pub(crate) fn value(profile: &str, overrides: &BTreeMap<String, bool>, name: &str) -> bool {
-    let Some(g) = by_any_name(name) else {
-        return false;
-    };
-    g.on(profile)
-        .is_some_and(|r| overrides.get(r.name).copied().unwrap_or(r.default))
+    by_any_name(name).is_some_and(|g| g.state(profile, overrides) == Some(true))
 }
 
 /// The switch values of one run: `profile`'s, then the switches of the gates set against
@@ -367,6 +379,77 @@ fn uses(sc: &crate::scenario::Scenario) -> Uses {
     }
 }
 
+/// The gate table as Markdown (the README's, between `<!-- gates:begin -->` and
+/// `<!-- gates:end -->`): per gate its value on every profile (`-`: the release has no such
+/// gate; `locked`: GA, cannot be turned off), its stages and what it controls in podsim.
+pub(crate) fn markdown() -> String {
+    use super::profile::PROFILES;
+    let mut s = format!(
+        "\n| gate | {} | stages | in podsim |\n|---|{}---|---|\n",
+        PROFILES.join(" | "),
+        "---|".repeat(PROFILES.len())
+    );
+    for g in GATES {
+        let cells: Vec<String> = PROFILES
+            .iter()
+            .map(|p| match g.on(p) {
+                None if g.removed_on(p) => "on (gate removed)".to_owned(),
+                None => "-".to_owned(),
+                Some(r) => {
+                    let v = if r.default { "on" } else { "**off**" };
+                    let renamed = if r.name == g.name {
+                        String::new()
+                    } else {
+                        format!(" (as {})", r.name)
+                    };
+                    let locked = if r.locked { " (locked)" } else { "" };
+                    format!("{v}{locked}{renamed}")
+                }
+            })
+            .collect();
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} ({}) |\n",
+            g.name,
+            cells.join(" | "),
+            g.history(),
+            g.controls,
+            g.refs
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// `podsim bisect --list`'s gate part: every gate, its value on each profile, what it
+/// controls.
+pub(crate) fn list_table() -> String {
+    use super::profile::PROFILES;
+    let mut s = format!("\n{:44} {}\n", "feature gate", PROFILES.join("  "));
+    for g in GATES {
+        let vals: Vec<String> = PROFILES
+            .iter()
+            .map(|p| {
+                let v = match g.on(p) {
+                    None if g.removed_on(p) => "on",
+                    None => "-",
+                    Some(r) if r.default => "on",
+                    Some(_) => "off",
+                };
+                format!("{v:>width$}", width = p.len())
+            })
+            .collect();
+        s.push_str(&format!(
+            "{:44} {}\n  {}\n  {}; {}\n",
+            g.name,
+            vals.join("  "),
+            g.controls,
+            g.history(),
+            g.refs
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,7 +465,7 @@ mod tests {
             let Some(sw) = g.switch else { continue };
             let row = SWITCHES.iter().find(|s| s.sw == sw).expect("switch row");
             for p in PROFILES {
-                let gate = g.on(p).is_some_and(|r| r.default);
+                let gate = g.state(p, &BTreeMap::new()) == Some(true);
                 let switch = Behaviours::profile(p).on(sw);
                 assert_eq!(
                     gate, switch,
@@ -431,5 +514,27 @@ mod tests {
             Behaviours::profile("v1.22")
         );
         assert_eq!(resolved("v1.22", &gates)["ProbeTerminationGracePeriod"], true);
+    }
+
+    /// The README's gate table is [`markdown`]. To rewrite it after changing the table:
+    /// `PODSIM_GATES_RECORD=1 cargo test --lib gates`.
+    #[test]
+    fn the_readme_lists_the_gate_table() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(file).unwrap();
+        let (begin, end) = ("<!-- gates:begin -->", "<!-- gates:end -->");
+        let a = readme.find(begin).expect("the begin marker") + begin.len();
+        let b = readme.find(end).expect("the end marker");
+        let want = markdown();
+        if std::env::var("PODSIM_GATES_RECORD").is_ok_and(|v| v == "1") {
+            let text = format!("{}{want}{}", &readme[..a], &readme[b..]);
+            std::fs::write(file, text).unwrap();
+            return;
+        }
+        assert!(
+            readme[a..b] == want,
+            "README.md's feature gate table differs from src/kubelet/gates.rs; rewrite it with \
+             PODSIM_GATES_RECORD=1 cargo test --lib gates"
+        );
     }
 }

@@ -38,6 +38,8 @@ pub struct GateName {
     pub names: Vec<&'static str>,
     /// The profiles that have it.
     pub on: Vec<GateOnProfile>,
+    /// The profiles whose release comes after its removal (the feature is in for good).
+    pub removed_on: Vec<&'static str>,
     /// The behaviour switch it sets.
     pub switch: Option<&'static str>,
     /// Whether `false` is modelled.

@@ -42,8 +42,13 @@ pub(super) fn feature_gates(
             continue;
         };
         let Some(on) = g.on.iter().find(|o| o.profile == profile) else {
+            let why = if g.removed_on.contains(&profile) {
+                "it was removed after GA, the feature is always on"
+            } else {
+                "the kubelet would refuse to start"
+            };
             let m = format!(
-                "profile {profile}'s release has no feature gate `{}` (the kubelet would refuse to start): {}",
+                "profile {profile}'s release has no feature gate `{}` ({why}): {}",
                 key.name, g.history
             );
             cx.err(key.loc, &kp, m);
@@ -75,6 +80,44 @@ pub(super) fn feature_gates(
         }
         out.insert(key.name.clone(), val);
     }
+    if !out.is_empty() {
+        let m = resolved_note(names, profile, out);
+        cx.note(n.loc, p, m);
+    }
+}
+
+/// The note `podsim check` (and every command loading the scenario) prints for a scenario
+/// that sets gates: the gates set, the switches they set, the others at their defaults.
+fn resolved_note(
+    names: &crate::scenario::Names,
+    profile: &str,
+    set: &BTreeMap<String, bool>,
+) -> String {
+    let (mut mine, mut rest) = (Vec::new(), Vec::new());
+    for g in &names.gates {
+        let Some(on) = g.on.iter().find(|o| o.profile == profile) else {
+            continue;
+        };
+        match set.get(on.name) {
+            Some(&v) => {
+                let sw = match g.switch {
+                    Some(sw) if v != on.default => format!(" (sets behaviour {sw}={v})"),
+                    _ => String::new(),
+                };
+                mine.push(format!("{}={v}{sw}", on.name));
+            }
+            None => rest.push(format!("{}={}", on.name, on.default)),
+        }
+    }
+    format!(
+        "feature gates on profile {profile}: {}; at the release's defaults: {}",
+        mine.join(", "),
+        if rest.is_empty() {
+            "none".to_owned()
+        } else {
+            rest.join(", ")
+        }
+    )
 }
 
 /// For every gate that is off on `profile` with the scenario's `gates`, why (for the
@@ -87,6 +130,7 @@ pub(super) fn gates_off(
     let mut off = BTreeMap::new();
     for g in &cx.names.gates {
         let why = match g.on.iter().find(|o| o.profile == profile) {
+            None if g.removed_on.contains(&profile) => continue,
             None => format!("profile {profile}'s release does not have it ({})", g.history),
             Some(on) => match gates.get(on.name) {
                 Some(false) => format!("`spec.kubelet.featureGates.{}` is false", on.name),
