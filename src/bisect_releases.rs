@@ -324,7 +324,12 @@ pub fn table(b: &ReleaseBisect) -> String {
         crate::report::plural(b.seeds, "seed"),
         b.seeds
     );
-    let w = b.releases.iter().map(|r| r.release.len()).max().unwrap_or(0);
+    let w = b
+        .releases
+        .iter()
+        .map(|r| r.release.len())
+        .max()
+        .unwrap_or(0);
     s.push_str(&format!(
         "{:w$}  {:>9}  {:>7}  {:>17}  invariants\n",
         "release", "failing", "rate", "95% interval"
@@ -383,8 +388,16 @@ pub fn table(b: &ReleaseBisect) -> String {
             .collect();
         s.push_str(&format!(
             "  candidate causes: switches {}; feature gates {}\n",
-            if sw.is_empty() { "none".into() } else { sw.join(", ") },
-            if g.is_empty() { "none".into() } else { g.join(", ") }
+            if sw.is_empty() {
+                "none".into()
+            } else {
+                sw.join(", ")
+            },
+            if g.is_empty() {
+                "none".into()
+            } else {
+                g.join(", ")
+            }
         ));
     }
     if b.releases.iter().any(|r| r.first_failing_replay.is_some()) {

@@ -179,9 +179,12 @@ fn pod_block(s: &mut String, p: &PodSummary) {
 pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
     // The port follows one release; a profile is a set of switch values on top of it.
-    let switched =
-        crate::kubelet::gates::resolve(&sc.kubelet.profile, &sc.kubelet.feature_gates, &sc.kubelet.behaviours)
-            .diff("current");
+    let switched = crate::kubelet::gates::resolve(
+        &sc.kubelet.profile,
+        &sc.kubelet.feature_gates,
+        &sc.kubelet.behaviours,
+    )
+    .diff("current");
     let how = if switched.is_empty() {
         format!("the {} port", out.upstream_release)
     } else {

@@ -419,12 +419,16 @@ fn bisect_releases_names_where_shutdown_pods_failed_stops() {
     // Every release after the change keeps it away, and the one before it is named in
     // `changes` in release order.
     let after = b.releases.iter().skip_while(|r| r.release != c.to);
-    assert!(after.clone().all(|r| r.skipped.is_some() || has(&r.release) == 0));
+    assert!(after
+        .clone()
+        .all(|r| r.skipped.is_some() || has(&r.release) == 0));
     assert!(b.first_change.is_some());
 }
 
 /// Seeds per variant for the catalog-wide bisect test.
 const CATALOG_BISECT_SEEDS: u64 = 12;
+/// Seeds for an entry whose switch was not named on [`CATALOG_BISECT_SEEDS`].
+const CATALOG_BISECT_RETRY_SEEDS: u64 = 40;
 
 /// Issue 12 must-show: `podsim bisect` names the right switch for every race-catalog entry.
 /// Each entry runs with its `spec.expect.old.behaviours` as the base (the behaviour before
@@ -459,7 +463,12 @@ fn bisect_names_the_switch_of_every_catalog_entry() {
             })
             .collect();
         let sc = load(file, &pairs).unwrap().scenario;
-        let b = podsim::bisect::bisect(file, &sets, &sc, CATALOG_BISECT_SEEDS, &pool);
+        let mut b = podsim::bisect::bisect(file, &sets, &sc, CATALOG_BISECT_SEEDS, &pool);
+        // An entry whose old behaviour shows on few seeds gets more before it counts as
+        // missed (a Fisher test on 12 seeds cannot reach p < 0.01 below 7 hits).
+        if old.behaviours.keys().any(|sw| !b.culprits.contains(sw)) {
+            b = podsim::bisect::bisect(file, &sets, &sc, CATALOG_BISECT_RETRY_SEEDS, &pool);
+        }
         for sw in old.behaviours.keys() {
             if !b.culprits.contains(sw) {
                 missed.push(format!(

@@ -268,7 +268,10 @@ pub(crate) fn by_any_name(name: &str) -> Option<&'static Gate> {
 /// The resolved gates of `profile` with the scenario's `overrides` (names as the release
 /// knows them; validation has rejected any other): every gate the release has, by the
 /// release's name.
-pub(crate) fn resolved(profile: &str, overrides: &BTreeMap<String, bool>) -> BTreeMap<String, bool> {
+pub(crate) fn resolved(
+    profile: &str,
+    overrides: &BTreeMap<String, bool>,
+) -> BTreeMap<String, bool> {
     GATES
         .iter()
         .filter_map(|g| {
@@ -334,11 +337,16 @@ pub(crate) fn refusal(sc: &crate::scenario::Scenario, profile: &str) -> Option<S
     for (feature, gate) in [
         (uses.sidecar, "SidecarContainers"),
         (uses.sleep, "PodLifecycleSleepAction"),
-        (uses.priority_groups, "GracefulNodeShutdownBasedOnPodPriority"),
+        (
+            uses.priority_groups,
+            "GracefulNodeShutdownBasedOnPodPriority",
+        ),
         (uses.shutdown_grace, "GracefulNodeShutdown"),
     ] {
         if let (Some(what), true) = (feature, off(gate)) {
-            return Some(format!("{what} needs feature gate {gate}, off on {profile}"));
+            return Some(format!(
+                "{what} needs feature gate {gate}, off on {profile}"
+            ));
         }
     }
     None
@@ -481,18 +489,31 @@ mod tests {
     #[test]
     fn stages_follow_upstream() {
         let g = by_any_name("PodHasNetworkCondition").unwrap();
-        assert_eq!(g.on("v1.27").map(|r| r.name), Some("PodHasNetworkCondition"));
-        assert_eq!(g.on("v1.29").map(|r| (r.name, r.default)), Some((g.name, true)));
+        assert_eq!(
+            g.on("v1.27").map(|r| r.name),
+            Some("PodHasNetworkCondition")
+        );
+        assert_eq!(
+            g.on("v1.29").map(|r| (r.name, r.default)),
+            Some((g.name, true))
+        );
         assert_eq!(g.on("v1.23"), None);
         let p = by_any_name("ProbeTerminationGracePeriod").unwrap();
-        assert_eq!(p.on("v1.22").map(|r| (r.stage, r.default)), Some((Beta, false)));
+        assert_eq!(
+            p.on("v1.22").map(|r| (r.stage, r.default)),
+            Some((Beta, false))
+        );
         assert_eq!(p.on("v1.25").map(|r| r.default), Some(true));
         assert_eq!(p.on("v1.29"), None);
         let d = by_any_name("PodDisruptionConditions").unwrap();
         assert!(d.on("current").is_some_and(|r| r.locked && r.default));
         assert!(d.on("v1.27").is_some_and(|r| !r.locked && r.default));
         for g in GATES {
-            assert!(g.steps.windows(2).all(|w| w[0].since < w[1].since), "{}", g.name);
+            assert!(
+                g.steps.windows(2).all(|w| w[0].since < w[1].since),
+                "{}",
+                g.name
+            );
             assert!(g.switch.is_none() || g.switch_name().is_some());
         }
     }
@@ -513,7 +534,10 @@ mod tests {
             resolve("v1.22", &at_default, &BTreeMap::new()),
             Behaviours::profile("v1.22")
         );
-        assert_eq!(resolved("v1.22", &gates)["ProbeTerminationGracePeriod"], true);
+        assert_eq!(
+            resolved("v1.22", &gates)["ProbeTerminationGracePeriod"],
+            true
+        );
     }
 
     /// The README's gate table is [`markdown`]. To rewrite it after changing the table:

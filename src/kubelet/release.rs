@@ -5,7 +5,9 @@
 //! and every profile at or after it has the change.
 
 /// Every release podsim models, oldest first.
-pub(crate) const RELEASES: [&str; 7] = ["v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31"];
+pub(crate) const RELEASES: [&str; 7] = [
+    "v1.21", "v1.22", "v1.23", "v1.25", "v1.27", "v1.29", "v1.31",
+];
 
 /// The newest release: the one `current` stands for.
 pub(crate) const NEWEST: &str = "v1.31";
@@ -21,7 +23,10 @@ pub(crate) fn minor(name: &str) -> Option<u32> {
 /// pass validated profile names and table constants.
 pub(crate) fn at_least(release: &str, since: &str) -> bool {
     let (r, s) = (minor(release), minor(since));
-    assert!(r.is_some() && s.is_some(), "not a release: {release} / {since}");
+    assert!(
+        r.is_some() && s.is_some(),
+        "not a release: {release} / {since}"
+    );
     r >= s
 }
 

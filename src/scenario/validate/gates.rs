@@ -18,7 +18,12 @@ pub(super) fn feature_gates(
     out: &mut BTreeMap<String, bool>,
 ) {
     let Kind::Map(entries) = &n.kind else {
-        expected(cx, n, p, "a mapping of feature gate names to `true`/`false`");
+        expected(
+            cx,
+            n,
+            p,
+            "a mapping of feature gate names to `true`/`false`",
+        );
         return;
     };
     let names = cx.names;

@@ -370,9 +370,11 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     }
     let kubelet = kubelet(cx, spec.get("kubelet"));
     let gate = "probeTerminationGracePeriod";
-    let switches =
-        cx.names
-            .effective_switches(&kubelet.profile, &kubelet.feature_gates, &kubelet.behaviours);
+    let switches = cx.names.effective_switches(
+        &kubelet.profile,
+        &kubelet.feature_gates,
+        &kubelet.behaviours,
+    );
     if !cx.names.switch_value(gate, &kubelet.profile, &switches) {
         cx.probe_grace_off = Some(kubelet.profile.clone());
     }
