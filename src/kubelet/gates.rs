@@ -390,6 +390,7 @@ fn uses(sc: &crate::scenario::Scenario) -> Uses {
 /// The gate table as Markdown (the README's, between `<!-- gates:begin -->` and
 /// `<!-- gates:end -->`): per gate its value on every profile (`-`: the release has no such
 /// gate; `locked`: GA, cannot be turned off), its stages and what it controls in podsim.
+#[cfg(test)]
 pub(crate) fn markdown() -> String {
     use super::profile::PROFILES;
     let mut s = format!(
