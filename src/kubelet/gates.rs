@@ -380,8 +380,11 @@ fn uses(sc: &crate::scenario::Scenario) -> Uses {
     Uses {
         sidecar,
         sleep,
-        priority_groups: (!cfg.shutdown_grace_period_by_pod_priority.is_empty())
-            .then_some("shutdownGracePeriodByPodPriority"),
+        // An explicit `shutdownKillsByPriorityGroups: true` brings the groups in without
+        // the gate (as validation allows).
+        priority_groups: (!cfg.shutdown_grace_period_by_pod_priority.is_empty()
+            && sc.kubelet.behaviours.get("shutdownKillsByPriorityGroups") != Some(&true))
+        .then_some("shutdownGracePeriodByPodPriority"),
         shutdown_grace: (cfg.shutdown_grace_period > crate::sim::Dur::ZERO)
             .then_some("shutdownGracePeriod"),
     }

@@ -156,7 +156,10 @@ pub(super) fn gates_off(
 /// `gate` allows, if the gate is off.
 pub(super) fn needs(cx: &mut Cx, gate: &str, loc: Loc, p: &str, what: &str) {
     if let Some(why) = cx.gates_off.get(gate).cloned() {
-        let m = format!("{what} needs the feature gate {gate}, which is off: {why}");
+        let profile = &cx.gates_profile;
+        let m = format!(
+            "{what} is not available on profile {profile}: it needs the feature gate {gate}, which is off: {why}"
+        );
         cx.err(loc, p, m);
     }
 }

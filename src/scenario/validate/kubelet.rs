@@ -161,6 +161,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         super::gates::feature_gates(cx, g, &p, &k.profile, &mut k.feature_gates);
     }
     cx.gates_off = super::gates::gates_off(cx, &k.profile, &k.feature_gates);
+    cx.gates_profile = k.profile.clone();
     if let Some(c) = o.get("config") {
         let eff = cx
             .names
@@ -454,11 +455,13 @@ fn priority_groups_on_profile(
     sw: Switches,
 ) {
     let gate = "GracefulNodeShutdownBasedOnPodPriority";
-    if cx.gates_off.contains_key(gate) {
+    let groups = "shutdownKillsByPriorityGroups";
+    // `behaviours: {shutdownKillsByPriorityGroups: true}` brings the priority groups into
+    // a release without the gate (a deliberate mix, as `podsim bisect` flips it).
+    if cx.gates_off.contains_key(gate) && sw.1.get(groups) != Some(&true) {
         super::gates::needs(cx, gate, loc, bp, "`shutdownGracePeriodByPodPriority`");
         return;
     }
-    let groups = "shutdownKillsByPriorityGroups";
     if !cx.names.switch_value(groups, sw.0, sw.1) {
         cx.err(
             loc,

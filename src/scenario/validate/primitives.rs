@@ -30,6 +30,8 @@ pub(super) struct Cx<'a> {
     /// The feature gates that are off for the scenario (profile and `featureGates`), by
     /// name, each with why: a feature one of them allows is an error.
     pub(super) gates_off: std::collections::BTreeMap<&'static str, String>,
+    /// The profile `gates_off` is for.
+    pub(super) gates_profile: String,
 }
 
 impl<'a> Cx<'a> {
@@ -42,6 +44,7 @@ impl<'a> Cx<'a> {
             names,
             probe_grace_off: None,
             gates_off: std::collections::BTreeMap::new(),
+            gates_profile: String::new(),
         }
     }
 
