@@ -89,7 +89,7 @@ fn a_feature_whose_gate_is_off_is_an_error_at_its_use() {
         )],
     );
     assert!(
-        e.contains("`shutdownGracePeriodByPodPriority` needs the feature gate GracefulNodeShutdownBasedOnPodPriority"),
+        e.contains("it needs the feature gate GracefulNodeShutdownBasedOnPodPriority"),
         "{e}"
     );
     let e = problems(
@@ -97,7 +97,7 @@ fn a_feature_whose_gate_is_off_is_an_error_at_its_use() {
         &[("spec.kubelet.featureGates.GracefulNodeShutdown", "false")],
     );
     assert!(
-        e.contains("`shutdownGracePeriod` above 0 needs the feature gate GracefulNodeShutdown"),
+        e.contains("`shutdownGracePeriod` above 0 is not available on profile current: it needs the feature gate GracefulNodeShutdown"),
         "{e}"
     );
 }
