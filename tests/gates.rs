@@ -118,8 +118,8 @@ fn a_gate_sets_its_switch_and_behaviours_win() {
     };
     let g = "spec.kubelet.featureGates.ProbeTerminationGracePeriod";
     let out = one(&[("spec.kubelet.profile", "v1.22"), (g, "true")]);
-    assert_eq!(out.behaviours["probeTerminationGracePeriod"], true);
-    assert_eq!(out.feature_gates["ProbeTerminationGracePeriod"], true);
+    assert!(out.behaviours["probeTerminationGracePeriod"]);
+    assert!(out.feature_gates["ProbeTerminationGracePeriod"]);
     let out = one(&[
         ("spec.kubelet.profile", "v1.22"),
         (g, "true"),
@@ -128,15 +128,15 @@ fn a_gate_sets_its_switch_and_behaviours_win() {
             "false",
         ),
     ]);
-    assert_eq!(out.behaviours["probeTerminationGracePeriod"], false);
+    assert!(!out.behaviours["probeTerminationGracePeriod"]);
     let out = one(&[]);
-    assert_eq!(out.feature_gates["SidecarContainers"], true);
+    assert!(out.feature_gates["SidecarContainers"]);
     assert!(!out
         .feature_gates
         .contains_key("ProbeTerminationGracePeriod"));
     let out = one(&[("spec.kubelet.profile", "v1.27")]);
-    assert_eq!(out.feature_gates["PodHasNetworkCondition"], false);
-    assert_eq!(out.behaviours["readyToStartContainersCondition"], false);
+    assert!(!out.feature_gates["PodHasNetworkCondition"]);
+    assert!(!out.behaviours["readyToStartContainersCondition"]);
 }
 
 /// `podsim bisect` skips a profile whose gates refuse a feature the scenario uses, naming

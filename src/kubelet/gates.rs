@@ -538,10 +538,7 @@ mod tests {
             resolve("v1.22", &at_default, &BTreeMap::new()),
             Behaviours::profile("v1.22")
         );
-        assert_eq!(
-            resolved("v1.22", &gates)["ProbeTerminationGracePeriod"],
-            true
-        );
+        assert!(resolved("v1.22", &gates)["ProbeTerminationGracePeriod"]);
     }
 
     /// The README's gate table is [`markdown`]. To rewrite it after changing the table:
