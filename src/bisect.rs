@@ -12,7 +12,7 @@
 //! compared); the switches that do are named at the end. Invariants outside the target
 //! whose rate changes as much are listed per variant as side effects.
 
-use crate::kubelet::profile::{release_of, Behaviours, SWITCHES};
+use crate::kubelet::profile::{release_of, SWITCHES};
 use crate::kubelet::release::RELEASES;
 use crate::results::wilson;
 use crate::run::{run, RunOptions};
@@ -66,6 +66,9 @@ pub struct Bisect {
     pub variants: Vec<Variant>,
     /// Switches whose flip changes the outcome.
     pub culprits: Vec<String>,
+    /// Variants not run: their profile's feature gates refuse a feature the scenario uses
+    /// (`[label, why]`).
+    pub skipped: Vec<[String; 2]>,
 }
 
 /// The most runs one bisection may make (variants x seeds): as for a sweep
@@ -162,10 +165,17 @@ fn not_kept<'a>(
         .collect()
 }
 
-/// The variants: the base, every other profile, every built switch flipped from the base.
-fn specs(sc: &Scenario) -> Vec<Spec> {
+/// The variants: the base, every other profile whose feature gates allow what the
+/// scenario uses (the others come back as `[label, why]`), every built switch flipped from
+/// the base.
+fn specs(sc: &Scenario) -> (Vec<Spec>, Vec<[String; 2]>) {
+    let mut skipped = Vec::new();
     let base_profile = sc.kubelet.profile.clone();
-    let base_b = Behaviours::resolve(&base_profile, &sc.kubelet.behaviours);
+    let base_b = crate::kubelet::gates::resolve(
+        &base_profile,
+        &sc.kubelet.feature_gates,
+        &sc.kubelet.behaviours,
+    );
     let mut specs = vec![Spec {
         label: format!("base (profile {base_profile})"),
         profile: base_profile.clone(),
@@ -175,6 +185,10 @@ fn specs(sc: &Scenario) -> Vec<Spec> {
     // Every other release, by its release name (`current` and the newest release are one
     // point: the base).
     for p in RELEASES.iter().filter(|p| **p != release_of(&base_profile)) {
+        if let Some(why) = crate::kubelet::gates::refusal(sc, p) {
+            skipped.push([format!("profile {p}"), why]);
+            continue;
+        }
         let mut s = sc.clone();
         s.kubelet.profile = (*p).to_owned();
         specs.push(Spec {
@@ -195,7 +209,7 @@ fn specs(sc: &Scenario) -> Vec<Spec> {
             sc: Arc::new(s),
         });
     }
-    specs
+    (specs, skipped)
 }
 
 /// Runs the bisection of `sc` (loaded from `path` with the `--set` flags `base_sets`) over
@@ -227,7 +241,7 @@ pub fn bisect(
             f.iter().any(|x| target.contains(x))
         }
     };
-    let specs = specs(sc);
+    let (specs, skipped) = specs(sc);
     // Per variant, the runs fold into bounded counts (the seeds stream; nothing is kept
     // per run); the fold is order-independent, so the result never depends on threads.
     let tallies: Vec<Tally> = pool.install(|| {
@@ -339,6 +353,7 @@ pub fn bisect(
         target,
         variants,
         culprits,
+        skipped,
     }
 }
 
@@ -395,6 +410,9 @@ pub fn table(b: &Bisect) -> String {
                 String::new()
             }
         ));
+    }
+    for [label, why] in &b.skipped {
+        s.push_str(&format!("{label:w$}  skipped: {why}\n"));
     }
     s.push('\n');
     if b.variants.iter().any(|v| v.expected_on_profile) {

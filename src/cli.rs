@@ -130,6 +130,9 @@ pub struct BisectArgs {
     /// List the behaviour switches and the profiles' values, and exit.
     #[arg(long)]
     pub list: bool,
+    /// Run every release profile instead; name the first release where the outcome changes.
+    #[arg(long, conflicts_with = "list")]
+    pub releases: bool,
 }
 
 #[derive(Args, Debug)]
@@ -285,7 +288,9 @@ fn command(cli: Cli) -> ExitCode {
 
 /// `podsim bisect --list`: every switch, its value on each release, and its references.
 pub(crate) fn switches_table() -> String {
-    crate::kubelet::profile_doc::switches_table()
+    let mut s = crate::kubelet::profile_doc::switches_table();
+    s.push_str(&crate::kubelet::gates::list_table());
+    s
 }
 
 fn cmd_bisect(a: BisectArgs) -> ExitCode {
@@ -301,9 +306,12 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
         eprintln!("error: --seeds must be at least 1");
         return ExitCode::from(2);
     }
-    if let Err(e) =
-        crate::bisect::check_seeds(a.seeds).and_then(|()| crate::sweep::check_jobs(a.jobs))
-    {
+    let seeds_ok = if a.releases {
+        crate::bisect_releases::check_seeds(a.seeds)
+    } else {
+        crate::bisect::check_seeds(a.seeds)
+    };
+    if let Err(e) = seeds_ok.and_then(|()| crate::sweep::check_jobs(a.jobs)) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
@@ -328,17 +336,19 @@ fn cmd_bisect(a: BisectArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let b = crate::bisect::bisect(&path, &a.set, &sc, a.seeds, &pool);
-    if a.json {
-        match serde_json::to_string_pretty(&b) {
-            Ok(s) => outln!("{s}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        }
+    let printed = if a.releases {
+        let b = crate::bisect_releases::bisect_releases(&path, &a.set, &sc, a.seeds, &pool);
+        crate::bisect_releases::render(&b, a.json, crate::bisect_releases::table)
     } else {
-        out!("{}", crate::bisect::table(&b));
+        let b = crate::bisect::bisect(&path, &a.set, &sc, a.seeds, &pool);
+        crate::bisect_releases::render(&b, a.json, crate::bisect::table)
+    };
+    match printed {
+        Ok(s) => out!("{s}"),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     }
     ExitCode::SUCCESS
 }

@@ -86,6 +86,7 @@
 //! trace hash on any thread count.
 
 pub mod bisect;
+pub mod bisect_releases;
 pub mod cli;
 /// The behaviour switches and release profiles (see the README's profile table).
 pub use kubelet::profile::{Switch, PROFILES, PROFILE_ALIASES, SWITCHES};
@@ -114,7 +115,7 @@ pub mod sweep;
 pub(crate) mod sweep_table;
 pub(crate) mod world;
 
-use scenario::{LoadError, Loaded, Names, Note, SweepFile, SwitchName};
+use scenario::{GateName, GateOnProfile, LoadError, Loaded, Names, Note, SweepFile, SwitchName};
 use std::path::Path;
 
 /// The names scenario validation checks against, gathered from the modules that define
@@ -131,6 +132,34 @@ pub(crate) fn names() -> Names {
                 built: s.built,
                 refs: s.refs,
                 on: s.on_releases(),
+            })
+            .collect(),
+        gates: kubelet::gates::GATES
+            .iter()
+            .map(|g| GateName {
+                name: g.name,
+                names: g.names(),
+                on: kubelet::profile::PROFILES
+                    .iter()
+                    .filter_map(|p| {
+                        let r = g.on(p)?;
+                        Some(GateOnProfile {
+                            profile: p,
+                            name: r.name,
+                            default: r.default,
+                            locked: r.locked,
+                            stage: r.stage.as_str(),
+                        })
+                    })
+                    .collect(),
+                removed_on: kubelet::profile::PROFILES
+                    .iter()
+                    .copied()
+                    .filter(|p| g.removed_on(p))
+                    .collect(),
+                switch: g.switch_name(),
+                off_built: g.off_built,
+                history: g.history(),
             })
             .collect(),
         invariants: oracle::invariants::INVARIANTS

@@ -178,10 +178,13 @@ fn pod_block(s: &mut String, p: &PodSummary) {
 /// The text summary `podsim run` prints.
 pub(crate) fn text_summary(sc: &Scenario, out: &RunOutput) -> String {
     let mut s = String::new();
-    // A profile is a release; the scenario's switch overrides are named after it.
-    let switched =
-        crate::kubelet::profile::Behaviours::resolve(&sc.kubelet.profile, &sc.kubelet.behaviours)
-            .diff(&sc.kubelet.profile);
+    // A profile is a release; the scenario's gate and switch overrides are named after it.
+    let switched = crate::kubelet::gates::resolve(
+        &sc.kubelet.profile,
+        &sc.kubelet.feature_gates,
+        &sc.kubelet.behaviours,
+    )
+    .diff(&sc.kubelet.profile);
     let how = if switched.is_empty() {
         format!("release {}", out.release)
     } else {

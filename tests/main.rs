@@ -12,6 +12,7 @@ mod eviction;
 mod eviction_disk;
 mod files;
 mod fuzz;
+mod gates;
 mod golden;
 mod hooks_oom;
 mod hunt;

@@ -40,6 +40,7 @@ pub(crate) mod cri_reply;
 pub(crate) mod eviction;
 mod eviction_reclaim;
 pub(crate) mod eviction_signals;
+pub(crate) mod gates;
 mod hooks;
 pub(crate) mod housekeeping;
 pub(crate) mod image_gc;
@@ -228,7 +229,7 @@ impl Kubelet {
     /// capacity, its random streams derived from `seed`.
     pub(crate) fn new(spec: &KubeletSpec, node: &NodeSpec, seed: u64) -> Self {
         let t = &spec.timing;
-        let b = profile::Behaviours::resolve(&spec.profile, &spec.behaviours);
+        let b = gates::resolve(&spec.profile, &spec.feature_gates, &spec.behaviours);
         let mut k = Kubelet {
             b,
             config: PodManager::default(),

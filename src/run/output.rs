@@ -247,6 +247,9 @@ pub struct RunOutput {
     pub release: String,
     pub upstream_release: String,
     pub behaviours: BTreeMap<String, bool>,
+    /// Every feature gate the profile's release has, resolved (release default, then
+    /// `spec.kubelet.featureGates`), by the release's name for it.
+    pub feature_gates: BTreeMap<String, bool>,
     pub trace_hash: String,
     pub events: u64,
     pub simulated_ns: u64,

@@ -68,6 +68,10 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         release: crate::kubelet::profile::release_of(&sc.kubelet.profile).into(),
         upstream_release: UPSTREAM_RELEASE.into(),
         behaviours: w.kubelet.behaviours(),
+        feature_gates: crate::kubelet::gates::resolved(
+            &sc.kubelet.profile,
+            &sc.kubelet.feature_gates,
+        ),
         trace_hash: w.trace.hash_hex(),
         events: w.sim.events(),
         simulated_ns: w.sim.now().0,

@@ -23,7 +23,7 @@ pub mod types;
 pub mod validate;
 
 pub use error::{escape_controls, LoadError, Note, Problem};
-pub use names::{Names, SwitchName};
+pub use names::{GateName, GateOnProfile, Names, SwitchName};
 pub use types::*;
 pub(crate) use validate::{check_file, closest, load, load_str, load_sweep, load_sweep_str};
 pub use validate::{Loaded, SweepFile, SweepParameter, API_VERSION};

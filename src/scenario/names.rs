@@ -16,6 +16,38 @@ pub struct SwitchName {
     pub on: Vec<&'static str>,
 }
 
+/// One feature gate on one profile, as validation sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GateOnProfile {
+    pub profile: &'static str,
+    /// The name that profile's release knows the gate by.
+    pub name: &'static str,
+    pub default: bool,
+    /// GA and locked to its default: setting it otherwise keeps the kubelet from starting.
+    pub locked: bool,
+    /// `alpha`, `beta` or `GA`.
+    pub stage: &'static str,
+}
+
+/// One feature gate, as validation sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateName {
+    /// Its newest name.
+    pub name: &'static str,
+    /// Every name it had.
+    pub names: Vec<&'static str>,
+    /// The profiles that have it.
+    pub on: Vec<GateOnProfile>,
+    /// The profiles whose release comes after its removal (the feature is in for good).
+    pub removed_on: Vec<&'static str>,
+    /// The behaviour switch it sets.
+    pub switch: Option<&'static str>,
+    /// Whether `false` is modelled.
+    pub off_built: bool,
+    /// Its stages by release, one line.
+    pub history: String,
+}
+
 /// Everything validation checks names against.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Names {
@@ -26,6 +58,8 @@ pub struct Names {
     pub profile_aliases: Vec<(&'static str, &'static str)>,
     /// Every behaviour switch, in table order.
     pub switches: Vec<SwitchName>,
+    /// Every feature gate podsim models.
+    pub gates: Vec<GateName>,
     /// The oracle's invariant names (`expect.findings`), offered in "did you mean" hints.
     pub invariants: Vec<&'static str>,
     /// Further finding names `expect.findings` accepts: those the run itself reports. They
@@ -92,6 +126,36 @@ impl Names {
         };
         let base = !s.built || s.on.contains(&self.release(profile));
         overrides.get(name).copied().unwrap_or(base)
+    }
+
+    /// The gate called `name` on some release.
+    pub fn gate(&self, name: &str) -> Option<&GateName> {
+        self.gates.iter().find(|g| g.names.contains(&name))
+    }
+
+    /// The switch overrides a scenario's gates and behaviours make together: the switch
+    /// of every gate set against its release's default, then the explicit `behaviours`.
+    pub fn effective_switches(
+        &self,
+        profile: &str,
+        gates: &std::collections::BTreeMap<String, bool>,
+        behaviours: &std::collections::BTreeMap<String, bool>,
+    ) -> std::collections::BTreeMap<String, bool> {
+        let mut out = std::collections::BTreeMap::new();
+        for g in &self.gates {
+            let (Some(on), Some(sw)) = (g.on.iter().find(|o| o.profile == profile), g.switch)
+            else {
+                continue;
+            };
+            match gates.get(on.name) {
+                Some(&v) if v != on.default => {
+                    out.insert(sw.to_owned(), v);
+                }
+                _ => {}
+            }
+        }
+        out.extend(behaviours.iter().map(|(k, v)| (k.clone(), *v)));
+        out
     }
 
     /// Whether `name` is a finding a run can report.

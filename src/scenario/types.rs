@@ -53,6 +53,9 @@ pub struct KubeletSpec {
     pub profile: String,
     /// `behaviours`: switch name -> value, overriding the profile.
     pub behaviours: BTreeMap<String, bool>,
+    /// `featureGates`: gate name (as the profile's release calls it) -> value, overriding
+    /// the release's defaults.
+    pub feature_gates: BTreeMap<String, bool>,
     pub config: KubeletConfig,
     pub timing: Timing,
     /// `containerGC`: the container garbage collector's policy; `None` when the scenario

@@ -67,6 +67,8 @@ fn hook(cx: &mut Cx, lo: &Obj, key: &str, tgps: i64) -> Option<HookHandler> {
             HookHandler::TcpSocket
         }
         _ => {
+            let what = format!("the `sleep` action of a {key} hook");
+            super::gates::needs(cx, "PodLifecycleSleepAction", k.loc, &ho.at("sleep"), &what);
             let secs = super::pods::sleep_seconds(cx, v, &ho.at("sleep"), tgps)?;
             HookHandler::Sleep(secs)
         }

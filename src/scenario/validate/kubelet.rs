@@ -124,6 +124,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
     let mut k = KubeletSpec {
         profile: defaults::PROFILE.to_owned(),
         behaviours: BTreeMap::new(),
+        feature_gates: BTreeMap::new(),
         config: defaults::kubelet_config(),
         timing: defaults::timing(),
         container_gc: None,
@@ -138,6 +139,7 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         &[
             "profile",
             "behaviours",
+            "featureGates",
             "config",
             "timing",
             "containerGC",
@@ -154,8 +156,17 @@ pub(super) fn kubelet(cx: &mut Cx, n: Option<&Node>) -> KubeletSpec {
         let bp = o.at("behaviours");
         switch_map(cx, b, &bp, &mut k.behaviours);
     }
+    if let Some(g) = present(o.get("featureGates")) {
+        let p = o.at("featureGates");
+        super::gates::feature_gates(cx, g, &p, &k.profile, &mut k.feature_gates);
+    }
+    cx.gates_off = super::gates::gates_off(cx, &k.profile, &k.feature_gates);
+    cx.gates_profile = k.profile.clone();
     if let Some(c) = o.get("config") {
-        let switches = (k.profile.as_str(), &k.behaviours);
+        let eff = cx
+            .names
+            .effective_switches(&k.profile, &k.feature_gates, &k.behaviours);
+        let switches = (k.profile.as_str(), &eff);
         kubelet_config(cx, c, &o.at("config"), &mut k.config, switches);
     }
     if let Some(g) = present(o.get("containerGC")) {
@@ -303,6 +314,8 @@ fn kubelet_config(cx: &mut Cx, n: &Node, p: &str, c: &mut KubeletConfig, sw: Swi
             if d > Dur::ZERO {
                 if let Some(v) = o.get(f) {
                     cx.uses(cap, v.loc, &o.at(f));
+                    let what = format!("`{f}` above 0");
+                    super::gates::needs(cx, "GracefulNodeShutdown", v.loc, &o.at(f), &what);
                 }
             }
         }
@@ -441,18 +454,12 @@ fn priority_groups_on_profile(
     bp: &str,
     sw: Switches,
 ) {
+    let gate = "GracefulNodeShutdownBasedOnPodPriority";
     let groups = "shutdownKillsByPriorityGroups";
-    // v1.23 has the group loop but its gate is alpha, off by default: the field is ignored
-    // there (migrateConfig's two groups run instead), so a scenario using it is an error.
-    if cx.names.release(sw.0) == "v1.23" && cx.names.switch_value(groups, sw.0, sw.1) {
-        cx.err(
-            loc,
-            bp,
-            format!(
-                "not available on profile {}: feature gate GracefulNodeShutdownBasedOnPodPriority is alpha and off by default in v1.23 (on by default from v1.24), so the kubelet ignores the field and runs two groups from `shutdownGracePeriod` and `shutdownGracePeriodCriticalPods`",
-                sw.0
-            ),
-        );
+    // `behaviours: {shutdownKillsByPriorityGroups: true}` brings the priority groups into
+    // a release without the gate (a deliberate mix, as `podsim bisect` flips it).
+    if cx.gates_off.contains_key(gate) && sw.1.get(groups) != Some(&true) {
+        super::gates::needs(cx, gate, loc, bp, "`shutdownGracePeriodByPodPriority`");
         return;
     }
     if !cx.names.switch_value(groups, sw.0, sw.1) {

@@ -8,6 +8,7 @@
 mod behaviour;
 mod conditions;
 mod dist;
+mod gates;
 mod hooks;
 mod kubelet;
 mod pods;
@@ -369,10 +370,12 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
     }
     let kubelet = kubelet(cx, spec.get("kubelet"));
     let gate = "probeTerminationGracePeriod";
-    if !cx
-        .names
-        .switch_value(gate, &kubelet.profile, &kubelet.behaviours)
-    {
+    let switches = cx.names.effective_switches(
+        &kubelet.profile,
+        &kubelet.feature_gates,
+        &kubelet.behaviours,
+    );
+    if !cx.names.switch_value(gate, &kubelet.profile, &switches) {
         cx.probe_grace_off = Some(kubelet.profile.clone());
     }
     let node = node_spec(cx, spec.get("node"));

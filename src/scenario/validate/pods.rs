@@ -685,7 +685,11 @@ fn container_restart_policy(cx: &mut Cx, o: &Obj, init: bool) -> ContainerRestar
         return ContainerRestart(None);
     }
     match one_of(cx, Some(v), &o.at(key), &["Always"]) {
-        Some(_) => ContainerRestart(Some(RestartPolicy::Always)),
+        Some(_) => {
+            let what = "a sidecar (an init container with `restartPolicy: Always`)";
+            super::gates::needs(cx, "SidecarContainers", v.loc, &o.at(key), what);
+            ContainerRestart(Some(RestartPolicy::Always))
+        }
         None => ContainerRestart(None),
     }
 }

@@ -27,6 +27,11 @@ pub(super) struct Cx<'a> {
     /// The scenario's profile when its `probeTerminationGracePeriod` is off (a probe's own
     /// grace has no effect there).
     pub(super) probe_grace_off: Option<String>,
+    /// The feature gates that are off for the scenario (profile and `featureGates`), by
+    /// name, each with why: a feature one of them allows is an error.
+    pub(super) gates_off: std::collections::BTreeMap<&'static str, String>,
+    /// The profile `gates_off` is for.
+    pub(super) gates_profile: String,
 }
 
 impl<'a> Cx<'a> {
@@ -38,6 +43,8 @@ impl<'a> Cx<'a> {
             notes: Vec::new(),
             names,
             probe_grace_off: None,
+            gates_off: std::collections::BTreeMap::new(),
+            gates_profile: String::new(),
         }
     }
 
