@@ -520,7 +520,12 @@ fn readme_race_rows() -> Vec<RaceRow> {
     let mut rows = Vec::new();
     for line in table.lines().filter(|l| l.starts_with('|')).skip(2) {
         let c: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        assert_eq!(c.len(), 7, "README race row with {} columns: {line}", c.len());
+        assert_eq!(
+            c.len(),
+            7,
+            "README race row with {} columns: {line}",
+            c.len()
+        );
         let slug = c[1].split('`').nth(1).expect("scenario slug").to_owned();
         let old = c[2]
             .split('`')
@@ -541,9 +546,9 @@ fn readme_race_rows() -> Vec<RaceRow> {
             shown_part
                 .split(", ")
                 .map(|s| {
-                    let (r, rate) = s.split_once(": ").unwrap_or_else(|| {
-                        panic!("entry {}: `{s}` is not `RELEASE: k/N`", c[0])
-                    });
+                    let (r, rate) = s
+                        .split_once(": ")
+                        .unwrap_or_else(|| panic!("entry {}: `{s}` is not `RELEASE: k/N`", c[0]));
                     (r.to_owned(), rate.ends_with('†'))
                 })
                 .collect()
@@ -580,7 +585,11 @@ fn readme_race_rows() -> Vec<RaceRow> {
 #[test]
 fn races_shown_per_release_match_the_readme() {
     let rows = readme_race_rows();
-    assert_eq!(rows.len(), CATALOG.len(), "one README row per catalog entry");
+    assert_eq!(
+        rows.len(),
+        CATALOG.len(),
+        "one README row per catalog entry"
+    );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
