@@ -144,8 +144,8 @@ pub struct SweepArgs {
     /// Replicates per point (default: the sweep file's `spec.seeds`, or 100).
     #[arg(long)]
     pub seeds: Option<u64>,
-    /// Profile to run every point under (repeatable; replaces the sweep file's list): v1.21,
-    /// v1.22, v1.27, current (or v1.31, another name for current).
+    /// Profile to run every point under (repeatable; replaces the sweep file's list): a
+    /// release, v1.21, v1.22, v1.23, v1.25, v1.27, v1.29 or v1.31 (current names v1.31).
     #[arg(long = "profile", value_name = "P")]
     pub profiles: Vec<String>,
     /// A grid axis: `--set spec.runtime.latencies.stopContainer.fixed=100ms,1s` (repeatable;
@@ -209,8 +209,8 @@ pub struct RunArgs {
     /// Seed (default: the scenario's `spec.seed`).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Behaviour profile (sets `spec.kubelet.profile`): v1.21, v1.22, v1.27, current (or
-    /// v1.31, another name for current).
+    /// Behaviour profile (sets `spec.kubelet.profile`): a release, v1.21, v1.22, v1.23,
+    /// v1.25, v1.27, v1.29 or v1.31 (current names v1.31).
     #[arg(long)]
     pub profile: Option<String>,
     /// Override a scenario field: `--set spec.runtime.latencies.stopContainer.fixed=2s`.

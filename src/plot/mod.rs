@@ -226,8 +226,8 @@ pub(crate) fn fmt_secs(s: f64) -> String {
     format!("{t}s")
 }
 
-/// A qualitative palette (colour-blind friendly, after Okabe and Ito). The first four are
-/// the profiles' colours in [`crate::names`]' order (v1.21, v1.22, v1.27, current).
+/// A qualitative palette (colour-blind friendly, after Okabe and Ito). The first eight are
+/// the profiles' colours in [`crate::names`]' order (the releases, oldest first, then current).
 pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(213, 94, 0),    // v1.21
     RGBColor(230, 159, 0),   // v1.22
