@@ -132,9 +132,26 @@ spec:
       podStatus: {uniform: {min: 0s, max: 1s}}
   pods:
     - template:
+        metadata: {name: proxy}
+        spec:
+          containers: [{name: proxy}]
+    - createAt: 20ms
+      template:
+        metadata: {name: scheduler}
+        spec:
+          containers: [{name: scheduler}]
+    - template:
         metadata: {name: web}
         spec:
           containers: [{name: app}]
+    - template:
+        metadata: {name: worker}
+        spec:
+          containers: [{name: main}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers: [{name: side}]
   timeline:
     - {at: 3s, memoryPressure: {available: 50Mi}}
     - {at: 3s, kubeletRestart: {}}
@@ -147,15 +164,19 @@ spec:
     );
     let began = recs
         .iter()
-        .find(|(_, r)| r.contains("MountVolumes#0 begin"))
+        .find(|(_, r)| r == "cri uid-0004 MountVolumes#0 begin")
         .map(|(t, _)| *t)
         .expect("a mount began");
     assert!(began < 3_000_000_000, "the mount began at {began} ns");
     assert!(
-        !recs.iter().any(|(_, r)| r.contains("volumes mounted")),
+        !recs
+            .iter()
+            .any(|(_, r)| r == "host uid-0004 volumes mounted"),
         "the dead kubelet's mount landed: {recs:?}"
     );
-    assert!(recs.iter().any(|(_, r)| r.contains("removed by kubelet")));
+    assert!(recs
+        .iter()
+        .any(|(_, r)| r == "api uid-0004 removed by kubelet"));
 }
 
 /// `cache-freshness` (static-node): with `containerGC.maxContainers: 2` the collector
