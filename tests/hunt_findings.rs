@@ -314,8 +314,7 @@ spec:
         && r == "note uid-0001 status update rejected: terminated container would restart"));
     let last_api = recs
         .iter()
-        .filter(|(_, r)| r.starts_with("api uid-0001 patched phase="))
-        .last()
+        .rfind(|(_, r)| r.starts_with("api uid-0001 patched phase="))
         .map(|(_, r)| r.clone());
     assert_eq!(
         last_api.as_deref(),
