@@ -75,3 +75,249 @@ fn a_failed_stop_of_the_app_keeps_the_sidecar_waiting_for_its_turn() {
         "no note that the sidecar's turn timed out"
     );
 }
+
+/// Run a scenario given as text on `seed` and return its `--json` result and its trace
+/// records (`rec` of each JSON Lines record, with the time in ns).
+fn run_json(name: &str, yaml: &str, seed: u64) -> (Value, Vec<(u64, String)>) {
+    let trace = std::env::temp_dir().join(format!(
+        "podsim-hunt-findings-{}-{name}.jsonl",
+        std::process::id()
+    ));
+    let o = Command::cargo_bin("podsim")
+        .unwrap()
+        .args(["run", "-", "--json", "--seed", &seed.to_string(), "--trace"])
+        .arg(&trace)
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let _ = std::fs::remove_file(&trace);
+    let recs = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            (
+                v["atNs"].as_u64().unwrap(),
+                v["rec"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (serde_json::from_slice(&o.stdout).unwrap(), recs)
+}
+
+fn invariants(v: &Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["invariant"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `delete-only-after-reclamation` (static-node, ten replays): the kubelet crashed while a
+/// `MountVolumes` was in flight, the mount landed behind the next incarnation's volume
+/// reconstruction, and that incarnation deleted the object with the volumes mounted. The
+/// mount runs in the kubelet process, so it dies with it: now nothing is mounted and the
+/// finding is gone.
+#[test]
+fn a_mount_in_flight_when_the_kubelet_dies_never_lands() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: mount-across-crash}
+spec:
+  runtime:
+    latencies:
+      mountVolumes: {uniform: {min: 1s, max: 3s}}
+      podStatus: {uniform: {min: 0s, max: 1s}}
+  pods:
+    - template:
+        metadata: {name: proxy}
+        spec:
+          containers: [{name: proxy}]
+    - createAt: 20ms
+      template:
+        metadata: {name: scheduler}
+        spec:
+          containers: [{name: scheduler}]
+    - template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app}]
+    - template:
+        metadata: {name: worker}
+        spec:
+          containers: [{name: main}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers: [{name: side}]
+  timeline:
+    - {at: 3s, memoryPressure: {available: 50Mi}}
+    - {at: 3s, kubeletRestart: {}}
+    - {at: 4s, deletePod: {pod: web}}
+";
+    let (v, recs) = run_json("mount", yaml, 2376523244);
+    assert!(
+        !invariants(&v).contains(&"delete-only-after-reclamation".to_string()),
+        "{v}"
+    );
+    let began = recs
+        .iter()
+        .find(|(_, r)| r == "cri uid-0004 MountVolumes#0 begin")
+        .map(|(t, _)| *t)
+        .expect("a mount began");
+    assert!(began < 3_000_000_000, "the mount began at {began} ns");
+    assert!(
+        !recs
+            .iter()
+            .any(|(_, r)| r == "host uid-0004 volumes mounted"),
+        "the dead kubelet's mount landed: {recs:?}"
+    );
+    assert!(recs
+        .iter()
+        .any(|(_, r)| r == "api uid-0004 removed by kubelet"));
+}
+
+/// `cache-freshness` (static-node): with `containerGC.maxContainers: 2` the collector
+/// removed `batch`'s exited `job` container while `side` still ran, and the next SyncPod
+/// started `job` again (restartPolicy Never). v1.31 does the same: `ShouldContainerBeRestarted`
+/// starts a container with no status at all (upstream issue 51142). The oracle no longer
+/// calls that a stale cache; the second run is still there.
+#[test]
+fn a_never_container_removed_by_gc_runs_again_without_a_cache_finding() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: never-container-gc}
+spec:
+  horizon: 94s
+  kubelet:
+    containerGC: {maxContainers: 2}
+  pods:
+    - static: true
+      template:
+        metadata: {name: proxy}
+        spec:
+          containers: [{name: proxy}]
+    - template:
+        metadata: {name: scheduler}
+        spec:
+          containers: [{name: scheduler}]
+    - template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app}]
+          initContainers: [{name: setup}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers:
+            - {name: job}
+            - {name: side}
+          restartPolicy: Never
+      behaviour:
+        job: {runFor: 15s}
+  timeline:
+    - {at: 30s, removeStaticPod: {pod: proxy}}
+    - {at: 32s, restoreStaticPod: {pod: proxy}}
+    - {at: 3s, removeStaticPod: {pod: proxy}}
+    - {at: 3s, restoreStaticPod: {pod: proxy}}
+";
+    let (v, recs) = run_json("gc", yaml, 663873472);
+    assert!(
+        !invariants(&v).contains(&"cache-freshness".to_string()),
+        "{v}"
+    );
+    let job_starts = recs
+        .iter()
+        .filter(|(_, r)| r.starts_with("rt uid-0003 ") && r.ends_with(" job running"))
+        .count();
+    assert_eq!(job_starts, 2, "job should run twice (upstream 51142)");
+}
+
+/// `desired-static-pod-runs` (static-node): `proxy`'s manifest removed and restored while
+/// the kubelet was down; the restarted kubelet never saw it gone and adopted the running
+/// container. The oracle wanted a new start; a container still running counts now.
+#[test]
+fn a_static_pod_removed_and_restored_during_downtime_keeps_running() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: static-remove-restore-down}
+spec:
+  pods:
+    - static: true
+      template:
+        metadata: {name: proxy}
+        spec:
+          containers: [{name: proxy}]
+  timeline:
+    - {at: 7s, kubeletRestart: {downtime: 17s}}
+    - {at: 7s, removeStaticPod: {pod: proxy}}
+    - {at: 9s, restoreStaticPod: {pod: proxy}}
+";
+    let (v, recs) = run_json("static", yaml, 1235299693);
+    assert!(invariants(&v).is_empty(), "{v}");
+    assert!(!recs.iter().any(|(_, r)| r.contains("SIGTERM")), "{recs:?}");
+}
+
+/// `shutdown-pods-failed` (pressure-node): `batch` (Never) evicted, the kubelet restarted,
+/// the runtime still holding the created-never-started container of the first incarnation;
+/// the shutdown's SyncTerminatingPod computed `job` as waiting, and the status manager
+/// rejected the write (a terminated container of a Never pod may not become waiting), so it
+/// held no status. The API phase stayed Failed; the oracle read the empty cache as Pending.
+#[test]
+fn a_rejected_status_write_during_shutdown_is_judged_by_the_api_phase() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: shutdown-after-rejected-write}
+spec:
+  kubelet:
+    config:
+      shutdownGracePeriodByPodPriority:
+        - {priority: 0, shutdownGracePeriodSeconds: 10}
+        - {priority: 100000, shutdownGracePeriodSeconds: 20}
+  runtime:
+    faults: [{call: podStatus, probability: 0.293}]
+    latencies:
+      pullImage: {uniform: {min: 200ms, max: 2s}}
+      runPodSandbox: {uniform: {min: 200ms, max: 300ms}}
+      stopContainer: {fixed: 1s}
+  api:
+    watchDelay: {uniform: {min: 0s, max: 200ms}}
+  pods:
+    - template:
+        metadata: {name: hog}
+        spec:
+          containers: [{name: app}]
+    - replicas: 2
+      template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app, resources: {requests: {memory: 1Gi}}}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers: [{name: job, resources: {requests: {cpu: \"2\"}}}]
+          restartPolicy: Never
+  timeline:
+    - {at: 952ms, kubeletRestart: {downtime: 4s}}
+    - {at: 21s, kubeletRestart: {}}
+    - {at: 41s, nodeShutdown: {}}
+    - {at: 1s, memoryPressure: {available: 50Mi}}
+";
+    let (v, recs) = run_json("shutdown", yaml, 539014622);
+    assert!(
+        !invariants(&v).contains(&"shutdown-pods-failed".to_string()),
+        "{v}"
+    );
+    assert!(recs.iter().any(|(t, r)| *t >= 41_000_000_000
+        && r == "note uid-0001 status update rejected: terminated container would restart"));
+    let last_api = recs
+        .iter()
+        .rfind(|(_, r)| r.starts_with("api uid-0001 patched phase="))
+        .map(|(_, r)| r.clone());
+    assert_eq!(
+        last_api.as_deref(),
+        Some("api uid-0001 patched phase=Failed ready=false")
+    );
+}

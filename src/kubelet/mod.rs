@@ -59,6 +59,7 @@ pub(crate) mod profile_doc;
 pub(crate) mod release;
 pub(crate) mod restart;
 pub(crate) mod status;
+pub(crate) mod status_sync;
 pub(crate) mod sync;
 mod v122;
 pub(crate) mod worker_loop;

@@ -23,7 +23,6 @@ use crate::model::{
 };
 use crate::sim::{Dur, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Versioned {
@@ -41,10 +40,10 @@ pub(crate) struct StatusManager {
     pub(crate) b: crate::kubelet::profile::Behaviours,
     pub(crate) statuses: BTreeMap<PodUid, Versioned>,
     pub(crate) api_versions: BTreeMap<PodUid, u64>,
-    queue: VecDeque<PodUid>,
-    queued: BTreeSet<PodUid>,
-    in_flight: Option<PodUid>,
-    signalled: bool,
+    pub(super) queue: VecDeque<PodUid>,
+    pub(super) queued: BTreeSet<PodUid>,
+    pub(super) in_flight: Option<PodUid>,
+    pub(super) signalled: bool,
     pub(crate) period: Dur,
     /// The UIDs `needsUpdate` could select, kept in step with every change so that the
     /// change-triggered batch costs only what changed (upstream scans every cached status;
@@ -52,8 +51,8 @@ pub(crate) struct StatusManager {
     /// `stale_unqueued` holds cached versions newer than the API's that are not queued;
     /// `finished_fresh` holds finished pods whose API copy is current (they need a write
     /// only once the pod can be deleted).
-    stale_unqueued: BTreeSet<PodUid>,
-    finished_fresh: BTreeSet<PodUid>,
+    pub(super) stale_unqueued: BTreeSet<PodUid>,
+    pub(super) finished_fresh: BTreeSet<PodUid>,
 }
 
 impl StatusManager {
@@ -571,288 +570,6 @@ impl Kubelet {
             v.status.phase
         );
     }
-
-    /// Keep `uid`'s membership of the candidate sets in step with its cached status.
-    fn status_recheck(&mut self, uid: PodUid) {
-        let sm = &mut self.status;
-        let (stale, finished) = match sm.statuses.get(&uid) {
-            Some(v) => (
-                sm.api_versions.get(&uid).is_none_or(|a| *a < v.version),
-                v.pod_is_finished,
-            ),
-            None => (false, false),
-        };
-        if stale && !sm.queued.contains(&uid) {
-            sm.stale_unqueued.insert(uid);
-        } else {
-            sm.stale_unqueued.remove(&uid);
-        }
-        if !stale && finished {
-            sm.finished_fresh.insert(uid);
-        } else {
-            sm.finished_fresh.remove(&uid);
-        }
-    }
-
-    /// Append `uid` to the write queue unless it is queued already.
-    fn status_enqueue(&mut self, uid: PodUid) {
-        if self.status.queued.insert(uid) {
-            self.status.queue.push_back(uid);
-            self.status.stale_unqueued.remove(&uid);
-        }
-    }
-
-    /// `needsUpdate`.
-    fn status_needs_update(&self, uid: PodUid, v: &Versioned, cgroups: &BTreeSet<PodUid>) -> bool {
-        match self.status.api_versions.get(&uid) {
-            None => return true,
-            Some(latest) if *latest < v.version => return true,
-            _ => {}
-        }
-        match self.config.pods.get(&uid) {
-            Some(pod) => self.status_can_be_deleted(pod, v, cgroups),
-            None => false,
-        }
-    }
-
-    /// `canBeDeleted`: the v1.31 rule, v1.21's when the pod worker does not own the
-    /// lifecycle, v1.22's without `podDeletedOnlyWhenTerminal` (no terminal phase needed).
-    fn status_can_be_deleted(
-        &self,
-        pod: &ApiPod,
-        v: &Versioned,
-        cgroups: &BTreeSet<PodUid>,
-    ) -> bool {
-        if self.legacy() {
-            self.legacy_can_be_deleted(pod, &v.status, cgroups)
-        } else if !self.b.on(Sw::PodDeletedOnlyWhenTerminal) {
-            self.v122_can_be_deleted(pod, &v.status, cgroups)
-        } else {
-            can_be_deleted(pod, v.pod_is_finished)
-        }
-    }
-
-    /// The pod cgroups on the node, which v1.21's and v1.22's deletion rules read.
-    fn status_cgroups(&self, ctx: &Ctx) -> BTreeSet<PodUid> {
-        if self.deletion_reads_node() {
-            ctx.list_pod_cgroups().into_iter().collect()
-        } else {
-            BTreeSet::new()
-        }
-    }
-
-    /// `syncBatch(all)`: queue every pod that needs a write.
-    pub(super) fn status_sync_batch(&mut self, ctx: &mut Ctx, all: bool) {
-        if !all {
-            self.status.signalled = false;
-        }
-        let mut todo = Vec::new();
-        let cgroups = self.status_cgroups(ctx);
-        // v1.21's and v1.22's deletion rules depend on more than the cached status
-        // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
-        if all || self.deletion_reads_node() {
-            for (uid, v) in &self.status.statuses {
-                if self.status_needs_update(*uid, v, &cgroups) {
-                    todo.push(*uid);
-                } else if all {
-                    // needsReconcile: compare with the API's copy (a static pod's mirror).
-                    let api_copy = self.config.pods.get(uid).and_then(|p| {
-                        if p.static_pod {
-                            self.config.mirror_for(p)
-                        } else {
-                            Some(p.clone())
-                        }
-                    });
-                    let reconcile = api_copy.is_some_and(|p| {
-                        !super::conditions::equal_by_kubelet(&p.status, &v.status)
-                    });
-                    if reconcile {
-                        todo.push(*uid);
-                    }
-                }
-            }
-        } else {
-            // Queued UIDs are skipped: queueing them again changes nothing.
-            todo.extend(self.status.stale_unqueued.iter().copied());
-            for uid in &self.status.finished_fresh {
-                if !self.status.queued.contains(uid) {
-                    let v = &self.status.statuses[uid];
-                    if self.status_needs_update(*uid, v, &cgroups) {
-                        todo.push(*uid);
-                    }
-                }
-            }
-            todo.sort_unstable();
-            #[cfg(debug_assertions)]
-            {
-                let full: Vec<PodUid> = self
-                    .status
-                    .statuses
-                    .iter()
-                    .filter(|(u, v)| {
-                        !self.status.queued.contains(u)
-                            && self.status_needs_update(**u, v, &cgroups)
-                    })
-                    .map(|(u, _)| *u)
-                    .collect();
-                assert_eq!(todo, full, "status manager candidate sets out of step");
-            }
-        }
-        for uid in todo {
-            if all {
-                // needsReconcile forgets the API version so the write happens.
-                if self.status.api_versions.get(&uid)
-                    == self.status.statuses.get(&uid).map(|v| &v.version)
-                {
-                    if let Some(p) = self.config.pods.get(&uid) {
-                        if !self.status_can_be_deleted(p, &self.status.statuses[&uid], &cgroups) {
-                            self.status.api_versions.remove(&uid);
-                            self.status_recheck(uid);
-                        }
-                    }
-                }
-            }
-            self.status_enqueue(uid);
-        }
-        self.status_next(ctx);
-    }
-
-    fn status_next(&mut self, ctx: &mut Ctx) {
-        if self.status.in_flight.is_some() {
-            return;
-        }
-        if let Some(uid) = self.status.queue.pop_front() {
-            self.status.queued.remove(&uid);
-            self.status_recheck(uid);
-            self.status.in_flight = Some(uid);
-            ctx.api_status_sync(uid);
-        }
-    }
-
-    /// `syncPod` step 1-3: the GET answered. Returns the status to PATCH, if any.
-    pub(crate) fn status_on_api_get(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        api: Option<&ApiPod>,
-    ) -> Option<ApiPodStatus> {
-        let Some(api) = api else {
-            self.status_done(ctx);
-            return None;
-        };
-        // A static pod's status goes to its mirror pod; the object found by name must
-        // translate to this UID (the pod manager's `TranslatePodUID`).
-        // Simplified: a mirror pod made for another UID is skipped too (upstream writes the
-        // current static pod's status to it until SyncPod replaces it).
-        let made_for_other = api.mirror_of.is_some_and(|of| of != uid);
-        if self.translate_pod_uid(api) != uid || made_for_other {
-            // Deleted and recreated: drop our status.
-            self.status.statuses.remove(&uid);
-            self.status_recheck(uid);
-            self.status_done(ctx);
-            return None;
-        }
-        let Some(v) = self.status.statuses.get(&uid) else {
-            self.status_done(ctx);
-            return None;
-        };
-        // Before PR 108366 the terminal phase was written as soon as it was computed; v1.21
-        // has no terminal-phase deferral at all.
-        let could = !self.legacy()
-            && self.pw.could_have_running_containers(uid)
-            && self.status.b.on(Sw::TerminalPhaseAfterTermination);
-        Some(merge_pod_status(&api.status, &v.status, could))
-    }
-
-    /// `TranslatePodUID` (`pkg/kubelet/pod/pod_manager.go`, v1.31, and by full name in every
-    /// release podsim models): a mirror pod stands for the static pod the pod manager holds
-    /// under the same full name, not for the UID it was created for; after a manifest
-    /// update the old mirror pod therefore belongs to the new UID, and the old UID's status
-    /// is skipped (`syncPod` in `pkg/kubelet/status/status_manager.go`, v1.31). With no
-    /// static pod of that name in config, the mirror keeps the UID it was made for (upstream
-    /// keeps its last translation). Simplified: a mirror pod the pod manager has not seen
-    /// yet translates as if it had (upstream it translates to itself, and the status is
-    /// dropped until the next sync).
-    pub(super) fn translate_pod_uid(&self, api: &ApiPod) -> PodUid {
-        let Some(of) = api.mirror_of else {
-            return api.uid;
-        };
-        // podByFullName holds the one added last; UIDs are allocated in creation order.
-        let full = api.full_name();
-        self.config
-            .pods
-            .values()
-            .filter(|p| p.static_pod && p.full_name() == full)
-            .map(|p| p.uid)
-            .next_back()
-            .unwrap_or(of)
-    }
-
-    /// `syncPod` step 4-5: the PATCH answered with the object after the patch. Returns
-    /// whether the kubelet now deletes the object.
-    pub(crate) fn status_on_api_patched(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        after: Option<&ApiPod>,
-    ) -> bool {
-        let Some(v) = self.status.statuses.get(&uid) else {
-            self.status_done(ctx);
-            return false;
-        };
-        let version = v.version;
-        let cgroups = self.status_cgroups(ctx);
-        self.status.api_versions.insert(uid, version);
-        self.status_recheck(uid);
-        if let Some(pod) = after {
-            let v = &self.status.statuses[&uid];
-            if self.status_can_be_deleted(pod, v, &cgroups) {
-                ctx.api_delete(uid);
-                return true;
-            }
-        }
-        self.status_done(ctx);
-        false
-    }
-
-    /// The DELETE answered: drop the cached status.
-    pub(crate) fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        self.status.statuses.remove(&uid);
-        self.status_recheck(uid);
-        self.status_done(ctx);
-    }
-
-    fn status_done(&mut self, ctx: &mut Ctx) {
-        self.status.in_flight = None;
-        self.status_next(ctx);
-    }
-
-    /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
-    pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
-        // `retain` visits in ascending UID order, so `keep` is walked beside each map
-        // instead of searched per entry.
-        let kept = || {
-            let mut k = keep.keys().peekable();
-            move |uid: &PodUid| {
-                while k.next_if(|x| *x < uid).is_some() {}
-                k.peek() == Some(&uid)
-            }
-        };
-        let mut f = kept();
-        self.status.statuses.retain(|uid, _| f(uid));
-        self.status.stale_unqueued.retain(kept());
-        self.status.finished_fresh.retain(kept());
-        let mut f = kept();
-        self.status.api_versions.retain(|uid, _| f(uid));
-    }
-}
-
-/// `canBeDeleted` (v1.27+): never a mirror pod.
-pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
-    pod.deletion_timestamp.is_some()
-        && pod.mirror_of.is_none()
-        && pod.status.phase.is_terminal()
-        && pod_is_finished
 }
 
 #[cfg(test)]

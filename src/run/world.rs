@@ -332,6 +332,14 @@ impl World {
             // consume the runtime's change set the next PLEG relies on.)
             return;
         }
+        if !self.process.live(caller.epoch) && matches!(req, CriReq::MountVolumes { .. }) {
+            // The volume manager mounts in the kubelet process (v1.31 `operation_executor`,
+            // `pkg/volume/util/operationexecutor`; a tmpfs or bind mount is one syscall of
+            // that process): a mount still in flight when the process died never lands. (A
+            // mount landing behind the next incarnation's reconstruction let it delete the
+            // pod object with the volumes mounted: hunt finding delete-only-after-reclamation.)
+            return;
+        }
         let result =
             self.runtime
                 .complete(&mut self.sim, &mut self.trace, caller, req.clone(), fault);

@@ -82,7 +82,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             name: "desired-static-pod-runs",
             id: "C7",
             kind: Kind::Liveness,
-            meaning: "a static pod whose manifest is on the node gets a container started after the manifest (re)appeared, once no other UID with its full name has a running container",
+            meaning: "a static pod whose manifest is on the node gets a container started after the manifest (re)appeared (or, never asked to terminate, still runs the one it had), once no other UID with its full name has a running container",
             bound: "60 s after the later of: the manifest (re)appeared, the last container of another UID with the same full name exited, the kubelet last started; + 20 s per failed sync or CRI call of the pod since; not checked once a node shutdown started or the pod was rejected",
             source: "pkg/kubelet/pod_workers.go UpdatePod restartRequested, allowStaticPodStart, cleanupUnstartedPod (PRs 104847, 107900; issues 104648, 107733); race catalog 6, 7",
             profiles: V125,
@@ -586,7 +586,12 @@ fn desired_static_pod(c: &End, desired_since: Option<SimTime>, out: &mut Finding
         return;
     };
     out.checked(Inv::DesiredStaticPodRuns);
-    if p.last_started_at.is_none_or(|t| t < since) {
+    // A container that started before the manifest reappeared and still runs, with no
+    // termination of the UID requested, counts: a manifest removed and restored (same UID)
+    // while the kubelet was down was never seen gone, and the restarted kubelet adopts the
+    // running containers (v1.31 `pkg/kubelet/config/file.go` lists the directory at start).
+    let still_running = !p.running.is_empty() && !p.worker.term_requested;
+    if !still_running && p.last_started_at.is_none_or(|t| t < since) {
         c.report(
             out,
             Inv::DesiredStaticPodRuns,

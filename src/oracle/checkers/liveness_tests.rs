@@ -29,6 +29,22 @@ fn c7_desired_static_pod_runs() {
         .tr(stat(P))
         .wait(61_000);
     assert!(h.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    // Re-added while its container, never asked to stop, still runs (removed and restored
+    // while the kubelet was down): fine; the same after a termination request is not.
+    let mut r = Feed::new();
+    r.tr(stat(P))
+        .running(P, 1)
+        .wait(1_000)
+        .tr(stat(P))
+        .wait(61_000);
+    assert!(!r.finish().contains(&Inv::DesiredStaticPodRuns.name()));
+    let mut r = Feed::new();
+    r.tr(stat(P))
+        .running(P, 1)
+        .wait(1_000)
+        .worker(P, "termination requested");
+    r.tr(stat(P)).wait(61_000);
+    assert!(r.finish().contains(&Inv::DesiredStaticPodRuns.name()));
     let mut k = Feed::new();
     k.tr(stat(P)).wait(1_000);
     k.o.static_manifest_removed(P);

@@ -276,8 +276,19 @@ impl Shutdown {
     /// SyncTerminatingPod set the status of a pod the shutdown manager kills: Failed,
     /// unless it had Succeeded.
     fn status_check(&self, at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) {
-        let phase = facts.pod(uid).inc.local_phase.unwrap_or_default();
+        let p = facts.pod(uid);
         let applies = self.pods.get(uid).is_some_and(|p| p.fn_applies);
+        // The status manager may hold nothing for the pod: this kubelet incarnation's writes
+        // were all rejected (v1.31 `checkContainerStateTransition` in
+        // `pkg/kubelet/status/status_manager.go`: a terminated container of a Never pod would
+        // become waiting). Then the pod's phase is the API's, which stays as it was.
+        let (phase, what) = match p.inc.local_phase {
+            Some(phase) => (phase, "set phase"),
+            None => (
+                p.api_phase,
+                "had its status write rejected; the API phase stays",
+            ),
+        };
         if !applies || phase.is_terminal() {
             return;
         }
@@ -286,7 +297,7 @@ impl Shutdown {
             Inv::ShutdownPodsFailed,
             Some(uid),
             at,
-            format!("SyncTerminatingPod of a pod killed by the node shutdown manager set phase {phase} (want Failed unless Succeeded)"),
+            format!("SyncTerminatingPod of a pod killed by the node shutdown manager {what} {phase} (want Failed unless Succeeded)"),
         );
     }
 

@@ -112,6 +112,35 @@ fn c8_shutdown_pods_failed() {
     assert!(!run(PodPhase::Succeeded));
     // v1.22.0: only reason and message set, the phase recomputed (Running).
     assert!(run(PodPhase::Running));
+    // After a kubelet restart, with the status write rejected (the status manager holds
+    // nothing for the pod), the phase that counts is the API's.
+    let rejected = |api: PodPhase| {
+        let mut f = Feed::new();
+        f.running_pod(P, RestartPolicy::Never)
+            .patched(P, api, false)
+            .tr(Transition::KubeletProcess {
+                what: ProcessEvent::Crashed,
+                epoch: 0,
+            })
+            .tr(Transition::KubeletProcess {
+                what: ProcessEvent::Started,
+                epoch: 1,
+            })
+            .tr(Transition::Shutdown {
+                what: gns("PrepareForShutdown(true)"),
+            })
+            .tr(Transition::ShutdownGroup {
+                priority: 0,
+                period_s: 10,
+                pods: 1,
+            })
+            .kill(P, 1, "requested", false)
+            .begin(P, "SyncTerminatingPod", Some(10))
+            .step(P, "status set");
+        f.has(Inv::ShutdownPodsFailed)
+    };
+    assert!(!rejected(PodPhase::Failed));
+    assert!(rejected(PodPhase::Running));
     // A termination that began before the shutdown's kill is not checked.
     let mut g = Feed::new();
     g.running_pod(P, RestartPolicy::Always)

@@ -44,7 +44,7 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
             name: "cache-freshness",
             id: "C15",
             kind: Kind::Safety,
-            meaning: "a SyncPod acts on a pod status newer than the end of the pod's previous SyncPod: it never creates a sandbox while one that was ready before that end still is, and never runs a restartPolicy=Never container again that already ran before that end",
+            meaning: "a SyncPod acts on a pod status newer than the end of the pod's previous SyncPod: it never creates a sandbox while one that was ready before that end still is, and never runs a restartPolicy=Never container again that already ran before that end and that the runtime still held when it started (one container GC removed is gone from every status)",
             bound: "",
             source: "pkg/kubelet/pod_workers.go (GetNewerThan the last sync), pkg/kubelet/pleg/generic.go updateCache (PRs 7749, 138024); race catalog 29",
             profiles: ALL,
@@ -235,9 +235,13 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
     // The instance that just started is the last one.
     let before = &p.instances[..p.instances.len() - 1];
     let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
+        // An instance the runtime already removed (container GC keeps no exited instance of a
+        // running pod once `maxContainers` is reached) is missing from any fresh status too:
+        // v1.31 `ShouldContainerBeRestarted` (`pkg/kubelet/container/helpers.go`) then starts
+        // the container again, stale cache or not (upstream issue 51142).
         (Some(SyncKind::SyncPod), Some(end)) if never => before
             .iter()
-            .any(|i| i.name == *name && i.running_at <= end),
+            .any(|i| i.name == *name && i.running_at <= end && i.removed_at.is_none_or(|r| r > at)),
         _ => false,
     };
     if stale {

@@ -62,6 +62,20 @@ fn cache_freshness_flags_a_sync_acting_on_a_status_older_than_the_previous_sync(
     f.wait(10).running(P, 1).wait(10).end(P, "SyncPod", true);
     f.wait(500).begin(P, "SyncPod", None).wait(10).running(P, 2);
     assert!(f.has(Inv::CacheFreshness));
+    // The same, but container GC removed the exited instance before the sync: no status,
+    // fresh or stale, shows it any more (upstream restarts it too, issue 51142).
+    let mut f = Feed::new();
+    f.created(P, RestartPolicy::Never).begin(P, "SyncPod", None);
+    f.wait(10).running(P, 1).wait(10).end(P, "SyncPod", true);
+    f.wait(100).exited(P, 1, 0).wait(100);
+    f.tr(Transition::CriEnd {
+        uid: P,
+        call: CriOp::RemoveContainer,
+        target: 1,
+        error: None,
+    });
+    f.wait(500).begin(P, "SyncPod", None).wait(10).running(P, 2);
+    assert!(!f.has(Inv::CacheFreshness));
     // An Always container restarted after it exited is fine.
     let mut f = Feed::new();
     f.created(P, RestartPolicy::Always)
