@@ -434,7 +434,9 @@ impl PodSyncStatus {
 pub(crate) struct PodWorkers {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
-    pub(crate) records: BTreeMap<PodUid, PodSyncStatus>,
+    /// Boxed: a search tree's nodes are about half full, so records held inline would
+    /// leave almost a record's worth of empty slot per pod.
+    pub(crate) records: BTreeMap<PodUid, Box<PodSyncStatus>>,
     /// False until the first `SyncKnownPods`.
     pub(crate) pods_synced: bool,
     /// The kubelet's work queue: when each UID is due for a resync.
@@ -582,7 +584,7 @@ impl PodWorkers {
     /// Add the record of a UID seen for the first time.
     pub(crate) fn insert_record(&mut self, uid: PodUid, st: PodSyncStatus) {
         st.assert_invariants();
-        let old = self.records.insert(uid, st);
+        let old = self.records.insert(uid, Box::new(st));
         assert!(
             old.is_none(),
             "pod worker rule broken: a UID has one record ({uid})"
