@@ -286,7 +286,8 @@ pub(crate) fn merge(
     }
     // Share an equal list (the new status's, else the old one's) instead of a third copy.
     let out = Conditions::from_vec(std::mem::take(out.make_mut()));
-    out.shared_with(&new.conditions).shared_with(&old.conditions)
+    out.shared_with(&new.conditions)
+        .shared_with(&old.conditions)
 }
 
 /// The end of `mergePodStatus`: a terminal phase forces Ready and ContainersReady False.

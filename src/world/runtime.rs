@@ -211,7 +211,10 @@ impl Runtime {
             .shared_workloads
             .entry(key)
             .or_insert_with(|| {
-                let w: Workload = b.iter().map(|(k, v)| (k.clone(), Arc::new(v.clone()))).collect();
+                let w: Workload = b
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+                    .collect();
                 (b.clone(), Arc::new(w))
             })
             .1
@@ -457,7 +460,7 @@ impl Runtime {
                 ..Default::default()
             };
         };
-        RtPodStatus {
+        let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
             namespace: p.namespace.clone(),
@@ -499,7 +502,12 @@ impl Runtime {
                         })
                 })
                 .collect(),
-        }
+        };
+        // Statuses are cached per pod (the kubelet's pod cache, sync operations): no
+        // spare room from the filtered collection's first growth (four slots).
+        st.sandboxes.shrink_to_fit();
+        st.containers.shrink_to_fit();
+        st
     }
 
     /// The UIDs `GetPods(all=false)` would list.
