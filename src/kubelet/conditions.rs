@@ -458,11 +458,11 @@ mod tests {
         let mut pod = ApiPod::new(PodUid(1), spec(&["example.com/g"]));
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("example.com/g"), True));
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::Ready, False));
         let mut cached = ApiPodStatus::default();
         cached.conditions.push(disruption_target("m"));
@@ -510,7 +510,7 @@ mod tests {
             ..Default::default()
         };
         old.conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         let mut new = ApiPodStatus {
             phase: PodPhase::Failed,
@@ -537,7 +537,7 @@ mod tests {
         pod.status.containers = vec![st("a", true), st("b", true)];
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::Ready, False));
         assert!(!need_to_reconcile_pod_readiness(&pod));
         let mut gated = pod.clone();
@@ -545,7 +545,7 @@ mod tests {
         gated
             .status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         assert!(need_to_reconcile_pod_readiness(&gated));
         gated
@@ -560,7 +560,7 @@ mod tests {
         let mut a = ApiPodStatus::default();
         let mut b = a.clone();
         b.conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         assert!(equal_by_kubelet(&a, &b));
         a.conditions.push(disruption_target("m"));

@@ -948,8 +948,10 @@ mod tests {
             let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
             pw.b.set(Sw::UnstartedPodsDoNotBlockStart, fixed);
             for u in [2, 3] {
-                pw.records
-                    .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+                pw.records.insert(
+                    PodUid(u),
+                    Box::new(PodSyncStatus::new(full.into(), SimTime::ZERO)),
+                );
             }
             pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
             pw.waiting_static_by_fullname
@@ -964,8 +966,10 @@ mod tests {
         let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
         let full = "etcd_kube-system";
         let rec = |pw: &mut PodWorkers, u: u32| {
-            pw.records
-                .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+            pw.records.insert(
+                PodUid(u),
+                Box::new(PodSyncStatus::new(full.into(), SimTime::ZERO)),
+            );
         };
         for u in [1, 2, 3] {
             rec(&mut pw, u);
