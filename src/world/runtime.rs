@@ -140,7 +140,7 @@ pub(crate) struct Runtime {
     /// declaration's map (held here, so the address is not reused): the replicas of a
     /// declaration and their container instances share one `Behaviour` per container.
     /// Only looked up, never iterated.
-    shared_workloads: BTreeMap<usize, (Arc<BTreeMap<String, Behaviour>>, Arc<Workload>)>,
+    shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
     pub(crate) host: BTreeMap<PodUid, HostState>,
     /// Pods whose state changed since the last relist (what a generic relist would find
@@ -167,6 +167,9 @@ pub(crate) struct Runtime {
 
 /// What each container of a pod does, one shared `Behaviour` per declared container.
 type Workload = BTreeMap<String, Arc<Behaviour>>;
+
+/// A declaration's behaviours as the scenario holds them.
+type Declared = BTreeMap<String, Behaviour>;
 
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
 #[derive(Clone, Debug, Default)]
