@@ -236,7 +236,7 @@ pub(crate) fn generate(
     phase: PodPhase,
     ready_to_start_gate: bool,
 ) -> Conditions {
-    let mut out = Conditions(
+    let mut out = Conditions::from_vec(
         pod.status
             .conditions
             .iter()
@@ -248,16 +248,16 @@ pub(crate) fn generate(
         out.replace_or_append(d.clone());
     }
     if ready_to_start_gate {
-        out.0.push(ready_to_start_containers(rt));
+        out.push(ready_to_start_containers(rt));
     }
-    out.0
-        .push(initialized(&pod.spec, init_statuses, statuses, phase));
+    out.push(initialized(&pod.spec, init_statuses, statuses, phase));
     let all: Vec<ApiContainerStatus> = statuses.iter().chain(init_statuses).cloned().collect();
     let ready = pod_ready(&pod.spec, &out, &all, phase);
-    out.0.push(ready);
-    out.0.push(containers_ready(&pod.spec, &all, phase));
-    out.0.push(PodCondition::new(T::PodScheduled, True));
-    out
+    out.push(ready);
+    out.push(containers_ready(&pod.spec, &all, phase));
+    out.push(PodCondition::new(T::PodScheduled, True));
+    // Share the cached list when nothing changed: one copy per pod in the steady state.
+    Conditions::from_vec(std::mem::take(out.make_mut())).shared_with(&cached.conditions)
 }
 
 /// The conditions part of `mergePodStatus`: what the status manager writes over the API
@@ -269,7 +269,7 @@ pub(crate) fn merge(
     new: &ApiPodStatus,
     could_have_running: bool,
 ) -> Conditions {
-    let mut out = Conditions(
+    let mut out = Conditions::from_vec(
         old.conditions
             .iter()
             .filter(|c| !c.kind.by_kubelet())
@@ -279,12 +279,15 @@ pub(crate) fn merge(
     let to_terminal = !old.phase.is_terminal() && new.phase.is_terminal();
     for c in new.conditions.iter() {
         if c.kind.by_kubelet() {
-            out.0.push(c.clone());
+            out.push(c.clone());
         } else if c.kind.shared_by_kubelet() && to_terminal && !could_have_running {
             out.replace_or_append(c.clone());
         }
     }
-    out
+    // Share an equal list (the new status's, else the old one's) instead of a third copy.
+    let out = Conditions::from_vec(std::mem::take(out.make_mut()));
+    out.shared_with(&new.conditions)
+        .shared_with(&old.conditions)
 }
 
 /// The end of `mergePodStatus`: a terminal phase forces Ready and ContainersReady False.
@@ -338,9 +341,9 @@ pub(crate) fn equal_by_kubelet(a: &ApiPodStatus, b: &ApiPodStatus) -> bool {
     let own = |s: &ApiPodStatus| {
         let mut s = s.clone();
         s.conditions
-            .0
+            .make_mut()
             .retain(|c| c.kind.by_kubelet() || c.kind.shared_by_kubelet());
-        s.conditions.0.sort_by(|x, y| x.kind.cmp(&y.kind));
+        s.conditions.make_mut().sort_by(|x, y| x.kind.cmp(&y.kind));
         s
     };
     own(a) == own(b)
@@ -455,14 +458,14 @@ mod tests {
         let mut pod = ApiPod::new(PodUid(1), spec(&["example.com/g"]));
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("example.com/g"), True));
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::Ready, False));
         let mut cached = ApiPodStatus::default();
-        cached.conditions.0.push(disruption_target("m"));
+        cached.conditions.push(disruption_target("m"));
         let statuses = [st("a", true), st("b", true)];
         let c = generate(
             &pod,
@@ -507,14 +510,14 @@ mod tests {
             ..Default::default()
         };
         old.conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         let mut new = ApiPodStatus {
             phase: PodPhase::Failed,
             ..Default::default()
         };
-        new.conditions.0.push(disruption_target("m"));
-        new.conditions.0.push(PodCondition::new(T::Ready, False));
+        new.conditions.push(disruption_target("m"));
+        new.conditions.push(PodCondition::new(T::Ready, False));
         let held = merge(&old, &new, true);
         assert!(held.get(&T::DisruptionTarget).is_none());
         assert!(held.get(&T::parse("x/g")).is_some());
@@ -534,7 +537,7 @@ mod tests {
         pod.status.containers = vec![st("a", true), st("b", true)];
         pod.status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::Ready, False));
         assert!(!need_to_reconcile_pod_readiness(&pod));
         let mut gated = pod.clone();
@@ -542,7 +545,7 @@ mod tests {
         gated
             .status
             .conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         assert!(need_to_reconcile_pod_readiness(&gated));
         gated
@@ -557,10 +560,10 @@ mod tests {
         let mut a = ApiPodStatus::default();
         let mut b = a.clone();
         b.conditions
-            .0
+            .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         assert!(equal_by_kubelet(&a, &b));
-        a.conditions.0.push(disruption_target("m"));
+        a.conditions.push(disruption_target("m"));
         assert!(!equal_by_kubelet(&a, &b));
     }
 }

@@ -415,9 +415,9 @@ impl Kubelet {
         let id = op.id;
         let killer = op.killer;
         let other = if killer {
-            self.legacy.killer_ops.insert(uid, op)
+            self.legacy.killer_ops.insert(uid, Box::new(op))
         } else {
-            self.ops.insert(uid, op)
+            self.ops.insert(uid, Box::new(op))
         };
         assert!(
             other.is_none_or(|o| o.id == id),
@@ -436,7 +436,7 @@ impl Kubelet {
                 "sync operation rule broken: the operation parked for pod {uid} is the one \
                  its worker runs"
             );
-            return self.ops.remove(&uid);
+            return self.ops.remove(&uid).map(|o| *o);
         }
         if self
             .legacy
@@ -444,7 +444,7 @@ impl Kubelet {
             .get(&uid)
             .is_some_and(|o| o.id == op_id)
         {
-            return self.legacy.killer_ops.remove(&uid);
+            return self.legacy.killer_ops.remove(&uid).map(|o| *o);
         }
         None
     }

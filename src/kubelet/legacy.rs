@@ -77,7 +77,7 @@ pub(crate) struct LegacyState {
     /// `podTerminationMap`: UIDs pending termination by the pod killer.
     pub(crate) pending: BTreeSet<PodUid>,
     /// The pod killer's kills in flight (one goroutine each).
-    pub(crate) killer_ops: BTreeMap<PodUid, Op>,
+    pub(crate) killer_ops: BTreeMap<PodUid, Box<Op>>,
     /// The runtime cache: when it was last filled, and the running pods it then listed.
     pub(crate) runtime_cache: Option<(SimTime, Vec<RunningPod>)>,
     rng: Stream,

@@ -197,7 +197,8 @@ pub(crate) struct Kubelet {
     /// Secret and configmap registrations, and the mount back-off.
     pub(crate) objects: objects::Objects,
     /// In-flight sync operations by UID.
-    pub(crate) ops: BTreeMap<PodUid, sync::Op>,
+    /// Boxed, as the pod workers' records are (half-full tree nodes).
+    pub(crate) ops: BTreeMap<PodUid, Box<sync::Op>>,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
     pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), Vec<CriReq>>,

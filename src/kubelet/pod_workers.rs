@@ -434,7 +434,9 @@ impl PodSyncStatus {
 pub(crate) struct PodWorkers {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
-    pub(crate) records: BTreeMap<PodUid, PodSyncStatus>,
+    /// Boxed: a search tree's nodes are about half full, so records held inline would
+    /// leave almost a record's worth of empty slot per pod.
+    pub(crate) records: BTreeMap<PodUid, Box<PodSyncStatus>>,
     /// False until the first `SyncKnownPods`.
     pub(crate) pods_synced: bool,
     /// The kubelet's work queue: when each UID is due for a resync.
@@ -582,7 +584,7 @@ impl PodWorkers {
     /// Add the record of a UID seen for the first time.
     pub(crate) fn insert_record(&mut self, uid: PodUid, st: PodSyncStatus) {
         st.assert_invariants();
-        let old = self.records.insert(uid, st);
+        let old = self.records.insert(uid, Box::new(st));
         assert!(
             old.is_none(),
             "pod worker rule broken: a UID has one record ({uid})"
@@ -946,8 +948,10 @@ mod tests {
             let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
             pw.b.set(Sw::UnstartedPodsDoNotBlockStart, fixed);
             for u in [2, 3] {
-                pw.records
-                    .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+                pw.records.insert(
+                    PodUid(u),
+                    Box::new(PodSyncStatus::new(full.into(), SimTime::ZERO)),
+                );
             }
             pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
             pw.waiting_static_by_fullname
@@ -962,8 +966,10 @@ mod tests {
         let mut pw = PodWorkers::new(1, Dur::secs(60), Dur::secs(10));
         let full = "etcd_kube-system";
         let rec = |pw: &mut PodWorkers, u: u32| {
-            pw.records
-                .insert(PodUid(u), PodSyncStatus::new(full.into(), SimTime::ZERO));
+            pw.records.insert(
+                PodUid(u),
+                Box::new(PodSyncStatus::new(full.into(), SimTime::ZERO)),
+            );
         };
         for u in [1, 2, 3] {
             rec(&mut pw, u);

@@ -123,8 +123,11 @@ impl PodCondition {
 /// readiness gate's, `DisruptionTarget`): the kubelet's own five follow from the rest of
 /// the status and from traced runtime events, so runs that use neither readiness gates nor
 /// a disruption condition keep the trace hashes they had before conditions were modelled.
+///
+/// Shared copy-on-write: the status manager's cache, the API object and the kubelet's
+/// copies of one status hold the same list until one of them changes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Conditions(pub Vec<PodCondition>);
+pub struct Conditions(pub Arc<Vec<PodCondition>>);
 
 impl Hash for Conditions {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -135,6 +138,32 @@ impl Hash for Conditions {
 }
 
 impl Conditions {
+    /// The list `v`, stored without spare capacity.
+    pub fn from_vec(mut v: Vec<PodCondition>) -> Self {
+        v.shrink_to_fit();
+        Conditions(Arc::new(v))
+    }
+
+    /// `self`, sharing `other`'s list when the two are equal (so equal statuses keep one
+    /// copy of their conditions).
+    pub fn shared_with(self, other: &Conditions) -> Self {
+        if self == *other {
+            other.clone()
+        } else {
+            self
+        }
+    }
+
+    /// Append `c` (copying the list first if it is shared).
+    pub fn push(&mut self, c: PodCondition) {
+        Arc::make_mut(&mut self.0).push(c);
+    }
+
+    /// The list to change in place (copied first if it is shared).
+    pub fn make_mut(&mut self) -> &mut Vec<PodCondition> {
+        Arc::make_mut(&mut self.0)
+    }
+
     /// `GetPodConditionFromList`.
     pub fn get(&self, kind: &PodConditionType) -> Option<&PodCondition> {
         self.0.iter().find(|c| &c.kind == kind)
@@ -148,9 +177,10 @@ impl Conditions {
     /// `ReplaceOrAppendPodCondition`: replace the condition of the same type in place, or
     /// append it.
     pub fn replace_or_append(&mut self, c: PodCondition) {
-        match self.0.iter_mut().find(|o| o.kind == c.kind) {
-            Some(o) => *o = c,
-            None => self.0.push(c),
+        match self.0.iter().position(|o| o.kind == c.kind) {
+            Some(i) if self.0[i] == c => {}
+            Some(i) => self.make_mut()[i] = c,
+            None => self.push(c),
         }
     }
 
@@ -286,11 +316,11 @@ mod tests {
             s.finish()
         };
         let empty = Conditions::default();
-        let own = Conditions(vec![PodCondition::new(
+        let own = Conditions::from_vec(vec![PodCondition::new(
             PodConditionType::Ready,
             ConditionStatus::True,
         )]);
-        let gate = Conditions(vec![PodCondition::new(
+        let gate = Conditions::from_vec(vec![PodCondition::new(
             PodConditionType::parse("example.com/g"),
             ConditionStatus::True,
         )]);

@@ -222,7 +222,9 @@ pub enum Transition {
     /// after every older variant so that their hashes stay what they were.
     ApiConditionSet {
         uid: PodUid,
-        condition: super::PodCondition,
+        /// Boxed: inline it would make every transition (and every slot of the oracle's
+        /// per-pod ring) half again as large for a rare timeline action.
+        condition: Box<super::PodCondition>,
     },
     /// A `diskPressure` timeline action: the filesystem's available bytes and/or free inodes
     /// are these from now on.
@@ -294,6 +296,9 @@ fn fmt_fs_pinned(
     }
     Ok(())
 }
+
+// Every transition is copied into the oracle's per-pod ring: keep it small.
+const _: () = assert!(std::mem::size_of::<Transition>() <= 48);
 
 impl fmt::Display for Transition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -205,6 +205,16 @@ pub(crate) struct Facts {
     pub(crate) ring: usize,
 }
 
+/// Push `x` onto `v`, allocating room for exactly one element first if `v` has none:
+/// most pods have one sandbox and one container instance, and a vector's first growth
+/// would leave room for four (per-pod lists are the bulk of a large run's memory).
+fn push_small<T>(v: &mut Vec<T>, x: T) {
+    if v.capacity() == 0 {
+        v.reserve_exact(1);
+    }
+    v.push(x);
+}
+
 /// The pod a transition is about, if any.
 pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
     use Transition::*;
@@ -477,19 +487,24 @@ impl Facts {
                     }
                 }
             }
-            SandboxReady { uid, id } => self.pod_mut(*uid).ready_sandboxes.push((*id, at)),
+            SandboxReady { uid, id } => {
+                push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
+            }
             SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
             ContainerRunning { uid, id, name } => {
                 let p = self.pod_mut(*uid);
                 p.last_started_at = Some(at);
-                p.running.push(*id);
-                p.instances.push(Instance {
-                    id: *id,
-                    name: name.clone(),
-                    exit: None,
-                    removed_at: None,
-                    running_at: at,
-                });
+                push_small(&mut p.running, *id);
+                push_small(
+                    &mut p.instances,
+                    Instance {
+                        id: *id,
+                        name: name.clone(),
+                        exit: None,
+                        removed_at: None,
+                        running_at: at,
+                    },
+                );
             }
             ContainerExited { uid, id, code, .. } => {
                 let p = self.pod_mut(*uid);

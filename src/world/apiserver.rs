@@ -75,7 +75,9 @@ pub(crate) struct ApiServer {
     watcher: Option<Epoch>,
     next_uid: u32,
     next_rv: u64,
-    pub(crate) history: BTreeMap<PodUid, ObjectHistory>,
+    /// Boxed: a search tree's nodes are about half full (a record inline would leave
+    /// almost a record's worth of empty slot per pod).
+    pub(crate) history: BTreeMap<PodUid, Box<ObjectHistory>>,
 }
 
 impl ApiServer {
@@ -181,7 +183,7 @@ impl ApiServer {
             .insert((spec.namespace.clone(), spec.name.clone()), uid);
         self.history.insert(
             uid,
-            ObjectHistory {
+            Box::new(ObjectHistory {
                 uid: Some(uid),
                 name: spec.name.clone(),
                 decl,
@@ -189,7 +191,7 @@ impl ApiServer {
                 phases: vec![(sim.now(), PodPhase::Pending)],
                 ready: vec![(sim.now(), false)],
                 ..Default::default()
-            },
+            }),
         );
         let pod = Arc::new(pod);
         self.notify(sim, WatchKind::Added, pod.clone());
@@ -414,7 +416,7 @@ impl ApiServer {
             sim.now(),
             &Transition::ApiConditionSet {
                 uid,
-                condition: condition.clone(),
+                condition: Box::new(condition.clone()),
             },
         );
         pod.status.conditions.replace_or_append(condition);
@@ -439,7 +441,7 @@ impl ApiServer {
     pub(crate) fn record_static(&mut self, uid: PodUid, name: &str, decl: usize, now: SimTime) {
         self.history.insert(
             uid,
-            ObjectHistory {
+            Box::new(ObjectHistory {
                 uid: Some(uid),
                 name: name.to_string(),
                 decl,
@@ -447,7 +449,7 @@ impl ApiServer {
                 phases: vec![(now, PodPhase::Pending)],
                 is_static: true,
                 ..Default::default()
-            },
+            }),
         );
     }
 

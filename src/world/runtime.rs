@@ -47,7 +47,8 @@ struct Container {
     created_at: SimTime,
     started_at: Option<SimTime>,
     finished_at: Option<SimTime>,
-    behaviour: Behaviour,
+    /// Shared by every instance of the same declared container (see `register_workload`).
+    behaviour: Arc<Behaviour>,
     /// Bumped whenever scheduled process events become stale.
     gen: u32,
     sigterm_at: Option<SimTime>,
@@ -134,7 +135,12 @@ pub(crate) struct Runtime {
     live: BTreeSet<ContainerId>,
     pods: BTreeMap<PodUid, RtPod>,
     images: BTreeSet<String>,
-    workloads: BTreeMap<PodUid, Arc<BTreeMap<String, Behaviour>>>,
+    workloads: BTreeMap<PodUid, Arc<Workload>>,
+    /// One shared copy of each declaration's behaviours, keyed by the address of the
+    /// declaration's map (held here, so the address is not reused): the replicas of a
+    /// declaration and their container instances share one `Behaviour` per container.
+    /// Only looked up, never iterated.
+    shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
     pub(crate) host: BTreeMap<PodUid, HostState>,
     /// Pods whose state changed since the last relist (what a generic relist would find
@@ -159,6 +165,12 @@ pub(crate) struct Runtime {
     pub(crate) removed_images: Vec<(SimTime, String, u64)>,
 }
 
+/// What each container of a pod does, one shared `Behaviour` per declared container.
+type Workload = BTreeMap<String, Arc<Behaviour>>;
+
+/// A declaration's behaviours as the scenario holds them.
+type Declared = BTreeMap<String, Behaviour>;
+
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Listed {
@@ -180,6 +192,7 @@ impl Runtime {
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
             workloads: BTreeMap::new(),
+            shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
             changed: BTreeSet::new(),
             listed: None,
@@ -196,7 +209,20 @@ impl Runtime {
 
     /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).
     pub(crate) fn register_workload(&mut self, uid: PodUid, b: Arc<BTreeMap<String, Behaviour>>) {
-        self.workloads.insert(uid, b);
+        let key = Arc::as_ptr(&b) as usize;
+        let shared = self
+            .shared_workloads
+            .entry(key)
+            .or_insert_with(|| {
+                let w: Workload = b
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+                    .collect();
+                (b.clone(), Arc::new(w))
+            })
+            .1
+            .clone();
+        self.workloads.insert(uid, shared);
     }
 
     fn latency(&mut self, call: CriCall) -> Dur {
@@ -437,7 +463,7 @@ impl Runtime {
                 ..Default::default()
             };
         };
-        RtPodStatus {
+        let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
             namespace: p.namespace.clone(),
@@ -479,7 +505,12 @@ impl Runtime {
                         })
                 })
                 .collect(),
-        }
+        };
+        // Statuses are cached per pod (the kubelet's pod cache, sync operations): no
+        // spare room from the filtered collection's first growth (four slots).
+        st.sandboxes.shrink_to_fit();
+        st.containers.shrink_to_fit();
+        st
     }
 
     /// The UIDs `GetPods(all=false)` would list.

@@ -199,7 +199,7 @@ fn test_runtime_kill_of_known_terminated_pod_is_ignored() {
     s.started_terminating = true;
     s.grace_period = 30;
     s.active_update = Some(opts(UpdateType::Sync, pod));
-    w.kubelet.pw.records.insert(uid(1001), s);
+    w.kubelet.pw.records.insert(uid(1001), Box::new(s));
     send(
         &mut w,
         runtime_opts(UpdateType::Kill, running_pod(1001, "running-pod")),

@@ -252,7 +252,7 @@ fn test_remove_terminated_worker() {
         s.has_worker = !c.finished;
         s.working = c.pending.is_some();
         s.signalled = c.pending.is_some();
-        w.kubelet.pw.records.insert(u, s);
+        w.kubelet.pw.records.insert(u, Box::new(s));
 
         let want = if c.orphan {
             BTreeMap::new()

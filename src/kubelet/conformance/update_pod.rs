@@ -418,7 +418,7 @@ fn test_update_pod_for_terminated_runtime_pod() {
     s.terminating_at = Some(SimTime(now.0 - Dur::secs(2).0));
     s.terminated_at = Some(SimTime(now.0 - Dur::secs(1).0));
     s.grace_period = 1;
-    w.kubelet.pw.records.insert(uid(1001), s);
+    w.kubelet.pw.records.insert(uid(1001), Box::new(s));
 
     update(
         &mut w,
