@@ -321,3 +321,34 @@ spec:
         Some("api uid-0001 patched phase=Failed ready=false")
     );
 }
+
+/// `deleted-pod-stops` (static-node): a static pod's manifest removed and restored at the
+/// same instant. The restored manifest's API record came before the kubelet's REMOVE, so
+/// the oracle counted the removal after the new life had begun and took the restarted
+/// container for one that outlived its deletion. The restarted pod must run on, with no
+/// finding.
+#[test]
+fn a_static_pod_removed_and_restored_at_once_runs_on_without_a_finding() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: static-remove-restore-at-once}
+spec:
+  runtime:
+    latencies: {mountVolumes: {fixed: 2s}}
+  pods:
+    - static: true
+      template:
+        metadata: {name: proxy}
+        spec:
+          containers: [{name: proxy}]
+  timeline:
+    - {at: 48988ms, removeStaticPod: {pod: proxy}}
+    - {at: 48988ms, restoreStaticPod: {pod: proxy}}
+";
+    let (v, recs) = run_json("static-at-once", yaml, 142407937);
+    assert!(invariants(&v).is_empty(), "{v}");
+    // The kubelet did stop the first life and start the second.
+    assert!(recs.iter().any(|(_, r)| r.contains("SIGTERM")), "no stop");
+    let starts = recs.iter().filter(|(_, r)| r.contains(" running")).count();
+    assert!(starts >= 2, "{starts} starts");
+}

@@ -135,6 +135,16 @@ pub(crate) struct PodFacts {
 }
 
 impl PodFacts {
+    /// A static pod's UID starts a new life (its manifest is back): its earlier deletion
+    /// no longer counts.
+    fn new_life(&mut self) {
+        self.deleted_at = None;
+        self.graceful_delete = false;
+        self.zero_grace_delete = false;
+        self.inc.saw_delete_at = None;
+        self.inc.inflight_sync_end = None;
+        self.inc.inflight_sync_open = false;
+    }
     pub(crate) fn is_critical(&self) -> bool {
         self.static_pod
             || self.mirror_of.is_some()
@@ -338,13 +348,8 @@ impl Facts {
                 if *static_pod && p.spec.is_some() {
                     // The same manifest put back (its UID is a hash of its content): a
                     // new life of the UID; its earlier removal no longer counts.
-                    p.deleted_at = None;
                     p.removed_at = None;
-                    p.graceful_delete = false;
-                    p.zero_grace_delete = false;
-                    p.inc.saw_delete_at = None;
-                    p.inc.inflight_sync_end = None;
-                    p.inc.inflight_sync_open = false;
+                    p.new_life();
                 }
                 p.name.clone_from(&spec.name);
                 p.spec = Some(spec.clone());
@@ -545,6 +550,13 @@ impl Facts {
     fn config_op(&mut self, at: SimTime, uid: PodUid, op: ConfigOpKind) {
         let p = self.pod_mut(uid);
         p.inc.config_known = true;
+        if op == ConfigOpKind::AddFile && p.inc.saw_delete_at.is_some() {
+            // The file source adds the manifest again after the kubelet saw it removed:
+            // a new life of the UID. (A removal and a restore at the same instant put the
+            // manifest's API record back before the kubelet's REMOVE arrives, so the reset
+            // at `ApiCreated` came too early; hunt finding `deleted-pod-stops`.)
+            p.new_life();
+        }
         // Out of config, the status manager may forget the pod's status at any time
         // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a later
         // SetPodStatus starts again from the API's copy.
