@@ -352,3 +352,112 @@ spec:
     let starts = recs.iter().filter(|(_, r)| r.contains(" running")).count();
     assert!(starts >= 2, "{starts} starts");
 }
+
+/// `shutdown-pods-failed` (pressure-node): `hog`, rejected by a restarted kubelet and being
+/// killed from housekeeping as an orphaned runtime pod, gets the node shutdown manager's
+/// kill queued on that runtime pod's worker record. When the orphan's termination
+/// completes, v1.31 `completeTerminatingRuntimePod` deletes the record and the queued kill
+/// (status function included) with it; `hog` is then force-deleted and recreated, and the
+/// old UID's termination computes its phase without the shutdown's Failed. The check
+/// wanted Failed there.
+#[test]
+fn a_shutdown_kill_dropped_with_an_orphan_record_is_not_judged_as_applied() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: shutdown-kill-dropped-with-orphan-record}
+spec:
+  horizon: 73s
+  kubelet:
+    config:
+      shutdownGracePeriodByPodPriority:
+        - {priority: 0, shutdownGracePeriodSeconds: 10}
+        - {priority: 100000, shutdownGracePeriodSeconds: 20}
+  runtime:
+    latencies: {podStatus: {fixed: 46ms}}
+  api:
+    watchDelay: {uniform: {min: 0s, max: 200ms}}
+  pods:
+    - template:
+        metadata: {name: hog}
+        spec:
+          containers: [{name: app}]
+      behaviour:
+        app: {onSigterm: ignore}
+    - replicas: 2
+      template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers: [{name: job}]
+  timeline:
+    - {at: 55s, kubeletRestart: {downtime: 3600ms}}
+    - {at: 21s, kubeletRestart: {downtime: 18s}}
+    - {at: 24s, memoryPressure: {available: 90Mi}}
+    - {at: 70400ms, recreatePod: {pod: hog}}
+    - {at: 65s, nodeShutdown: {}}
+";
+    let (v, recs) = run_json("shutdown-orphan", yaml, 3151560261);
+    assert!(
+        !invariants(&v).contains(&"shutdown-pods-failed".to_string()),
+        "{v}"
+    );
+    // The window is there: the orphan record of hog's old UID was removed after the
+    // shutdown began.
+    assert!(
+        recs.iter()
+            .any(|(at, r)| *at > 65_000_000_000
+                && r.contains("runtime pod terminated: record removed")),
+        "no orphan record removed after the shutdown began"
+    );
+}
+
+/// `cache-freshness` (mixed-node): the kubelet restarted while its `CreateContainer` for
+/// the Never container `job` was in flight; the next kubelet created and started `job`
+/// (attempt 0) itself, then the dead kubelet's create landed as a second, never started
+/// attempt-0 container, newer than the running one, and the next SyncPod started `job`
+/// again (a Created newest status is restarted whatever the policy: v1.31
+/// `ShouldContainerBeRestarted` in `pkg/kubelet/container/helpers.go`). A CRI runtime
+/// holds a container's name (pod, container, attempt) until the container is removed, so
+/// the second create fails and `job` runs once.
+#[test]
+fn a_dead_kubelets_create_cannot_make_a_second_container_of_one_attempt() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: create-in-flight-across-restart}
+spec:
+  horizon: 5s
+  runtime:
+    faults: [{call: pullImage, probability: 0.214}]
+    latencies:
+      createContainer: {exponential: {mean: 100ms}}
+      pullImage: {exponential: {mean: 1s}}
+  pods:
+    - replicas: 2
+      createAt: 19ms
+      template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app}]
+    - template:
+        metadata: {name: batch}
+        spec:
+          containers: [{name: job}]
+          restartPolicy: Never
+    - template:
+        metadata: {name: crashy}
+        spec:
+          containers: [{name: app}]
+  timeline:
+    - {at: 1s, kubeletRestart: {}}
+";
+    let (v, recs) = run_json("create-across-restart", yaml, 3131357285);
+    assert!(invariants(&v).is_empty(), "{v}");
+    let job_starts = recs
+        .iter()
+        .filter(|(_, r)| r.starts_with("rt uid-0001 ") && r.ends_with(" job running"))
+        .count();
+    assert_eq!(job_starts, 1, "{recs:?}");
+}

@@ -148,6 +148,10 @@ words! {
         SandboxHasContainers => "sandbox has containers",
         /// `CreateContainer` of an image no longer on the node (removed after its pull).
         ImageNotFound => "image not found",
+        /// `CreateContainer` whose name (pod, container, attempt) a container not yet
+        /// removed holds: containerd's name reservation (`failed to reserve container
+        /// name`), CRI-O's likewise.
+        NameReserved => "failed to reserve container name",
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{crashed, topic, Checker, PerPod, STEP_SLACK};
 use crate::model::{
-    ConfigOpKind, CriOp, KillPodNowStep, PodUid, ShutdownStep, SyncStepKind, Transition,
+    ConfigOpKind, CriOp, KillPodNowStep, PodUid, ShutdownStep, SyncStepKind, Transition, WorkerStep,
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
@@ -124,6 +124,7 @@ impl Checker for Shutdown {
         | topic::SHUTDOWN_GROUP
         | topic::SYNC_BEGIN
         | topic::SYNC_STEP
+        | topic::WORKER
         | topic::KUBELET_PROCESS;
 
     #[inline]
@@ -156,6 +157,19 @@ impl Checker for Shutdown {
                 uid,
                 step: SyncStepKind::StatusSet,
             } => self.status_check(at, *uid, facts, out),
+            Transition::Worker {
+                uid,
+                what: WorkerStep::RuntimePodRecordRemoved,
+            } => {
+                // A kill queued on an orphaned runtime pod's worker record goes with the
+                // record when that termination completes (v1.31
+                // `completeTerminatingRuntimePod` in `pkg/kubelet/pod_workers.go` deletes
+                // the record with its pending update), status function included: the
+                // pod's next termination is not the shutdown manager's.
+                let p = self.pods.at(*uid);
+                p.killed = false;
+                p.fn_applies = false;
+            }
             Transition::KillPodNow {
                 uid,
                 ch,

@@ -72,6 +72,21 @@ impl Runtime {
             // Removed since its pull (race catalog 33): the runtime cannot create from it.
             return CriResult::Failed(CriFailed::ImageNotFound);
         }
+        // A container's name is the pod, the container name and the attempt; the runtime
+        // holds it from the create until the container is removed (containerd and CRI-O
+        // reserve it so). Two creates of one attempt (a create of a kubelet that died
+        // still in flight, and the next kubelet's own) leave one container: podsim decides
+        // at completion, so the first to finish wins (containerd: the first to begin).
+        let held = self.pods.get(&uid).is_some_and(|p| {
+            p.live.iter().any(|c| {
+                self.containers
+                    .get(c)
+                    .is_some_and(|c| c.attempt == attempt && c.name == name && !c.removed)
+            })
+        });
+        if held {
+            return CriResult::Failed(CriFailed::NameReserved);
+        }
         let id = ContainerId(self.next_container);
         self.next_container += 1;
         let behaviour = self
@@ -474,6 +489,26 @@ mod tests {
         assert_eq!(gone, CriResult::Failed(CriFailed::ImageNotFound));
         let ok = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
         assert!(matches!(ok, CriResult::ContainerCreated(_)), "{ok:?}");
+    }
+
+    #[test]
+    fn a_container_name_is_held_until_its_container_is_removed() {
+        let (uid, id) = (PodUid(1), SandboxId(1));
+        let mut rt = runtime();
+        let first = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
+        let CriResult::ContainerCreated(c) = first else {
+            panic!("{first:?}");
+        };
+        let again = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
+        assert_eq!(again, CriResult::Failed(CriFailed::NameReserved));
+        // Another attempt, or another container name, is another name.
+        let next = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 1);
+        assert!(matches!(next, CriResult::ContainerCreated(_)), "{next:?}");
+        let other = rt.create_container(SimTime::ZERO, uid, id, ("d", "img"), 0);
+        assert!(matches!(other, CriResult::ContainerCreated(_)), "{other:?}");
+        assert!(rt.mark_removed(c));
+        let freed = rt.create_container(SimTime::ZERO, uid, id, ("c", "img"), 0);
+        assert!(matches!(freed, CriResult::ContainerCreated(_)), "{freed:?}");
     }
 
     #[test]
