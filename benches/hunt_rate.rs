@@ -11,7 +11,7 @@
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 use podsim::hunt::bench::{bench_hunt, BenchHunt};
-use podsim::hunt::Strategy;
+use podsim::hunt::{Strategy, Tuning};
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -63,6 +63,7 @@ fn hunt(base: &PathBuf, runs: u64, jobs: usize) -> (f64, u64) {
         bases: std::slice::from_ref(base),
         sets: &[],
         strategy: Strategy::Random,
+        tuning: Tuning::default(),
         seed: 1,
         budget_runs: runs,
         invariants: &[],

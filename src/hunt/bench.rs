@@ -4,19 +4,21 @@
 //! stable API: it exists for the benchmark.
 
 use super::found::{finding_doc, Context};
-use super::search::{scheduler_for, Found, Search, Strategy, GENERATION};
+use super::search::{scheduler_for, Found, Search, Strategy, Tuning, GENERATION};
 use super::shrink::{self, Limits};
 use std::path::{Path, PathBuf};
 
-/// A hunt to run: the bases (in the order their generations take turns), the `--set`
+/// A hunt to run: the bases (their runs interleaved one by one, in this order), the `--set`
 /// overrides (`PATH`, `VALUE`) applied to every base, the strategy (its scheduler is set
-/// as `podsim hunt` sets it), the hunt's seed, the budget in runs over all bases together,
-/// the invariants that count as a detection, and the worker threads.
+/// as `podsim hunt` sets it) and the guided search's design choices, the hunt's seed, the
+/// budget in runs over all bases together, the invariants that count as a detection, and
+/// the worker threads.
 #[doc(hidden)]
 pub struct BenchHunt<'a> {
     pub bases: &'a [PathBuf],
     pub sets: &'a [(String, String)],
     pub strategy: Strategy,
+    pub tuning: Tuning,
     pub seed: u64,
     pub budget_runs: u64,
     pub invariants: &'a [String],
@@ -26,7 +28,9 @@ pub struct BenchHunt<'a> {
 /// The first finding of one of the wanted invariants.
 #[doc(hidden)]
 pub struct Detection {
-    /// Runs spent over all bases up to and including the run that showed it.
+    /// Runs spent over all bases, their runs interleaved one by one (base 0's first run,
+    /// base 1's first run, ..., base 0's second run, ...), up to and including the run that
+    /// showed it.
     pub runs: u64,
     /// Index into [`BenchHunt::bases`] of the base it was found from.
     pub base: usize,
@@ -49,9 +53,14 @@ pub struct BenchOutcome {
     pub detection: Option<Detection>,
 }
 
-/// Runs the hunt: one [`Search`] per base, each taking a generation in turn, until a run
-/// reports one of the wanted invariants or the budget is spent. Deterministic for its
-/// inputs, on any number of threads. `Err`: a base does not load, or a run panicked.
+/// Runs the hunt: one [`Search`] per base, each independent of the others (as `podsim
+/// hunt` on that base alone), their runs counted as if interleaved one by one, so that
+/// no base waits for another's generation and an entry only one base reaches costs the
+/// same for every strategy. The searches step a generation each in turn; after a round,
+/// every run up to that point is known on every base, so the detection with the lowest
+/// interleaved index is final. The budget is split evenly over the bases. Deterministic
+/// for its inputs, on any number of threads. `Err`: a base does not load, or a run
+/// panicked.
 #[doc(hidden)]
 pub fn bench_hunt(h: &BenchHunt<'_>) -> Result<BenchOutcome, String> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -75,15 +84,23 @@ pub fn bench_hunt(h: &BenchHunt<'_>) -> Result<BenchOutcome, String> {
             .map_err(|e| e.to_string())?
             .tree;
         profiles.push(sc.kubelet.profile.clone());
-        searches.push(Search::new(tree, &sc, h.strategy, h.seed));
+        searches.push(Search::tuned(tree, &sc, h.strategy, h.seed, h.tuning));
     }
-    let mut total = 0;
-    while total < h.budget_runs {
+    let nb = searches.len().max(1) as u64;
+    // Base i's share of the budget: the interleaved order gives the remainder to the
+    // first bases.
+    let share = |i: usize| h.budget_runs / nb + u64::from((i as u64) < h.budget_runs % nb);
+    // The interleaved index (1-based) of base i's k-th run.
+    let index = |i: usize, k: u64| (k - 1) * nb + i as u64 + 1;
+    loop {
+        let mut best: Option<(u64, usize, usize)> = None;
+        let mut ran = false;
         for (i, s) in searches.iter_mut().enumerate() {
-            let n = GENERATION.min(h.budget_runs - total);
+            let n = GENERATION.min(share(i) - s.runs);
             if n == 0 {
-                break;
+                continue;
             }
+            ran = true;
             let (runs_before, found_before) = (s.runs, s.findings.len());
             s.step(n, &pool);
             if !s.panics.is_empty() {
@@ -96,31 +113,39 @@ pub fn bench_hunt(h: &BenchHunt<'_>) -> Result<BenchOutcome, String> {
                 .filter(|&k| h.invariants.contains(&s.findings[k].invariant))
                 .min_by_key(|&k| s.findings[k].first_run);
             if let Some(k) = first {
-                let found = s.findings.swap_remove(k);
-                let runs = total + (found.first_run - runs_before);
-                let detection = Detection {
-                    runs,
-                    base: i,
-                    base_runs: found.first_run,
-                    invariant: found.invariant.clone(),
-                    found,
-                    base_path: h.bases[i].clone(),
-                    profile: profiles[i].clone(),
-                    sets: h.sets.iter().map(|(p, v)| format!("{p}={v}")).collect(),
-                    strategy: h.strategy,
-                    seed: h.seed,
-                    scheduler,
-                };
-                return Ok(BenchOutcome {
-                    runs,
-                    detection: Some(detection),
-                });
+                debug_assert!(s.findings[k].first_run > runs_before);
+                let at = index(i, s.findings[k].first_run);
+                if best.is_none_or(|(b, _, _)| at < b) {
+                    best = Some((at, i, k));
+                }
             }
-            total += s.runs - runs_before;
+        }
+        if let Some((runs, i, k)) = best {
+            let found = searches[i].findings.swap_remove(k);
+            let detection = Detection {
+                runs,
+                base: i,
+                base_runs: found.first_run,
+                invariant: found.invariant.clone(),
+                found,
+                base_path: h.bases[i].clone(),
+                profile: profiles[i].clone(),
+                sets: h.sets.iter().map(|(p, v)| format!("{p}={v}")).collect(),
+                strategy: h.strategy,
+                seed: h.seed,
+                scheduler,
+            };
+            return Ok(BenchOutcome {
+                runs,
+                detection: Some(detection),
+            });
+        }
+        if !ran {
+            break;
         }
     }
     Ok(BenchOutcome {
-        runs: total,
+        runs: searches.iter().map(|s| s.runs).sum(),
         detection: None,
     })
 }
@@ -171,6 +196,7 @@ mod tests {
             bases: &bases,
             sets: &sets,
             strategy: Strategy::Random,
+            tuning: Tuning::default(),
             seed: 1,
             budget_runs,
             invariants,

@@ -25,6 +25,8 @@ pub(crate) mod shrink;
 mod yaml;
 
 pub use search::Strategy;
+#[doc(hidden)]
+pub use search::Tuning;
 
 use clap::Args;
 use std::path::{Path, PathBuf};

@@ -77,26 +77,87 @@ pub(crate) fn mutate(tree: &mut Value, v: &Vocab, s: &mut Stream) -> String {
     }
 }
 
-/// The guided search's first inputs: one mutation of the base per kind of change, in the
-/// vocabulary's order: each [`Disturbance`] that has a pod to act on, then a CRI fault, a
-/// latency distribution and an API delay. Each comes with what it did.
-pub(crate) fn seed_inputs(base: &Value, v: &Vocab, s: &mut Stream) -> Vec<(Value, String)> {
-    let mut out = Vec::new();
-    for d in Disturbance::ALL {
-        let mut t = base.clone();
-        if let Some(what) = insert_disturbance(&mut t, v, s, d) {
-            out.push((t, what));
+/// One change of the guided search's seed phase: a disturbance of one kind, a CRI fault,
+/// a latency distribution or an API delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    Disturb(Disturbance),
+    Fault,
+    Latency,
+    ApiDelay,
+}
+
+impl Change {
+    fn apply(self, t: &mut Value, v: &Vocab, s: &mut Stream) -> Option<String> {
+        match self {
+            Change::Disturb(d) => insert_disturbance(t, v, s, d),
+            Change::Fault => fault(t, s),
+            Change::Latency => latency(t, s),
+            Change::ApiDelay => api_delay(t, s),
         }
     }
-    type Change = fn(&mut Value, &mut Stream) -> Option<String>;
-    let others: [Change; 3] = [fault, latency, api_delay];
-    for f in others {
+}
+
+/// The guided search's first inputs: every kind of change once, in the vocabulary's order
+/// (each [`Disturbance`] that has a pod to act on, then a CRI fault, a latency
+/// distribution and an API delay). With `stack` 1, one change per input; with more, the
+/// kinds are shuffled (by `s`, so by the hunt seed) and stacked `stack` to an input, so
+/// that every kind is tried in a third (or less) of the runs and kinds meet each other.
+/// Each input comes with what it did.
+pub(crate) fn seed_inputs(
+    base: &Value,
+    v: &Vocab,
+    s: &mut Stream,
+    stack: usize,
+) -> Vec<(Value, String)> {
+    let mut changes: Vec<Change> = Disturbance::ALL
+        .into_iter()
+        .map(Change::Disturb)
+        .chain([Change::Fault, Change::Latency, Change::ApiDelay])
+        .collect();
+    let mut out = Vec::new();
+    if stack <= 1 {
+        for c in changes {
+            let mut t = base.clone();
+            if let Some(what) = c.apply(&mut t, v, s) {
+                out.push((t, what));
+            }
+        }
+        return out;
+    }
+    changes.retain(|c| match c {
+        Change::Disturb(d) => d.applies(v),
+        _ => true,
+    });
+    for i in (1..changes.len()).rev() {
+        let j = s.below(i as u64 + 1) as usize;
+        changes.swap(i, j);
+    }
+    for group in changes.chunks(stack) {
         let mut t = base.clone();
-        if let Some(what) = f(&mut t, s) {
-            out.push((t, what));
+        let whats: Vec<String> = group.iter().filter_map(|c| c.apply(&mut t, v, s)).collect();
+        if !whats.is_empty() {
+            out.push((t, whats.join("; ")));
         }
     }
     out
+}
+
+/// Splicing (as coverage-guided fuzzers splice two queue entries): appends the timeline
+/// actions of `other` to `tree`'s (up to the cap), so disturbances that reached new
+/// coverage in two different inputs meet in one. `None` when `other` has none to give.
+pub(crate) fn splice(tree: &mut Value, other: &Value) -> Option<String> {
+    let theirs = list(other, &["spec", "timeline"])?.clone();
+    let ours = list_at(tree, &["spec", "timeline"]);
+    let room = MAX_ACTIONS.saturating_sub(ours.len());
+    let n = theirs.len().min(room);
+    if n == 0 {
+        return None;
+    }
+    ours.extend(theirs.into_iter().take(n));
+    Some(format!(
+        "spliced in {n} timeline actions of another corpus input"
+    ))
 }
 
 /// Every event time (ms) the candidate has: timeline actions and pod creations.
@@ -227,6 +288,21 @@ impl Disturbance {
         Disturbance::PidPressure,
         Disturbance::SetPodCondition,
     ];
+
+    /// Whether the base has a pod this kind acts on (node-wide kinds always apply).
+    fn applies(self, v: &Vocab) -> bool {
+        use Disturbance::*;
+        let plain = v.pods.iter().any(|p| !p.static_pod);
+        let statics = v.pods.iter().any(|p| p.static_pod);
+        match self {
+            Delete | DeleteGraceZero | DeleteGrace | ForceDelete | Recreate | SetPodCondition => {
+                plain
+            }
+            UpdateStatic | RemoveStatic | RemoveRestoreStatic => statics,
+            ContainerExit => !v.pods.is_empty(),
+            KubeletRestart | NodeShutdown | MemoryPressure | DiskPressure | PidPressure => true,
+        }
+    }
 
     /// A kind drawn with the weights random mutations use: the pod-level actions
     /// (deletes, exits) most often.
@@ -412,6 +488,52 @@ mod tests {
         assert!(valid >= 180, "only {valid} of 200 mutants validate");
     }
 
+    /// Stacked seed inputs hold every kind that applies to the base exactly once, at most
+    /// `stack` to an input, every input valid; the grouping follows the stream.
+    #[test]
+    fn stacked_seed_inputs_cover_every_kind_once() {
+        let text = std::fs::read_to_string("scenarios/hunt/static-node.yaml").expect("base");
+        let sc = crate::load_str("s.yaml", &text, &[])
+            .expect("valid")
+            .scenario;
+        let v = Vocab::of(&sc);
+        let base = super::super::doc::parse(&text).expect("yaml");
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 4);
+        // 15 disturbance kinds and 3 other changes, four to an input.
+        assert_eq!(seeds.len(), 5);
+        let changes: usize = seeds.iter().map(|(_, w)| w.split("; ").count()).sum();
+        assert_eq!(changes, Disturbance::ALL.len() + 3);
+        for (t, what) in &seeds {
+            assert!(what.split("; ").count() <= 4, "{what}");
+            let text = serde_json::to_string(t).expect("json");
+            assert!(crate::load_str("c.yaml", &text, &[]).is_ok(), "{what}");
+        }
+        let again = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 4);
+        assert_eq!(seeds, again);
+        let other = seed_inputs(&base, &v, &mut Stream::new(2, "s"), 4);
+        assert_ne!(seeds, other);
+        // No static pod in BASE: its three static-pod kinds are left out.
+        let sc = crate::load_str("b.yaml", BASE, &[])
+            .expect("valid")
+            .scenario;
+        let v = Vocab::of(&sc);
+        let base = super::super::doc::parse(BASE).expect("yaml");
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 4);
+        let changes: usize = seeds.iter().map(|(_, w)| w.split("; ").count()).sum();
+        assert_eq!(changes, Disturbance::ALL.len());
+    }
+
+    /// Splicing appends the other input's timeline actions, up to the cap.
+    #[test]
+    fn splice_appends_timeline_actions() {
+        let mut a = super::super::doc::parse(BASE).expect("yaml");
+        let b = a.clone();
+        assert!(splice(&mut a, &b).is_some());
+        assert_eq!(list(&a, &["spec", "timeline"]).map(Vec::len), Some(2));
+        let empty = super::super::doc::parse("spec: {}").expect("yaml");
+        assert!(splice(&mut a, &empty).is_none());
+    }
+
     /// The seed inputs hold one change per kind that applies to the base (no static pod:
     /// no static-pod actions), every one valid; a removal and restore come as a pair.
     #[test]
@@ -421,7 +543,7 @@ mod tests {
             .scenario;
         let v = Vocab::of(&sc);
         let base = super::super::doc::parse(BASE).expect("yaml");
-        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"));
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 1);
         // No static pod: the three static-pod kinds drop out; fault, latency, delay come in.
         assert_eq!(seeds.len(), Disturbance::ALL.len());
         for (t, what) in &seeds {
@@ -434,7 +556,7 @@ mod tests {
             .scenario;
         let v = Vocab::of(&sc);
         let base = super::super::doc::parse(&text).expect("yaml");
-        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"));
+        let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 1);
         assert_eq!(seeds.len(), Disturbance::ALL.len() + 3);
         let (pair, what) = seeds
             .iter()

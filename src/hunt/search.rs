@@ -5,7 +5,7 @@
 
 use super::coverage::Pair;
 use super::doc::{Doc, Ran};
-use super::mutate::{mutate, seed_inputs, Vocab};
+use super::mutate::{mutate, seed_inputs, splice, Vocab};
 use crate::scenario::Scenario;
 use crate::sim::Stream;
 use serde_json::Value;
@@ -47,6 +47,64 @@ pub(crate) fn scheduler_for(strategy: Strategy) -> Option<&'static str> {
     match strategy {
         Strategy::Random | Strategy::Guided => None,
         Strategy::Pct => Some("pct:3"),
+    }
+}
+
+/// The guided search's design choices, one field each, so the hunting benchmark can
+/// compare them (`PODSIM_HUNT_BENCH_TUNING`); `podsim hunt` always uses the default.
+/// `random` and `pct` read none of them.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Kinds of change stacked per seed input (1: one change per input, see
+    /// [`seed_inputs`]).
+    pub seed_stack: usize,
+    /// Seed inputs run on fresh seeds (else on the base's own seed).
+    pub seed_fresh: bool,
+    /// Havoc: a corpus candidate gets 1, 2, 4 or 8 stacked mutations (else 1 to 3).
+    pub havoc: bool,
+    /// Per mille of corpus candidates spliced with a second corpus input first.
+    pub splice_permille: u32,
+    /// Per mille of candidates drawn from the base with a fresh seed instead of the corpus.
+    pub base_permille: u32,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        // Four kinds per seed input on fresh seeds: every kind tried within the first
+        // five or six runs of a base (18 kinds), where one per input on the base's own
+        // seed took 18; chosen over 3 and 5 on held-out hunt seeds (see the README's
+        // "Hunting power").
+        Tuning {
+            seed_stack: 4,
+            seed_fresh: true,
+            havoc: false,
+            splice_permille: 0,
+            base_permille: 100,
+        }
+    }
+}
+
+impl Tuning {
+    /// Parses `key=value` pairs separated by commas (`stack=3,fresh=1,havoc=1,splice=100,
+    /// base=100`) over the default.
+    pub fn parse(text: &str) -> Result<Tuning, String> {
+        let mut t = Tuning::default();
+        for kv in text.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("{kv:?}: expected key=value"))?;
+            let n: u64 = v.parse().map_err(|_| format!("{kv:?}: not a number"))?;
+            match k {
+                "stack" => t.seed_stack = n.max(1) as usize,
+                "fresh" => t.seed_fresh = n != 0,
+                "havoc" => t.havoc = n != 0,
+                "splice" => t.splice_permille = n.min(1000) as u32,
+                "base" => t.base_permille = n.min(1000) as u32,
+                _ => return Err(format!("{kv:?}: unknown key {k}")),
+            }
+        }
+        Ok(t)
     }
 }
 
@@ -103,6 +161,7 @@ pub(crate) struct Search {
     vocab: Vocab,
     strategy: Strategy,
     seed: u64,
+    tuning: Tuning,
     corpus: Vec<Entry>,
     /// `guided`: the first inputs to try after the base, one per kind of change.
     seeds: Vec<Candidate>,
@@ -123,6 +182,17 @@ impl Search {
     /// A search from `base`, the base scenario's tree with the hunt's `--set` overrides
     /// applied (see [`Doc::from_text`]), which validates into `base_sc`.
     pub(crate) fn new(base: Value, base_sc: &Scenario, strategy: Strategy, seed: u64) -> Search {
+        Search::tuned(base, base_sc, strategy, seed, Tuning::default())
+    }
+
+    /// As [`Search::new`], with the guided search's design choices given.
+    pub(crate) fn tuned(
+        base: Value,
+        base_sc: &Scenario,
+        strategy: Strategy,
+        seed: u64,
+        tuning: Tuning,
+    ) -> Search {
         Search {
             base: Candidate {
                 tree: base,
@@ -132,6 +202,7 @@ impl Search {
             vocab: Vocab::of(base_sc),
             strategy,
             seed,
+            tuning,
             corpus: Vec::new(),
             seeds: Vec::new(),
             hits: BTreeMap::new(),
@@ -154,14 +225,20 @@ impl Search {
     fn with_seeds(mut self) -> Search {
         if self.strategy == Strategy::Guided {
             let s = &mut Stream::new(self.seed, "hunt/seeds");
-            let mut seeds: Vec<Candidate> = seed_inputs(&self.base.tree, &self.vocab, s)
-                .into_iter()
-                .map(|(tree, what)| Candidate {
-                    tree,
-                    seed: self.base.seed,
-                    history: vec![what],
-                })
-                .collect();
+            let t = self.tuning;
+            let mut seeds: Vec<Candidate> =
+                seed_inputs(&self.base.tree, &self.vocab, s, t.seed_stack)
+                    .into_iter()
+                    .map(|(tree, what)| Candidate {
+                        tree,
+                        seed: if t.seed_fresh {
+                            fresh_seed(s)
+                        } else {
+                            self.base.seed
+                        },
+                        history: vec![what],
+                    })
+                    .collect();
             seeds.reverse();
             self.seeds = seeds;
         }
@@ -238,24 +315,26 @@ impl Search {
     /// drawn in proportion to its energy; then one to three mutations.
     fn candidate(&self, s: &mut Stream, weights: &[u64], picked: &mut [u64]) -> Candidate {
         let total: u64 = weights.iter().sum();
-        let from_corpus = self.strategy == Strategy::Guided && total > 0 && !s.chance_ppm(100_000);
+        let t = self.tuning;
+        let from_corpus =
+            self.strategy == Strategy::Guided && total > 0 && !s.chance_ppm(t.base_permille * 1000);
         let mut c = if from_corpus {
-            let mut x = s.below(total);
-            let i = weights
-                .iter()
-                .position(|&w| {
-                    if x < w {
-                        true
-                    } else {
-                        x -= w;
-                        false
-                    }
-                })
-                .unwrap_or(weights.len() - 1);
+            let i = draw(s, weights, total);
             picked[i] += 1;
             let mut c = self.corpus[i].cand.clone();
             if s.chance_ppm(500_000) {
                 c.seed = fresh_seed(s);
+            }
+            if t.splice_permille > 0
+                && self.corpus.len() > 1
+                && s.chance_ppm(t.splice_permille * 1000)
+            {
+                let j = draw(s, weights, total);
+                if j != i {
+                    if let Some(what) = splice(&mut c.tree, &self.corpus[j].cand.tree) {
+                        c.history.push(what);
+                    }
+                }
             }
             c
         } else {
@@ -266,7 +345,12 @@ impl Search {
             }
             c
         };
-        for _ in 0..s.between(1, 3) {
+        let n = if from_corpus && t.havoc {
+            1 << s.below(4)
+        } else {
+            s.between(1, 3)
+        };
+        for _ in 0..n {
             let what = mutate(&mut c.tree, &self.vocab, s);
             c.history.push(what);
         }
@@ -339,6 +423,22 @@ impl Search {
             });
         }
     }
+}
+
+/// An index drawn in proportion to `weights` (which sum to `total` > 0).
+fn draw(s: &mut Stream, weights: &[u64], total: u64) -> usize {
+    let mut x = s.below(total);
+    weights
+        .iter()
+        .position(|&w| {
+            if x < w {
+                true
+            } else {
+                x -= w;
+                false
+            }
+        })
+        .unwrap_or(weights.len() - 1)
 }
 
 fn fresh_seed(s: &mut Stream) -> u64 {
