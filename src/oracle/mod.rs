@@ -29,6 +29,7 @@ pub(crate) mod checkers;
 pub(crate) mod facts;
 pub(crate) mod findings;
 pub mod invariants;
+pub(crate) mod ring;
 
 use crate::model::{PodUid, Transition};
 use crate::sim::{Observer, SimTime};
@@ -84,7 +85,7 @@ impl Oracle {
         Oracle {
             on: true,
             facts: Facts {
-                ring: RING,
+                rings: ring::Rings::new(RING, 0),
                 ..Default::default()
             },
             checkers: Checkers::default(),
@@ -95,13 +96,14 @@ impl Oracle {
     /// [`Oracle::new`] for a run of `pods` pods: a shorter per-pod ring when it is large.
     pub(crate) fn for_pods(pods: usize) -> Self {
         let mut o = Self::new();
-        o.facts.ring = if pods > LARGE_RUN_PODS {
+        let ring = if pods > LARGE_RUN_PODS {
             RING_LARGE
         } else {
             RING
         };
         // UIDs count from 1: one slot per declared pod, without doubling's slack (pods
         // created later, such as mirror pods, grow it as before).
+        o.facts.rings = ring::Rings::new(ring, pods + 1);
         o.facts.pods = Vec::with_capacity(pods + 1);
         o
     }
@@ -145,7 +147,7 @@ impl Oracle {
     /// freeing them first keeps a large run's peak memory down while its summary is built.
     pub(crate) fn release_pod_state(&mut self) {
         self.facts = Facts {
-            ring: self.facts.ring,
+            rings: ring::Rings::new(self.facts.rings.ring(), 0),
             ..Default::default()
         };
         self.checkers = Checkers::default();

@@ -166,7 +166,7 @@ impl Probes {
         let runs = p
             .instances
             .iter()
-            .any(|i| i.name == container && i.exit.is_none() && p.running.contains(&i.id));
+            .any(|i| facts.text(i.name) == container && i.exit.is_none() && p.running.contains(&i.id));
         let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
@@ -193,11 +193,11 @@ fn target_check(
     out: &mut Findings,
 ) {
     let p = facts.pod(uid);
-    let ever = p.instances.iter().any(|i| i.name == container);
+    let ever = p.instances.iter().any(|i| facts.text(i.name) == container);
     let runs = p
         .instances
         .iter()
-        .any(|i| i.name == container && p.running.contains(&i.id));
+        .any(|i| facts.text(i.name) == container && p.running.contains(&i.id));
     let what = if !ever {
         format!("a {kind} probe ran against container {container}, which has never run")
     } else if !runs && result == ProbeVerdict::Success {
