@@ -8,11 +8,11 @@
 //! A check that must see a value as it was just before the transition reads it from
 //! [`Facts::before`].
 
+use super::ring::{Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
     ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition, WorkerStep,
 };
-use super::ring::{Rec, Rings, Sym, Syms};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -93,7 +93,12 @@ impl Findings {
                     if name.is_empty() { "?" } else { name }
                 );
                 for (at, rec) in facts.rings.of(u) {
-                    let _ = write!(msg, "\n      {}  {}", t(at), rec.render(u, name, &facts.syms));
+                    let _ = write!(
+                        msg,
+                        "\n      {}  {}",
+                        t(at),
+                        rec.render(u, name, &facts.syms)
+                    );
                 }
                 name.to_string()
             }

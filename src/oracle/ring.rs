@@ -17,7 +17,6 @@ use crate::model::{
     WorkerStep,
 };
 use crate::sim::SimTime;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The id of a distinct string in [`Syms`].
@@ -25,11 +24,16 @@ use std::sync::Arc;
 pub(crate) struct Sym(u32);
 
 /// A table of distinct strings: container names, probe names, errors, reasons. Its size
-/// follows the scenario's vocabulary, not the number of pods or transitions.
+/// follows the scenario's vocabulary, not the number of pods or transitions. Looked up on
+/// every probe: an open-addressing hash table (FNV-1a, linear probing) finds a name with
+/// one pass over its bytes and one comparison. Ids are given in order of first sight, and
+/// the table is never iterated, so nothing depends on hash order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Syms {
     texts: Vec<Box<str>>,
-    index: BTreeMap<Box<str>, Sym>,
+    /// `id + 1` of the text hashed to each slot (0: empty); a power of two long, at most
+    /// half full.
+    slots: Vec<u32>,
     /// Static texts (a container's exit reason), by id; a handful per run.
     statics: Vec<&'static str>,
 }
@@ -41,13 +45,35 @@ pub(crate) struct StaticSym(u32);
 impl Syms {
     /// The id of `s`, added if new.
     pub(crate) fn intern(&mut self, s: &str) -> Sym {
-        if let Some(&id) = self.index.get(s) {
-            return id;
+        if self.slots.len() < 2 * (self.texts.len() + 1) {
+            self.grow();
         }
-        let id = Sym(u32::try_from(self.texts.len()).expect("fewer than 2^32 distinct strings"));
+        let mask = self.slots.len() - 1;
+        let mut i = fnv(s) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => break,
+                k if *self.texts[k as usize - 1] == *s => return Sym(k - 1),
+                _ => i = (i + 1) & mask,
+            }
+        }
+        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 distinct strings");
         self.texts.push(s.into());
-        self.index.insert(s.into(), id);
-        id
+        self.slots[i] = id + 1;
+        Sym(id)
+    }
+
+    /// Twice the slots (at least 16), every text placed again.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(16);
+        self.slots = vec![0; n];
+        for (k, t) in self.texts.iter().enumerate() {
+            let mut i = fnv(t) as usize & (n - 1);
+            while self.slots[i] != 0 {
+                i = (i + 1) & (n - 1);
+            }
+            self.slots[i] = k as u32 + 1;
+        }
     }
 
     pub(crate) fn text(&self, id: Sym) -> &str {
@@ -65,6 +91,16 @@ impl Syms {
         };
         StaticSym(i as u32)
     }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// An `i64` stored as two `u32` halves: 4-byte aligned, so a [`Rec`] stays 16 bytes.
@@ -398,8 +434,12 @@ impl Rings {
         }
     }
 
-    pub(crate) fn ring(&self) -> usize {
-        self.ring
+    /// No records, the same size of ring.
+    pub(crate) fn emptied(&self) -> Self {
+        Rings {
+            ring: self.ring,
+            ..Default::default()
+        }
     }
 
     /// Add `rec` at `at` to the ring of `uid`, over its oldest record when full.
@@ -408,7 +448,8 @@ impl Rings {
         let i = uid.0 as usize;
         if self.pos.len() <= i {
             self.pos.resize(i + 1, (0, 0));
-            self.slots.resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
+            self.slots
+                .resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
         }
         let (next, len) = &mut self.pos[i];
         self.slots[i * self.ring + usize::from(*next)] = (at, rec);

@@ -181,15 +181,43 @@ fn samples() -> Vec<Transition> {
             }
         }
     }
-    v.extend(RemovedBy::ALL.iter().map(|&by| T::ApiRemoved { uid: U, by }));
-    v.extend(WatchDelivery::ALL.iter().map(|&kind| T::WatchDelivered { uid: U, kind }));
+    v.extend(
+        RemovedBy::ALL
+            .iter()
+            .map(|&by| T::ApiRemoved { uid: U, by }),
+    );
+    v.extend(
+        WatchDelivery::ALL
+            .iter()
+            .map(|&kind| T::WatchDelivered { uid: U, kind }),
+    );
     v.extend(HostOp::ALL.iter().map(|&what| T::Host { uid: U, what }));
-    v.extend(RejectReason::ALL.iter().map(|&reason| T::PodRejected { uid: U, reason }));
-    v.extend(EvictionStep::ALL.iter().map(|&what| T::Eviction { uid: U, what }));
-    v.extend(ConfigOpKind::ALL.iter().map(|&op| T::ConfigOp { uid: U, op }));
-    v.extend(WorkerStep::ALL.iter().map(|&what| T::Worker { uid: U, what }));
+    v.extend(
+        RejectReason::ALL
+            .iter()
+            .map(|&reason| T::PodRejected { uid: U, reason }),
+    );
+    v.extend(
+        EvictionStep::ALL
+            .iter()
+            .map(|&what| T::Eviction { uid: U, what }),
+    );
+    v.extend(
+        ConfigOpKind::ALL
+            .iter()
+            .map(|&op| T::ConfigOp { uid: U, op }),
+    );
+    v.extend(
+        WorkerStep::ALL
+            .iter()
+            .map(|&what| T::Worker { uid: U, what }),
+    );
     v.extend(NoteKind::ALL.iter().map(|&what| T::Note { uid: U, what }));
-    v.extend(SyncStepKind::ALL.iter().map(|&step| T::SyncStep { uid: U, step }));
+    v.extend(
+        SyncStepKind::ALL
+            .iter()
+            .map(|&step| T::SyncStep { uid: U, step }),
+    );
     for &ty in UpdateType::ALL {
         for runtime_only in [false, true] {
             v.push(T::UpdatePod {
@@ -250,7 +278,10 @@ fn a_ring_keeps_the_last_records_oldest_first() {
             (SimTime(7), rec(7))
         ]
     );
-    assert_eq!(r.of(PodUid(2)).collect::<Vec<_>>(), vec![(SimTime(9), rec(99))]);
+    assert_eq!(
+        r.of(PodUid(2)).collect::<Vec<_>>(),
+        vec![(SimTime(9), rec(99))]
+    );
     assert_eq!(r.of(PodUid(1)).count(), 0);
     assert_eq!(r.of(PodUid(100)).count(), 0);
 }
@@ -265,4 +296,28 @@ fn print_sizes() {
         std::mem::size_of::<crate::oracle::facts::ColdFacts>(),
         std::mem::size_of::<crate::oracle::facts::Instance>(),
     );
+}
+
+#[test]
+fn strings_are_interned_once_each_in_order_of_first_sight() {
+    let mut syms = Syms::default();
+    let words: Vec<String> = (0..200).map(|i| format!("container-{i}")).collect();
+    let ids: Vec<Sym> = words.iter().map(|w| syms.intern(w)).collect();
+    for (i, (w, id)) in words.iter().zip(&ids).enumerate() {
+        assert_eq!(*id, Sym(i as u32));
+        assert_eq!(syms.intern(w), *id, "{w}");
+        assert_eq!(syms.text(*id), w);
+    }
+    assert_eq!(syms.intern(""), Sym(200));
+    assert_eq!(syms.texts.len(), 201);
+}
+
+#[test]
+fn an_oracle_switched_off_releases_its_state() {
+    // A run with `--no-oracle` drops the (empty) per-pod state at the end too.
+    let mut o = crate::oracle::Oracle::default();
+    o.release_pod_state();
+    let mut o = crate::oracle::Oracle::for_pods(5000);
+    o.release_pod_state();
+    assert_eq!(o.findings().len(), 0);
 }

@@ -425,7 +425,11 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             // have been seen: it exited just before the write, was removed, a kubelet
             // restart came since, or a failed StartContainer since left created containers
             // that push it out of the two newest the status is built from.
-            let newest = p.instances.iter().rev().find(|i| facts.text(i.name) == c.name);
+            let newest = p
+                .instances
+                .iter()
+                .rev()
+                .find(|i| facts.text(i.name) == c.name);
             let in_last_state = |code: i32| {
                 matches!(
                     c.last_state,

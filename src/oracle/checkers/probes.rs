@@ -163,10 +163,9 @@ impl Probes {
     ) {
         let p = facts.pod(uid);
         let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
-        let runs = p
-            .instances
-            .iter()
-            .any(|i| facts.text(i.name) == container && i.exit.is_none() && p.running.contains(&i.id));
+        let runs = p.instances.iter().any(|i| {
+            facts.text(i.name) == container && i.exit.is_none() && p.running.contains(&i.id)
+        });
         let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
