@@ -139,6 +139,14 @@ fn samples() -> Vec<Transition> {
             }),
         },
     ];
+    v.extend(varied());
+    v
+}
+
+/// Edge values, and every word of the pod's vocabulary.
+fn varied() -> Vec<Transition> {
+    use Transition as T;
+    let mut v = Vec::new();
     for g in [i64::MIN, -1, 0, 30, i64::MAX] {
         v.push(T::ApiDeleteRequested { uid: U, grace: g });
         v.push(T::Evict {
@@ -287,15 +295,10 @@ fn a_ring_keeps_the_last_records_oldest_first() {
 }
 
 #[test]
-fn print_sizes() {
-    eprintln!(
-        "SIZES PodFacts={} Worker={} Inc={} Cold={} Instance={}",
-        std::mem::size_of::<crate::oracle::facts::PodFacts>(),
-        std::mem::size_of::<crate::oracle::facts::WorkerFacts>(),
-        std::mem::size_of::<crate::oracle::facts::IncFacts>(),
-        std::mem::size_of::<crate::oracle::facts::ColdFacts>(),
-        std::mem::size_of::<crate::oracle::facts::Instance>(),
-    );
+fn per_pod_records_stay_small() {
+    use crate::oracle::facts::{ColdFacts, PodFacts};
+    assert!(std::mem::size_of::<PodFacts>() <= 288);
+    assert!(std::mem::size_of::<ColdFacts>() <= 152);
 }
 
 #[test]
