@@ -222,8 +222,8 @@ pub enum Transition {
     /// after every older variant so that their hashes stay what they were.
     ApiConditionSet {
         uid: PodUid,
-        /// Boxed: inline it would make every transition (and every slot of the oracle's
-        /// per-pod ring) half again as large for a rare timeline action.
+        /// Boxed: inline it would make every transition (wherever one is held: the trace's
+        /// batches, the oracle's node ring) half again as large for a rare timeline action.
         condition: Box<super::PodCondition>,
     },
     /// A `diskPressure` timeline action: the filesystem's available bytes and/or free inodes
@@ -297,7 +297,7 @@ fn fmt_fs_pinned(
     Ok(())
 }
 
-// Every transition is copied into the oracle's per-pod ring: keep it small.
+// Transitions are held in the trace's batches and the oracle's node ring: keep them small.
 const _: () = assert!(std::mem::size_of::<Transition>() <= 48);
 
 impl fmt::Display for Transition {

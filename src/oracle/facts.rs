@@ -8,6 +8,7 @@
 //! A check that must see a value as it was just before the transition reads it from
 //! [`Facts::before`].
 
+use super::ring::{Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
     ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition, WorkerStep,
@@ -25,7 +26,8 @@ const CRITICAL_PRIORITY: i32 = 2_000_000_000;
 #[derive(Clone, Debug)]
 pub(crate) struct Instance {
     pub(crate) id: ContainerId,
-    pub(crate) name: String,
+    /// The container's name (in [`Facts::syms`]: [`Facts::text`]).
+    pub(crate) name: Sym,
     /// (exit code, when).
     pub(crate) exit: Option<(i32, SimTime)>,
     /// When the kubelet asked the runtime to remove it.
@@ -88,12 +90,9 @@ pub(crate) struct IncFacts {
 /// Everything shared about one UID.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodFacts {
-    pub(crate) name: String,
     pub(crate) spec: Option<Arc<PodSpec>>,
     pub(crate) static_pod: bool,
     pub(crate) mirror_of: Option<PodUid>,
-    /// The pod's last transitions (a finding's diagnosis).
-    pub(crate) history: VecDeque<(SimTime, Transition)>,
     // ---- ground truth: runtime and node ----
     pub(crate) running: Vec<ContainerId>,
     /// Ready sandboxes and when each became ready.
@@ -105,19 +104,30 @@ pub(crate) struct PodFacts {
     pub(crate) mounted: bool,
     pub(crate) cgroup: bool,
     // ---- ground truth: API ----
-    pub(crate) deleted_at: Option<SimTime>,
-    pub(crate) graceful_delete: bool,
-    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
-    pub(crate) zero_grace_delete: bool,
-    pub(crate) max_grace: i64,
-    pub(crate) removed_at: Option<SimTime>,
     pub(crate) api_phase: PodPhase,
     pub(crate) api_status: Option<Arc<ApiPodStatus>>,
     pub(crate) api_status_at: SimTime,
-    pub(crate) evicted_at: Option<SimTime>,
     // ---- the kubelet ----
+    pub(crate) worker: WorkerFacts,
+    pub(crate) inc: IncFacts,
+    /// What only some pods have (a deletion, an eviction, errors): none for most pods.
+    cold: Option<Box<ColdFacts>>,
+}
+
+/// The part of [`PodFacts`] most pods never need, created on first use: the API's
+/// deletion and removal, evictions and their grace overrides, failed calls.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColdFacts {
+    deleted_at: Option<SimTime>,
+    graceful_delete: bool,
+    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
+    zero_grace_delete: bool,
+    /// The largest grace of a delete since the pod was created, or of its spec.
+    max_grace: Option<i64>,
+    removed_at: Option<SimTime>,
+    evicted_at: Option<SimTime>,
     /// The smallest grace override of an eviction of the pod by the running kubelet.
-    pub(crate) min_override: Option<i64>,
+    min_override: Option<i64>,
     /// An eviction override that arrived while the worker, with termination already
     /// requested and no sync open, may have taken up its terminating work (and its grace)
     /// already and be waiting for a newer pod status (GetNewerThan): v1.31 runs that
@@ -125,25 +135,79 @@ pub(crate) struct PodFacts {
     /// SyncTerminatingPod does not use, TODO 113606), so the override binds only the syncs
     /// after it. (A worker idle in its error back-off has not taken its work up yet; the
     /// check is lenient there.)
-    pub(crate) late_override: Option<i64>,
+    late_override: Option<i64>,
     /// Failed syncs and CRI calls of the pod.
-    pub(crate) errors: Vec<SimTime>,
+    errors: Vec<SimTime>,
     /// Failed StartContainer calls (each leaves a created container that never ran).
-    pub(crate) start_errors: Vec<SimTime>,
-    pub(crate) worker: WorkerFacts,
-    pub(crate) inc: IncFacts,
+    start_errors: Vec<SimTime>,
 }
 
 impl PodFacts {
     /// A static pod's UID starts a new life (its manifest is back): its earlier deletion
     /// no longer counts.
     fn new_life(&mut self) {
-        self.deleted_at = None;
-        self.graceful_delete = false;
-        self.zero_grace_delete = false;
+        if let Some(c) = self.cold.as_deref_mut() {
+            c.deleted_at = None;
+            c.graceful_delete = false;
+            c.zero_grace_delete = false;
+        }
         self.inc.saw_delete_at = None;
         self.inc.inflight_sync_end = None;
         self.inc.inflight_sync_open = false;
+    }
+    fn cold(&self) -> Option<&ColdFacts> {
+        self.cold.as_deref()
+    }
+    fn cold_mut(&mut self) -> &mut ColdFacts {
+        self.cold.get_or_insert_with(Box::default)
+    }
+    /// When the API was asked to delete the pod (first time).
+    pub(crate) fn deleted_at(&self) -> Option<SimTime> {
+        self.cold().and_then(|c| c.deleted_at)
+    }
+    /// Deleted with a grace above 0.
+    pub(crate) fn graceful_delete(&self) -> bool {
+        self.cold().is_some_and(|c| c.graceful_delete)
+    }
+    /// Deleted with grace 0 (a force delete, or a delete of a terminal pod).
+    pub(crate) fn zero_grace_delete(&self) -> bool {
+        self.cold().is_some_and(|c| c.zero_grace_delete)
+    }
+    /// The largest grace the API gave the pod: its spec's, or a delete's (0 before the
+    /// pod was created).
+    pub(crate) fn max_grace(&self) -> i64 {
+        match self.cold().and_then(|c| c.max_grace) {
+            Some(g) => g,
+            None if self.spec.is_some() => self.spec_grace(),
+            None => 0,
+        }
+    }
+    /// When the object left the API server.
+    pub(crate) fn removed_at(&self) -> Option<SimTime> {
+        self.cold().and_then(|c| c.removed_at)
+    }
+    /// When the running kubelet last evicted the pod.
+    pub(crate) fn evicted_at(&self) -> Option<SimTime> {
+        self.cold().and_then(|c| c.evicted_at)
+    }
+    /// The smallest grace override of an eviction of the pod by the running kubelet.
+    pub(crate) fn min_override(&self) -> Option<i64> {
+        self.cold().and_then(|c| c.min_override)
+    }
+    /// Failed StartContainer calls.
+    pub(crate) fn start_errors(&self) -> &[SimTime] {
+        self.cold().map_or(&[], |c| &c.start_errors)
+    }
+    /// Forget the grace overrides (their worker record, or the kubelet, went away).
+    fn clear_overrides(&mut self) {
+        if let Some(c) = self.cold.as_deref_mut() {
+            c.min_override = None;
+            c.late_override = None;
+        }
+    }
+    /// The pod's name (empty before the oracle saw it created).
+    pub(crate) fn name(&self) -> &str {
+        self.spec.as_ref().map_or("", |s| s.name.as_str())
     }
     pub(crate) fn is_critical(&self) -> bool {
         self.static_pod
@@ -160,7 +224,8 @@ impl PodFacts {
             .unwrap_or(30)
     }
     pub(crate) fn errors_since(&self, t: SimTime) -> u64 {
-        self.errors.iter().filter(|e| **e >= t).count() as u64
+        self.cold()
+            .map_or(0, |c| c.errors.iter().filter(|e| **e >= t).count() as u64)
     }
     pub(crate) fn instance(&self, id: ContainerId) -> Option<&Instance> {
         self.instances.iter().find(|i| i.id == id)
@@ -211,8 +276,10 @@ pub(crate) struct Facts {
     pub(crate) pods: Vec<PodFacts>,
     pub(crate) node: NodeFacts,
     pub(crate) before: Before,
-    /// Transitions kept per pod.
-    pub(crate) ring: usize,
+    /// Every pod's last transitions (a finding's diagnosis).
+    pub(crate) rings: Rings,
+    /// The strings of the rings' records (and of the container instances' names).
+    pub(crate) syms: Syms,
 }
 
 /// Push `x` onto `v`, allocating room for exactly one element first if `v` has none:
@@ -290,6 +357,11 @@ impl Facts {
         &self.pods[uid.0 as usize]
     }
 
+    /// An interned string (a container instance's name).
+    pub(crate) fn text(&self, s: Sym) -> &str {
+        self.syms.text(s)
+    }
+
     fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
         let i = uid.0 as usize;
         if self.pods.len() <= i {
@@ -302,16 +374,11 @@ impl Facts {
     fn remember(&mut self, at: SimTime, tr: &Transition) {
         match uid_of(tr) {
             Some(uid) => {
-                let ring = self.ring;
-                let p = self.pod_mut(uid);
-                let h = &mut p.history;
-                if h.len() == ring {
-                    h.pop_front();
-                } else if h.capacity() == 0 {
-                    // Exactly one ring's worth: growth by doubling would leave slots unused.
-                    h.reserve_exact(ring);
+                // Every pod the oracle saw a transition of has its facts.
+                self.pod_mut(uid);
+                if let Some(rec) = Rec::of(tr, &mut self.syms) {
+                    self.rings.push(uid, at, rec);
                 }
-                h.push_back((at, tr.clone()));
             }
             None => {
                 let h = &mut self.node.recent;
@@ -329,7 +396,7 @@ impl Facts {
         let p = &self.pods[uid.0 as usize];
         self.before.worker = p.worker;
         self.before.inc = p.inc;
-        self.before.min_override = p.min_override;
+        self.before.min_override = p.min_override();
     }
 
     /// Update the facts from one transition (before the checkers see it).
@@ -348,28 +415,34 @@ impl Facts {
                 if *static_pod && p.spec.is_some() {
                     // The same manifest put back (its UID is a hash of its content): a
                     // new life of the UID; its earlier removal no longer counts.
-                    p.removed_at = None;
+                    if let Some(c) = p.cold.as_deref_mut() {
+                        c.removed_at = None;
+                    }
                     p.new_life();
                 }
-                p.name.clone_from(&spec.name);
                 p.spec = Some(spec.clone());
                 p.static_pod = *static_pod;
                 p.mirror_of = *mirror_of;
-                p.max_grace = p.spec_grace();
+                // The spec's grace again (the largest so far).
+                if let Some(c) = p.cold.as_deref_mut() {
+                    c.max_grace = None;
+                }
             }
             ApiDeleteRequested { uid, grace } => {
                 let p = self.pod_mut(*uid);
-                p.deleted_at.get_or_insert(at);
-                p.graceful_delete |= *grace > 0;
-                p.zero_grace_delete |= *grace == 0;
-                p.max_grace = p.max_grace.max(*grace);
+                let max = p.max_grace().max(*grace);
+                let c = p.cold_mut();
+                c.deleted_at.get_or_insert(at);
+                c.graceful_delete |= *grace > 0;
+                c.zero_grace_delete |= *grace == 0;
+                c.max_grace = Some(max);
             }
             ApiForceDeleted { uid } => {
-                let p = self.pod_mut(*uid);
-                p.deleted_at.get_or_insert(at);
-                p.zero_grace_delete = true;
+                let c = self.pod_mut(*uid).cold_mut();
+                c.deleted_at.get_or_insert(at);
+                c.zero_grace_delete = true;
             }
-            ApiRemoved { uid, .. } => self.pod_mut(*uid).removed_at = Some(at),
+            ApiRemoved { uid, .. } => self.pod_mut(*uid).cold_mut().removed_at = Some(at),
             ApiStatusPatched { uid, status, .. } => {
                 let o = self.pod_mut(*uid);
                 let old = o.api_phase;
@@ -390,13 +463,14 @@ impl Facts {
             PodRejected { uid, .. } => self.pod_mut(*uid).inc.rejected = true,
             Evict { uid, grace, .. } => {
                 let p = self.pod_mut(*uid);
-                let w = &p.worker;
+                let w = p.worker;
+                let c = p.cold_mut();
                 if w.term_requested && w.open_sync.is_none() {
-                    p.late_override = Some(p.late_override.map_or(*grace, |o| o.min(*grace)));
+                    c.late_override = Some(c.late_override.map_or(*grace, |o| o.min(*grace)));
                 } else {
-                    p.min_override = Some(p.min_override.map_or(*grace, |o| o.min(*grace)));
+                    c.min_override = Some(c.min_override.map_or(*grace, |o| o.min(*grace)));
                 }
-                p.evicted_at = Some(at);
+                c.evicted_at = Some(at);
             }
             ConfigOp { uid, op } => {
                 self.snapshot(*uid);
@@ -446,7 +520,7 @@ impl Facts {
             Note { uid, what } => {
                 let p = self.pod_mut(*uid);
                 if what.is_failed_sync() {
-                    p.errors.push(at);
+                    p.cold_mut().errors.push(at);
                 }
                 if *what == NoteKind::V121KillRequested {
                     p.worker.kill_in_flight = true;
@@ -454,7 +528,7 @@ impl Facts {
                     p.worker.kill_in_flight = false;
                 }
                 if what.is_failed_mount() {
-                    p.errors.push(at);
+                    p.cold_mut().errors.push(at);
                 }
             }
             KubeletProcess { what, .. } => match *what {
@@ -480,9 +554,10 @@ impl Facts {
             } => {
                 let p = self.pod_mut(*uid);
                 if error.is_some() {
-                    p.errors.push(at);
+                    let c = p.cold_mut();
+                    c.errors.push(at);
                     if *call == CriOp::StartContainer {
-                        p.start_errors.push(at);
+                        c.start_errors.push(at);
                     }
                 }
                 if *call == CriOp::RemoveContainer && error.is_none() {
@@ -497,6 +572,7 @@ impl Facts {
             }
             SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
             ContainerRunning { uid, id, name } => {
+                let name = self.syms.intern(name);
                 let p = self.pod_mut(*uid);
                 p.last_started_at = Some(at);
                 push_small(&mut p.running, *id);
@@ -504,7 +580,7 @@ impl Facts {
                     &mut p.instances,
                     Instance {
                         id: *id,
-                        name: name.clone(),
+                        name,
                         exit: None,
                         removed_at: None,
                         running_at: at,
@@ -542,8 +618,7 @@ impl Facts {
         for p in &mut self.pods {
             p.worker = WorkerFacts::default();
             p.inc = IncFacts::default();
-            p.min_override = None;
-            p.late_override = None;
+            p.clear_overrides();
         }
     }
 
@@ -561,12 +636,12 @@ impl Facts {
         // (housekeeping's RemoveOrphanedStatuses, or the DELETE answered), and a later
         // SetPodStatus starts again from the API's copy.
         p.inc.out_of_config = matches!(op, ConfigOpKind::Remove | ConfigOpKind::RemoveFile);
-        let deleted = p.deleted_at.is_some() || op == ConfigOpKind::RemoveFile;
+        let deleted = p.deleted_at().is_some() || op == ConfigOpKind::RemoveFile;
         if deleted && p.inc.saw_delete_at.is_none() {
             p.inc.saw_delete_at = Some(at);
             p.inc.inflight_sync_open = p.worker.open_sync == Some(SyncKind::SyncPod);
             if op == ConfigOpKind::RemoveFile {
-                p.deleted_at.get_or_insert(at);
+                p.cold_mut().deleted_at.get_or_insert(at);
             }
         }
     }
@@ -616,8 +691,7 @@ impl Facts {
             | WorkerStep::OrphanNeverStarted => {
                 p.worker = WorkerFacts::default();
                 // The record held the grace history: a new record starts without it.
-                p.min_override = None;
-                p.late_override = None;
+                p.clear_overrides();
                 p.inc.term_requested_at = None;
             }
             _ => {}
@@ -643,8 +717,10 @@ impl Facts {
                     w.last_grace = Some(g);
                 }
                 // An override this sync could not take binds every later one.
-                if let Some(l) = p.late_override.take() {
-                    p.min_override = Some(p.min_override.map_or(l, |o| o.min(l)));
+                if let Some(c) = p.cold.as_deref_mut() {
+                    if let Some(l) = c.late_override.take() {
+                        c.min_override = Some(c.min_override.map_or(l, |o| o.min(l)));
+                    }
                 }
             }
             SyncKind::SyncTerminatedPod => w.terminated_began = true,
@@ -654,7 +730,7 @@ impl Facts {
     fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
         let p = self.pod_mut(uid);
         if !ok {
-            p.errors.push(at);
+            p.cold_mut().errors.push(at);
         }
         let w = &mut p.worker;
         if w.open_sync == Some(kind) {

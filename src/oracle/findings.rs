@@ -86,17 +86,19 @@ impl Findings {
                     return;
                 }
                 self.pod_reported[i] |= bit;
-                let (name, history) = match facts.get(u) {
-                    Some(p) => (p.name.as_str(), Some(&p.history)),
-                    None => ("", None),
-                };
+                let name = facts.get(u).map_or("", |p| p.name());
                 let _ = write!(
                     msg,
                     "\n    last transitions of {} ({u}):",
                     if name.is_empty() { "?" } else { name }
                 );
-                for (at, tr) in history.into_iter().flatten() {
-                    let _ = write!(msg, "\n      {}  {tr}", t(*at));
+                for (at, rec) in facts.rings.of(u) {
+                    let _ = write!(
+                        msg,
+                        "\n      {}  {}",
+                        t(at),
+                        rec.render(u, name, &facts.syms)
+                    );
                 }
                 name.to_string()
             }

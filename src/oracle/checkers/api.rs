@@ -226,7 +226,7 @@ impl Checker for ApiChecker {
     }
 
     fn finish_pod(&mut self, end: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) {
-        if facts.pod(uid).removed_at.is_none() {
+        if facts.pod(uid).removed_at().is_none() {
             check_final_status(end, uid, facts, out);
         }
     }
@@ -335,7 +335,7 @@ fn kubelet_deleted(at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) 
     if !p.api_phase.is_terminal() {
         missing.push("the API phase is not terminal");
     }
-    if p.deleted_at.is_none() {
+    if p.deleted_at().is_none() {
         missing.push("the pod has no deletion timestamp");
     }
     if !missing.is_empty() {
@@ -395,7 +395,7 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             && !p
                 .instances
                 .iter()
-                .any(|i| i.name == c.name && matches!(i.exit, Some((0, _))))
+                .any(|i| facts.text(i.name) == c.name && matches!(i.exit, Some((0, _))))
         {
             // Success reported for a container none of whose instances exited 0 (the
             // default state TerminatePod gave unobserved containers before PR 88440).
@@ -425,7 +425,11 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             // have been seen: it exited just before the write, was removed, a kubelet
             // restart came since, or a failed StartContainer since left created containers
             // that push it out of the two newest the status is built from.
-            let newest = p.instances.iter().rev().find(|i| i.name == c.name);
+            let newest = p
+                .instances
+                .iter()
+                .rev()
+                .find(|i| facts.text(i.name) == c.name);
             let in_last_state = |code: i32| {
                 matches!(
                     c.last_state,
@@ -435,7 +439,7 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             if let Some(i) = newest {
                 if let Some((code, when)) = i.exit {
                     if !in_last_state(code)
-                        && !p.start_errors.iter().any(|e| *e >= when)
+                        && !p.start_errors().iter().any(|e| *e >= when)
                         && when + OBSERVABLE_AFTER <= written
                         && i.removed_at.is_none_or(|r| r > written)
                         && !restarted(when)

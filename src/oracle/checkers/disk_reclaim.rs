@@ -146,7 +146,7 @@ impl DiskReclaim {
         out.checked(Inv::EvictedPodContainersReclaimed);
         for (i, p) in facts.pods.iter().enumerate() {
             let q = PodUid(i as u32);
-            if q == uid || p.evicted_at.is_none_or(|t| t >= at) || !p.worker.terminated {
+            if q == uid || p.evicted_at().is_none_or(|t| t >= at) || !p.worker.terminated {
                 continue;
             }
             let kept = p
@@ -162,7 +162,7 @@ impl DiskReclaim {
                     at,
                     format!(
                         "the pod was evicted for {signal} while {}, evicted before, still keeps {kept} dead container(s) on the node",
-                        p.name
+                        p.name()
                     ),
                 );
             }

@@ -172,7 +172,7 @@ impl Eviction {
     /// An evicted pod's final API status is Failed/Evicted (or Succeeded, see the row).
     fn final_status(&self, end: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) {
         let p = facts.pod(uid);
-        let Some(ev) = p.evicted_at else {
+        let Some(ev) = p.evicted_at() else {
             return;
         };
         if !self.status_applies.get(uid).copied().unwrap_or(false) {
@@ -194,7 +194,7 @@ impl Eviction {
                 p.instances
                     .iter()
                     .rev()
-                    .find(|i| i.name == c.name)
+                    .find(|i| facts.text(i.name) == c.name)
                     .and_then(|i| i.exit)
                     .is_some_and(|(code, _)| code == 0)
             })

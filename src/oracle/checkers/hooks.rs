@@ -100,7 +100,7 @@ impl Hooks {
             return;
         }
         let p = facts.pod(uid);
-        let grace = Dur::secs(p.max_grace.max(p.spec_grace()).max(2) as u64);
+        let grace = Dur::secs(p.max_grace().max(p.spec_grace()).max(2) as u64);
         let deadline = seen + grace + HOOK_SLACK + Dur(PER_ERROR.0 * p.errors_since(seen));
         out.checked(Inv::DeletionNotHeldByPostStart);
         if at > deadline {

@@ -99,12 +99,13 @@ fn init_rerun(uid: PodUid, id: ContainerId, name: &str, facts: &Facts) -> Option
     p.instances
         .iter()
         .filter(|i| i.id != id && i.running_at >= *sandbox_at)
-        .find(|i| spec.containers.iter().any(|c| c.name == i.name))
+        .find(|i| spec.containers.iter().any(|c| c.name == facts.text(i.name)))
         .map(|i| {
             format!(
                 "init container {name} started again while regular container {} had run in \
                  the same sandbox since {}",
-                i.name, i.running_at
+                facts.text(i.name),
+                i.running_at
             )
         })
 }
@@ -116,26 +117,25 @@ fn out_of_turn(uid: PodUid, id: ContainerId, facts: &Facts) -> Option<String> {
     if !p.worker.terminating_began || !spec.has_sidecars() {
         return None;
     }
-    let name = &p.instances.iter().find(|i| i.id == id)?.name;
+    let name = facts.text(p.instances.iter().find(|i| i.id == id)?.name);
     let k = spec
         .init_containers
         .iter()
-        .position(|c| &c.name == name && c.is_sidecar())?;
+        .position(|c| c.name == name && c.is_sidecar())?;
     let later = &spec.init_containers[k + 1..];
     p.running
         .iter()
         .filter(|r| **r != id)
         .filter_map(|r| p.instances.iter().find(|i| i.id == *r))
         .find_map(|i| {
-            if spec.containers.iter().any(|c| c.name == i.name) {
+            let other = facts.text(i.name);
+            if spec.containers.iter().any(|c| c.name == other) {
                 Some(format!(
-                    "sidecar {name} got SIGTERM while regular container {} still ran",
-                    i.name
+                    "sidecar {name} got SIGTERM while regular container {other} still ran",
                 ))
-            } else if later.iter().any(|c| c.name == i.name && c.is_sidecar()) {
+            } else if later.iter().any(|c| c.name == other && c.is_sidecar()) {
                 Some(format!(
-                    "sidecar {name} got SIGTERM while sidecar {}, declared after it, still ran",
-                    i.name
+                    "sidecar {name} got SIGTERM while sidecar {other}, declared after it, still ran",
                 ))
             } else {
                 None

@@ -132,7 +132,7 @@ fn bound(uid: PodUid, requested: i64, facts: &Facts) -> Dur {
     let g = facts.get(uid).map_or(requested, |p| {
         p.spec_grace()
             .max(requested)
-            .max(p.min_override.unwrap_or(0))
+            .max(p.min_override().unwrap_or(0))
             .max(facts.node.max_group_period_s)
     });
     let g = g.max(0) as u64;

@@ -377,7 +377,7 @@ impl End<'_> {
     fn grace(&self) -> Dur {
         let p = self.p;
         Dur::secs(
-            p.max_grace
+            p.max_grace()
                 .max(p.spec_grace())
                 .max(p.worker.last_grace.unwrap_or(0))
                 .max(0) as u64,
@@ -419,9 +419,9 @@ fn deleted(c: &End, out: &mut Findings) {
             ),
         );
     }
-    if p.graceful_delete && !p.static_pod {
+    if p.graceful_delete() && !p.static_pod {
         out.checked(Inv::DeletedPodRemovedFromApi);
-        if p.removed_at.is_none() {
+        if p.removed_at().is_none() {
             c.report(
                 out,
                 Inv::DeletedPodRemovedFromApi,
@@ -501,7 +501,7 @@ fn terminal_in_api(c: &End, out: &mut Findings) {
     let eligible = p.inc.config_known
         && !p.static_pod
         && !p.inc.rejected
-        && p.removed_at.is_none()
+        && p.removed_at().is_none()
         && !p.inc.out_of_config;
     let Some(s) = eligible.then(|| c.due(tt, SLACK)).flatten() else {
         return;
@@ -609,7 +609,7 @@ fn desired_static_pod(c: &End, desired_since: Option<SimTime>, out: &mut Finding
 
 /// L7: natural completion.
 fn natural_completion(c: &End, out: &mut Findings) {
-    let p = c.p;
+    let (p, facts) = (c.p, c.facts);
     let (Some(last), Some(spec)) = (p.last_exit_at, p.spec.as_ref()) else {
         return;
     };
@@ -617,13 +617,13 @@ fn natural_completion(c: &End, out: &mut Findings) {
         && spec.containers.iter().all(|c| {
             p.instances
                 .iter()
-                .any(|i| i.name == c.name && i.exit.is_some())
+                .any(|i| facts.text(i.name) == c.name && i.exit.is_some())
         });
     let final_exits_zero = spec.containers.iter().all(|c| {
         p.instances
             .iter()
             .rev()
-            .find(|i| i.name == c.name)
+            .find(|i| facts.text(i.name) == c.name)
             .and_then(|i| i.exit)
             .is_some_and(|(code, _)| code == 0)
     });
@@ -636,8 +636,8 @@ fn natural_completion(c: &End, out: &mut Findings) {
         && all_ran_and_exited
         && spec.init_containers.is_empty()
         && !p.static_pod
-        && p.deleted_at.is_none()
-        && p.evicted_at.is_none()
+        && p.deleted_at().is_none()
+        && p.evicted_at().is_none()
         && p.inc.config_known
         && !p.inc.rejected;
     if !eligible || c.due(last, SLACK).is_none() {

@@ -163,10 +163,9 @@ impl Probes {
     ) {
         let p = facts.pod(uid);
         let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
-        let runs = p
-            .instances
-            .iter()
-            .any(|i| i.name == container && i.exit.is_none() && p.running.contains(&i.id));
+        let runs = p.instances.iter().any(|i| {
+            facts.text(i.name) == container && i.exit.is_none() && p.running.contains(&i.id)
+        });
         let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
@@ -193,11 +192,11 @@ fn target_check(
     out: &mut Findings,
 ) {
     let p = facts.pod(uid);
-    let ever = p.instances.iter().any(|i| i.name == container);
+    let ever = p.instances.iter().any(|i| facts.text(i.name) == container);
     let runs = p
         .instances
         .iter()
-        .any(|i| i.name == container && p.running.contains(&i.id));
+        .any(|i| facts.text(i.name) == container && p.running.contains(&i.id));
     let what = if !ever {
         format!("a {kind} probe ran against container {container}, which has never run")
     } else if !runs && result == ProbeVerdict::Success {

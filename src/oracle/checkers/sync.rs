@@ -174,7 +174,7 @@ fn sync_begin(
     facts: &Facts,
     out: &mut Findings,
 ) {
-    let zero_grace_delete = facts.pod(uid).zero_grace_delete;
+    let zero_grace_delete = facts.pod(uid).zero_grace_delete();
     let min_override = facts.before.min_override;
     let w = &facts.before.worker;
     let mut found: Vec<(Inv, String)> = Vec::new();

@@ -239,9 +239,9 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
         // running pod once `maxContainers` is reached) is missing from any fresh status too:
         // v1.31 `ShouldContainerBeRestarted` (`pkg/kubelet/container/helpers.go`) then starts
         // the container again, stale cache or not (upstream issue 51142).
-        (Some(SyncKind::SyncPod), Some(end)) if never => before
-            .iter()
-            .any(|i| i.name == *name && i.running_at <= end && i.removed_at.is_none_or(|r| r > at)),
+        (Some(SyncKind::SyncPod), Some(end)) if never => before.iter().any(|i| {
+            facts.text(i.name) == name && i.running_at <= end && i.removed_at.is_none_or(|r| r > at)
+        }),
         _ => false,
     };
     if stale {

@@ -1,0 +1,478 @@
+//! The oracle's per-pod history of recent transitions, kept for a finding's diagnosis
+//! (the "last transitions of ..." lines). A transition is stored as a compact [`Rec`]:
+//! `Copy`, 16 bytes, without the pod's UID (the ring's owner) and with every string (a
+//! container name, an error, a reason) replaced by an id in a table of distinct strings
+//! ([`Syms`]). Nothing is cloned or dropped as the ring turns; the text is rendered only
+//! when a finding is made, through the transition's own `Display`, so the lines are the
+//! ones the trace would print.
+//!
+//! All rings live in one flat vector (`ring` slots per pod, indexed by UID), so a pod's
+//! history costs `ring` slots of 24 bytes and no allocation of its own.
+
+use crate::model::{
+    ApiPodStatus, ConditionStatus, ConfigOpKind, ContainerId, CriFailure, CriOp, EvictionSignal,
+    EvictionStep, HostOp, KillPodNowStep, NoteKind, PodCondition, PodConditionType, PodPhase,
+    PodUid, ProbeCached, ProbeType, ProbeVerdict, ProbeWorkerStep, ProcessSignal, RejectReason,
+    RemovedBy, SandboxId, SyncKind, SyncStepKind, Transition, UpdateType, WatchDelivery,
+    WorkerStep,
+};
+use crate::sim::SimTime;
+use std::sync::Arc;
+
+/// The id of a distinct string in [`Syms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Sym(u32);
+
+/// A table of distinct strings: container names, probe names, errors, reasons. Its size
+/// follows the scenario's vocabulary, not the number of pods or transitions. Looked up on
+/// every probe: an open-addressing hash table (FNV-1a, linear probing) finds a name with
+/// one pass over its bytes and one comparison. Ids are given in order of first sight, and
+/// the table is never iterated, so nothing depends on hash order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Syms {
+    texts: Vec<Box<str>>,
+    /// `id + 1` of the text hashed to each slot (0: empty); a power of two long, at most
+    /// half full.
+    slots: Vec<u32>,
+    /// Static texts (a container's exit reason), by id; a handful per run.
+    statics: Vec<&'static str>,
+}
+
+/// The id of a static text in [`Syms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StaticSym(u32);
+
+impl Syms {
+    /// The id of `s`, added if new.
+    pub(crate) fn intern(&mut self, s: &str) -> Sym {
+        if self.slots.len() < 2 * (self.texts.len() + 1) {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = fnv(s) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => break,
+                k if *self.texts[k as usize - 1] == *s => return Sym(k - 1),
+                _ => i = (i + 1) & mask,
+            }
+        }
+        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 distinct strings");
+        self.texts.push(s.into());
+        self.slots[i] = id + 1;
+        Sym(id)
+    }
+
+    /// Twice the slots (at least 16), every text placed again.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(16);
+        self.slots = vec![0; n];
+        for (k, t) in self.texts.iter().enumerate() {
+            let mut i = fnv(t) as usize & (n - 1);
+            while self.slots[i] != 0 {
+                i = (i + 1) & (n - 1);
+            }
+            self.slots[i] = k as u32 + 1;
+        }
+    }
+
+    pub(crate) fn text(&self, id: Sym) -> &str {
+        &self.texts[id.0 as usize]
+    }
+
+    /// The id of the static text `s`, added if new.
+    fn intern_static(&mut self, s: &'static str) -> StaticSym {
+        let i = match self.statics.iter().position(|x| *x == s) {
+            Some(i) => i,
+            None => {
+                self.statics.push(s);
+                self.statics.len() - 1
+            }
+        };
+        StaticSym(i as u32)
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// An `i64` stored as two `u32` halves: 4-byte aligned, so a [`Rec`] stays 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct I64([u32; 2]);
+
+impl I64 {
+    fn new(v: i64) -> Self {
+        let u = v as u64;
+        I64([u as u32, (u >> 32) as u32])
+    }
+    fn get(self) -> i64 {
+        ((u64::from(self.0[1]) << 32) | u64::from(self.0[0])) as i64
+    }
+}
+
+/// One transition of a pod, without its UID (the ring's owner) and with its strings
+/// interned. Transitions with a value that does not fit are split into two variants
+/// (`CriBeginTimeout`, `SyncBeginGrace`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Rec {
+    /// An empty slot.
+    #[default]
+    Empty,
+    /// `ApiCreated` whose name is the name of the pod's spec (always, today).
+    Created,
+    /// `ApiCreated` with another name.
+    CreatedNamed(Sym),
+    DeleteRequested(I64),
+    ForceDeleted,
+    ConditionSet(Sym, ConditionStatus),
+    Status(PodPhase, Option<Sym>),
+    Removed(RemovedBy),
+    Watch(WatchDelivery),
+    CriBegin(CriOp, u32),
+    CriBeginTimeout(CriOp, u32, I64),
+    CriEnd(CriOp, u32, Option<CriFailure>),
+    SandboxReady(SandboxId),
+    SandboxStopped(SandboxId),
+    Running(ContainerId, Sym),
+    Signal(ContainerId, ProcessSignal),
+    Exited(ContainerId, i32, StaticSym),
+    Host(HostOp),
+    Rejected(RejectReason),
+    Evict(EvictionSignal, I64),
+    Eviction(EvictionStep),
+    Config(ConfigOpKind),
+    UpdatePod(UpdateType, bool),
+    Worker(WorkerStep),
+    SyncBegin(SyncKind),
+    SyncBeginGrace(SyncKind, I64),
+    SyncEnd(SyncKind, Option<Sym>),
+    LocalStatus(PodPhase),
+    ProbeWorker(Sym, ProbeType, ProbeWorkerStep),
+    Probe(Sym, ProbeType, ProbeVerdict),
+    ProbeResult(ContainerId, ProbeType, ProbeCached),
+    Note(NoteKind),
+    KillPodNow(I64, KillPodNowStep, bool),
+    Step(SyncStepKind),
+    /// `ApiStatusPatched` of object `uid` (the mirror pod of a static pod, or the pod).
+    Patched(PodUid, PodPhase, bool),
+}
+
+// The point of the record: keep a slot (with its time) at 24 bytes.
+const _: () = assert!(std::mem::size_of::<Rec>() <= 16);
+const _: () = assert!(std::mem::size_of::<(SimTime, Rec)>() <= 24);
+
+impl Rec {
+    /// The record of `tr`, a transition of a pod (`None` for a node-level one, and for the
+    /// manifest removal the trace never records).
+    pub(crate) fn of(tr: &Transition, syms: &mut Syms) -> Option<Rec> {
+        use Transition as T;
+        Some(match tr {
+            T::ApiCreated { name, spec, .. } => {
+                if *name == spec.name {
+                    Rec::Created
+                } else {
+                    Rec::CreatedNamed(syms.intern(name))
+                }
+            }
+            T::ApiDeleteRequested { grace, .. } => Rec::DeleteRequested(I64::new(*grace)),
+            T::ApiForceDeleted { .. } => Rec::ForceDeleted,
+            T::ApiConditionSet { condition, .. } => {
+                Rec::ConditionSet(syms.intern(condition.kind.as_str()), condition.status)
+            }
+            T::ApiStatus { phase, reason, .. } => {
+                Rec::Status(*phase, reason.as_deref().map(|r| syms.intern(r)))
+            }
+            T::ApiRemoved { by, .. } => Rec::Removed(*by),
+            T::WatchDelivered { kind, .. } => Rec::Watch(*kind),
+            T::CriBegin {
+                call,
+                target,
+                timeout_s,
+                ..
+            } => match timeout_s {
+                Some(t) => Rec::CriBeginTimeout(*call, *target, I64::new(*t)),
+                None => Rec::CriBegin(*call, *target),
+            },
+            T::CriEnd {
+                call,
+                target,
+                error,
+                ..
+            } => Rec::CriEnd(*call, *target, *error),
+            T::SandboxReady { id, .. } => Rec::SandboxReady(*id),
+            T::SandboxStopped { id, .. } => Rec::SandboxStopped(*id),
+            T::ContainerRunning { id, name, .. } => Rec::Running(*id, syms.intern(name)),
+            T::Signal { id, signal, .. } => Rec::Signal(*id, *signal),
+            T::ContainerExited {
+                id, code, reason, ..
+            } => Rec::Exited(*id, *code, syms.intern_static(reason)),
+            T::Host { what, .. } => Rec::Host(*what),
+            T::PodRejected { reason, .. } => Rec::Rejected(*reason),
+            T::Evict { signal, grace, .. } => Rec::Evict(*signal, I64::new(*grace)),
+            T::Eviction { what, .. } => Rec::Eviction(*what),
+            T::ConfigOp { op, .. } => Rec::Config(*op),
+            T::UpdatePod {
+                ty, runtime_only, ..
+            } => Rec::UpdatePod(*ty, *runtime_only),
+            T::Worker { what, .. } => Rec::Worker(*what),
+            T::SyncBegin { kind, grace, .. } => match grace {
+                Some(g) => Rec::SyncBeginGrace(*kind, I64::new(*g)),
+                None => Rec::SyncBegin(*kind),
+            },
+            T::SyncEnd { kind, error, .. } => {
+                Rec::SyncEnd(*kind, error.as_deref().map(|e| syms.intern(e)))
+            }
+            T::LocalStatus { phase, .. } => Rec::LocalStatus(*phase),
+            T::ProbeWorker {
+                container,
+                kind,
+                what,
+                ..
+            } => Rec::ProbeWorker(syms.intern(container), *kind, *what),
+            T::Probe {
+                container,
+                kind,
+                result,
+                ..
+            } => Rec::Probe(syms.intern(container), *kind, *result),
+            T::ProbeResult {
+                id, kind, result, ..
+            } => Rec::ProbeResult(*id, *kind, *result),
+            T::Note { what, .. } => Rec::Note(*what),
+            T::KillPodNow {
+                ch, what, evict, ..
+            } => Rec::KillPodNow(I64::new(*ch as i64), *what, *evict),
+            T::SyncStep { step, .. } => Rec::Step(*step),
+            T::ApiStatusPatched { uid, status, .. } => {
+                Rec::Patched(*uid, status.phase, status.ready)
+            }
+            T::StaticManifestRemoved { .. }
+            | T::Logind { .. }
+            | T::PowerOff { .. }
+            | T::NodeMemoryAvailable { .. }
+            | T::NodeFsPinned { .. }
+            | T::NodePidAvailable { .. }
+            | T::ImageRemoved { .. }
+            | T::NodeReclaim { .. }
+            | T::ImageGc { .. }
+            | T::NodeCondition { .. }
+            | T::Relist { .. }
+            | T::Housekeeping
+            | T::Shutdown { .. }
+            | T::NodeReady { .. }
+            | T::KubeletProcess { .. }
+            | T::ShutdownGroup { .. } => return None,
+        })
+    }
+
+    /// The record as the trace prints it, for pod `uid` named `name` (the name of its spec).
+    pub(crate) fn render(self, uid: PodUid, name: &str, syms: &Syms) -> String {
+        match self {
+            Rec::Empty => String::new(),
+            // Not rebuilt as a transition: that needs the pod's whole spec.
+            Rec::Created => format!("api {uid} created {name}"),
+            Rec::CreatedNamed(n) => format!("api {uid} created {}", syms.text(n)),
+            rec => rec.transition(uid, syms).to_string(),
+        }
+    }
+
+    /// The transition again, with what its `Display` shows (fields it does not show are
+    /// defaults).
+    fn transition(self, uid: PodUid, syms: &Syms) -> Transition {
+        use Transition as T;
+        let text = |s: Sym| syms.text(s).to_string();
+        match self {
+            Rec::Empty | Rec::Created | Rec::CreatedNamed(_) => {
+                unreachable!("rendered without a transition")
+            }
+            Rec::DeleteRequested(g) => T::ApiDeleteRequested {
+                uid,
+                grace: g.get(),
+            },
+            Rec::ForceDeleted => T::ApiForceDeleted { uid },
+            Rec::ConditionSet(kind, status) => T::ApiConditionSet {
+                uid,
+                condition: Box::new(PodCondition::new(
+                    PodConditionType::parse(syms.text(kind)),
+                    status,
+                )),
+            },
+            Rec::Status(phase, reason) => T::ApiStatus {
+                uid,
+                phase,
+                reason: reason.map(text),
+            },
+            Rec::Removed(by) => T::ApiRemoved { uid, by },
+            Rec::Watch(kind) => T::WatchDelivered { uid, kind },
+            Rec::CriBegin(call, target) => T::CriBegin {
+                uid,
+                call,
+                target,
+                timeout_s: None,
+            },
+            Rec::CriBeginTimeout(call, target, t) => T::CriBegin {
+                uid,
+                call,
+                target,
+                timeout_s: Some(t.get()),
+            },
+            Rec::CriEnd(call, target, error) => T::CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            },
+            Rec::SandboxReady(id) => T::SandboxReady { uid, id },
+            Rec::SandboxStopped(id) => T::SandboxStopped { uid, id },
+            Rec::Running(id, name) => T::ContainerRunning {
+                uid,
+                id,
+                name: text(name),
+            },
+            Rec::Signal(id, signal) => T::Signal { uid, id, signal },
+            Rec::Exited(id, code, reason) => T::ContainerExited {
+                uid,
+                id,
+                code,
+                reason: syms.statics[reason.0 as usize],
+            },
+            Rec::Host(what) => T::Host { uid, what },
+            Rec::Rejected(reason) => T::PodRejected { uid, reason },
+            Rec::Evict(signal, grace) => T::Evict {
+                uid,
+                signal,
+                grace: grace.get(),
+            },
+            Rec::Eviction(what) => T::Eviction { uid, what },
+            Rec::Config(op) => T::ConfigOp { uid, op },
+            Rec::UpdatePod(ty, runtime_only) => T::UpdatePod {
+                uid,
+                ty,
+                runtime_only,
+            },
+            Rec::Worker(what) => T::Worker { uid, what },
+            Rec::SyncBegin(kind) => T::SyncBegin {
+                uid,
+                kind,
+                grace: None,
+            },
+            Rec::SyncBeginGrace(kind, g) => T::SyncBegin {
+                uid,
+                kind,
+                grace: Some(g.get()),
+            },
+            Rec::SyncEnd(kind, error) => T::SyncEnd {
+                uid,
+                kind,
+                error: error.map(text),
+            },
+            Rec::LocalStatus(phase) => T::LocalStatus { uid, phase },
+            Rec::ProbeWorker(c, kind, what) => T::ProbeWorker {
+                uid,
+                container: Arc::from(syms.text(c)),
+                kind,
+                what,
+            },
+            Rec::Probe(c, kind, result) => T::Probe {
+                uid,
+                container: Arc::from(syms.text(c)),
+                kind,
+                result,
+            },
+            Rec::ProbeResult(id, kind, result) => T::ProbeResult {
+                uid,
+                id,
+                kind,
+                result,
+            },
+            Rec::Note(what) => T::Note { uid, what },
+            Rec::KillPodNow(ch, what, evict) => T::KillPodNow {
+                uid,
+                ch: ch.get() as u64,
+                what,
+                evict,
+            },
+            Rec::Step(step) => T::SyncStep { uid, step },
+            Rec::Patched(object, phase, ready) => T::ApiStatusPatched {
+                uid: object,
+                of: uid,
+                status: Arc::new(ApiPodStatus {
+                    phase,
+                    ready,
+                    ..Default::default()
+                }),
+            },
+        }
+    }
+}
+
+/// Every pod's ring, in one vector: pod `uid`'s slots are `ring * uid .. ring * (uid + 1)`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rings {
+    /// Slots per pod (at most 255).
+    ring: usize,
+    slots: Vec<(SimTime, Rec)>,
+    /// Per pod: the slot written next, and how many slots are in use.
+    pos: Vec<(u8, u8)>,
+}
+
+impl Rings {
+    /// Rings of `ring` slots, with room for `pods` pods (UIDs below `pods`).
+    pub(crate) fn new(ring: usize, pods: usize) -> Self {
+        assert!(ring > 0 && ring <= usize::from(u8::MAX), "ring size {ring}");
+        Rings {
+            ring,
+            slots: Vec::with_capacity(ring * pods),
+            pos: Vec::with_capacity(pods),
+        }
+    }
+
+    /// No records, the same size of ring.
+    pub(crate) fn emptied(&self) -> Self {
+        Rings {
+            ring: self.ring,
+            ..Default::default()
+        }
+    }
+
+    /// Add `rec` at `at` to the ring of `uid`, over its oldest record when full.
+    #[inline]
+    pub(crate) fn push(&mut self, uid: PodUid, at: SimTime, rec: Rec) {
+        let i = uid.0 as usize;
+        if self.pos.len() <= i {
+            self.pos.resize(i + 1, (0, 0));
+            self.slots
+                .resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
+        }
+        let (next, len) = &mut self.pos[i];
+        self.slots[i * self.ring + usize::from(*next)] = (at, rec);
+        *next = if usize::from(*next) + 1 == self.ring {
+            0
+        } else {
+            *next + 1
+        };
+        if usize::from(*len) < self.ring {
+            *len += 1;
+        }
+    }
+
+    /// The records of `uid`, oldest first.
+    pub(crate) fn of(&self, uid: PodUid) -> impl Iterator<Item = (SimTime, Rec)> + '_ {
+        let i = uid.0 as usize;
+        let (next, len) = self.pos.get(i).copied().unwrap_or((0, 0));
+        let (next, len) = (usize::from(next), usize::from(len));
+        let start = (next + self.ring - len) % self.ring.max(1);
+        (0..len).map(move |k| self.slots[i * self.ring + (start + k) % self.ring])
+    }
+}
+
+#[cfg(test)]
+#[path = "ring_tests.rs"]
+mod tests;

@@ -1,0 +1,326 @@
+use super::*;
+use crate::model::{CriError, CriFailed, ProbeType, RestartPolicy};
+use crate::oracle::testkit::spec;
+
+const U: PodUid = PodUid(7);
+
+/// One transition of every kind a pod's ring keeps, with edge values.
+fn samples() -> Vec<Transition> {
+    use Transition as T;
+    let c: Arc<str> = Arc::from("side-car");
+    let mut v = vec![
+        T::ApiCreated {
+            uid: U,
+            name: "web-1".into(),
+            spec: spec("web-1", RestartPolicy::Always),
+            static_pod: false,
+            mirror_of: None,
+        },
+        T::ApiCreated {
+            uid: U,
+            name: "other-name".into(),
+            spec: spec("web-1", RestartPolicy::Always),
+            static_pod: true,
+            mirror_of: Some(PodUid(3)),
+        },
+        T::ApiForceDeleted { uid: U },
+        T::ApiConditionSet {
+            uid: U,
+            condition: Box::new(PodCondition::new(
+                PodConditionType::parse("example.com/lb-ready"),
+                ConditionStatus::False,
+            )),
+        },
+        T::ApiConditionSet {
+            uid: U,
+            condition: Box::new(PodCondition::new(
+                PodConditionType::Ready,
+                ConditionStatus::True,
+            )),
+        },
+        T::ApiStatus {
+            uid: U,
+            phase: PodPhase::Failed,
+            reason: Some("Evicted".into()),
+        },
+        T::ApiStatus {
+            uid: U,
+            phase: PodPhase::Running,
+            reason: None,
+        },
+        T::CriEnd {
+            uid: U,
+            call: CriOp::StartContainer,
+            target: u32::MAX,
+            error: Some(CriFailure::Failed(CriFailed::SandboxNotReady)),
+        },
+        T::CriEnd {
+            uid: U,
+            call: CriOp::StopContainer,
+            target: 3,
+            error: Some(CriFailure::Code(CriError::Unavailable)),
+        },
+        T::CriEnd {
+            uid: U,
+            call: CriOp::RemoveContainer,
+            target: 0,
+            error: None,
+        },
+        T::SandboxReady {
+            uid: U,
+            id: SandboxId(4),
+        },
+        T::SandboxStopped {
+            uid: U,
+            id: SandboxId(4),
+        },
+        T::ContainerRunning {
+            uid: U,
+            id: ContainerId(9),
+            name: "app".into(),
+        },
+        T::Signal {
+            uid: U,
+            id: ContainerId(9),
+            signal: ProcessSignal::Sigterm,
+        },
+        T::ContainerExited {
+            uid: U,
+            id: ContainerId(9),
+            code: -137,
+            reason: "OOMKilled",
+        },
+        T::ContainerExited {
+            uid: U,
+            id: ContainerId(10),
+            code: 0,
+            reason: "Completed",
+        },
+        T::SyncEnd {
+            uid: U,
+            kind: SyncKind::ALL[0],
+            error: Some("failed to \"StartContainer\" for \"app\"".into()),
+        },
+        T::SyncEnd {
+            uid: U,
+            kind: SyncKind::ALL[1],
+            error: None,
+        },
+        T::LocalStatus {
+            uid: U,
+            phase: PodPhase::Succeeded,
+        },
+        T::ProbeWorker {
+            uid: U,
+            container: c.clone(),
+            kind: ProbeType::Readiness,
+            what: ProbeWorkerStep::ALL[0],
+        },
+        T::Probe {
+            uid: U,
+            container: c,
+            kind: ProbeType::Liveness,
+            result: ProbeVerdict::ALL[1],
+        },
+        T::ProbeResult {
+            uid: U,
+            id: ContainerId(9),
+            kind: ProbeType::Startup,
+            result: ProbeCached::ALL[0],
+        },
+        T::ApiStatusPatched {
+            uid: PodUid(8),
+            of: U,
+            status: Arc::new(ApiPodStatus {
+                phase: PodPhase::Pending,
+                ready: true,
+                reason: Some("not displayed".into()),
+                ..Default::default()
+            }),
+        },
+    ];
+    v.extend(varied());
+    v
+}
+
+/// Edge values, and every word of the pod's vocabulary.
+fn varied() -> Vec<Transition> {
+    use Transition as T;
+    let mut v = Vec::new();
+    for g in [i64::MIN, -1, 0, 30, i64::MAX] {
+        v.push(T::ApiDeleteRequested { uid: U, grace: g });
+        v.push(T::Evict {
+            uid: U,
+            signal: EvictionSignal::ALL[0],
+            grace: g,
+        });
+        v.push(T::SyncBegin {
+            uid: U,
+            kind: SyncKind::ALL[1],
+            grace: Some(g),
+        });
+        v.push(T::CriBegin {
+            uid: U,
+            call: CriOp::StopContainer,
+            target: 12,
+            timeout_s: Some(g),
+        });
+    }
+    v.push(T::SyncBegin {
+        uid: U,
+        kind: SyncKind::ALL[0],
+        grace: None,
+    });
+    v.push(T::CriBegin {
+        uid: U,
+        call: CriOp::RunPodSandbox,
+        target: 1,
+        timeout_s: None,
+    });
+    for ch in [0, 1, u64::MAX] {
+        for what in KillPodNowStep::ALL {
+            for evict in [false, true] {
+                v.push(T::KillPodNow {
+                    uid: U,
+                    ch,
+                    what: *what,
+                    evict,
+                });
+            }
+        }
+    }
+    v.extend(
+        RemovedBy::ALL
+            .iter()
+            .map(|&by| T::ApiRemoved { uid: U, by }),
+    );
+    v.extend(
+        WatchDelivery::ALL
+            .iter()
+            .map(|&kind| T::WatchDelivered { uid: U, kind }),
+    );
+    v.extend(HostOp::ALL.iter().map(|&what| T::Host { uid: U, what }));
+    v.extend(
+        RejectReason::ALL
+            .iter()
+            .map(|&reason| T::PodRejected { uid: U, reason }),
+    );
+    v.extend(
+        EvictionStep::ALL
+            .iter()
+            .map(|&what| T::Eviction { uid: U, what }),
+    );
+    v.extend(
+        ConfigOpKind::ALL
+            .iter()
+            .map(|&op| T::ConfigOp { uid: U, op }),
+    );
+    v.extend(
+        WorkerStep::ALL
+            .iter()
+            .map(|&what| T::Worker { uid: U, what }),
+    );
+    v.extend(NoteKind::ALL.iter().map(|&what| T::Note { uid: U, what }));
+    v.extend(
+        SyncStepKind::ALL
+            .iter()
+            .map(|&step| T::SyncStep { uid: U, step }),
+    );
+    for &ty in UpdateType::ALL {
+        for runtime_only in [false, true] {
+            v.push(T::UpdatePod {
+                uid: U,
+                ty,
+                runtime_only,
+            });
+        }
+    }
+    v
+}
+
+#[test]
+fn a_record_renders_as_its_transition() {
+    let mut syms = Syms::default();
+    for tr in samples() {
+        let rec = Rec::of(&tr, &mut syms).unwrap_or_else(|| panic!("no record of {tr:?}"));
+        assert_eq!(rec.render(U, "web-1", &syms), tr.to_string(), "{tr:?}");
+    }
+    // Strings are kept once however often they occur.
+    let before = syms.texts.len();
+    for tr in samples() {
+        Rec::of(&tr, &mut syms);
+    }
+    assert_eq!(syms.texts.len(), before);
+}
+
+#[test]
+fn node_transitions_have_no_record() {
+    let mut syms = Syms::default();
+    assert_eq!(Rec::of(&Transition::Housekeeping, &mut syms), None);
+    assert_eq!(
+        Rec::of(&Transition::StaticManifestRemoved { uid: U }, &mut syms),
+        None
+    );
+}
+
+#[test]
+fn a_ring_keeps_the_last_records_oldest_first() {
+    let mut r = Rings::new(3, 0);
+    let rec = |i: u32| Rec::SandboxReady(SandboxId(i));
+    assert_eq!(r.of(U).count(), 0);
+    r.push(U, SimTime(1), rec(1));
+    r.push(U, SimTime(2), rec(2));
+    assert_eq!(
+        r.of(U).collect::<Vec<_>>(),
+        vec![(SimTime(1), rec(1)), (SimTime(2), rec(2))]
+    );
+    for i in 3..=7 {
+        r.push(U, SimTime(u64::from(i)), rec(i));
+    }
+    r.push(PodUid(2), SimTime(9), rec(99));
+    assert_eq!(
+        r.of(U).collect::<Vec<_>>(),
+        vec![
+            (SimTime(5), rec(5)),
+            (SimTime(6), rec(6)),
+            (SimTime(7), rec(7))
+        ]
+    );
+    assert_eq!(
+        r.of(PodUid(2)).collect::<Vec<_>>(),
+        vec![(SimTime(9), rec(99))]
+    );
+    assert_eq!(r.of(PodUid(1)).count(), 0);
+    assert_eq!(r.of(PodUid(100)).count(), 0);
+}
+
+#[test]
+fn per_pod_records_stay_small() {
+    use crate::oracle::facts::{ColdFacts, PodFacts};
+    assert!(std::mem::size_of::<PodFacts>() <= 288);
+    assert!(std::mem::size_of::<ColdFacts>() <= 152);
+}
+
+#[test]
+fn strings_are_interned_once_each_in_order_of_first_sight() {
+    let mut syms = Syms::default();
+    let words: Vec<String> = (0..200).map(|i| format!("container-{i}")).collect();
+    let ids: Vec<Sym> = words.iter().map(|w| syms.intern(w)).collect();
+    for (i, (w, id)) in words.iter().zip(&ids).enumerate() {
+        assert_eq!(*id, Sym(i as u32));
+        assert_eq!(syms.intern(w), *id, "{w}");
+        assert_eq!(syms.text(*id), w);
+    }
+    assert_eq!(syms.intern(""), Sym(200));
+    assert_eq!(syms.texts.len(), 201);
+}
+
+#[test]
+fn an_oracle_switched_off_releases_its_state() {
+    // A run with `--no-oracle` drops the (empty) per-pod state at the end too.
+    let mut o = crate::oracle::Oracle::default();
+    o.release_pod_state();
+    let mut o = crate::oracle::Oracle::for_pods(5000);
+    o.release_pod_state();
+    assert_eq!(o.findings().len(), 0);
+}
