@@ -260,6 +260,14 @@ pub enum Transition {
         usage_percent: u32,
         to_free: u64,
     },
+    /// The status manager's sync dropped `uid`'s cached status because the pod object of
+    /// that name now belongs to another UID, `now_of` (the pod was deleted and recreated;
+    /// for a mirror pod, a newer static pod of the same full name): v1.31 `syncPod` in
+    /// `pkg/kubelet/status/status_manager.go`. A later status write for `uid` starts afresh.
+    LocalStatusDropped {
+        uid: PodUid,
+        now_of: PodUid,
+    },
 }
 
 /// The records of node-level reclaim and image garbage collection.
@@ -393,6 +401,9 @@ impl fmt::Display for Transition {
                 None => write!(f, "sync {uid} {kind} ok"),
             },
             LocalStatus { uid, phase } => write!(f, "status {uid} local {phase}"),
+            LocalStatusDropped { uid, now_of } => {
+                write!(f, "status {uid} local dropped: the object is {now_of}'s")
+            }
             Relist { changed } => write!(f, "pleg relist changed={changed}"),
             Housekeeping => write!(f, "housekeeping"),
             ProbeWorker {
