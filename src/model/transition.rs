@@ -287,6 +287,11 @@ fn fmt_disk_gc(t: &Transition, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     }
 }
 
+/// `status uid-N local dropped: the object is uid-M's` (`LocalStatusDropped`).
+fn fmt_dropped(f: &mut fmt::Formatter<'_>, uid: PodUid, now_of: PodUid) -> fmt::Result {
+    write!(f, "status {uid} local dropped: the object is {now_of}'s")
+}
+
 /// `node nodefs available=Q inodesFree=N` of a `diskPressure` action.
 fn fmt_fs_pinned(
     f: &mut fmt::Formatter<'_>,
@@ -379,6 +384,7 @@ impl fmt::Display for Transition {
             }
             Eviction { uid, what } => write!(f, "eviction {uid} {what}"),
             NodeReclaim { .. } | ImageGc { .. } | ImageRemoved { .. } => fmt_disk_gc(self, f),
+            LocalStatusDropped { uid, now_of } => fmt_dropped(f, *uid, *now_of),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,
@@ -401,9 +407,6 @@ impl fmt::Display for Transition {
                 None => write!(f, "sync {uid} {kind} ok"),
             },
             LocalStatus { uid, phase } => write!(f, "status {uid} local {phase}"),
-            LocalStatusDropped { uid, now_of } => {
-                write!(f, "status {uid} local dropped: the object is {now_of}'s")
-            }
             Relist { changed } => write!(f, "pleg relist changed={changed}"),
             Housekeeping => write!(f, "housekeeping"),
             ProbeWorker {
