@@ -146,10 +146,12 @@ fn guided_reaches_more_coverage_than_random_for_the_same_budget() {
         &[&args[..], &["--strategy", "random"]].concat(),
     );
     let (code_g, g) = hunt(&d.join("g"), &args);
-    // The plain base is clean on `current`.
-    assert_eq!((code_r, code_g), (0, 0), "{r}\n{g}");
+    // Findings may come (guided, hunt seed 1, reaches the candidate upstream family "a
+    // terminal pod whose runtime status cannot be read counts as active" at run 172 on
+    // `current`); bad input (2) or a panic would not.
+    assert!(code_r <= 1 && code_g <= 1, "{code_r} {code_g}\n{r}\n{g}");
     let (cr, cg) = (coverage(&r), coverage(&g));
-    // Measured: random 190 (178 pairs + 12 reach points), guided 263 (247 + 16).
+    // Measured: random 193 (181 pairs + 12 reach points), guided 291 (274 + 17).
     assert!(cr >= 170, "random coverage {cr}");
     assert!(cg >= 200, "guided coverage {cg}");
     assert!(cg > cr, "guided {cg} <= random {cr}");

@@ -461,3 +461,46 @@ spec:
         .count();
     assert_eq!(job_starts, 1, "{recs:?}");
 }
+
+/// `local-terminal-phase-absorbing` (mixed-node, six replays; pressure-node, one): `web-0`
+/// created under memory pressure and recreated (`recreatePod`: a force delete and a new
+/// object of the same name) before the kubelet saw it. The kubelet rejects the first UID
+/// (Failed in the status manager's cache); the status manager's sync finds the name now
+/// belongs to the new UID and drops the old UID's status, as v1.31 `syncPod` in
+/// `pkg/kubelet/status/status_manager.go` does ("deleted and then recreated"); the
+/// SyncTerminatingPod that follows computes Pending afresh. The drop is now a trace record
+/// (`LocalStatusDropped`) and the oracle takes the fresh phase after it.
+#[test]
+fn a_status_dropped_for_a_recreated_pod_starts_afresh() {
+    let yaml = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: recreated-before-seen}
+spec:
+  api:
+    watchDelay: {fixed: 100ms}
+  pods:
+    - replicas: 1
+      createAt: 96961ms
+      template:
+        metadata: {name: web}
+        spec:
+          containers: [{name: app}]
+  timeline:
+    - {at: 3s, memoryPressure: {available: 50Mi}}
+    - {at: 97s, recreatePod: {pod: web-0}}
+";
+    let (v, recs) = run_json("recreated", yaml, 757649321);
+    assert!(
+        !invariants(&v).contains(&"local-terminal-phase-absorbing".to_string()),
+        "{v}"
+    );
+    let at = |rec: &str| {
+        recs.iter()
+            .position(|(_, r)| r == rec)
+            .unwrap_or_else(|| panic!("no record {rec:?}: {recs:?}"))
+    };
+    let failed = at("status uid-0001 local Failed");
+    let dropped = at("status uid-0001 local dropped: the object is uid-0002's");
+    let pending = at("status uid-0001 local Pending");
+    assert!(failed < dropped && dropped < pending, "{recs:?}");
+}

@@ -46,6 +46,16 @@ pub struct Detection {
     scheduler: Option<String>,
 }
 
+/// What shrinking one finding cost (`benches/hunt_rate.rs`).
+#[doc(hidden)]
+pub struct ShrinkCost {
+    /// Runs the shrink spent (the first run of the finding included).
+    pub runs: u64,
+    /// (pods, timeline actions) of the finding's scenario before and after.
+    pub before: (u64, u64),
+    pub after: (u64, u64),
+}
+
 /// What a benchmark hunt did: the runs it spent, and its detection if any.
 #[doc(hidden)]
 pub struct BenchOutcome {
@@ -155,6 +165,24 @@ impl Detection {
     /// returns the shrunk scenario's (pods, timeline actions), or `None` when the shrink
     /// could not finish (the hunt would write the candidate as it ran).
     pub fn shrink(&self, max_runs: u64) -> Option<(u64, u64)> {
+        self.shrunk(max_runs)
+            .ok()
+            .map(|s| (s.after.pods, s.after.actions))
+    }
+
+    /// Shrinks the finding as [`Detection::shrink`] does and returns what it cost: the runs
+    /// the shrink spent, and the shrunk (pods, timeline actions). `Err`: the shrink could
+    /// not finish (why).
+    pub fn shrink_cost(&self, max_runs: u64) -> Result<ShrinkCost, String> {
+        let s = self.shrunk(max_runs).map_err(|e| e.to_string())?;
+        Ok(ShrinkCost {
+            runs: s.runs,
+            before: (s.before.pods, s.before.actions),
+            after: (s.after.pods, s.after.actions),
+        })
+    }
+
+    fn shrunk(&self, max_runs: u64) -> Result<shrink::Shrunk, shrink::ShrinkError> {
         let cx = Context {
             base: &self.base_path,
             profile: &self.profile,
@@ -169,8 +197,6 @@ impl Detection {
         let doc = finding_doc(&self.found, &cx, &name);
         let limits = Limits { max_runs, seeds: 0 };
         shrink::shrink(&doc, self.found.cand.seed, &self.invariant, &limits)
-            .ok()
-            .map(|s| (s.after.pods, s.after.actions))
     }
 
     /// The pod the finding was on.
@@ -222,6 +248,15 @@ mod tests {
         assert_eq!(one.runs, d1.runs);
         let (pods, actions) = d1.shrink(400).expect("the shrink finishes");
         assert!(pods <= 3 && actions <= 6, "{pods} pods, {actions} actions");
+        let cost = d1.shrink_cost(400).expect("the shrink finishes");
+        assert_eq!(cost.after, (pods, actions));
+        assert!(cost.runs >= 1 && cost.runs <= 400, "{} runs", cost.runs);
+        assert!(
+            cost.before.0 >= pods,
+            "{:?} -> {:?}",
+            cost.before,
+            cost.after
+        );
     }
 
     /// Without a detection the whole budget is spent, split over the bases.

@@ -190,6 +190,7 @@ fn kind(tr: &Transition) -> (Option<PodUid>, Kind) {
             ),
         ),
         LocalStatus { uid, phase } => (Some(*uid), ("LocalStatus", phase.as_str())),
+        LocalStatusDropped { uid, .. } => (Some(*uid), ("LocalStatusDropped", "")),
         Relist { .. } => (None, ("Relist", "")),
         Housekeeping => (None, ("Housekeeping", "")),
         ProbeWorker { uid, what, .. } => (Some(*uid), ("ProbeWorker", what.as_str())),

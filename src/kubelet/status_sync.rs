@@ -9,7 +9,7 @@ use super::profile::Sw;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{ApiPod, ApiPodStatus, PodUid};
+use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -192,9 +192,19 @@ impl Kubelet {
         // Simplified: a mirror pod made for another UID is skipped too (upstream writes the
         // current static pod's status to it until SyncPod replaces it).
         let made_for_other = api.mirror_of.is_some_and(|of| of != uid);
-        if self.translate_pod_uid(api) != uid || made_for_other {
-            // Deleted and recreated: drop our status.
-            self.status.statuses.remove(&uid);
+        let translated = self.translate_pod_uid(api);
+        if translated != uid || made_for_other {
+            // Deleted and recreated: drop our status (`deletePodStatus`), and say so: the
+            // next status written for `uid` starts from the pod's API copy, not from the
+            // phase the cache held.
+            if self.status.statuses.remove(&uid).is_some() {
+                let now_of = if translated != uid {
+                    translated
+                } else {
+                    api.mirror_of.unwrap_or(translated)
+                };
+                ctx.emit(Transition::LocalStatusDropped { uid, now_of });
+            }
             self.status_recheck(uid);
             self.status_done(ctx);
             return None;

@@ -260,6 +260,14 @@ pub enum Transition {
         usage_percent: u32,
         to_free: u64,
     },
+    /// The status manager's sync dropped `uid`'s cached status because the pod object of
+    /// that name now belongs to another UID, `now_of` (the pod was deleted and recreated;
+    /// for a mirror pod, a newer static pod of the same full name): v1.31 `syncPod` in
+    /// `pkg/kubelet/status/status_manager.go`. A later status write for `uid` starts afresh.
+    LocalStatusDropped {
+        uid: PodUid,
+        now_of: PodUid,
+    },
 }
 
 /// The records of node-level reclaim and image garbage collection.
@@ -277,6 +285,11 @@ fn fmt_disk_gc(t: &Transition, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         }
         _ => Ok(()),
     }
+}
+
+/// `status uid-N local dropped: the object is uid-M's` (`LocalStatusDropped`).
+fn fmt_dropped(f: &mut fmt::Formatter<'_>, uid: PodUid, now_of: PodUid) -> fmt::Result {
+    write!(f, "status {uid} local dropped: the object is {now_of}'s")
 }
 
 /// `node nodefs available=Q inodesFree=N` of a `diskPressure` action.
@@ -371,6 +384,7 @@ impl fmt::Display for Transition {
             }
             Eviction { uid, what } => write!(f, "eviction {uid} {what}"),
             NodeReclaim { .. } | ImageGc { .. } | ImageRemoved { .. } => fmt_disk_gc(self, f),
+            LocalStatusDropped { uid, now_of } => fmt_dropped(f, *uid, *now_of),
             ConfigOp { uid, op } => write!(f, "config {uid} {op}"),
             UpdatePod {
                 uid,

@@ -320,6 +320,7 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
         | SyncBegin { uid, .. }
         | SyncEnd { uid, .. }
         | LocalStatus { uid, .. }
+        | LocalStatusDropped { uid, .. }
         | ProbeWorker { uid, .. }
         | Probe { uid, .. }
         | ProbeResult { uid, .. }
@@ -499,6 +500,12 @@ impl Facts {
                 if phase.is_terminal() {
                     p.inc.local_terminal = true;
                 }
+            }
+            LocalStatusDropped { uid, .. } => {
+                // The cache holds nothing for the UID any more: a later write starts afresh.
+                let p = self.pod_mut(*uid);
+                p.inc.local_phase = None;
+                p.inc.local_terminal = false;
             }
             Shutdown { what } => {
                 self.before.shutdown_started = self.node.shutdown_started;

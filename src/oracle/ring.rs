@@ -154,6 +154,7 @@ pub(crate) enum Rec {
     SyncBeginGrace(SyncKind, I64),
     SyncEnd(SyncKind, Option<Sym>),
     LocalStatus(PodPhase),
+    LocalStatusDropped(PodUid),
     ProbeWorker(Sym, ProbeType, ProbeWorkerStep),
     Probe(Sym, ProbeType, ProbeVerdict),
     ProbeResult(ContainerId, ProbeType, ProbeCached),
@@ -230,6 +231,7 @@ impl Rec {
                 Rec::SyncEnd(*kind, error.as_deref().map(|e| syms.intern(e)))
             }
             T::LocalStatus { phase, .. } => Rec::LocalStatus(*phase),
+            T::LocalStatusDropped { now_of, .. } => Rec::LocalStatusDropped(*now_of),
             T::ProbeWorker {
                 container,
                 kind,
@@ -374,6 +376,7 @@ impl Rec {
                 error: error.map(text),
             },
             Rec::LocalStatus(phase) => T::LocalStatus { uid, phase },
+            Rec::LocalStatusDropped(now_of) => T::LocalStatusDropped { uid, now_of },
             Rec::ProbeWorker(c, kind, what) => T::ProbeWorker {
                 uid,
                 container: Arc::from(syms.text(c)),

@@ -110,6 +110,10 @@ fn samples() -> Vec<Transition> {
             uid: U,
             phase: PodPhase::Succeeded,
         },
+        T::LocalStatusDropped {
+            uid: U,
+            now_of: PodUid(7),
+        },
         T::ProbeWorker {
             uid: U,
             container: c.clone(),

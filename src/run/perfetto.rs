@@ -615,6 +615,10 @@ impl<W: Write> Perfetto<W> {
             LocalStatus { uid, phase } => {
                 worker(self, *uid, &format!("local status {phase}"), json!({}));
             }
+            LocalStatusDropped { uid, now_of } => {
+                let args = json!({"nowOf": now_of.to_string()});
+                worker(self, *uid, "local status dropped (recreated)", args);
+            }
             ConfigOp { uid, op } => {
                 worker(self, *uid, &format!("config {}", op.as_str()), json!({}))
             }

@@ -58,6 +58,25 @@ fn s5p_local_terminal_phase_absorbing() {
     assert!(!f.has(Inv::LocalTerminalPhaseAbsorbing));
     f.local(P, PodPhase::Running);
     assert!(f.has(Inv::LocalTerminalPhaseAbsorbing));
+    // The sync dropped the cached status (the name is another UID's now): a fresh phase
+    // after the drop is no regression ...
+    let dropped = Transition::LocalStatusDropped { uid: P, now_of: Q };
+    let mut g = Feed::new();
+    g.running_pod(P, RestartPolicy::Always)
+        .local(P, PodPhase::Failed)
+        .tr(dropped.clone())
+        .local(P, PodPhase::Pending);
+    assert!(!g.has(Inv::LocalTerminalPhaseAbsorbing));
+    // ... but a terminal phase cached again is absorbing again.
+    g.local(P, PodPhase::Failed).local(P, PodPhase::Running);
+    assert!(g.has(Inv::LocalTerminalPhaseAbsorbing));
+    // A drop of another UID's status does not excuse this one's regression.
+    let mut h = Feed::new();
+    h.running_pod(P, RestartPolicy::Always)
+        .local(P, PodPhase::Failed)
+        .tr(Transition::LocalStatusDropped { uid: Q, now_of: P })
+        .local(P, PodPhase::Pending);
+    assert!(h.has(Inv::LocalTerminalPhaseAbsorbing));
 }
 
 #[test]
