@@ -81,6 +81,13 @@ pub(crate) struct ApiServer {
 }
 
 impl ApiServer {
+    /// Drops the live objects and the name index, keeping the history: what a run's
+    /// summary reads after the run ended.
+    pub(crate) fn release_objects(&mut self) {
+        self.pods = BTreeMap::new();
+        self.by_name = BTreeMap::new();
+    }
+
     pub(crate) fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
         ApiServer {
             pods: BTreeMap::new(),
