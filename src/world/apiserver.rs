@@ -171,7 +171,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: ApiPodStatus::default(),
+            status: Arc::default(),
             resource_version: rv,
             static_pod: false,
             mirror_of: None,
@@ -334,12 +334,12 @@ impl ApiServer {
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
         uid: PodUid,
-        status: ApiPodStatus,
+        status: Arc<ApiPodStatus>,
     ) -> Option<&ApiPod> {
         let now = sim.now();
         let rv = self.next_rv;
         let shared = self.pods.get_mut(&uid)?;
-        if shared.status == status {
+        if Arc::ptr_eq(&shared.status, &status) || shared.status == status {
             return self.get(uid);
         }
         let pod = Arc::make_mut(shared);
@@ -393,7 +393,7 @@ impl ApiServer {
             &Transition::ApiStatusPatched {
                 uid,
                 of: hist,
-                status: Arc::new(pod.status.clone()),
+                status: Arc::clone(&pod.status),
             },
         );
         let snapshot = shared.clone();
@@ -426,7 +426,9 @@ impl ApiServer {
                 condition: Box::new(condition.clone()),
             },
         );
-        pod.status.conditions.replace_or_append(condition);
+        Arc::make_mut(&mut pod.status)
+            .conditions
+            .replace_or_append(condition);
         pod.resource_version = rv;
         self.next_rv += 1;
         if let Some(h) = self.history.get_mut(&pod.mirror_of.unwrap_or(uid)) {
@@ -500,7 +502,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: ApiPodStatus::default(),
+            status: Arc::default(),
             resource_version: rv,
             static_pod: false,
             mirror_of: Some(of.uid),
