@@ -78,6 +78,9 @@ pub(crate) struct ApiServer {
     /// Boxed: a search tree's nodes are about half full (a record inline would leave
     /// almost a record's worth of empty slot per pod).
     pub(crate) history: BTreeMap<PodUid, Box<ObjectHistory>>,
+    /// The empty status (and its empty condition list) every new object and history
+    /// starts from, shared instead of allocated per pod.
+    empty_status: Arc<ApiPodStatus>,
 }
 
 impl ApiServer {
@@ -101,6 +104,7 @@ impl ApiServer {
             next_uid: 1,
             next_rv: 1,
             history: BTreeMap::new(),
+            empty_status: Arc::default(),
         }
     }
 
@@ -171,7 +175,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: Arc::default(),
+            status: Arc::clone(&self.empty_status),
             resource_version: rv,
             static_pod: false,
             mirror_of: None,
@@ -197,6 +201,7 @@ impl ApiServer {
                 created_at: sim.now(),
                 phases: vec![(sim.now(), PodPhase::Pending)],
                 ready: vec![(sim.now(), false)],
+                conditions: self.empty_status.conditions.clone(),
                 ..Default::default()
             }),
         );
@@ -502,7 +507,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: Arc::default(),
+            status: Arc::clone(&self.empty_status),
             resource_version: rv,
             static_pod: false,
             mirror_of: Some(of.uid),
