@@ -60,7 +60,7 @@ mod tests {
         let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, c);
         spec.active_deadline = ActiveDeadline(deadline);
         let mut pod = ApiPod::new(PodUid(99), spec);
-        pod.status.start_time = start;
+        std::sync::Arc::make_mut(&mut pod.status).start_time = start;
         pod
     }
 

@@ -456,11 +456,11 @@ mod tests {
     #[test]
     fn generate_keeps_foreign_conditions_and_the_cached_disruption_target() {
         let mut pod = ApiPod::new(PodUid(1), spec(&["example.com/g"]));
-        pod.status
+        Arc::make_mut(&mut pod.status)
             .conditions
             .make_mut()
             .push(PodCondition::new(T::parse("example.com/g"), True));
-        pod.status
+        Arc::make_mut(&mut pod.status)
             .conditions
             .make_mut()
             .push(PodCondition::new(T::Ready, False));
@@ -533,23 +533,21 @@ mod tests {
     #[test]
     fn readiness_reconcile_only_for_pods_with_gates() {
         let mut pod = ApiPod::new(PodUid(1), spec(&[]));
-        pod.status.phase = PodPhase::Running;
-        pod.status.containers = vec![st("a", true), st("b", true)];
-        pod.status
+        Arc::make_mut(&mut pod.status).phase = PodPhase::Running;
+        Arc::make_mut(&mut pod.status).containers = vec![st("a", true), st("b", true)];
+        Arc::make_mut(&mut pod.status)
             .conditions
             .make_mut()
             .push(PodCondition::new(T::Ready, False));
         assert!(!need_to_reconcile_pod_readiness(&pod));
         let mut gated = pod.clone();
         gated.spec = Arc::new(spec(&["x/g"]));
-        gated
-            .status
+        Arc::make_mut(&mut gated.status)
             .conditions
             .make_mut()
             .push(PodCondition::new(T::parse("x/g"), True));
         assert!(need_to_reconcile_pod_readiness(&gated));
-        gated
-            .status
+        Arc::make_mut(&mut gated.status)
             .conditions
             .replace_or_append(PodCondition::new(T::Ready, True));
         assert!(!need_to_reconcile_pod_readiness(&gated));

@@ -30,9 +30,10 @@ impl Kubelet {
         tag: u32,
         req: CriReq,
     ) {
+        // Usually the step's only call: no spare slots for the ledger entry.
         self.worker_calls
             .entry((uid, op, tag))
-            .or_default()
+            .or_insert_with(|| Vec::with_capacity(1))
             .push(req.clone());
         ctx.cri(Caller::Worker { uid, op, tag }, req);
     }

@@ -19,7 +19,7 @@
 //! show the attempt).
 
 use super::profile::Sw;
-use super::sync::{Op, StartStage, Step};
+use super::sync::{KillPlan, Op, StartStage, Step};
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
@@ -151,12 +151,12 @@ impl Kubelet {
         op.errors.push(format!(
             "{POST_START_HOOK_ERROR}: PostStartHook failed for container {name}"
         ));
-        op.plan.push_front(Step::KillPod {
+        op.plan.push_front(Step::KillPod(Box::new(KillPlan {
             containers: vec![(id, name)],
             sandboxes: Vec::new(),
             grace_override: None,
             reason: None,
-        });
+        })));
         self.advance(ctx, uid, op);
     }
 }

@@ -37,7 +37,7 @@
 //!   (its worker is skipped and the status manager may delete it).
 
 use super::pod_workers::{close_channel, UpdatePodOptions, Work, WorkType};
-use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, Op, Step};
+use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, KillPlan, Op, Step};
 use super::{KEv, Kubelet};
 use crate::kubelet::profile::Sw;
 use crate::kubelet::Ctx;
@@ -104,12 +104,12 @@ pub(crate) fn not_running(statuses: &[ApiContainerStatus]) -> bool {
 /// v1.21 `killPod` as a step of a sync: kill what the pod status shows running.
 pub(super) fn legacy_plan_kill(op: &mut Op, grace_override: Option<i64>) {
     let (containers, sandboxes) = running_pod_from(&op.status);
-    op.plan.push_back(Step::KillPod {
+    op.plan.push_back(Step::KillPod(Box::new(KillPlan {
         containers,
         sandboxes,
         grace_override,
         reason: None,
-    });
+    })));
 }
 
 impl Kubelet {
@@ -458,12 +458,12 @@ impl Kubelet {
             None,
         );
         op.killer = true;
-        op.plan.push_back(Step::KillPod {
+        op.plan.push_back(Step::KillPod(Box::new(KillPlan {
             containers: running.containers.clone(),
             sandboxes: running.sandboxes.clone(),
             grace_override: None,
             reason: None,
-        });
+        })));
         self.advance(ctx, uid, op);
     }
 

@@ -439,7 +439,7 @@ impl Kubelet {
         ctx: &mut Ctx,
         uid: PodUid,
         current: Option<&ApiPod>,
-    ) -> Option<crate::model::ApiPodStatus> {
+    ) -> Option<std::sync::Arc<crate::model::ApiPodStatus>> {
         self.status_on_api_get(ctx, uid, current)
     }
 
@@ -460,7 +460,7 @@ impl Kubelet {
         self.status
             .statuses
             .get(&uid)
-            .map(|v| (v.namespace.as_str(), v.name.as_str()))
+            .map(|v| (v.spec.namespace.as_str(), v.spec.name.as_str()))
     }
 
     /// The phase of every status the status manager holds (what it will write, or has

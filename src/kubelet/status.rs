@@ -18,19 +18,21 @@ use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::NoteKind;
 use crate::model::{
-    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, RestartPolicy,
-    RtPodStatus, Transition,
+    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodSpec, PodUid,
+    RestartPolicy, RtPodStatus, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Versioned {
-    pub(crate) status: ApiPodStatus,
+    /// Shared with the API object once written unchanged (copy on write).
+    pub(crate) status: Arc<ApiPodStatus>,
     pub(crate) version: u64,
     pub(crate) pod_is_finished: bool,
-    pub(crate) namespace: String,
-    pub(crate) name: String,
+    /// The pod's spec, for the namespace and name the status is fetched by.
+    pub(crate) spec: Arc<PodSpec>,
 }
 
 /// The status manager's state.
@@ -382,7 +384,7 @@ impl Kubelet {
         let Some(v) = self.status.statuses.get(&uid) else {
             return;
         };
-        let mut status = v.status.clone();
+        let mut status = ApiPodStatus::clone(&v.status);
         let Some(c) = status
             .all_statuses_mut()
             .find(|c| c.container_id == Some(id))
@@ -411,8 +413,9 @@ impl Kubelet {
             .status
             .statuses
             .get(&pod.uid)
-            .map(|v| v.status.clone())
-            .unwrap_or_else(|| pod.status.clone());
+            .map_or_else(|| &pod.status, |v| &v.status)
+            .as_ref()
+            .clone();
         if status.containers.iter().any(|c| !c.state.is_terminated()) {
             ctx.reach(crate::model::reach::Reach::TerminatePodWithUnterminatedContainer);
         }
@@ -515,6 +518,13 @@ impl Kubelet {
         }
         let phase_changed = old.is_none_or(|v| v.status.phase != status.phase);
         let version = old.map_or(1, |v| v.version + 1);
+        // One allocation per distinct status: an unchanged status (a forced write) keeps
+        // the cached one, and a status equal to the API object's shares the object's.
+        let status = match old {
+            Some(v) if *v.status == status => Arc::clone(&v.status),
+            _ if *pod.status == status => Arc::clone(&pod.status),
+            _ => Arc::new(status),
+        };
         if phase_changed {
             ctx.emit(Transition::LocalStatus {
                 uid,
@@ -527,8 +537,7 @@ impl Kubelet {
                 status,
                 version,
                 pod_is_finished,
-                namespace: pod.spec.namespace.clone(),
-                name: pod.spec.name.clone(),
+                spec: Arc::clone(&pod.spec),
             },
         );
         self.assert_status_write(uid, before);
@@ -633,10 +642,10 @@ mod tests {
         let mut spec = (*p.spec).clone();
         spec.init_containers = vec![ContainerSpec::named("i0", "img:1")];
         p.spec = std::sync::Arc::new(spec);
-        p.status.containers = vec![st("c0", wait())];
-        p.status.init_containers.0 = vec![st("i0", running)];
+        Arc::make_mut(&mut p.status).containers = vec![st("c0", wait())];
+        Arc::make_mut(&mut p.status).init_containers.0 = vec![st("i0", running)];
         assert!(!has_pod_initialized(&p));
-        p.status.init_containers.0 = vec![st("i0", term(0))];
+        Arc::make_mut(&mut p.status).init_containers.0 = vec![st("i0", term(0))];
         assert!(has_pod_initialized(&p));
     }
 

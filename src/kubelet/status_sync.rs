@@ -182,7 +182,7 @@ impl Kubelet {
         ctx: &mut Ctx,
         uid: PodUid,
         api: Option<&ApiPod>,
-    ) -> Option<ApiPodStatus> {
+    ) -> Option<Arc<ApiPodStatus>> {
         let Some(api) = api else {
             self.status_done(ctx);
             return None;
@@ -218,7 +218,13 @@ impl Kubelet {
         let could = !self.legacy()
             && self.pw.could_have_running_containers(uid)
             && self.status.b.on(Sw::TerminalPhaseAfterTermination);
-        Some(merge_pod_status(&api.status, &v.status, could))
+        let merged = merge_pod_status(&api.status, &v.status, could);
+        // The usual case, the cached status written as it is, shares it with the object.
+        Some(if merged == *v.status {
+            Arc::clone(&v.status)
+        } else {
+            Arc::new(merged)
+        })
     }
 
     /// `TranslatePodUID` (`pkg/kubelet/pod/pod_manager.go`, v1.31, and by full name in every

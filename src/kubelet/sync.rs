@@ -45,14 +45,10 @@ pub(crate) use crate::model::SyncKind;
 /// One runtime step of a plan.
 #[derive(Clone, Debug)]
 pub(super) enum Step {
-    /// Kill every listed container in parallel, then stop the sandboxes in order.
-    KillPod {
-        containers: Vec<(ContainerId, String)>,
-        sandboxes: Vec<SandboxId>,
-        grace_override: Option<i64>,
-        /// The probe whose failure the kill is for (`reasonLivenessProbe` and so on).
-        reason: Option<ProbeType>,
-    },
+    /// Kill every listed container in parallel, then stop the sandboxes in order. Boxed:
+    /// a plan's other steps are a few bytes, and every slot of the plan's deque is as
+    /// large as its largest step.
+    KillPod(Box<KillPlan>),
     CreateSandbox {
         attempt: u32,
     },
@@ -69,6 +65,19 @@ pub(super) enum Step {
     RemovePodCgroup,
     /// `SyncTerminatedPod`: unregister secrets and configmaps, `TerminatePod`, done.
     FinishTerminated,
+}
+
+// Every in-flight operation's plan holds slots of this size.
+const _: () = assert!(std::mem::size_of::<Step>() <= 16);
+
+/// The payload of [`Step::KillPod`].
+#[derive(Clone, Debug)]
+pub(super) struct KillPlan {
+    pub(super) containers: Vec<(ContainerId, String)>,
+    pub(super) sandboxes: Vec<SandboxId>,
+    pub(super) grace_override: Option<i64>,
+    /// The probe whose failure the kill is for (`reasonLivenessProbe` and so on).
+    pub(super) reason: Option<ProbeType>,
 }
 
 #[derive(Clone, Debug)]
@@ -404,23 +413,23 @@ impl Kubelet {
                     });
                 }
                 let (containers, sandboxes) = running_pod_from(&op.status);
-                op.plan.push_back(Step::KillPod {
+                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
                     containers,
                     sandboxes,
                     grace_override: grace,
                     reason: None,
-                });
+                })));
                 op.plan.push_back(Step::VerifyStopped);
             }
             SyncKind::SyncTerminatingRuntimePod => {
                 let _ = self.acknowledge_terminating(ctx, uid);
                 let rp = op.work.options.running_pod.clone().expect("runtime pod");
-                op.plan.push_back(Step::KillPod {
+                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
                     containers: rp.containers.clone(),
                     sandboxes: rp.sandboxes.clone(),
                     grace_override: Some(1),
                     reason: None,
-                });
+                })));
             }
             SyncKind::SyncTerminatedPod => {
                 let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, true);
@@ -489,12 +498,12 @@ impl Kubelet {
         }
         if actions.kill_pod {
             let (containers, sandboxes) = running_pod_from(&op.status);
-            op.plan.push_back(Step::KillPod {
+            op.plan.push_back(Step::KillPod(Box::new(KillPlan {
                 containers,
                 sandboxes,
                 grace_override: None,
                 reason: None,
-            });
+            })));
         } else {
             for (id, name, reason) in actions.containers_to_kill {
                 ctx.emit(Transition::Note {
@@ -505,12 +514,12 @@ impl Kubelet {
                         ProbeType::Readiness => unreachable!("readiness never kills"),
                     },
                 });
-                op.plan.push_back(Step::KillPod {
+                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
                     containers: vec![(id, name)],
                     sandboxes: Vec::new(),
                     grace_override: None,
                     reason: Some(reason),
-                });
+                })));
             }
         }
         if actions.create_sandbox {
@@ -554,12 +563,13 @@ impl Kubelet {
                 return;
             };
             match step {
-                Step::KillPod {
-                    containers,
-                    sandboxes,
-                    grace_override,
-                    reason,
-                } => {
+                Step::KillPod(plan) => {
+                    let KillPlan {
+                        containers,
+                        sandboxes,
+                        grace_override,
+                        reason,
+                    } = *plan;
                     let kill = (containers, sandboxes, grace_override, reason);
                     self.begin_kill(ctx, uid, op, kill);
                     return;

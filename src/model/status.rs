@@ -174,7 +174,10 @@ pub struct ApiPod {
     pub created_at: SimTime,
     pub deletion_timestamp: Option<SimTime>,
     pub deletion_grace_period_seconds: Option<i64>,
-    pub status: ApiPodStatus,
+    /// Shared copy-on-write with the kubelet's status manager cache, the object's watch
+    /// copies and the status-patched transition: a status written unchanged is one
+    /// allocation, not one per holder.
+    pub status: Arc<ApiPodStatus>,
     pub resource_version: u64,
     /// A static pod: its config source is the node's manifest directory, not the API.
     pub static_pod: bool,
@@ -203,7 +206,7 @@ impl ApiPod {
             created_at: SimTime::ZERO,
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: ApiPodStatus::default(),
+            status: Arc::default(),
             resource_version: 1,
             static_pod: false,
             mirror_of: None,

@@ -11,10 +11,14 @@ use crate::model::{ContainerSpec, PodPhase, PodUid};
 use crate::sim::{SimTime, StopReason};
 use crate::world::apiserver::ObjectHistory;
 use crate::world::runtime::ContainerFacts;
+use std::sync::Arc;
 
-/// The output of the run that left `w`, stopped for `stop`.
-pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOutput {
-    let sc = &w.scenario;
+/// The output of the run that left `w`, stopped for `stop`. The per-pod summaries are
+/// built last, after the kubelet's and the API server's live per-pod state has been
+/// released (only the summaries read the API's history and the runtime's records): at
+/// 100,000 pods the summaries would otherwise sit on top of the whole live world and make
+/// the run's memory peak.
+pub(crate) fn summarize(w: &mut World, stop: StopReason, opts: &RunOptions) -> RunOutput {
     // Every incarnation's: a `kubeletRestart` replaces the kubelet, not the node's history.
     let tally = w.process.tally(&w.kubelet);
     let mut metrics = Metrics {
@@ -30,13 +34,6 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         starts_while_termination_requested: w.trace.observer().starts_while_termination_requested(),
         ..Default::default()
     };
-    let pods: Vec<PodSummary> = w
-        .api
-        .history
-        .iter()
-        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics))
-        .collect();
-    metrics.pods = pods.len() as u32;
     metrics.evictions = tally
         .evictions
         .iter()
@@ -59,7 +56,8 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         .map(|(t, c, s)| (t.0, c.to_string(), *s))
         .collect();
     disk_summary(w, &tally, &mut metrics);
-    RunOutput {
+    let sc = Arc::clone(&w.scenario);
+    let mut out = RunOutput {
         podsim: env!("CARGO_PKG_VERSION").into(),
         scenario: sc.name.clone(),
         scenario_hash: sc.hash.clone(),
@@ -78,12 +76,22 @@ pub(crate) fn summarize(w: &World, stop: StopReason, opts: &RunOptions) -> RunOu
         stop_reason: stop.as_str().into(),
         findings: findings(w, stop, opts),
         reached: crate::model::reach::names(w.trace.reached()),
-        pods,
-        metrics,
+        pods: Vec::new(),
+        metrics: Metrics::default(),
         replay: opts.replay.clone(),
-        trace: w.trace.records().to_vec(),
+        trace: w.trace.take_records(),
         scheduler: (sc.scheduler != crate::sim::Strategy::Random).then(|| sc.scheduler.to_string()),
-    }
+    };
+    w.release_live_state();
+    out.pods = w
+        .api
+        .history
+        .iter()
+        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics))
+        .collect();
+    metrics.pods = out.pods.len() as u32;
+    out.metrics = metrics;
+    out
 }
 
 /// The oracle's findings, and `run-limit-reached` if a limit stopped the run.

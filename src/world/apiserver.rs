@@ -78,9 +78,19 @@ pub(crate) struct ApiServer {
     /// Boxed: a search tree's nodes are about half full (a record inline would leave
     /// almost a record's worth of empty slot per pod).
     pub(crate) history: BTreeMap<PodUid, Box<ObjectHistory>>,
+    /// The empty status (and its empty condition list) every new object and history
+    /// starts from, shared instead of allocated per pod.
+    empty_status: Arc<ApiPodStatus>,
 }
 
 impl ApiServer {
+    /// Drops the live objects and the name index, keeping the history: what a run's
+    /// summary reads after the run ended.
+    pub(crate) fn release_objects(&mut self) {
+        self.pods = BTreeMap::new();
+        self.by_name = BTreeMap::new();
+    }
+
     pub(crate) fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
         ApiServer {
             pods: BTreeMap::new(),
@@ -94,6 +104,7 @@ impl ApiServer {
             next_uid: 1,
             next_rv: 1,
             history: BTreeMap::new(),
+            empty_status: Arc::default(),
         }
     }
 
@@ -164,7 +175,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: ApiPodStatus::default(),
+            status: Arc::clone(&self.empty_status),
             resource_version: rv,
             static_pod: false,
             mirror_of: None,
@@ -190,6 +201,7 @@ impl ApiServer {
                 created_at: sim.now(),
                 phases: vec![(sim.now(), PodPhase::Pending)],
                 ready: vec![(sim.now(), false)],
+                conditions: self.empty_status.conditions.clone(),
                 ..Default::default()
             }),
         );
@@ -327,12 +339,12 @@ impl ApiServer {
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
         uid: PodUid,
-        status: ApiPodStatus,
+        status: Arc<ApiPodStatus>,
     ) -> Option<&ApiPod> {
         let now = sim.now();
         let rv = self.next_rv;
         let shared = self.pods.get_mut(&uid)?;
-        if shared.status == status {
+        if Arc::ptr_eq(&shared.status, &status) || shared.status == status {
             return self.get(uid);
         }
         let pod = Arc::make_mut(shared);
@@ -386,7 +398,7 @@ impl ApiServer {
             &Transition::ApiStatusPatched {
                 uid,
                 of: hist,
-                status: Arc::new(pod.status.clone()),
+                status: Arc::clone(&pod.status),
             },
         );
         let snapshot = shared.clone();
@@ -419,7 +431,9 @@ impl ApiServer {
                 condition: Box::new(condition.clone()),
             },
         );
-        pod.status.conditions.replace_or_append(condition);
+        Arc::make_mut(&mut pod.status)
+            .conditions
+            .replace_or_append(condition);
         pod.resource_version = rv;
         self.next_rv += 1;
         if let Some(h) = self.history.get_mut(&pod.mirror_of.unwrap_or(uid)) {
@@ -493,7 +507,7 @@ impl ApiServer {
             created_at: sim.now(),
             deletion_timestamp: None,
             deletion_grace_period_seconds: None,
-            status: ApiPodStatus::default(),
+            status: Arc::clone(&self.empty_status),
             resource_version: rv,
             static_pod: false,
             mirror_of: Some(of.uid),

@@ -132,7 +132,7 @@ impl P {
         let mut pod = ApiPod::new(PodUid(self.uid), spec);
         pod.deletion_timestamp = self.deletion_grace.map(|_| SimTime(Dur::secs(1).0));
         pod.deletion_grace_period_seconds = self.deletion_grace;
-        pod.status.phase = self.phase;
+        std::sync::Arc::make_mut(&mut pod.status).phase = self.phase;
         pod.resource_version = self.version;
         Arc::new(pod)
     }
