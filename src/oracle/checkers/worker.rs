@@ -5,7 +5,8 @@
 
 use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{
-    CriOp, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind, Transition, WorkerStep,
+    CriFailed, CriFailure, CriOp, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind,
+    Transition, WorkerStep,
 };
 use crate::oracle::facts::Facts;
 use crate::oracle::findings::Findings;
@@ -97,6 +98,7 @@ pub(crate) struct WorkerChecker {
 impl Checker for WorkerChecker {
     const TOPICS: u32 = topic::CONTAINER_RUNNING
         | topic::CRI_BEGIN
+        | topic::CRI_END
         | topic::NOTE
         | topic::PROBE_RESULT
         | topic::WORKER
@@ -109,6 +111,12 @@ impl Checker for WorkerChecker {
             Transition::ContainerRunning { uid, name, .. } => {
                 stale_instance_check(at, *uid, name, facts, out)
             }
+            Transition::CriEnd {
+                uid,
+                call: CriOp::CreateContainer,
+                target,
+                error: Some(CriFailure::Failed(CriFailed::NameReserved)),
+            } => refused_create_check(at, *uid, *target, facts, out),
             Transition::Note { uid, what } => {
                 let w = &facts.pod(*uid).worker;
                 if what.is_failed_mount() && w.started && !w.term_acked {
@@ -251,6 +259,37 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
             Some(uid),
             at,
             format!("restartPolicy=Never container {name} runs a second time: the SyncPod that started it did not see the instance that ran before the previous SyncPod ended"),
+        );
+    }
+}
+
+/// A `CreateContainer` of a restartPolicy=Never pod refused because a container not yet
+/// removed holds its name (pod, container, attempt): the kubelet picked the attempt from a
+/// status without that container. If an instance that ran before the previous SyncPod
+/// ended is still there, the open SyncPod's status was older than that sync (the runtime's
+/// refusal is what a stale cache shows as with containerd or CRI-O, where it would
+/// otherwise run the container twice). A holder created by a dead kubelet's create never
+/// ran, so it is not counted.
+fn refused_create_check(at: SimTime, uid: PodUid, attempt: u32, facts: &Facts, out: &mut Findings) {
+    let p = facts.pod(uid);
+    let never = p
+        .spec
+        .as_ref()
+        .is_some_and(|s| s.restart_policy == RestartPolicy::Never);
+    let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
+        (Some(SyncKind::SyncPod), Some(end)) if never => p
+            .instances
+            .iter()
+            .any(|i| i.running_at <= end && i.removed_at.is_none()),
+        _ => false,
+    };
+    if stale {
+        out.report(
+            facts,
+            Inv::CacheFreshness,
+            Some(uid),
+            at,
+            format!("CreateContainer (attempt {attempt}) of a restartPolicy=Never pod was refused: a container that ran before the previous SyncPod ended holds its name, and the SyncPod's status did not show it"),
         );
     }
 }
