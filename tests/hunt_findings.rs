@@ -106,6 +106,14 @@ fn run_json(name: &str, yaml: &str, seed: u64) -> (Value, Vec<(u64, String)>) {
     (serde_json::from_slice(&o.stdout).unwrap(), recs)
 }
 
+/// How many times container `name` of pod `uid` started running in the trace.
+fn starts(recs: &[(u64, String)], uid: &str, name: &str) -> usize {
+    let (head, tail) = (format!("rt {uid} "), format!(" {name} running"));
+    recs.iter()
+        .filter(|(_, r)| r.starts_with(&head) && r.ends_with(&tail))
+        .count()
+}
+
 fn invariants(v: &Value) -> Vec<String> {
     v["findings"]
         .as_array()
@@ -228,10 +236,7 @@ spec:
         !invariants(&v).contains(&"cache-freshness".to_string()),
         "{v}"
     );
-    let job_starts = recs
-        .iter()
-        .filter(|(_, r)| r.starts_with("rt uid-0003 ") && r.ends_with(" job running"))
-        .count();
+    let job_starts = starts(&recs, "uid-0003", "job");
     assert_eq!(job_starts, 2, "job should run twice (upstream 51142)");
 }
 
@@ -455,11 +460,7 @@ spec:
 ";
     let (v, recs) = run_json("create-across-restart", yaml, 3131357285);
     assert!(invariants(&v).is_empty(), "{v}");
-    let job_starts = recs
-        .iter()
-        .filter(|(_, r)| r.starts_with("rt uid-0001 ") && r.ends_with(" job running"))
-        .count();
-    assert_eq!(job_starts, 1, "{recs:?}");
+    assert_eq!(starts(&recs, "uid-0001", "job"), 1, "{recs:?}");
 }
 
 /// `local-terminal-phase-absorbing` (mixed-node, six replays; pressure-node, one): `web-0`

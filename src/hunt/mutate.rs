@@ -465,16 +465,21 @@ fn api_delay(tree: &mut Value, s: &mut Stream) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The vocabulary and the tree of a base scenario's text.
+    fn vocab_and_tree(text: &str) -> (Vocab, Value) {
+        let sc = crate::load_str("b.yaml", text, &[])
+            .expect("valid")
+            .scenario;
+        let v = Vocab::of(&sc);
+        (v, super::super::doc::parse(text).expect("yaml"))
+    }
+
     const BASE: &str = "apiVersion: podsim/v1alpha1\nkind: Scenario\nmetadata: {name: b}\nspec:\n  horizon: 1m\n  pods:\n    - replicas: 2\n      template: {metadata: {name: web}, spec: {containers: [{name: app, image: i}]}}\n  timeline:\n    - {at: 1s, deletePod: {pod: web-0}}\n";
 
     /// Most mutations keep the scenario valid, and they are a pure function of the stream.
     #[test]
     fn mutations_are_deterministic_and_mostly_valid() {
-        let sc = crate::load_str("b.yaml", BASE, &[])
-            .expect("valid")
-            .scenario;
-        let v = Vocab::of(&sc);
-        let base = super::super::doc::parse(BASE).expect("yaml");
+        let (v, base) = vocab_and_tree(BASE);
         let mut valid = 0;
         for i in 0..200 {
             let mut a = base.clone();
@@ -493,11 +498,7 @@ mod tests {
     #[test]
     fn stacked_seed_inputs_cover_every_kind_once() {
         let text = std::fs::read_to_string("scenarios/hunt/static-node.yaml").expect("base");
-        let sc = crate::load_str("s.yaml", &text, &[])
-            .expect("valid")
-            .scenario;
-        let v = Vocab::of(&sc);
-        let base = super::super::doc::parse(&text).expect("yaml");
+        let (v, base) = vocab_and_tree(&text);
         let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 4);
         // 15 disturbance kinds and 3 other changes, four to an input.
         assert_eq!(seeds.len(), 5);
@@ -513,11 +514,7 @@ mod tests {
         let other = seed_inputs(&base, &v, &mut Stream::new(2, "s"), 4);
         assert_ne!(seeds, other);
         // No static pod in BASE: its three static-pod kinds are left out.
-        let sc = crate::load_str("b.yaml", BASE, &[])
-            .expect("valid")
-            .scenario;
-        let v = Vocab::of(&sc);
-        let base = super::super::doc::parse(BASE).expect("yaml");
+        let (v, base) = vocab_and_tree(BASE);
         let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 4);
         let changes: usize = seeds.iter().map(|(_, w)| w.split("; ").count()).sum();
         assert_eq!(changes, Disturbance::ALL.len());
@@ -538,11 +535,7 @@ mod tests {
     /// no static-pod actions), every one valid; a removal and restore come as a pair.
     #[test]
     fn seed_inputs_cover_every_kind_that_applies() {
-        let sc = crate::load_str("b.yaml", BASE, &[])
-            .expect("valid")
-            .scenario;
-        let v = Vocab::of(&sc);
-        let base = super::super::doc::parse(BASE).expect("yaml");
+        let (v, base) = vocab_and_tree(BASE);
         let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 1);
         // No static pod: the three static-pod kinds drop out; fault, latency, delay come in.
         assert_eq!(seeds.len(), Disturbance::ALL.len());
@@ -551,11 +544,7 @@ mod tests {
             assert!(crate::load_str("c.yaml", &text, &[]).is_ok(), "{what}");
         }
         let text = std::fs::read_to_string("scenarios/hunt/static-node.yaml").expect("base");
-        let sc = crate::load_str("s.yaml", &text, &[])
-            .expect("valid")
-            .scenario;
-        let v = Vocab::of(&sc);
-        let base = super::super::doc::parse(&text).expect("yaml");
+        let (v, base) = vocab_and_tree(&text);
         let seeds = seed_inputs(&base, &v, &mut Stream::new(1, "s"), 1);
         assert_eq!(seeds.len(), Disturbance::ALL.len() + 3);
         let (pair, what) = seeds

@@ -8,7 +8,7 @@ use crate::model::{
     CriFailed, CriFailure, CriOp, PodUid, ProbeCached, ProbeType, RestartPolicy, SyncKind,
     Transition, WorkerStep,
 };
-use crate::oracle::facts::Facts;
+use crate::oracle::facts::{Facts, Instance, PodFacts};
 use crate::oracle::findings::Findings;
 use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V122, V125};
 use crate::sim::SimTime;
@@ -228,6 +228,23 @@ impl WorkerChecker {
     }
 }
 
+/// Whether the open SyncPod of a restartPolicy=Never pod (`never`) missed an instance of
+/// `instances` that `kept` and that ran before the previous SyncPod ended: one the status
+/// it waited for (newer than that end) had to show.
+fn missed_by_open_sync(
+    p: &PodFacts,
+    never: bool,
+    instances: &[Instance],
+    kept: impl Fn(&Instance) -> bool,
+) -> bool {
+    match (p.worker.open_sync, p.worker.last_sync_pod_end) {
+        (Some(SyncKind::SyncPod), Some(end)) if never => {
+            instances.iter().any(|i| i.running_at <= end && kept(i))
+        }
+        _ => false,
+    }
+}
+
 /// A restartPolicy=Never container runs again, started by a SyncPod that did not see the
 /// instance that ran before the previous SyncPod ended.
 fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out: &mut Findings) {
@@ -240,19 +257,15 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
                 .iter()
                 .any(|c| c.name == name && c.is_sidecar())
     });
-    // The instance that just started is the last one.
+    // The instance that just started is the last one. An instance the runtime already
+    // removed (container GC keeps no exited instance of a running pod once `maxContainers`
+    // is reached) is missing from any fresh status too: v1.31 `ShouldContainerBeRestarted`
+    // (`pkg/kubelet/container/helpers.go`) then starts the container again, stale cache or
+    // not (upstream issue 51142).
     let before = &p.instances[..p.instances.len() - 1];
-    let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
-        // An instance the runtime already removed (container GC keeps no exited instance of a
-        // running pod once `maxContainers` is reached) is missing from any fresh status too:
-        // v1.31 `ShouldContainerBeRestarted` (`pkg/kubelet/container/helpers.go`) then starts
-        // the container again, stale cache or not (upstream issue 51142).
-        (Some(SyncKind::SyncPod), Some(end)) if never => before.iter().any(|i| {
-            facts.text(i.name) == name && i.running_at <= end && i.removed_at.is_none_or(|r| r > at)
-        }),
-        _ => false,
-    };
-    if stale {
+    if missed_by_open_sync(p, never, before, |i| {
+        facts.text(i.name) == name && i.removed_at.is_none_or(|r| r > at)
+    }) {
         out.report(
             facts,
             Inv::CacheFreshness,
@@ -267,23 +280,16 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
 /// removed holds its name (pod, container, attempt): the kubelet picked the attempt from a
 /// status without that container. If an instance that ran before the previous SyncPod
 /// ended is still there, the open SyncPod's status was older than that sync (the runtime's
-/// refusal is what a stale cache shows as with containerd or CRI-O, where it would
-/// otherwise run the container twice). A holder created by a dead kubelet's create never
-/// ran, so it is not counted.
+/// refusal is how a stale cache shows with containerd or CRI-O, where it would otherwise
+/// run the container twice). A holder created by a dead kubelet's create never ran, so it
+/// is not counted.
 fn refused_create_check(at: SimTime, uid: PodUid, attempt: u32, facts: &Facts, out: &mut Findings) {
     let p = facts.pod(uid);
     let never = p
         .spec
         .as_ref()
         .is_some_and(|s| s.restart_policy == RestartPolicy::Never);
-    let stale = match (p.worker.open_sync, p.worker.last_sync_pod_end) {
-        (Some(SyncKind::SyncPod), Some(end)) if never => p
-            .instances
-            .iter()
-            .any(|i| i.running_at <= end && i.removed_at.is_none()),
-        _ => false,
-    };
-    if stale {
+    if missed_by_open_sync(p, never, &p.instances, |i| i.removed_at.is_none()) {
         out.report(
             facts,
             Inv::CacheFreshness,
