@@ -23,20 +23,10 @@ use podsim::oracle::invariants::INVARIANTS;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Instant;
+mod common;
+use common::{env, median};
 
 const BASES: [&str; 3] = ["mixed-node", "static-node", "pressure-node"];
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One arithmetic task: a long chain of multiply-xorshift steps.
 fn spin(seed: u64) -> u64 {

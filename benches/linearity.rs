@@ -25,6 +25,8 @@ use podsim::{load, load_str};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
+mod common;
+use common::{env, median};
 
 const CRASHLOOP: &str = "\
 apiVersion: podsim/v1alpha1
@@ -41,18 +43,6 @@ spec:
       behaviour:
         app: {runFor: 30s, exitCode: 1}
 ";
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn set(pairs: &[(&str, String)]) -> Vec<(String, String)> {
     pairs

@@ -20,11 +20,8 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+mod common;
+use common::median;
 
 /// One arithmetic task: a long chain of multiply-xorshift steps.
 fn spin(seed: u64) -> u64 {

@@ -24,11 +24,8 @@ use podsim::sim::{Dur, Limits, Sim, SimTime, Strategy, Stream, Trace};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+mod common;
+use common::median;
 
 /// Events per second of the bare core; returns (events, seconds).
 fn bare_queue(events: u64) -> (u64, f64) {
