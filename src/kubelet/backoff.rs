@@ -56,6 +56,11 @@ impl Backoff {
         }
     }
 
+    /// Whether no entry is held (then nothing is in back-off).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// `Get(id)`.
     pub(crate) fn get(&self, id: &str) -> Dur {
         self.entries.get(id).map_or(Dur::ZERO, |e| e.0)

@@ -52,37 +52,46 @@ fn cond(
     }
 }
 
-/// Go's `%s` of a `[]string`: `[a b]`.
-fn go_list(names: &[&str]) -> String {
-    format!("[{}]", names.join(" "))
+/// Go's `%s` of a `[]string` (`[a b]`), appended to `out`.
+fn push_go_list(out: &mut String, names: &[&str]) {
+    out.push('[');
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(n);
+    }
+    out.push(']');
 }
 
 /// A condition that is True unless containers are listed: False with `reason` and the
 /// message upstream's generators build (`containers with unknown status: [..]`, then
-/// `containers with <what> status: [..]`).
+/// `containers with <what> status: [..]`, joined by `, `). The message is built in one
+/// buffer (this runs on every generated status).
 fn listed(
     kind: PodConditionType,
     reason: &'static str,
     unknown: &[&str],
     (what, others): (&str, &[&str]),
 ) -> PodCondition {
-    let mut msgs = Vec::new();
-    if !unknown.is_empty() {
-        msgs.push(format!(
-            "containers with unknown status: {}",
-            go_list(unknown)
-        ));
-    }
-    if !others.is_empty() {
-        msgs.push(format!(
-            "containers with {what} status: {}",
-            go_list(others)
-        ));
-    }
-    if msgs.is_empty() {
+    if unknown.is_empty() && others.is_empty() {
         return PodCondition::new(kind, ConditionStatus::True);
     }
-    cond(kind, ConditionStatus::False, reason, msgs.join(", "))
+    let mut msg = String::with_capacity(64);
+    if !unknown.is_empty() {
+        msg.push_str("containers with unknown status: ");
+        push_go_list(&mut msg, unknown);
+    }
+    if !others.is_empty() {
+        if !msg.is_empty() {
+            msg.push_str(", ");
+        }
+        msg.push_str("containers with ");
+        msg.push_str(what);
+        msg.push_str(" status: ");
+        push_go_list(&mut msg, others);
+    }
+    cond(kind, ConditionStatus::False, reason, msg)
 }
 
 /// The `DisruptionTarget` condition the eviction and node shutdown managers add.
@@ -117,11 +126,26 @@ pub(crate) fn containers_ready(
     statuses: &[ApiContainerStatus],
     phase: PodPhase,
 ) -> PodCondition {
+    containers_ready_in(spec, [statuses, &[]], phase)
+}
+
+/// [`containers_ready`] over two status lists searched in order (the regular then the
+/// init container statuses, as upstream searches their concatenation), without building
+/// the concatenation.
+fn containers_ready_in(
+    spec: &PodSpec,
+    statuses: [&[ApiContainerStatus]; 2],
+    phase: PodPhase,
+) -> PodCondition {
     let (mut unknown, mut unready) = (Vec::new(), Vec::new());
     // v1.29+: native sidecars count too, before the regular containers.
     let sidecars = spec.init_containers.iter().filter(|c| c.is_sidecar());
     for c in sidecars.chain(&spec.containers) {
-        match statuses.iter().find(|s| s.name == c.name) {
+        let found = statuses
+            .iter()
+            .flat_map(|l| l.iter())
+            .find(|s| s.name == c.name);
+        match found {
             Some(s) if !s.ready => unready.push(c.name.as_str()),
             Some(_) => {}
             None => unknown.push(c.name.as_str()),
@@ -146,7 +170,12 @@ pub(crate) fn pod_ready(
     statuses: &[ApiContainerStatus],
     phase: PodPhase,
 ) -> PodCondition {
-    let cr = containers_ready(spec, statuses, phase);
+    pod_ready_from(containers_ready(spec, statuses, phase), spec, &conditions.0)
+}
+
+/// `GeneratePodReadyCondition` given its `GenerateContainersReadyCondition` result `cr`
+/// (upstream computes it inside; [`generate`] needs it twice and computes it once).
+fn pod_ready_from(cr: PodCondition, spec: &PodSpec, conditions: &[PodCondition]) -> PodCondition {
     if !cr.is_true() {
         return PodCondition {
             kind: T::Ready,
@@ -155,7 +184,7 @@ pub(crate) fn pod_ready(
     }
     let mut msgs = Vec::new();
     for gate in &spec.readiness_gates.0 {
-        match conditions.get(gate) {
+        match conditions.iter().find(|c| &c.kind == gate) {
             None => msgs.push(format!(
                 "corresponding condition of pod readiness gate \"{}\" does not exist.",
                 gate.as_str()
@@ -236,28 +265,39 @@ pub(crate) fn generate(
     phase: PodPhase,
     ready_to_start_gate: bool,
 ) -> Conditions {
-    let mut out = Conditions::from_vec(
+    // Built as a plain list and wrapped once at the end (this runs on every generated
+    // status): room for the API's conditions plus the six the kubelet may add.
+    let mut out: Vec<PodCondition> = Vec::with_capacity(pod.status.conditions.0.len() + 6);
+    out.extend(
         pod.status
             .conditions
             .iter()
             .filter(|c| !c.kind.by_kubelet())
-            .cloned()
-            .collect(),
+            .cloned(),
     );
     if let Some(d) = cached.conditions.get(&T::DisruptionTarget) {
-        out.replace_or_append(d.clone());
+        // `replace_or_append`.
+        match out.iter().position(|o| o.kind == d.kind) {
+            Some(i) => out[i] = d.clone(),
+            None => out.push(d.clone()),
+        }
     }
     if ready_to_start_gate {
         out.push(ready_to_start_containers(rt));
     }
     out.push(initialized(&pod.spec, init_statuses, statuses, phase));
-    let all: Vec<ApiContainerStatus> = statuses.iter().chain(init_statuses).cloned().collect();
-    let ready = pod_ready(&pod.spec, &out, &all, phase);
+    // Ready and ContainersReady search the regular then the init container statuses.
+    let cr = containers_ready_in(&pod.spec, [statuses, init_statuses], phase);
+    let ready = pod_ready_from(cr.clone(), &pod.spec, &out);
     out.push(ready);
-    out.push(containers_ready(&pod.spec, &all, phase));
+    out.push(cr);
     out.push(PodCondition::new(T::PodScheduled, True));
     // Share the cached list when nothing changed: one copy per pod in the steady state.
-    Conditions::from_vec(std::mem::take(out.make_mut())).shared_with(&cached.conditions)
+    if out[..] == cached.conditions.0[..] {
+        cached.conditions.clone()
+    } else {
+        Conditions::from_vec(out)
+    }
 }
 
 /// The conditions part of `mergePodStatus`: what the status manager writes over the API
@@ -305,15 +345,10 @@ pub(crate) fn force_not_ready_when_terminal(status: &mut ApiPodStatus) {
 /// The conditions part of `SetContainerReadiness`: Ready and ContainersReady regenerated
 /// from the cached status (whose other conditions are as last generated).
 pub(crate) fn refresh_readiness(spec: &PodSpec, status: &mut ApiPodStatus) {
-    let all: Vec<ApiContainerStatus> = status
-        .containers
-        .iter()
-        .chain(&status.init_containers.0)
-        .cloned()
-        .collect();
-    let ready = pod_ready(spec, &status.conditions, &all, status.phase);
+    let lists = [&status.containers[..], &status.init_containers.0[..]];
+    let cr = containers_ready_in(spec, lists, status.phase);
+    let ready = pod_ready_from(cr.clone(), spec, &status.conditions.0);
     status.conditions.replace_or_append(ready);
-    let cr = containers_ready(spec, &all, status.phase);
     status.conditions.replace_or_append(cr);
     status.ready = status.conditions.is_true(&T::Ready);
 }
@@ -333,20 +368,48 @@ pub(crate) fn need_to_reconcile_pod_readiness(pod: &ApiPod) -> bool {
 }
 
 /// `isPodStatusByKubeletEqual`: equal but for the conditions the kubelet neither owns nor
-/// shares.
+/// shares. Compared in place, without copying either status (the status manager asks
+/// this for every cached pod on each reconcile).
 pub(crate) fn equal_by_kubelet(a: &ApiPodStatus, b: &ApiPodStatus) -> bool {
-    if a == b {
+    if std::ptr::eq(a, b) {
         return true;
     }
-    let own = |s: &ApiPodStatus| {
-        let mut s = s.clone();
-        s.conditions
-            .make_mut()
-            .retain(|c| c.kind.by_kubelet() || c.kind.shared_by_kubelet());
-        s.conditions.make_mut().sort_by(|x, y| x.kind.cmp(&y.kind));
-        s
-    };
-    own(a) == own(b)
+    // Every field but the conditions must be equal (listed without `..`: a new field
+    // must be added here).
+    let ApiPodStatus {
+        phase,
+        reason,
+        message,
+        ready,
+        start_time,
+        containers,
+        conditions,
+        init_containers,
+    } = a;
+    let rest_equal = *phase == b.phase
+        && *ready == b.ready
+        && *start_time == b.start_time
+        && *reason == b.reason
+        && *message == b.message
+        && *containers == b.containers
+        && *init_containers == b.init_containers;
+    if !rest_equal {
+        return false;
+    }
+    if *conditions == b.conditions {
+        return true;
+    }
+    own_conditions(conditions) == own_conditions(&b.conditions)
+}
+
+/// The conditions the kubelet owns or shares, sorted by type (stable).
+fn own_conditions(c: &Conditions) -> Vec<&PodCondition> {
+    let mut v: Vec<&PodCondition> = c
+        .iter()
+        .filter(|c| c.kind.by_kubelet() || c.kind.shared_by_kubelet())
+        .collect();
+    v.sort_by(|x, y| x.kind.cmp(&y.kind));
+    v
 }
 
 #[cfg(test)]

@@ -13,6 +13,26 @@ use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+/// A forward-only lookup into a map for keys asked in ascending order (amortised O(1)
+/// per key instead of a tree search).
+struct Cursor<'a, K, V> {
+    it: std::iter::Peekable<std::collections::btree_map::Iter<'a, K, V>>,
+}
+
+impl<'a, K: Ord, V> Cursor<'a, K, V> {
+    fn new(map: &'a BTreeMap<K, V>) -> Self {
+        Cursor {
+            it: map.iter().peekable(),
+        }
+    }
+
+    /// The value for `key`; keys must be asked in ascending order.
+    fn seek(&mut self, key: &K) -> Option<&'a V> {
+        while self.it.next_if(|(k, _)| *k < key).is_some() {}
+        self.it.next_if(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
 impl Kubelet {
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.
     pub(super) fn status_recheck(&mut self, uid: PodUid) {
@@ -51,12 +71,26 @@ impl Kubelet {
         v: &Versioned,
         cgroups: &BTreeSet<PodUid>,
     ) -> bool {
-        match self.status.api_versions.get(&uid) {
+        let api_version = self.status.api_versions.get(&uid).copied();
+        let pod = self.config.pods.get(&uid).map(|p| &**p);
+        self.status_needs_update_for(v, api_version, pod, cgroups)
+    }
+
+    /// `needsUpdate` with the API version the manager last wrote (`api_version`) and the
+    /// pod manager's copy of the pod (`pod`) already looked up.
+    fn status_needs_update_for(
+        &self,
+        v: &Versioned,
+        api_version: Option<u64>,
+        pod: Option<&ApiPod>,
+        cgroups: &BTreeSet<PodUid>,
+    ) -> bool {
+        match api_version {
             None => return true,
-            Some(latest) if *latest < v.version => return true,
+            Some(latest) if latest < v.version => return true,
             _ => {}
         }
-        match self.config.pods.get(&uid) {
+        match pod {
             Some(pod) => self.status_can_be_deleted(pod, v, cgroups),
             None => false,
         }
@@ -98,21 +132,24 @@ impl Kubelet {
         // v1.21's and v1.22's deletion rules depend on more than the cached status
         // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
         if all || self.deletion_reads_node() {
+            // The three maps are keyed by UID: walked side by side in UID order instead of
+            // two lookups per cached status (every 10 s over every pod).
+            let mut api_versions = Cursor::new(&self.status.api_versions);
+            let mut pods = Cursor::new(&self.config.pods);
             for (uid, v) in &self.status.statuses {
-                if self.status_needs_update(*uid, v, &cgroups) {
+                let api_version = api_versions.seek(uid).copied();
+                let pod = pods.seek(uid);
+                if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups) {
                     todo.push(*uid);
                 } else if all {
                     // needsReconcile: compare with the API's copy (a static pod's mirror).
-                    let api_copy = self.config.pods.get(uid).and_then(|p| {
-                        if p.static_pod {
-                            self.config.mirror_for(p)
-                        } else {
-                            Some(p.clone())
-                        }
-                    });
-                    let reconcile = api_copy.is_some_and(|p| {
-                        !super::conditions::equal_by_kubelet(&p.status, &v.status)
-                    });
+                    let reconcile = match pod {
+                        Some(p) if p.static_pod => self.config.mirror_for(p).is_some_and(|m| {
+                            !super::conditions::equal_by_kubelet(&m.status, &v.status)
+                        }),
+                        Some(p) => !super::conditions::equal_by_kubelet(&p.status, &v.status),
+                        None => false,
+                    };
                     if reconcile {
                         todo.push(*uid);
                     }
@@ -316,4 +353,19 @@ pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
         && pod.mirror_of.is_none()
         && pod.status.phase.is_terminal()
         && pod_is_finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cursor;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn cursor_finds_what_get_finds_for_ascending_keys() {
+        let map: BTreeMap<u32, char> = [(2, 'b'), (3, 'c'), (7, 'g'), (9, 'i')].into();
+        let mut c = Cursor::new(&map);
+        for k in [1, 2, 3, 5, 7, 8, 9, 10] {
+            assert_eq!(c.seek(&k), map.get(&k), "key {k}");
+        }
+    }
 }

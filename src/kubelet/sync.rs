@@ -591,11 +591,13 @@ impl Kubelet {
                         continue;
                     }
                     let c = op.pod.spec.container_at(idx);
-                    let key = format!("{}_{}", uid, c.image);
-                    if self
-                        .image_backoff
-                        .is_in_back_off_since_update(&key, ctx.now())
-                    {
+                    // No entry at all: not in back-off (and no key to build).
+                    let in_image_backoff = !self.image_backoff.is_empty() && {
+                        let key = format!("{}_{}", uid, c.image);
+                        self.image_backoff
+                            .is_in_back_off_since_update(&key, ctx.now())
+                    };
+                    if in_image_backoff {
                         self.reason_cache
                             .insert((uid, c.name.clone()), "ImagePullBackOff");
                         op.errors.push(format!(

@@ -29,6 +29,15 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
     (rp.uid, format!("{}_{}", rp.name, rp.namespace))
 }
 
+/// The UID an update is for (what [`full_name`] pairs with the name).
+fn pod_uid(o: &UpdatePodOptions) -> PodUid {
+    match (&o.pod, &o.running_pod) {
+        (Some(p), _) => p.uid,
+        (None, Some(rp)) => rp.uid,
+        (None, None) => panic!("update without pod or running pod"),
+    }
+}
+
 impl Kubelet {
     /// `UpdatePod`: hand an update to the pod's worker.
     pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
@@ -51,7 +60,7 @@ impl Kubelet {
         if options.pod.is_some() {
             options.running_pod = None;
         }
-        let (uid, fullname) = full_name(&options);
+        let uid = pod_uid(&options);
         ctx.emit(Transition::UpdatePod {
             uid,
             ty: options.update_type,
@@ -61,6 +70,8 @@ impl Kubelet {
         // 2. First sight.
         let first_time = !self.pw.records.contains_key(&uid);
         if first_time {
+            // The full name is built only for a record's first update (it is kept there).
+            let (_, fullname) = full_name(&options);
             self.first_sight(ctx, uid, fullname, &options);
         }
         let st = self.pw.records.get_mut(&uid).expect("inserted");
