@@ -15,6 +15,7 @@
 //! device-plugin or topology checks); kube-reserved and system-reserved are zero; pod
 //! overhead and in-place resize are not modelled.
 
+use super::cursor::Cursor;
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::{
@@ -192,13 +193,36 @@ impl Kubelet {
     /// Debug builds check the answer against the scan of every pod.
     pub(crate) fn active_pods_for_admission(&mut self, uid: PodUid) -> Vec<Arc<ApiPod>> {
         let config = &mut self.config;
-        config.candidates.retain(|u| config.pods.contains_key(u));
-        let pods = &self.config.pods;
-        let visit = self.config.candidates.iter().filter(|u| **u != uid);
-        let active = self.filter_out_inactive_pods(visit.filter_map(|u| pods.get(u)));
+        // `retain` visits in ascending order: the pod map is walked beside it.
+        let mut in_config = Cursor::new(&config.pods);
+        config.candidates.retain(|u| in_config.seek(u).is_some());
+        // `filterOutInactivePods` over the candidates, with the pod manager's, the pod
+        // workers' and the status manager's maps walked beside them in UID order.
+        let (mut pods, mut records) = (
+            Cursor::new(&self.config.pods),
+            Cursor::new(&self.pw.records),
+        );
+        let mut statuses = Cursor::new(&self.status.statuses);
+        let mut active = Vec::new();
+        for u in self.config.candidates.iter().filter(|u| **u != uid) {
+            let Some(p) = pods.seek(u) else { continue };
+            let record = records.seek(u);
+            if record.is_some_and(|s| s.is_terminated()) {
+                continue; // isPodKnownTerminated
+            }
+            // isAdmittedPodTerminal, unless its termination is still in progress.
+            let terminal = p.status.phase.is_terminal()
+                || statuses
+                    .seek(u)
+                    .is_some_and(|v| v.status.phase.is_terminal());
+            if terminal && !record.is_some_and(|s| s.is_termination_requested()) {
+                continue;
+            }
+            active.push(Arc::clone(p));
+        }
         debug_assert_eq!(
             active.iter().map(|p| p.uid).collect::<Vec<_>>(),
-            self.filter_out_inactive_pods(pods.values().filter(|p| p.uid != uid))
+            self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != uid))
                 .iter()
                 .map(|p| p.uid)
                 .collect::<Vec<_>>(),

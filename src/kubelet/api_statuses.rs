@@ -69,7 +69,10 @@ impl Kubelet {
                 started: false,
                 container_id: None,
             };
-            if let Some(o) = old.iter().find(|o| o.name == c.name) {
+            // The previous status and the runtime's containers of this name are each looked
+            // up once (upstream: the old-status map and the runtime status's list).
+            let prev = old.iter().find(|o| o.name == c.name);
+            if let Some(o) = prev {
                 if o.state.is_terminated() {
                     s = o.clone();
                 } else {
@@ -77,9 +80,28 @@ impl Kubelet {
                     s.last_state.clone_from(&o.last_state);
                 }
             }
+            let mut in_runtime = false;
+            for (seen, rc) in rt
+                .containers
+                .iter()
+                .filter(|r| r.name == c.name)
+                .enumerate()
+            {
+                in_runtime = true;
+                if seen == 0 {
+                    s.state = rt_to_api(rc);
+                    s.restart_count = rc.restart_count;
+                    s.container_id = Some(rc.id);
+                    s.last_state = None;
+                } else if seen == 1 {
+                    s.last_state = Some(rt_to_api(rc));
+                } else {
+                    break;
+                }
+            }
             // Gone from the runtime while it was running: it terminated, code unknown.
-            if rt.find(&c.name).is_none() {
-                if let Some(o) = old.iter().find(|o| o.name == c.name) {
+            if !in_runtime {
+                if let Some(o) = prev {
                     if o.state.is_running() && s.last_state.is_none() && !s.state.is_terminated() {
                         s.last_state = Some(ApiContainerState::Terminated {
                             exit_code: 137,
@@ -91,23 +113,6 @@ impl Kubelet {
                             s.restart_count += 1;
                         }
                     }
-                }
-            }
-            for (seen, rc) in rt
-                .containers
-                .iter()
-                .filter(|r| r.name == c.name)
-                .enumerate()
-            {
-                if seen == 0 {
-                    s.state = rt_to_api(rc);
-                    s.restart_count = rc.restart_count;
-                    s.container_id = Some(rc.id);
-                    s.last_state = None;
-                } else if seen == 1 {
-                    s.last_state = Some(rt_to_api(rc));
-                } else {
-                    break;
                 }
             }
             if should_container_be_restarted(&c.name, pod, rt) {

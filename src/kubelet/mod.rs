@@ -37,6 +37,7 @@ pub(crate) mod conditions;
 pub(crate) mod config;
 pub(crate) mod container_gc;
 pub(crate) mod cri_reply;
+mod cursor;
 pub(crate) mod eviction;
 mod eviction_reclaim;
 pub(crate) mod eviction_signals;

@@ -5,6 +5,7 @@
 //! `needsUpdate`, `needsReconcile`, `canBeDeleted`, `RemoveOrphanedStatuses`); the cache
 //! writes are in [`super::status`].
 
+use super::cursor::Cursor;
 use super::profile::Sw;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
@@ -12,26 +13,6 @@ use crate::kubelet::Ctx;
 use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-
-/// A forward-only lookup into a map for keys asked in ascending order (amortised O(1)
-/// per key instead of a tree search).
-struct Cursor<'a, K, V> {
-    it: std::iter::Peekable<std::collections::btree_map::Iter<'a, K, V>>,
-}
-
-impl<'a, K: Ord, V> Cursor<'a, K, V> {
-    fn new(map: &'a BTreeMap<K, V>) -> Self {
-        Cursor {
-            it: map.iter().peekable(),
-        }
-    }
-
-    /// The value for `key`; keys must be asked in ascending order.
-    fn seek(&mut self, key: &K) -> Option<&'a V> {
-        while self.it.next_if(|(k, _)| *k < key).is_some() {}
-        self.it.next_if(|(k, _)| *k == key).map(|(_, v)| v)
-    }
-}
 
 impl Kubelet {
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.
@@ -353,19 +334,4 @@ pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
         && pod.mirror_of.is_none()
         && pod.status.phase.is_terminal()
         && pod_is_finished
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Cursor;
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn cursor_finds_what_get_finds_for_ascending_keys() {
-        let map: BTreeMap<u32, char> = [(2, 'b'), (3, 'c'), (7, 'g'), (9, 'i')].into();
-        let mut c = Cursor::new(&map);
-        for k in [1, 2, 3, 5, 7, 8, 9, 10] {
-            assert_eq!(c.seek(&k), map.get(&k), "key {k}");
-        }
-    }
 }

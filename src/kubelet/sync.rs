@@ -35,6 +35,7 @@ use crate::model::{NoteKind, PullPolicy, SyncStepKind};
 use crate::sim::{Dur, SimTime};
 use crate::world::cri::CriReq;
 use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// `minimumGracePeriodInSeconds`.
@@ -775,10 +776,15 @@ impl Kubelet {
             .iter()
             .find(|s| s.name == c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
-        let key = format!(
-            "{}_{}_{}_{}",
-            op.pod.spec.name, op.pod.spec.namespace, uid, c.name
-        );
+        // `name_namespace_uid_container`, built in one sized buffer.
+        let spec = &op.pod.spec;
+        let mut key =
+            String::with_capacity(spec.name.len() + spec.namespace.len() + c.name.len() + 16);
+        for part in [spec.name.as_str(), "_", spec.namespace.as_str(), "_"] {
+            key.push_str(part);
+        }
+        let _ = write!(key, "{uid}_");
+        key.push_str(&c.name);
         if self.crash_backoff.is_in_back_off_since(&key, ts, ctx.now()) {
             self.reason_cache
                 .insert((uid, c.name.clone()), "CrashLoopBackOff");
