@@ -265,22 +265,29 @@ pub(crate) fn generate(
     phase: PodPhase,
     ready_to_start_gate: bool,
 ) -> Conditions {
-    // Built as a plain list and wrapped once at the end (this runs on every generated
-    // status): room for the API's conditions plus the six the kubelet may add.
-    let mut out: Vec<PodCondition> = Vec::with_capacity(pod.status.conditions.0.len() + 6);
-    out.extend(
-        pod.status
-            .conditions
-            .iter()
-            .filter(|c| !c.kind.by_kubelet())
-            .cloned(),
-    );
-    if let Some(d) = cached.conditions.get(&T::DisruptionTarget) {
-        // `replace_or_append`.
-        match out.iter().position(|o| o.kind == d.kind) {
-            Some(i) => out[i] = d.clone(),
-            None => out.push(d.clone()),
+    // Built against the cached list (this runs on every generated status): in the steady
+    // state every condition equals the cached one and the cached list is shared as is.
+    let mut out = ListBuilder::new(&cached.conditions, pod.status.conditions.0.len() + 6);
+    // The API's conditions the kubelet does not own, the cached DisruptionTarget replacing
+    // the first one of its type (`replace_or_append`).
+    let dt = cached.conditions.get(&T::DisruptionTarget);
+    let mut dt_placed = false;
+    for c in pod
+        .status
+        .conditions
+        .iter()
+        .filter(|c| !c.kind.by_kubelet())
+    {
+        match dt {
+            Some(d) if !dt_placed && c.kind == d.kind => {
+                out.push_ref(d);
+                dt_placed = true;
+            }
+            _ => out.push_ref(c),
         }
+    }
+    if let Some(d) = dt.filter(|_| !dt_placed) {
+        out.push_ref(d);
     }
     if ready_to_start_gate {
         out.push(ready_to_start_containers(rt));
@@ -288,15 +295,73 @@ pub(crate) fn generate(
     out.push(initialized(&pod.spec, init_statuses, statuses, phase));
     // Ready and ContainersReady search the regular then the init container statuses.
     let cr = containers_ready_in(&pod.spec, [statuses, init_statuses], phase);
-    let ready = pod_ready_from(cr.clone(), &pod.spec, &out);
+    let ready = pod_ready_from(cr.clone(), &pod.spec, out.as_slice());
     out.push(ready);
     out.push(cr);
     out.push(PodCondition::new(T::PodScheduled, True));
-    // Share the cached list when nothing changed: one copy per pod in the steady state.
-    if out[..] == cached.conditions.0[..] {
-        cached.conditions.clone()
-    } else {
-        Conditions::from_vec(out)
+    out.finish()
+}
+
+/// A condition list built against a cached one: while each pushed condition equals the
+/// cached one at its position nothing is copied; [`ListBuilder::finish`] shares the cached
+/// list when the whole of it was pushed, and otherwise wraps the list built.
+struct ListBuilder<'a> {
+    cached: &'a Conditions,
+    /// How many leading conditions equal the cached ones (while `own` is `None`).
+    same: usize,
+    own: Option<Vec<PodCondition>>,
+    capacity: usize,
+}
+
+impl<'a> ListBuilder<'a> {
+    fn new(cached: &'a Conditions, capacity: usize) -> Self {
+        ListBuilder {
+            cached,
+            same: 0,
+            own: None,
+            capacity,
+        }
+    }
+
+    fn push_ref(&mut self, c: &PodCondition) {
+        if self.own.is_none() && self.cached.0.get(self.same) == Some(c) {
+            self.same += 1;
+        } else {
+            self.diverged().push(c.clone());
+        }
+    }
+
+    fn push(&mut self, c: PodCondition) {
+        if self.own.is_none() && self.cached.0.get(self.same) == Some(&c) {
+            self.same += 1;
+        } else {
+            self.diverged().push(c);
+        }
+    }
+
+    /// The list of its own, started from the cached prefix pushed so far.
+    fn diverged(&mut self) -> &mut Vec<PodCondition> {
+        let (cached, same, capacity) = (self.cached, self.same, self.capacity);
+        self.own.get_or_insert_with(|| {
+            let mut v = Vec::with_capacity(capacity.max(same + 1));
+            v.extend_from_slice(&cached.0[..same]);
+            v
+        })
+    }
+
+    fn as_slice(&self) -> &[PodCondition] {
+        match &self.own {
+            Some(v) => v,
+            None => &self.cached.0[..self.same],
+        }
+    }
+
+    fn finish(self) -> Conditions {
+        match self.own {
+            None if self.same == self.cached.0.len() => self.cached.clone(),
+            None => Conditions::from_vec(self.cached.0[..self.same].to_vec()),
+            Some(v) => Conditions::from_vec(v),
+        }
     }
 }
 
@@ -417,6 +482,37 @@ mod tests {
     use super::*;
     use crate::model::{ContainerSpec, PodUid, ReadinessGates, RestartPolicy};
     use crate::sim::SimTime;
+
+    #[test]
+    fn list_builder_shares_the_cached_list_only_when_equal() {
+        let c = |k: PodConditionType, st: ConditionStatus| PodCondition::new(k, st);
+        let cached = Conditions::from_vec(vec![c(T::Initialized, True), c(T::Ready, False)]);
+        let build = |items: &[PodCondition]| {
+            let mut b = ListBuilder::new(&cached, 4);
+            for (i, it) in items.iter().enumerate() {
+                if i % 2 == 0 {
+                    b.push_ref(it);
+                } else {
+                    b.push(it.clone());
+                }
+            }
+            assert_eq!(b.as_slice(), items);
+            b.finish()
+        };
+        let same = build(&cached.0);
+        assert!(Arc::ptr_eq(&same.0, &cached.0));
+        let prefix = build(&cached.0[..1]);
+        assert_eq!(*prefix.0, cached.0[..1]);
+        let changed = [c(T::Initialized, True), c(T::Ready, True)];
+        assert_eq!(*build(&changed).0, changed);
+        let longer = [
+            c(T::Initialized, True),
+            c(T::Ready, False),
+            c(T::PodScheduled, True),
+        ];
+        assert_eq!(*build(&longer).0, longer);
+        assert!(build(&[]).0.is_empty());
+    }
 
     fn spec(gates: &[&str]) -> PodSpec {
         let mut s = PodSpec::new(
