@@ -515,21 +515,38 @@ impl Runtime {
 
     /// The UIDs `GetPods(all=false)` would list.
     pub(crate) fn running_pod_uids(&self) -> Vec<PodUid> {
-        self.pods
+        let mut out = Vec::new();
+        self.running_pod_uids_where(|_| true, &mut out);
+        out
+    }
+
+    /// [`Runtime::running_pod_uids`] restricted to the UIDs `keep` accepts, into a
+    /// caller's buffer (cleared first). `keep` is asked about every pod, in UID order,
+    /// before the pod's containers are looked at.
+    pub(crate) fn running_pod_uids_where(
+        &self,
+        mut keep: impl FnMut(PodUid) -> bool,
+        out: &mut Vec<PodUid>,
+    ) {
+        out.clear();
+        for (uid, p) in &self.pods {
+            if keep(*uid) && self.pod_running(p) {
+                out.push(*uid);
+            }
+        }
+    }
+
+    /// Whether `GetPods(all=false)` lists the pod: a running container or a ready sandbox.
+    fn pod_running(&self, p: &RtPod) -> bool {
+        // Newest first: a running container is usually the last one created.
+        p.live.iter().rev().any(|id| {
+            self.containers
+                .get(id)
+                .is_some_and(|c| c.state == RtState::Running)
+        }) || p
+            .sandboxes
             .iter()
-            .filter(|(_, p)| {
-                // Newest first: a running container is usually the last one created.
-                p.live.iter().rev().any(|id| {
-                    self.containers
-                        .get(id)
-                        .is_some_and(|c| c.state == RtState::Running)
-                }) || p
-                    .sandboxes
-                    .iter()
-                    .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
-            })
-            .map(|(uid, _)| *uid)
-            .collect()
+            .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
     }
 
     /// `GetPods(all=false)`: pods with a running container or a ready sandbox.
@@ -699,6 +716,16 @@ impl Runtime {
             .iter()
             .filter(|(_, h)| h.pod_dir)
             .map(|(uid, h)| (*uid, h.volumes_mounted))
+            .collect()
+    }
+
+    /// The pod directories whose volumes are unmounted, in UID order (the pods-dir listing
+    /// restricted to the entries orphan cleanup can act on).
+    pub(crate) fn unmounted_pod_dirs(&self) -> Vec<PodUid> {
+        self.host
+            .iter()
+            .filter(|(_, h)| h.pod_dir && !h.volumes_mounted)
+            .map(|(uid, _)| *uid)
             .collect()
     }
 
