@@ -93,6 +93,7 @@ impl Kubelet {
         if scan.statuses_orphaned {
             self.status_remove_orphans(&all_pods);
         }
+        self.status.orphans_possible = false;
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         if scan.restart {
             self.restart_unknown(ctx, &all_pods, &working);
@@ -163,27 +164,39 @@ impl Kubelet {
         is_running: impl Fn(&PodUid) -> bool,
     ) -> Scan {
         let sm = &self.status;
-        let mut statuses = sm.statuses.keys().peekable();
-        let mut versions = sm.api_versions.keys().peekable();
+        // The status maps are walked beside the pods only if an orphan may be among them;
+        // a key of theirs not met by the walk is an orphan (they are in UID order too).
+        let check = sm.orphans_possible;
+        let mut statuses = sm.statuses.keys().filter(|_| check).peekable();
+        let mut versions = sm.api_versions.keys().filter(|_| check).peekable();
         let (mut statuses_kept, mut versions_kept) = (0, 0);
         let mut known = KnownCursor(&working.0);
         let mut scan = Scan::default();
-        for (uid, pod) in all_pods {
-            while statuses.next_if(|k| *k < uid).is_some() {}
-            statuses_kept += usize::from(statuses.next_if_eq(&uid).is_some());
-            while versions.next_if(|k| *k < uid).is_some() {}
-            versions_kept += usize::from(versions.next_if_eq(&uid).is_some());
+        // The restart and kill tests hold only for desired pods the workers do not know.
+        // The report marks the records not desired (orphans), so its other entries are
+        // desired pods: as many as the desired pods means every one is known.
+        let known_desired = working.0.iter().filter(|(_, w)| !w.orphan).count();
+        let walk = check || known_desired != all_pods.len();
+        for (uid, pod) in all_pods.iter().take_while(|_| walk) {
+            if check {
+                while statuses.next_if(|k| *k < uid).is_some() {}
+                statuses_kept += usize::from(statuses.next_if_eq(&uid).is_some());
+                while versions.next_if(|k| *k < uid).is_some() {}
+                versions_kept += usize::from(versions.next_if_eq(&uid).is_some());
+            }
             if known.get(*uid).is_some() {
                 continue;
             }
             scan.restart |= self.restart_wanted(uid, pod);
-            scan.terminal |= push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
+            scan.terminal |=
+                push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
         }
         let gone = |u: &PodUid| !all_pods.contains_key(u);
-        scan.statuses_orphaned = statuses_kept != sm.statuses.len()
-            || versions_kept != sm.api_versions.len()
-            || sm.stale_unqueued.iter().any(gone)
-            || sm.finished_fresh.iter().any(gone);
+        scan.statuses_orphaned = check
+            && (statuses_kept != sm.statuses.len()
+                || versions_kept != sm.api_versions.len()
+                || sm.stale_unqueued.iter().any(gone)
+                || sm.finished_fresh.iter().any(gone));
         #[cfg(debug_assertions)]
         {
             let full = Scan {

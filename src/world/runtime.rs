@@ -143,6 +143,9 @@ pub(crate) struct Runtime {
     shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
     pub(crate) host: BTreeMap<PodUid, HostState>,
+    /// The pods of `host` with a pod directory and no volumes mounted, kept in step with
+    /// the three host operations that change either (orphan cleanup lists only these).
+    unmounted_dirs: BTreeSet<PodUid>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
     changed: BTreeSet<PodUid>,
@@ -194,6 +197,7 @@ impl Runtime {
             workloads: BTreeMap::new(),
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
+            unmounted_dirs: BTreeSet::new(),
             changed: BTreeSet::new(),
             listed: None,
             next_container: 1,
@@ -722,11 +726,17 @@ impl Runtime {
     /// The pod directories whose volumes are unmounted, in UID order (the pods-dir listing
     /// restricted to the entries orphan cleanup can act on).
     pub(crate) fn unmounted_pod_dirs(&self) -> Vec<PodUid> {
-        self.host
-            .iter()
-            .filter(|(_, h)| h.pod_dir && !h.volumes_mounted)
-            .map(|(uid, _)| *uid)
-            .collect()
+        let out: Vec<PodUid> = self.unmounted_dirs.iter().copied().collect();
+        debug_assert_eq!(
+            out,
+            self.host
+                .iter()
+                .filter(|(_, h)| h.pod_dir && !h.volumes_mounted)
+                .map(|(uid, _)| *uid)
+                .collect::<Vec<_>>(),
+            "unmounted pod directories out of step with the host state"
+        );
+        out
     }
 
     /// Pods whose cgroup exists on the node.
