@@ -233,7 +233,7 @@ impl Kubelet {
                 .statuses
                 .get(uid)
                 .is_some_and(|v| v.status.phase.is_terminal());
-        !(terminal && !rec.is_some_and(|s| s.is_termination_requested()))
+        !terminal || rec.is_some_and(|s| s.is_termination_requested())
     }
 
     /// Restart the desired, active pods the workers do not know.
