@@ -279,6 +279,7 @@ impl Kubelet {
     /// `HandlePodRemoves` and `deletePod`.
     fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.pods.remove(&pod.uid);
+        self.status.orphans_possible = true;
         if !self.b.on(Sw::StopProbesAtTermination) {
             self.probe_remove_pod(ctx, &pod); // before PR 110191
         }

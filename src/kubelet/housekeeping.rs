@@ -6,14 +6,64 @@
 //! terminal deleted pods never seen by workers (PR 118497), and the kill of orphaned
 //! runtime pods with grace 1. Pod directories, cgroups, mirror pods and user namespaces
 //! are not modelled yet.
+//!
+//! Upstream walks every pod every pass, and so does this port, but cheaply: every
+//! collection read here is in UID order, so one walk of the desired pods beside them
+//! (`cleanup_scan`, free of side effects) tells whether any step has anything to do; a
+//! step with nothing to do is skipped, one with work runs its full loop as upstream
+//! writes it. The reports and listings live in buffers kept between passes.
 
-use super::pod_workers::{KillPodOptions, UpdatePodOptions, WorkType};
+use super::pod_workers::{KillPodOptions, KnownPods, PodWorkerSync, UpdatePodOptions, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{NoteKind, UpdateType};
+use crate::model::{ApiPod, NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// Buffers every housekeeping pass reuses (no allocation per pass in the steady state).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    /// `SyncKnownPods`' report.
+    known: KnownPods,
+    /// The runtime's running pods no worker is syncing or terminating, in UID order.
+    orphans: Vec<PodUid>,
+}
+
+/// A cursor over `SyncKnownPods`' UID-ordered report, asked in ascending UID order.
+struct KnownCursor<'a>(&'a [(PodUid, PodWorkerSync)]);
+
+impl<'a> KnownCursor<'a> {
+    fn get(&mut self, uid: PodUid) -> Option<&'a PodWorkerSync> {
+        while let Some(((u, _), rest)) = self.0.split_first() {
+            if *u >= uid {
+                break;
+            }
+            self.0 = rest;
+        }
+        match self.0.first() {
+            Some((u, w)) if *u == uid => Some(w),
+            _ => None,
+        }
+    }
+}
+
+/// `possiblyRunning`: the worker is syncing or terminating the pod.
+fn possibly_running(w: Option<&PodWorkerSync>) -> bool {
+    matches!(w, Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
+}
+
+/// Which steps of the pass have something to do (see `cleanup_scan`).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Scan {
+    /// The status manager holds a UID no longer in config.
+    statuses_orphaned: bool,
+    /// A desired, active pod unknown to the workers (to restart).
+    restart: bool,
+    /// A terminal deleted pod that no worker knows and nothing runs (to kill).
+    terminal: bool,
+}
 
 impl Kubelet {
     /// `HandlePodCleanups`.
@@ -21,56 +71,39 @@ impl Kubelet {
         ctx.emit(Transition::Housekeeping);
         // Borrow the pod manager's map for the duration (nothing below changes it).
         let all_pods = std::mem::take(&mut self.config.pods);
-        let working = self.sync_known_pods(ctx, &all_pods);
-        // Stop probing pods that are not running.
-        let possibly_running = |uid: PodUid| matches!(working.get(&uid), Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating));
-        self.probe_cleanup_pods(ctx, possibly_running);
-        // Force-refresh the runtime cache: a fresh list of running pods (in UID order).
-        let running_list = ctx.list_running_pod_uids();
-        debug_assert!(running_list.windows(2).all(|w| w[0] < w[1]));
-        let is_running = |uid: &PodUid| running_list.binary_search(uid).is_ok();
-        self.status_remove_orphans(&all_pods);
+        let mut working = std::mem::take(&mut self.hk.known);
+        self.sync_known_pods_into(ctx, &all_pods, &mut working);
+        // Stop probing pods that are not running (asked in UID order: walked, not searched).
+        let mut cur = KnownCursor(&working.0);
+        self.probe_cleanup_pods(ctx, |uid| possibly_running(cur.get(uid)));
+        // Force-refresh the runtime cache: a fresh list of the running pods. Only the pods
+        // the workers are not running matter below (the orphans to kill, and the "nothing
+        // runs" tests, asked only of UIDs the workers do not know), so the listing skips
+        // the others (walked in UID order beside the report) before reading containers.
+        let mut cur = KnownCursor(&working.0);
+        let mut orphans = std::mem::take(&mut self.hk.orphans);
+        ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut orphans);
+        let is_running = |uid: &PodUid| {
+            debug_assert!(!possibly_running(working.get(uid)));
+            orphans.binary_search(uid).is_ok()
+        };
+        let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
+        let scan = self.cleanup_scan(&all_pods, &working, push_terminal, is_running);
+        // RemoveOrphanedStatuses.
+        if scan.statuses_orphaned {
+            self.status_remove_orphans(&all_pods);
+        }
+        self.status.orphans_possible = false;
         // filterOutInactivePods + restart of desired pods unknown to the workers.
-        // (`working` is walked beside the UID-ordered pods rather than searched.)
-        let mut known = working.keys().peekable();
-        for (uid, pod) in &all_pods {
-            let rec = self.pw.records.get(uid);
-            if rec.is_some_and(|s| s.is_terminated()) {
-                continue;
-            }
-            let terminal = pod.status.phase.is_terminal()
-                || self
-                    .status
-                    .statuses
-                    .get(uid)
-                    .is_some_and(|v| v.status.phase.is_terminal());
-            if terminal && !rec.is_some_and(|s| s.is_termination_requested()) {
-                continue;
-            }
-            while known.next_if(|k| *k < uid).is_some() {}
-            if known.peek() != Some(&uid) {
-                ctx.emit(Transition::Note {
-                    uid: *uid,
-                    what: NoteKind::HousekeepingRestartsUnknown,
-                });
-                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod.clone()));
-            }
+        if scan.restart {
+            self.restart_unknown(ctx, &all_pods, &working);
         }
         // Terminal pods with a deletion timestamp that no worker knows and nothing runs
         // (`filterTerminalPodsToDelete`, PR 118497; before it, a pod rejected at admission
-        // after a restart never reached a worker, so nothing finished it).
-        let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
-        for (uid, pod) in all_pods.iter().filter(|_| push_terminal) {
-            // (Cheap fields first; every test is free of side effects.)
-            if !(pod.deletion_timestamp.is_some() && pod.status.phase.is_terminal()) {
-                continue;
-            }
-            if working.contains_key(uid) || self.pw.records.contains_key(uid) {
-                continue;
-            }
-            if !is_running(uid) {
-                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
-            }
+        // after a restart never reached a worker, so nothing finished it). A restart above
+        // changes the workers' records: the scan's answer is then not used.
+        if push_terminal && (scan.terminal || scan.restart) {
+            self.kill_terminal_unknown(ctx, &all_pods, &working, is_running);
         }
         // Orphaned mirror pods: delete them, unless their static pod is still terminating.
         let orphaned_mirrors: Vec<(String, crate::model::PodUid)> = self
@@ -93,14 +126,15 @@ impl Kubelet {
             }
         }
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
-        // running, whose volumes are gone.
+        // running, whose volumes are gone (directories with volumes mounted are kept, so
+        // only the others are listed).
         let mut in_config = all_pods.keys().peekable();
-        for (uid, mounted) in ctx.list_pod_dirs() {
-            if mounted {
-                continue;
-            }
+        for uid in ctx.list_unmounted_pod_dirs() {
             while in_config.next_if(|k| **k < uid).is_some() {}
-            if in_config.peek() == Some(&&uid) || possibly_running(uid) || is_running(&uid) {
+            if in_config.peek() == Some(&&uid)
+                || possibly_running(working.get(&uid))
+                || is_running(&uid)
+            {
                 continue;
             }
             ctx.cri(
@@ -109,11 +143,152 @@ impl Kubelet {
             );
         }
         // Orphaned runtime pods: kill with grace 1.
-        let orphans: Vec<_> = running_list
-            .into_iter()
-            .filter(|uid| !possibly_running(*uid))
-            .collect();
-        for rp in ctx.list_running_pods_of(&orphans) {
+        if !orphans.is_empty() {
+            self.kill_orphans(ctx, &orphans);
+        }
+        self.crash_backoff.gc(ctx.now());
+        self.hk.known = working;
+        self.hk.orphans = orphans;
+        self.config.pods = all_pods;
+    }
+
+    /// One walk of the desired pods beside the status manager's maps and the workers'
+    /// report: which of the pass's steps would act. Reads only; debug builds check the
+    /// answer against the steps' own tests, pod by pod.
+    #[inline(never)]
+    fn cleanup_scan(
+        &self,
+        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        working: &KnownPods,
+        push_terminal: bool,
+        is_running: impl Fn(&PodUid) -> bool,
+    ) -> Scan {
+        let sm = &self.status;
+        // The status maps are walked beside the pods only if an orphan may be among them;
+        // a key of theirs not met by the walk is an orphan (they are in UID order too).
+        let check = sm.orphans_possible;
+        let mut statuses = sm.statuses.keys().filter(|_| check).peekable();
+        let mut versions = sm.api_versions.keys().filter(|_| check).peekable();
+        let (mut statuses_kept, mut versions_kept) = (0, 0);
+        let mut known = KnownCursor(&working.0);
+        let mut scan = Scan::default();
+        // The restart and kill tests hold only for desired pods the workers do not know.
+        // The report marks the records not desired (orphans), so its other entries are
+        // desired pods: as many as the desired pods means every one is known.
+        let known_desired = working.0.iter().filter(|(_, w)| !w.orphan).count();
+        let walk = check || known_desired != all_pods.len();
+        for (uid, pod) in all_pods.iter().take_while(|_| walk) {
+            if check {
+                while statuses.next_if(|k| *k < uid).is_some() {}
+                statuses_kept += usize::from(statuses.next_if_eq(&uid).is_some());
+                while versions.next_if(|k| *k < uid).is_some() {}
+                versions_kept += usize::from(versions.next_if_eq(&uid).is_some());
+            }
+            if known.get(*uid).is_some() {
+                continue;
+            }
+            scan.restart |= self.restart_wanted(uid, pod);
+            scan.terminal |=
+                push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
+        }
+        let gone = |u: &PodUid| !all_pods.contains_key(u);
+        scan.statuses_orphaned = check
+            && (statuses_kept != sm.statuses.len()
+                || versions_kept != sm.api_versions.len()
+                || sm.stale_unqueued.iter().any(gone)
+                || sm.finished_fresh.iter().any(gone));
+        #[cfg(debug_assertions)]
+        {
+            let full = Scan {
+                statuses_orphaned: sm
+                    .statuses
+                    .keys()
+                    .chain(sm.api_versions.keys())
+                    .chain(&sm.stale_unqueued)
+                    .chain(&sm.finished_fresh)
+                    .any(gone),
+                restart: all_pods
+                    .iter()
+                    .any(|(u, p)| self.restart_wanted(u, p) && !working.contains_key(u)),
+                terminal: push_terminal
+                    && all_pods
+                        .iter()
+                        .any(|(u, p)| self.kill_terminal_wanted(u, p, working, &is_running)),
+            };
+            assert_eq!(scan, full, "housekeeping scan out of step with its steps");
+        }
+        scan
+    }
+
+    /// The restart test of `filterOutInactivePods` (without the workers' knowledge): the
+    /// pod is not terminated, and not terminal unless its termination was requested.
+    fn restart_wanted(&self, uid: &PodUid, pod: &ApiPod) -> bool {
+        let rec = self.pw.records.get(uid);
+        if rec.is_some_and(|s| s.is_terminated()) {
+            return false;
+        }
+        let terminal = pod.status.phase.is_terminal()
+            || self
+                .status
+                .statuses
+                .get(uid)
+                .is_some_and(|v| v.status.phase.is_terminal());
+        !terminal || rec.is_some_and(|s| s.is_termination_requested())
+    }
+
+    /// Restart the desired, active pods the workers do not know.
+    fn restart_unknown(
+        &mut self,
+        ctx: &mut Ctx,
+        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        working: &KnownPods,
+    ) {
+        let mut known = KnownCursor(&working.0);
+        for (uid, pod) in all_pods {
+            if self.restart_wanted(uid, pod) && known.get(*uid).is_none() {
+                ctx.emit(Transition::Note {
+                    uid: *uid,
+                    what: NoteKind::HousekeepingRestartsUnknown,
+                });
+                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Create, pod.clone()));
+            }
+        }
+    }
+
+    /// The test of `filterTerminalPodsToDelete` (PR 118497).
+    fn kill_terminal_wanted(
+        &self,
+        uid: &PodUid,
+        pod: &ApiPod,
+        working: &KnownPods,
+        is_running: impl Fn(&PodUid) -> bool,
+    ) -> bool {
+        // (Cheap fields first; every test is free of side effects.)
+        pod.deletion_timestamp.is_some()
+            && pod.status.phase.is_terminal()
+            && !working.contains_key(uid)
+            && !self.pw.records.contains_key(uid)
+            && !is_running(uid)
+    }
+
+    /// Kill the terminal deleted pods no worker knows and nothing runs.
+    fn kill_terminal_unknown(
+        &mut self,
+        ctx: &mut Ctx,
+        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        working: &KnownPods,
+        is_running: impl Fn(&PodUid) -> bool,
+    ) {
+        for (uid, pod) in all_pods {
+            if self.kill_terminal_wanted(uid, pod, working, &is_running) {
+                self.update_pod(ctx, UpdatePodOptions::new(UpdateType::Kill, pod.clone()));
+            }
+        }
+    }
+
+    /// Kill the runtime pods no worker is syncing or terminating, with grace 1.
+    fn kill_orphans(&mut self, ctx: &mut Ctx, orphans: &[PodUid]) {
+        for rp in ctx.list_running_pods_of(orphans) {
             let uid = rp.uid;
             ctx.reach(crate::model::reach::Reach::RuntimeOnlyPodKilled);
             ctx.emit(Transition::Note {
@@ -134,7 +309,48 @@ impl Kubelet {
                 },
             );
         }
-        self.crash_backoff.gc(ctx.now());
-        self.config.pods = all_pods;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(states: &[(u32, WorkType)]) -> Vec<(PodUid, PodWorkerSync)> {
+        states
+            .iter()
+            .map(|(u, state)| {
+                let w = PodWorkerSync {
+                    state: *state,
+                    orphan: false,
+                    has_config: true,
+                    is_static: false,
+                };
+                (PodUid(*u), w)
+            })
+            .collect()
+    }
+
+    /// The cursor answers as a search does, for ascending questions with gaps and repeats.
+    #[test]
+    fn known_cursor_matches_search() {
+        let r = report(&[
+            (2, WorkType::Sync),
+            (5, WorkType::Terminating),
+            (7, WorkType::Terminated),
+            (9, WorkType::Sync),
+        ]);
+        let known = KnownPods(r.clone());
+        let mut cur = KnownCursor(&r);
+        for u in [0, 1, 2, 2, 3, 5, 6, 7, 7, 9, 10, 11] {
+            let uid = PodUid(u);
+            let got = cur.get(uid).map(|w| w.state);
+            assert_eq!(got, known.get(&uid).map(|w| w.state), "uid {u}");
+        }
+        let mut cur = KnownCursor(&r);
+        let running: Vec<u32> = (0..12)
+            .filter(|u| possibly_running(cur.get(PodUid(*u))))
+            .collect();
+        assert_eq!(running, vec![2, 5, 9]);
     }
 }

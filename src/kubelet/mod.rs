@@ -225,6 +225,8 @@ pub(crate) struct Kubelet {
     pub(crate) container_gc: Option<crate::scenario::types::ContainerGc>,
     /// The image garbage collector (its policy, records and periodic runs).
     pub(crate) image_gc: image_gc::ImageGcManager,
+    /// Buffers housekeeping reuses every pass (no allocation per pass).
+    pub(crate) hk: housekeeping::Scratch,
 }
 
 impl Kubelet {
@@ -262,6 +264,7 @@ impl Kubelet {
                 release::is_newest(&spec.profile).then(crate::scenario::defaults::container_gc)
             }),
             image_gc: image_gc::ImageGcManager::new(spec),
+            hk: housekeeping::Scratch::default(),
         };
         k.pw.b = b;
         k.pleg.b = b;

@@ -142,9 +142,6 @@ impl KnownPods {
     pub(crate) fn contains_key(&self, uid: &PodUid) -> bool {
         self.get(uid).is_some()
     }
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &PodUid> {
-        self.0.iter().map(|(u, _)| u)
-    }
     #[cfg(test)]
     pub(crate) fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
         self.0.iter().map(|(_, w)| w)

@@ -55,6 +55,12 @@ pub(crate) struct StatusManager {
     /// only once the pod can be deleted).
     pub(super) stale_unqueued: BTreeSet<PodUid>,
     pub(super) finished_fresh: BTreeSet<PodUid>,
+    /// Set when a UID outside the pod manager may have entered one of the maps above (a
+    /// pod left config, or a status or API version was stored for a UID not in config);
+    /// cleared by housekeeping's check. While clear, `RemoveOrphanedStatuses` has nothing
+    /// to remove, so housekeeping does not walk the maps to find out (debug builds do, and
+    /// check).
+    pub(crate) orphans_possible: bool,
 }
 
 impl StatusManager {
@@ -531,6 +537,7 @@ impl Kubelet {
                 phase: status.phase,
             });
         }
+        self.status.orphans_possible |= !self.config.pods.contains_key(&uid);
         self.status.statuses.insert(
             uid,
             Versioned {

@@ -283,6 +283,7 @@ impl Kubelet {
         };
         let version = v.version;
         let cgroups = self.status_cgroups(ctx);
+        self.status.orphans_possible |= !self.config.pods.contains_key(&uid);
         self.status.api_versions.insert(uid, version);
         self.status_recheck(uid);
         if let Some(pod) = after {

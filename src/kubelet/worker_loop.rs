@@ -712,25 +712,38 @@ impl Kubelet {
 
     /// `SyncKnownPods` (called by housekeeping): forget finished orphans, drive orphaned
     /// started pods into termination, and report every remaining UID.
+    #[cfg(test)]
     pub(crate) fn sync_known_pods(
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
     ) -> KnownPods {
+        let mut out = KnownPods::default();
+        self.sync_known_pods_into(ctx, desired, &mut out);
+        out
+    }
+
+    /// [`Kubelet::sync_known_pods`] into a reused report (cleared first).
+    #[inline(never)]
+    pub(crate) fn sync_known_pods_into(
+        &mut self,
+        ctx: &mut Ctx,
+        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        out: &mut KnownPods,
+    ) {
         let now = ctx.now();
         self.pw.pods_synced = true;
         // Records needing work (a restart request, or no longer desired), found by walking
-        // both UID-ordered maps side by side; the others only report their state below.
+        // both UID-ordered maps side by side. The same walk writes the report; it is
+        // written again below only if some record needed work (which changes records).
         let mut act = Vec::new();
-        {
-            let mut want = desired.keys().peekable();
-            for (uid, st) in &self.pw.records {
-                while want.next_if(|d| *d < uid).is_some() {}
-                let orphan = want.peek() != Some(&uid);
-                if st.restart_requested || orphan {
-                    act.push((*uid, orphan));
-                }
+        Self::report_known(&self.pw.records, desired, out, |uid, st, orphan| {
+            if st.restart_requested || orphan {
+                act.push((uid, orphan));
             }
+        });
+        if act.is_empty() {
+            return;
         }
         for (uid, orphan) in act {
             let st = self.pw.records.get_mut(&uid).expect("listed");
@@ -794,17 +807,29 @@ impl Kubelet {
                 }
             }
         }
-        let mut out = Vec::with_capacity(self.pw.records.len());
+        Self::report_known(&self.pw.records, desired, out, |_, _, _| {});
+    }
+
+    /// Write `out`, one entry per record in UID order, walking the records beside the
+    /// UID-ordered desired pods; `visit` sees each record and whether it is an orphan.
+    fn report_known(
+        records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
+        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        out: &mut KnownPods,
+        mut visit: impl FnMut(PodUid, &PodSyncStatus, bool),
+    ) {
+        out.0.clear();
         let mut want = desired.keys().peekable();
-        for (&uid, st) in &self.pw.records {
+        for (&uid, st) in records {
             while want.next_if(|d| **d < uid).is_some() {}
             let orphan = want.peek() != Some(&&uid);
+            visit(uid, st, orphan);
             let cfg = st
                 .active_update
                 .as_ref()
                 .and_then(|u| u.pod.as_ref())
                 .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
-            out.push((
+            out.0.push((
                 uid,
                 PodWorkerSync {
                     state: st.work_type(),
@@ -814,6 +839,5 @@ impl Kubelet {
                 },
             ));
         }
-        KnownPods(out)
     }
 }

@@ -100,9 +100,19 @@ impl<'a, K> Ctx<'a, K> {
         self.runtime.images_in_use()
     }
 
-    /// The UIDs of [`Ctx::list_running_pods`], without building the pod objects.
-    pub(crate) fn list_running_pod_uids(&self) -> Vec<PodUid> {
-        self.runtime.running_pod_uids()
+    /// The UIDs of [`Ctx::list_running_pods`] that `keep` accepts (asked about every runtime
+    /// pod in UID order, before its containers are read), into a buffer (cleared first).
+    pub(crate) fn list_running_pod_uids_where(
+        &self,
+        keep: impl FnMut(PodUid) -> bool,
+        out: &mut Vec<PodUid>,
+    ) {
+        self.runtime.running_pod_uids_where(keep, out)
+    }
+
+    /// [`Ctx::list_pod_dirs`] restricted to the directories whose volumes are unmounted.
+    pub(crate) fn list_unmounted_pod_dirs(&self) -> Vec<PodUid> {
+        self.runtime.unmounted_pod_dirs()
     }
 
     /// A listing of the kubelet's pods directory: (pod UID, volumes still mounted).

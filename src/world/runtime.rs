@@ -143,6 +143,9 @@ pub(crate) struct Runtime {
     shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
     pub(crate) host: BTreeMap<PodUid, HostState>,
+    /// The pods of `host` with a pod directory and no volumes mounted, kept in step with
+    /// the three host operations that change either (orphan cleanup lists only these).
+    unmounted_dirs: BTreeSet<PodUid>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
     changed: BTreeSet<PodUid>,
@@ -194,6 +197,7 @@ impl Runtime {
             workloads: BTreeMap::new(),
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
+            unmounted_dirs: BTreeSet::new(),
             changed: BTreeSet::new(),
             listed: None,
             next_container: 1,
@@ -515,21 +519,38 @@ impl Runtime {
 
     /// The UIDs `GetPods(all=false)` would list.
     pub(crate) fn running_pod_uids(&self) -> Vec<PodUid> {
-        self.pods
+        let mut out = Vec::new();
+        self.running_pod_uids_where(|_| true, &mut out);
+        out
+    }
+
+    /// [`Runtime::running_pod_uids`] restricted to the UIDs `keep` accepts, into a
+    /// caller's buffer (cleared first). `keep` is asked about every pod, in UID order,
+    /// before the pod's containers are looked at.
+    pub(crate) fn running_pod_uids_where(
+        &self,
+        mut keep: impl FnMut(PodUid) -> bool,
+        out: &mut Vec<PodUid>,
+    ) {
+        out.clear();
+        for (uid, p) in &self.pods {
+            if keep(*uid) && self.pod_running(p) {
+                out.push(*uid);
+            }
+        }
+    }
+
+    /// Whether `GetPods(all=false)` lists the pod: a running container or a ready sandbox.
+    fn pod_running(&self, p: &RtPod) -> bool {
+        // Newest first: a running container is usually the last one created.
+        p.live.iter().rev().any(|id| {
+            self.containers
+                .get(id)
+                .is_some_and(|c| c.state == RtState::Running)
+        }) || p
+            .sandboxes
             .iter()
-            .filter(|(_, p)| {
-                // Newest first: a running container is usually the last one created.
-                p.live.iter().rev().any(|id| {
-                    self.containers
-                        .get(id)
-                        .is_some_and(|c| c.state == RtState::Running)
-                }) || p
-                    .sandboxes
-                    .iter()
-                    .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
-            })
-            .map(|(uid, _)| *uid)
-            .collect()
+            .any(|id| self.sandboxes.get(id).is_some_and(|s| s.ready))
     }
 
     /// `GetPods(all=false)`: pods with a running container or a ready sandbox.
@@ -700,6 +721,22 @@ impl Runtime {
             .filter(|(_, h)| h.pod_dir)
             .map(|(uid, h)| (*uid, h.volumes_mounted))
             .collect()
+    }
+
+    /// The pod directories whose volumes are unmounted, in UID order (the pods-dir listing
+    /// restricted to the entries orphan cleanup can act on).
+    pub(crate) fn unmounted_pod_dirs(&self) -> Vec<PodUid> {
+        let out: Vec<PodUid> = self.unmounted_dirs.iter().copied().collect();
+        debug_assert_eq!(
+            out,
+            self.host
+                .iter()
+                .filter(|(_, h)| h.pod_dir && !h.volumes_mounted)
+                .map(|(uid, _)| *uid)
+                .collect::<Vec<_>>(),
+            "unmounted pod directories out of step with the host state"
+        );
+        out
     }
 
     /// Pods whose cgroup exists on the node.

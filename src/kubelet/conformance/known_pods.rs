@@ -66,7 +66,10 @@ fn test_sync_known_pods() {
     let want = desired(&[2 + 1000, 14 + 1000]);
     let known = w.kubelet_do(|k, ctx| k.sync_known_pods(ctx, &want));
     assert_eq!(channels(&w), vec![uid(1002), uid(1014)]);
-    assert_eq!(known.keys().copied().collect::<Vec<_>>(), channels(&w));
+    assert_eq!(
+        known.0.iter().map(|(u, _)| *u).collect::<Vec<_>>(),
+        channels(&w)
+    );
     assert!(known.values().all(|s| !s.orphan && s.has_config));
     let pw = &w.kubelet.pw;
     assert!(!pw.is_pod_termination_requested(uid(1002)));

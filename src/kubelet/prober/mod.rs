@@ -215,7 +215,14 @@ impl Kubelet {
 
     /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
     /// the pods whose worker is syncing or terminating).
-    pub(crate) fn probe_cleanup_pods(&mut self, ctx: &mut Ctx, desired: impl Fn(PodUid) -> bool) {
+    /// `desired` is asked in ascending UID order (the workers' key order), so it may walk
+    /// a sorted listing instead of searching it.
+    #[inline(never)]
+    pub(crate) fn probe_cleanup_pods(
+        &mut self,
+        ctx: &mut Ctx,
+        mut desired: impl FnMut(PodUid) -> bool,
+    ) {
         let stop: Vec<ProbeKey> = self
             .prober
             .workers

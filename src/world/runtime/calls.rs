@@ -334,6 +334,7 @@ impl Runtime {
             h.cgroup = true;
             h.pod_dir = true;
             h.mounted_at = Some(now);
+            self.unmounted_dirs.remove(&uid);
             trace.emit(
                 now,
                 &Transition::Host {
@@ -349,6 +350,9 @@ impl Runtime {
             if h.volumes_mounted {
                 h.volumes_mounted = false;
                 h.unmounted_at = Some(now);
+                if h.pod_dir {
+                    self.unmounted_dirs.insert(uid);
+                }
                 trace.emit(
                     now,
                     &Transition::Host {
@@ -403,6 +407,7 @@ impl Runtime {
                 if h.pod_dir {
                     h.pod_dir = false;
                     h.pod_dir_removed_at = Some(now);
+                    self.unmounted_dirs.remove(&uid);
                     trace.emit(
                         now,
                         &Transition::Host {
