@@ -168,6 +168,21 @@ impl<E> EventQueue<E> {
         source: Option<fn(&E) -> u64>,
     ) -> Option<(SimTime, E)> {
         let at = self.peek_time()?;
+        if self.ready.is_empty() {
+            // `peek_time` left the live earliest key on top. The common case is a lone event
+            // at its instant: no batch, no choice (the scheduler is not asked about one).
+            let top = self.heap.pop().expect("peeked");
+            let event = self.take(top);
+            self.ready_at = at;
+            if self.heap.peek().is_none_or(|k| k.at != at) {
+                return Some((at, event));
+            }
+            self.ready.push_back(Entry {
+                at,
+                seq: top.seq,
+                event,
+            });
+        }
         // Gather every live event due at `at` into the ready batch.
         while let Some(&top) = self.heap.peek() {
             if top.at != at {

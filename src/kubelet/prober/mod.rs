@@ -212,9 +212,9 @@ impl Kubelet {
                 } else {
                     Dur::ZERO
                 };
-                let slot = self
-                    .prober
-                    .insert(Worker::new(gen, key.clone(), pod.clone(), spec.clone()));
+                let slot =
+                    self.prober
+                        .insert(Worker::new(gen, key.clone(), pod.clone(), spec.clone()));
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
                     container: key.container.clone(),
