@@ -134,9 +134,10 @@ pub(crate) enum KEv {
         op: u64,
         id: ContainerId,
     },
-    /// A probe worker wakes up.
+    /// A probe worker wakes up (its key names it; its slot and instance find it).
     ProbeWorker {
         key: ProbeKey,
+        slot: u32,
         gen: u64,
         wake: ProbeWake,
     },
@@ -351,7 +352,12 @@ impl Kubelet {
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
             KEv::KillTurnTimeout { uid, op, id } => self.kill_turn_timeout(ctx, uid, op, id),
-            KEv::ProbeWorker { key, gen, wake } => self.probe_worker_wake(ctx, key, gen, wake),
+            KEv::ProbeWorker {
+                key,
+                slot,
+                gen,
+                wake,
+            } => self.probe_worker_wake(ctx, key, slot, gen, wake),
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
             KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),

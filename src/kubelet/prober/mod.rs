@@ -55,11 +55,21 @@ pub(crate) struct ProbeKey {
 }
 
 /// The probe manager's state.
+///
+/// Upstream's `workers` map (`map[probeKey]*worker`) is split in two here: the workers
+/// live in slots (a worker's events carry its slot and generation, so a tick finds its
+/// worker without a search and a stale tick of an exited worker is told apart by the
+/// generation), and a per-pod index in (container, kind) order answers the lookups by key.
 #[derive(Clone, Debug)]
 pub(crate) struct ProbeManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
-    pub(crate) workers: BTreeMap<ProbeKey, Worker>,
+    /// Workers by slot; `free` lists the empty slots.
+    slots: Vec<Option<Worker>>,
+    free: Vec<u32>,
+    /// The slot of each worker, by pod, sorted by (container, kind): together the keys
+    /// in `ProbeKey` order.
+    index: BTreeMap<PodUid, Vec<(Arc<str>, ProbeType, u32)>>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
@@ -76,7 +86,9 @@ impl ProbeManager {
     pub(crate) fn new(seed: u64) -> Self {
         ProbeManager {
             b: Default::default(),
-            workers: BTreeMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: BTreeMap::new(),
             liveness: ResultsManager::default(),
             readiness: ResultsManager::default(),
             startup: ResultsManager::default(),
@@ -103,12 +115,66 @@ impl ProbeManager {
         }
     }
 
+    /// The slot of the worker for (pod, container, kind), if it has one.
+    pub(crate) fn slot_of(&self, uid: PodUid, container: &str, kind: ProbeType) -> Option<u32> {
+        let pod = self.index.get(&uid)?;
+        pod.iter()
+            .find(|(c, k, _)| *k == kind && **c == *container)
+            .map(|&(_, _, slot)| slot)
+    }
+
     fn has_worker(&self, uid: PodUid, container: &str, kind: ProbeType) -> bool {
-        self.workers.contains_key(&ProbeKey {
-            uid,
-            container: Arc::from(container),
-            kind,
-        })
+        self.slot_of(uid, container, kind).is_some()
+    }
+
+    /// The worker in `slot`, if it is still instance `gen`.
+    pub(crate) fn worker_mut(&mut self, slot: u32, gen: u64) -> Option<&mut Worker> {
+        self.slots
+            .get_mut(slot as usize)
+            .and_then(Option::as_mut)
+            .filter(|w| w.gen == gen)
+    }
+
+    /// The worker in `slot` (which must hold one).
+    pub(crate) fn worker(&self, slot: u32) -> &Worker {
+        self.slots[slot as usize].as_ref().expect("worker present")
+    }
+
+    /// [`ProbeManager::worker`], mutably.
+    pub(crate) fn worker_at(&mut self, slot: u32) -> &mut Worker {
+        self.slots[slot as usize].as_mut().expect("worker present")
+    }
+
+    /// Add worker `w` (its key has none yet); returns its slot.
+    fn insert(&mut self, w: Worker) -> u32 {
+        let key = w.key.clone();
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(w);
+                i
+            }
+            None => {
+                self.slots.push(Some(w));
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 probe workers")
+            }
+        };
+        let pod = self.index.entry(key.uid).or_default();
+        let at = pod.partition_point(|(c, k, _)| (&**c, *k) < (&*key.container, key.kind));
+        pod.insert(at, (key.container.clone(), key.kind, slot));
+        slot
+    }
+
+    /// Remove the worker in `slot` (which must hold one).
+    pub(crate) fn remove(&mut self, slot: u32) -> Worker {
+        let w = self.slots[slot as usize].take().expect("worker present");
+        self.free.push(slot);
+        if let Some(pod) = self.index.get_mut(&w.key.uid) {
+            pod.retain(|&(_, _, s)| s != slot);
+            if pod.is_empty() {
+                self.index.remove(&w.key.uid);
+            }
+        }
+        w
     }
 }
 
@@ -128,14 +194,14 @@ impl Kubelet {
                 let Some(spec) = c.probe(kind) else {
                     continue;
                 };
+                if self.prober.has_worker(pod.uid, &c.name, kind) {
+                    return;
+                }
                 let key = ProbeKey {
                     uid: pod.uid,
                     container: Arc::from(c.name.as_str()),
                     kind,
                 };
-                if self.prober.workers.contains_key(&key) {
-                    return;
-                }
                 let gen = self.prober.next_gen;
                 self.prober.next_gen += 1;
                 // run(): a worker started within one period of the kubelet's start sleeps a
@@ -146,10 +212,9 @@ impl Kubelet {
                 } else {
                     Dur::ZERO
                 };
-                self.prober.workers.insert(
-                    key.clone(),
-                    Worker::new(gen, pod.clone(), spec.clone(), kind),
-                );
+                let slot =
+                    self.prober
+                        .insert(Worker::new(gen, key.clone(), pod.clone(), spec.clone()));
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
                     container: key.container.clone(),
@@ -160,6 +225,7 @@ impl Kubelet {
                     sleep,
                     KEv::ProbeWorker {
                         key,
+                        slot,
                         gen,
                         wake: ProbeWake::FirstRun,
                     },
@@ -182,12 +248,9 @@ impl Kubelet {
         };
         for c in pod.spec.containers.iter().chain(init) {
             for kind in kinds {
-                let key = ProbeKey {
-                    uid: pod.uid,
-                    container: Arc::from(c.name.as_str()),
-                    kind: *kind,
-                };
-                self.probe_worker_stop(ctx, &key);
+                if let Some(slot) = self.prober.slot_of(pod.uid, &c.name, *kind) {
+                    self.probe_worker_send(ctx, slot, ProbeWake::Stop);
+                }
             }
         }
     }
@@ -215,23 +278,23 @@ impl Kubelet {
 
     /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
     /// the pods whose worker is syncing or terminating).
-    /// `desired` is asked in ascending UID order (the workers' key order), so it may walk
-    /// a sorted listing instead of searching it.
+    /// `desired` is asked in ascending UID order (the per-pod index's key order), once per
+    /// pod, so it may walk a sorted listing instead of searching it.
     #[inline(never)]
     pub(crate) fn probe_cleanup_pods(
         &mut self,
         ctx: &mut Ctx,
         mut desired: impl FnMut(PodUid) -> bool,
     ) {
-        let stop: Vec<ProbeKey> = self
+        let stop: Vec<u32> = self
             .prober
-            .workers
-            .keys()
-            .filter(|k| !desired(k.uid))
-            .cloned()
+            .index
+            .iter()
+            .filter(|(uid, _)| !desired(**uid))
+            .flat_map(|(_, pod)| pod.iter().map(|&(_, _, slot)| slot))
             .collect();
-        for key in stop {
-            self.probe_worker_stop(ctx, &key);
+        for slot in stop {
+            self.probe_worker_send(ctx, slot, ProbeWake::Stop);
         }
     }
 
@@ -266,15 +329,11 @@ impl Kubelet {
             } else if result(ProbeType::Readiness) == Some(ProbeResult::Success) {
                 true
             } else {
-                let exists = self.prober.has_worker(uid, &c.name, ProbeType::Readiness);
-                if exists {
-                    trigger.push(ProbeKey {
-                        uid,
-                        container: Arc::from(c.name.as_str()),
-                        kind: ProbeType::Readiness,
-                    });
+                let slot = self.prober.slot_of(uid, &c.name, ProbeType::Readiness);
+                if let Some(slot) = slot {
+                    trigger.push(self.prober.worker(slot).key.clone());
                 }
-                !exists
+                slot.is_none()
             };
         }
         trigger
@@ -337,22 +396,24 @@ impl Kubelet {
     pub(crate) fn run_probe(
         &mut self,
         ctx: &mut Ctx,
-        key: &ProbeKey,
+        slot: u32,
         id: ContainerId,
         handler: ProbeHandler,
     ) -> Result<ProbeResult, &'static str> {
+        let kind = self.prober.worker(slot).key.kind;
         let mut out = Err("not run");
         for _ in 0..MAX_PROBE_RETRIES {
-            out = ctx.exec_probe(id, key.kind, handler);
+            out = ctx.exec_probe(id, kind, handler);
             if out.is_ok() {
                 break;
             }
         }
         self.prober.probes_run += 1;
+        let key = &self.prober.worker(slot).key;
         ctx.emit(Transition::Probe {
             uid: key.uid,
             container: key.container.clone(),
-            kind: key.kind,
+            kind,
             result: match out {
                 Ok(true) => ProbeVerdict::Success,
                 Ok(false) => ProbeVerdict::Failure,

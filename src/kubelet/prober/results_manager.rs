@@ -5,10 +5,11 @@
 //! and queues an update only when the stored value changes (or is new); `Remove` forgets a
 //! container without an update. Where it deliberately differs: the 20-slot update channel is
 //! an unbounded FIFO queue (the sync loop drains it one update per event, in order, so a
-//! probe worker never blocks on a full channel).
+//! probe worker never blocks on a full channel). The cache is a vector indexed by container
+//! ID (the runtime hands IDs out sequentially from 1), not a map: a lookup per probe.
 
 use crate::model::{ContainerId, PodUid};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// `results.Result` (a word of the trace vocabulary).
 pub(crate) use crate::model::ProbeCached as ProbeResult;
@@ -24,7 +25,8 @@ pub(crate) struct Update {
 /// One results manager (there is one per probe kind).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ResultsManager {
-    cache: BTreeMap<ContainerId, ProbeResult>,
+    /// The cached result of each container, by ID (`None`: no result).
+    cache: Vec<Option<ProbeResult>>,
     /// Updates not yet taken by the sync loop, oldest first.
     pub(crate) updates: VecDeque<Update>,
 }
@@ -32,12 +34,16 @@ pub(crate) struct ResultsManager {
 impl ResultsManager {
     /// `Get`.
     pub(crate) fn get(&self, id: ContainerId) -> Option<ProbeResult> {
-        self.cache.get(&id).copied()
+        self.cache.get(id.0 as usize).copied().flatten()
     }
 
     /// `Set`: returns whether an update was queued (the value is new or changed).
     pub(crate) fn set(&mut self, id: ContainerId, result: ProbeResult, uid: PodUid) -> bool {
-        if self.cache.insert(id, result) == Some(result) {
+        let i = id.0 as usize;
+        if self.cache.len() <= i {
+            self.cache.resize(i + 1, None);
+        }
+        if self.cache[i].replace(result) == Some(result) {
             return false;
         }
         self.updates.push_back(Update { id, result, uid });
@@ -46,7 +52,9 @@ impl ResultsManager {
 
     /// `Remove`.
     pub(crate) fn remove(&mut self, id: ContainerId) {
-        self.cache.remove(&id);
+        if let Some(r) = self.cache.get_mut(id.0 as usize) {
+            *r = None;
+        }
     }
 }
 

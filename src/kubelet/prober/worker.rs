@@ -39,6 +39,8 @@ pub(crate) enum ProbeWake {
 pub(crate) struct Worker {
     /// This worker instance (events of an exited worker are ignored).
     pub(crate) gen: u64,
+    /// Which probe of which container this worker runs (`probeKey`).
+    pub(crate) key: ProbeKey,
     /// The pod as given to `AddPod` (never updated).
     pub(crate) pod: Arc<ApiPod>,
     pub(crate) spec: Probe,
@@ -59,16 +61,17 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    pub(crate) fn new(gen: u64, pod: Arc<ApiPod>, spec: Probe, kind: ProbeType) -> Self {
+    pub(crate) fn new(gen: u64, key: ProbeKey, pod: Arc<ApiPod>, spec: Probe) -> Self {
         Worker {
             gen,
-            pod,
-            spec,
-            initial: match kind {
+            initial: match key.kind {
                 ProbeType::Liveness => ProbeResult::Success,
                 ProbeType::Readiness => ProbeResult::Failure,
                 ProbeType::Startup => ProbeResult::Unknown,
             },
+            key,
+            pod,
+            spec,
             container_id: None,
             // Go's zero value of `results.Result` is Success.
             last_result: ProbeResult::Success,
@@ -82,22 +85,19 @@ impl Worker {
 }
 
 impl Kubelet {
-    /// `stop()`: a non-blocking send on the stop channel.
-    pub(crate) fn probe_worker_stop(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
-        self.probe_worker_send(ctx, key, ProbeWake::Stop);
-    }
-
-    /// A non-blocking send on the manual trigger channel.
+    /// Trigger the readiness worker `key` (`UpdatePodStatus`'s non-blocking send on the
+    /// manual trigger channel), if it still runs.
     pub(crate) fn probe_worker_trigger(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
-        self.probe_worker_send(ctx, key, ProbeWake::Trigger);
+        if let Some(slot) = self.prober.slot_of(key.uid, &key.container, key.kind) {
+            self.probe_worker_send(ctx, slot, ProbeWake::Trigger);
+        }
     }
 
-    /// A non-blocking send on one of a worker's buffered (capacity 1) channels: a second
-    /// send while one is pending is dropped; a sleeping worker sees it when it wakes.
-    fn probe_worker_send(&mut self, ctx: &mut Ctx, key: &ProbeKey, wake: ProbeWake) {
-        let Some(w) = self.prober.workers.get_mut(key) else {
-            return;
-        };
+    /// A non-blocking send on one of the buffered (capacity 1) channels of the worker in
+    /// `slot`: `stop()` on the stop channel, or the manual trigger. A second send while one
+    /// is pending is dropped; a sleeping worker sees it when it wakes.
+    pub(crate) fn probe_worker_send(&mut self, ctx: &mut Ctx, slot: u32, wake: ProbeWake) {
+        let w = self.prober.worker_at(slot);
         let pending = match wake {
             ProbeWake::Stop => &mut w.stop_pending,
             ProbeWake::Trigger => &mut w.trigger_pending,
@@ -108,65 +108,66 @@ impl Kubelet {
         }
         *pending = true;
         if !w.sleeping {
-            let gen = w.gen;
             let _ = ctx.after(
                 Dur::ZERO,
                 KEv::ProbeWorker {
-                    key: key.clone(),
-                    gen,
+                    key: w.key.clone(),
+                    slot,
+                    gen: w.gen,
                     wake,
                 },
             );
         }
     }
 
-    /// The worker's loop, one wake-up at a time.
+    /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
+    /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
     pub(crate) fn probe_worker_wake(
         &mut self,
         ctx: &mut Ctx,
         key: ProbeKey,
+        slot: u32,
         gen: u64,
         wake: ProbeWake,
     ) {
-        let Some(w) = self.prober.workers.get_mut(&key) else {
+        let Some(w) = self.prober.worker_mut(slot, gen) else {
             return;
         };
-        if w.gen != gen {
-            return;
-        }
+        debug_assert!(w.key == key, "a probe worker's slot holds its own key");
         let period = Dur::secs(u64::from(w.spec.period_seconds));
-        let tick = KEv::ProbeWorker {
-            key: key.clone(),
-            gen,
-            wake: ProbeWake::Tick,
-        };
         match wake {
-            ProbeWake::FirstRun => {
-                w.sleeping = false;
-                let _ = ctx.after(period, tick);
-            }
-            ProbeWake::Tick => {
+            ProbeWake::FirstRun | ProbeWake::Tick => {
+                if wake == ProbeWake::FirstRun {
+                    w.sleeping = false;
+                }
+                let tick = KEv::ProbeWorker {
+                    key,
+                    slot,
+                    gen,
+                    wake: ProbeWake::Tick,
+                };
                 let _ = ctx.after(period, tick);
             }
             ProbeWake::Trigger => w.trigger_pending = false,
             ProbeWake::Stop => {
-                self.probe_worker_exit(ctx, &key);
+                self.probe_worker_exit(ctx, slot);
                 return;
             }
         }
-        let keep = self.do_probe(ctx, &key);
-        let w = self.prober.workers.get_mut(&key).expect("worker present");
+        let keep = self.do_probe(ctx, slot);
+        let w = self.prober.worker_at(slot);
         // Back in `select`: a waiting stop ends the worker (when a tick was due at the same
         // instant, the scheduler let the tick go first).
         if !keep || w.stop_pending {
-            self.probe_worker_exit(ctx, &key);
+            self.probe_worker_exit(ctx, slot);
             return;
         }
         if wake == ProbeWake::FirstRun && w.trigger_pending {
             let _ = ctx.after(
                 Dur::ZERO,
                 KEv::ProbeWorker {
-                    key,
+                    key: w.key.clone(),
+                    slot,
                     gen,
                     wake: ProbeWake::Trigger,
                 },
@@ -175,38 +176,38 @@ impl Kubelet {
     }
 
     /// The worker exits: its result is forgotten and it leaves the manager.
-    fn probe_worker_exit(&mut self, ctx: &mut Ctx, key: &ProbeKey) {
-        let Some(w) = self.prober.workers.remove(key) else {
-            return;
-        };
+    fn probe_worker_exit(&mut self, ctx: &mut Ctx, slot: u32) {
+        let w = self.prober.remove(slot);
+        let key = w.key;
         if let Some(id) = w.container_id {
             self.prober.results_mut(key.kind).remove(id);
         }
         ctx.emit(Transition::ProbeWorker {
             uid: key.uid,
-            container: key.container.clone(),
+            container: key.container,
             kind: key.kind,
             what: ProbeWorkerStep::Stopped,
         });
     }
 
     /// `doProbe`: probe once and record the result. Returns whether the worker goes on.
-    fn do_probe(&mut self, ctx: &mut Ctx, key: &ProbeKey) -> bool {
-        let (uid, kind) = (key.uid, key.kind);
+    fn do_probe(&mut self, ctx: &mut Ctx, slot: u32) -> bool {
+        let w = self.prober.worker(slot);
+        let (uid, kind) = (w.key.uid, w.key.kind);
         let Some(v) = self.status.statuses.get(&uid) else {
             return true; // no status yet, or already gone
         };
         if v.status.phase.is_terminal() {
             return false;
         }
-        let Some(c) = v.status.find_container(&key.container) else {
+        let Some(c) = v.status.find_container(&w.key.container) else {
             return true;
         };
         let Some(id) = c.container_id else {
             return true; // not created yet
         };
         let (state, started) = (c.state.clone(), c.started);
-        let w = self.prober.workers.get_mut(key).expect("worker present");
+        let w = self.prober.worker_at(slot);
         if w.container_id != Some(id) {
             let old = w.container_id.replace(id);
             w.on_hold = false;
@@ -216,7 +217,7 @@ impl Kubelet {
             }
             self.probe_set_result(ctx, kind, uid, id, initial);
         }
-        let w = &self.prober.workers[key];
+        let w = self.prober.worker(slot);
         if w.on_hold {
             return true;
         }
@@ -227,7 +228,7 @@ impl Kubelet {
                 .spec
                 .init_containers
                 .iter()
-                .any(|c| c.name == *key.container && c.is_sidecar());
+                .any(|c| c.name == *w.key.container && c.is_sidecar());
             let keep = !state.is_terminated()
                 || sidecar
                 || w.pod.spec.restart_policy != RestartPolicy::Never;
@@ -251,10 +252,10 @@ impl Kubelet {
         if self.pw.is_pod_termination_requested(uid) {
             ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
         }
-        let Ok(result) = self.run_probe(ctx, key, id, handler) else {
+        let Ok(result) = self.run_probe(ctx, slot, id, handler) else {
             return true;
         };
-        let w = self.prober.workers.get_mut(key).expect("worker present");
+        let w = self.prober.worker_at(slot);
         if w.last_result == result {
             w.result_run += 1;
         } else {
