@@ -257,7 +257,7 @@ pub(crate) fn generate(
     out.push(containers_ready(&pod.spec, &all, phase));
     out.push(PodCondition::new(T::PodScheduled, True));
     // Share the cached list when nothing changed: one copy per pod in the steady state.
-    Conditions::from_vec(std::mem::take(out.make_mut())).shared_with(&cached.conditions)
+    Conditions::interned(std::mem::take(out.make_mut())).shared_with(&cached.conditions)
 }
 
 /// The conditions part of `mergePodStatus`: what the status manager writes over the API
@@ -285,7 +285,7 @@ pub(crate) fn merge(
         }
     }
     // Share an equal list (the new status's, else the old one's) instead of a third copy.
-    let out = Conditions::from_vec(std::mem::take(out.make_mut()));
+    let out = Conditions::interned(std::mem::take(out.make_mut()));
     out.shared_with(&new.conditions)
         .shared_with(&old.conditions)
 }
@@ -435,7 +435,7 @@ mod tests {
         let c = initialized(&s, &[], &[], PodPhase::Succeeded);
         assert_eq!((c.status, c.reason), (True, Some(POD_COMPLETED)));
         let mut s = spec(&[]);
-        s.init_containers = vec![ContainerSpec::named("init", "i")];
+        s.init_containers = vec![ContainerSpec::named("init", "i")].into();
         let c = initialized(&s, &[], &[], PodPhase::Pending);
         assert_eq!(
             (c.status, c.reason),

@@ -126,7 +126,8 @@ pub(crate) struct Op {
     pub(super) pod: Arc<ApiPod>,
     pub(super) status: Arc<RtPodStatus>,
     pub(super) plan: VecDeque<Step>,
-    pub(super) kill: Option<KillState>,
+    /// Boxed: most parked operations are not kills (a start waits far longer).
+    pub(super) kill: Option<Box<KillState>>,
     pub(super) start: Option<(usize, StartStage)>,
     pub(super) sandbox: Option<SandboxId>,
     pub(super) errors: Vec<String>,
@@ -692,7 +693,7 @@ impl Kubelet {
             order,
             unstopped: Vec::new(),
         };
-        op.kill = Some(ks);
+        op.kill = Some(Box::new(ks));
         // `killContainer` before PR 115835 (`pkg/kubelet/kuberuntime/kuberuntime_container.go`,
         // v1.22 to v1.27): the preStop hook gets setTerminationGracePeriod's grace, and the
         // override replaces the rest afterwards, below the 2 s minimum too.
