@@ -60,12 +60,80 @@ pub(crate) struct ObjectHistory {
     pub(crate) conditions: Conditions,
 }
 
+/// The name index's key: the object's spec, shared rather than copied, ordered by
+/// (namespace, name); looked up by a `(&str, &str)` pair through [`Named`].
+#[derive(Clone, Debug)]
+struct NameKey(Arc<PodSpec>);
+
+/// A (namespace, name) pair, however it is held.
+trait Named {
+    fn key(&self) -> (&str, &str);
+}
+
+impl Named for NameKey {
+    fn key(&self) -> (&str, &str) {
+        (&self.0.namespace, &self.0.name)
+    }
+}
+
+impl Named for (&str, &str) {
+    fn key(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn Named + 'a> for NameKey {
+    fn borrow(&self) -> &(dyn Named + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn Named + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for dyn Named + '_ {}
+
+impl PartialOrd for dyn Named + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn Named + '_ {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialEq for NameKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for NameKey {}
+
+impl PartialOrd for NameKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NameKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct ApiServer {
     /// The objects, shared with the watch events that carry them (a write copies an
     /// object only while a watcher still holds the previous version).
     pods: BTreeMap<PodUid, Arc<ApiPod>>,
-    by_name: BTreeMap<(String, String), PodUid>,
+    by_name: BTreeMap<NameKey, PodUid>,
     watch_delay: Dist,
     write_delay: Dist,
     watch_rng: Stream,
@@ -190,8 +258,7 @@ impl ApiServer {
                 mirror_of: None,
             },
         );
-        self.by_name
-            .insert((spec.namespace.clone(), spec.name.clone()), uid);
+        self.by_name.insert(NameKey(spec.clone()), uid);
         self.history.insert(
             uid,
             Box::new(ObjectHistory {
@@ -223,9 +290,7 @@ impl ApiServer {
 
     /// The current object with this name, if any.
     pub(crate) fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
-        self.by_name
-            .get(&(namespace.to_string(), name.to_string()))
-            .copied()
+        self.by_name.get(&(namespace, name) as &dyn Named).copied()
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
@@ -319,9 +384,9 @@ impl ApiServer {
         by: RemovedBy,
     ) {
         if let Some(pod) = self.pods.remove(&uid) {
-            let key = (pod.spec.namespace.clone(), pod.spec.name.clone());
-            if self.by_name.get(&key) == Some(&uid) {
-                self.by_name.remove(&key);
+            let key = (pod.spec.namespace.as_str(), pod.spec.name.as_str());
+            if self.by_name.get(&key as &dyn Named) == Some(&uid) {
+                self.by_name.remove(&key as &dyn Named);
             }
             trace.emit(sim.now(), &Transition::ApiRemoved { uid, by });
             if let Some(h) = self.history.get_mut(&uid) {
@@ -494,7 +559,7 @@ impl ApiServer {
         trace: &mut Tracer,
         of: &ApiPod,
     ) -> Option<PodUid> {
-        let key = (of.spec.namespace.clone(), of.spec.name.clone());
+        let key = NameKey(of.spec.clone());
         if self.by_name.contains_key(&key) {
             return None;
         }
