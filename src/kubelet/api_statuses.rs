@@ -96,7 +96,7 @@ impl Kubelet {
             for (seen, rc) in rt
                 .containers
                 .iter()
-                .filter(|r| r.name == c.name)
+                .filter(|r| *r.name == *c.name)
                 .enumerate()
             {
                 if seen == 0 {

@@ -304,7 +304,10 @@ pub(super) fn running_pod_from(
     status: &RtPodStatus,
 ) -> (Vec<(ContainerId, String)>, Vec<SandboxId>) {
     (
-        status.running().map(|c| (c.id, c.name.clone())).collect(),
+        status
+            .running()
+            .map(|c| (c.id, String::from(&*c.name)))
+            .collect(),
         status.sandboxes.iter().map(|s| s.id).collect(),
     )
 }
@@ -772,7 +775,7 @@ impl Kubelet {
             .status
             .containers
             .iter()
-            .find(|s| s.name == c.name && s.state == RtState::Exited)?;
+            .find(|s| *s.name == *c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
         let key = format!(
             "{}_{}_{}_{}",

@@ -18,7 +18,7 @@ pub enum RtState {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RtContainer {
     pub id: ContainerId,
-    pub name: String,
+    pub name: Arc<str>,
     pub state: RtState,
     pub exit_code: i32,
     pub reason: &'static str,
@@ -46,7 +46,7 @@ pub struct RtSandbox {
 pub struct RtPodStatus {
     pub uid: Option<PodUid>,
     pub name: String,
-    pub namespace: String,
+    pub namespace: Arc<str>,
     pub sandboxes: Vec<RtSandbox>,
     pub containers: Vec<RtContainer>,
 }
@@ -54,7 +54,7 @@ pub struct RtPodStatus {
 impl RtPodStatus {
     /// The newest container with this name.
     pub fn find(&self, name: &str) -> Option<&RtContainer> {
-        self.containers.iter().find(|c| c.name == name)
+        self.containers.iter().find(|c| *c.name == *name)
     }
     pub fn running(&self) -> impl Iterator<Item = &RtContainer> {
         self.containers

@@ -510,7 +510,7 @@ impl Runtime {
         let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
-            namespace: String::from(&*p.namespace),
+            namespace: p.namespace.clone(),
             sandboxes: p
                 .sandboxes
                 .iter()
@@ -537,7 +537,7 @@ impl Runtime {
                         .filter(|c| !c.removed)
                         .map(|c| RtContainer {
                             id: *id,
-                            name: String::from(&*c.name),
+                            name: c.name.clone(),
                             state: c.state,
                             exit_code: c.exit_code,
                             reason: c.reason,
