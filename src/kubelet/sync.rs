@@ -582,7 +582,7 @@ impl Kubelet {
                     let run = CriReq::RunPodSandbox {
                         uid,
                         name: op.pod.spec.name.clone(),
-                        namespace: op.pod.spec.namespace.clone(),
+                        namespace: String::from(&*op.pod.spec.namespace),
                         attempt,
                     };
                     self.worker_cri(ctx, uid, op.id, 0, run);

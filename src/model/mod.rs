@@ -292,7 +292,7 @@ pub enum HookHandler {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PodSpec {
     pub name: String,
-    pub namespace: String,
+    pub namespace: Arc<str>,
     /// `spec.terminationGracePeriodSeconds` (API default 30).
     pub termination_grace_period_seconds: Option<i64>,
     pub restart_policy: RestartPolicy,
@@ -710,7 +710,7 @@ impl PodSpec {
     ) -> Self {
         PodSpec {
             name: name.to_string(),
-            namespace: namespace.to_string(),
+            namespace: namespace.into(),
             termination_grace_period_seconds: Some(30),
             restart_policy,
             priority: 0,

@@ -384,7 +384,7 @@ impl ApiServer {
         by: RemovedBy,
     ) {
         if let Some(pod) = self.pods.remove(&uid) {
-            let key = (pod.spec.namespace.as_str(), pod.spec.name.as_str());
+            let key = (&*pod.spec.namespace, pod.spec.name.as_str());
             if self.by_name.get(&key as &dyn Named) == Some(&uid) {
                 self.by_name.remove(&key as &dyn Named);
             }

@@ -481,7 +481,7 @@ mod tests {
         assert_eq!(s.pods.len(), 1);
         let pod = &s.pods[0];
         assert_eq!(pod.spec.name, "web"); // no suffix without replicas
-        assert_eq!(pod.spec.namespace, "default");
+        assert_eq!(&*pod.spec.namespace, "default");
         assert_eq!(pod.spec.termination_grace_period_seconds, Some(30));
         assert_eq!(pod.spec.restart_policy, RestartPolicy::Always);
         assert_eq!(pod.behaviour["app"], Behaviour::default());

@@ -326,7 +326,7 @@ fn pod_template(
     Some((
         PodSpec {
             name,
-            namespace,
+            namespace: namespace.into(),
             termination_grace_period_seconds: Some(tgps),
             restart_policy,
             priority,
