@@ -45,7 +45,7 @@ pub struct RtSandbox {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RtPodStatus {
     pub uid: Option<PodUid>,
-    pub name: String,
+    pub name: Arc<str>,
     pub namespace: Arc<str>,
     pub sandboxes: Vec<RtSandbox>,
     pub containers: Vec<RtContainer>,

@@ -93,7 +93,8 @@ struct Sandbox {
 
 #[derive(Clone, Debug, Default)]
 struct RtPod {
-    name: String,
+    /// Shared with the pod statuses the runtime reports.
+    name: Arc<str>,
     /// Interned ([`Runtime::intern`]).
     namespace: Arc<str>,
     sandboxes: Vec<SandboxId>,
@@ -605,7 +606,7 @@ impl Runtime {
             if !containers.is_empty() || !sandboxes.is_empty() {
                 out.push(RunningPod {
                     uid: *uid,
-                    name: p.name.clone(),
+                    name: String::from(&*p.name),
                     namespace: String::from(&*p.namespace),
                     containers,
                     sandboxes,

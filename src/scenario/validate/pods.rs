@@ -174,6 +174,8 @@ pub(super) fn pods(
             });
         }
     }
+    // Kept for the whole run: without the slack of a doubled vector.
+    out.shrink_to_fit();
     (out, complete, unknown_replicas)
 }
 

@@ -38,7 +38,9 @@ impl Runtime {
         );
         let namespace = self.intern(namespace);
         let pod = self.pods.entry(uid).or_default();
-        name.clone_into(&mut pod.name);
+        if *pod.name != *name {
+            pod.name = name.into();
+        }
         pod.namespace = namespace;
         pod.sandboxes.push(id);
         self.changed.insert(uid);
