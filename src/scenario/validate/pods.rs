@@ -174,8 +174,6 @@ pub(super) fn pods(
             });
         }
     }
-    // Kept for the whole run: without the slack of a doubled vector.
-    out.shrink_to_fit();
     (out, complete, unknown_replicas)
 }
 
