@@ -55,14 +55,6 @@ pub(crate) struct ObjectHistory {
     pub(crate) conditions: Conditions,
 }
 
-/// A list holding `x`, with room for one more: most pods change phase and readiness once
-/// (a first push would otherwise make room for four).
-fn first_of_two<T>(x: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(2);
-    v.push(x);
-    v
-}
-
 /// The part of an [`ObjectHistory`] most objects never need.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct HistoryEnd {
@@ -308,8 +300,8 @@ impl ApiServer {
                 name: spec.name.clone(),
                 decl,
                 created_at: sim.now(),
-                phases: first_of_two((sim.now(), PodPhase::Pending)),
-                ready: first_of_two((sim.now(), false)),
+                phases: vec![(sim.now(), PodPhase::Pending)],
+                ready: vec![(sim.now(), false)],
                 conditions: self.empty_status.conditions.clone(),
                 ..Default::default()
             }),
@@ -569,7 +561,7 @@ impl ApiServer {
                 name: name.to_string(),
                 decl,
                 created_at: now,
-                phases: first_of_two((now, PodPhase::Pending)),
+                phases: vec![(now, PodPhase::Pending)],
                 is_static: true,
                 ..Default::default()
             }),
