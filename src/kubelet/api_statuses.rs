@@ -84,7 +84,7 @@ impl Kubelet {
             for (seen, rc) in rt
                 .containers
                 .iter()
-                .filter(|r| r.name == c.name)
+                .filter(|r| *r.name == *c.name)
                 .enumerate()
             {
                 in_runtime = true;

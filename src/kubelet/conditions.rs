@@ -359,8 +359,8 @@ impl<'a> ListBuilder<'a> {
     fn finish(self) -> Conditions {
         match self.own {
             None if self.same == self.cached.0.len() => self.cached.clone(),
-            None => Conditions::from_vec(self.cached.0[..self.same].to_vec()),
-            Some(v) => Conditions::from_vec(v),
+            None => Conditions::interned(self.cached.0[..self.same].to_vec()),
+            Some(v) => Conditions::interned(v),
         }
     }
 }
@@ -390,7 +390,7 @@ pub(crate) fn merge(
         }
     }
     // Share an equal list (the new status's, else the old one's) instead of a third copy.
-    let out = Conditions::from_vec(std::mem::take(out.make_mut()));
+    let out = Conditions::interned(std::mem::take(out.make_mut()));
     out.shared_with(&new.conditions)
         .shared_with(&old.conditions)
 }
@@ -594,7 +594,7 @@ mod tests {
         let c = initialized(&s, &[], &[], PodPhase::Succeeded);
         assert_eq!((c.status, c.reason), (True, Some(POD_COMPLETED)));
         let mut s = spec(&[]);
-        s.init_containers = vec![ContainerSpec::named("init", "i")];
+        s.init_containers = vec![ContainerSpec::named("init", "i")].into();
         let c = initialized(&s, &[], &[], PodPhase::Pending);
         assert_eq!(
             (c.status, c.reason),

@@ -212,7 +212,7 @@ impl Kubelet {
                 pod.spec.containers.iter().all(|c| {
                     s.containers
                         .iter()
-                        .any(|r| r.name == c.name && r.started_at.is_some())
+                        .any(|r| *r.name == *c.name && r.started_at.is_some())
                 })
             });
             if !started {

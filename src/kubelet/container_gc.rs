@@ -88,7 +88,7 @@ impl Kubelet {
                 let dead = matches!(c.state, RtState::Exited | RtState::Unknown);
                 if dead && c.created_at + policy.min_age <= now {
                     units
-                        .entry((uid, c.name.clone()))
+                        .entry((uid, String::from(&*c.name)))
                         .or_default()
                         .push((c.created_at, c.id));
                 }
@@ -130,9 +130,9 @@ impl Kubelet {
         let spec = &pod.spec;
         spec.init_containers
             .iter()
-            .any(|i| i.name == c.name && !i.is_sidecar())
+            .any(|i| *i.name == *c.name && !i.is_sidecar())
             && status.containers.iter().any(|r| {
-                r.state == RtState::Running && spec.containers.iter().any(|s| s.name == r.name)
+                r.state == RtState::Running && spec.containers.iter().any(|s| *s.name == *r.name)
             })
     }
 

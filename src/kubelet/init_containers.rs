@@ -182,7 +182,7 @@ mod tests {
     fn pod(policy: RestartPolicy, inits: Vec<ContainerSpec>) -> ApiPod {
         let c = vec![ContainerSpec::named("app", "img:1")];
         let mut spec = PodSpec::new("p", "default", policy, c);
-        spec.init_containers = inits;
+        spec.init_containers = inits.into();
         ApiPod::new(PodUid(1), spec)
     }
 

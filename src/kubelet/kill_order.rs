@@ -201,7 +201,7 @@ mod tests {
             RestartPolicy::Always,
             vec![ContainerSpec::named("app", "i")],
         );
-        spec.init_containers = vec![s0, classic, s1];
+        spec.init_containers = vec![s0, classic, s1].into();
         let pod = ApiPod::new(PodUid(1), spec);
         let c = |n: u32, name: &str| (ContainerId(n), name.to_string());
         let running = vec![c(1, "app"), c(2, "s0"), c(3, "s1")];

@@ -470,7 +470,7 @@ impl Kubelet {
         self.status
             .statuses
             .get(&uid)
-            .map(|v| (v.spec.namespace.as_str(), v.spec.name.as_str()))
+            .map(|v| (&*v.spec.namespace, v.spec.name.as_str()))
     }
 
     /// The phase of every status the status manager holds (what it will write, or has

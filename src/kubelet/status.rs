@@ -647,7 +647,7 @@ mod tests {
         let mut p = pod(RestartPolicy::Always, 1);
         assert!(has_pod_initialized(&p));
         let mut spec = (*p.spec).clone();
-        spec.init_containers = vec![ContainerSpec::named("i0", "img:1")];
+        spec.init_containers = vec![ContainerSpec::named("i0", "img:1")].into();
         p.spec = std::sync::Arc::new(spec);
         Arc::make_mut(&mut p.status).containers = vec![st("c0", wait())];
         Arc::make_mut(&mut p.status).init_containers.0 = vec![st("i0", running)];

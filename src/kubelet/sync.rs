@@ -127,7 +127,8 @@ pub(crate) struct Op {
     pub(super) pod: Arc<ApiPod>,
     pub(super) status: Arc<RtPodStatus>,
     pub(super) plan: VecDeque<Step>,
-    pub(super) kill: Option<KillState>,
+    /// Boxed: most parked operations are not kills (a start waits far longer).
+    pub(super) kill: Option<Box<KillState>>,
     pub(super) start: Option<(usize, StartStage)>,
     pub(super) sandbox: Option<SandboxId>,
     pub(super) errors: Vec<String>,
@@ -304,7 +305,10 @@ pub(super) fn running_pod_from(
     status: &RtPodStatus,
 ) -> (Vec<(ContainerId, String)>, Vec<SandboxId>) {
     (
-        status.running().map(|c| (c.id, c.name.clone())).collect(),
+        status
+            .running()
+            .map(|c| (c.id, String::from(&*c.name)))
+            .collect(),
         status.sandboxes.iter().map(|s| s.id).collect(),
     )
 }
@@ -579,7 +583,7 @@ impl Kubelet {
                     let run = CriReq::RunPodSandbox {
                         uid,
                         name: op.pod.spec.name.clone(),
-                        namespace: op.pod.spec.namespace.clone(),
+                        namespace: String::from(&*op.pod.spec.namespace),
                         attempt,
                     };
                     self.worker_cri(ctx, uid, op.id, 0, run);
@@ -695,7 +699,7 @@ impl Kubelet {
             order,
             unstopped: Vec::new(),
         };
-        op.kill = Some(ks);
+        op.kill = Some(Box::new(ks));
         // `killContainer` before PR 115835 (`pkg/kubelet/kuberuntime/kuberuntime_container.go`,
         // v1.22 to v1.27): the preStop hook gets setTerminationGracePeriod's grace, and the
         // override replaces the rest afterwards, below the 2 s minimum too.
@@ -774,13 +778,13 @@ impl Kubelet {
             .status
             .containers
             .iter()
-            .find(|s| s.name == c.name && s.state == RtState::Exited)?;
+            .find(|s| *s.name == *c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
         // `name_namespace_uid_container`, built in one sized buffer.
         let spec = &op.pod.spec;
         let mut key =
             String::with_capacity(spec.name.len() + spec.namespace.len() + c.name.len() + 16);
-        for part in [spec.name.as_str(), "_", spec.namespace.as_str(), "_"] {
+        for part in [spec.name.as_str(), "_", &*spec.namespace, "_"] {
             key.push_str(part);
         }
         let _ = write!(key, "{uid}_");

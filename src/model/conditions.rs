@@ -144,6 +144,32 @@ impl Conditions {
         Conditions(Arc::new(v))
     }
 
+    /// The list `v`, shared with an equal list made recently on this thread (by any pod):
+    /// pods in the same state have equal conditions, so at 100,000 pods a handful of lists
+    /// stand for all of them instead of one per pod. Only memory changes: a list is
+    /// copy-on-write, and nobody compares lists by address.
+    pub fn interned(v: Vec<PodCondition>) -> Self {
+        /// Distinct lists remembered (most recently used first).
+        const KEEP: usize = 16;
+        thread_local! {
+            static RECENT: std::cell::RefCell<Vec<Arc<Vec<PodCondition>>>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        RECENT.with_borrow_mut(|recent| {
+            if let Some(i) = recent.iter().position(|l| **l == v) {
+                let l = recent[i].clone();
+                recent[..=i].rotate_right(1);
+                return Conditions(l);
+            }
+            let l = Conditions::from_vec(v).0;
+            if recent.len() == KEEP {
+                recent.pop();
+            }
+            recent.insert(0, l.clone());
+            Conditions(l)
+        })
+    }
+
     /// `self`, sharing `other`'s list when the two are equal (so equal statuses keep one
     /// copy of their conditions).
     pub fn shared_with(self, other: &Conditions) -> Self {

@@ -4,6 +4,7 @@
 
 use crate::sim::Dur;
 use std::fmt;
+use std::sync::Arc;
 
 /// A pod UID. Assigned by the simulated API server (or the static-pod source) in creation
 /// order, so UIDs are deterministic and sort in creation order.
@@ -291,15 +292,15 @@ pub enum HookHandler {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PodSpec {
     pub name: String,
-    pub namespace: String,
+    pub namespace: Arc<str>,
     /// `spec.terminationGracePeriodSeconds` (API default 30).
     pub termination_grace_period_seconds: Option<i64>,
     pub restart_policy: RestartPolicy,
     pub priority: i32,
     pub priority_class_name: Option<String>,
     pub host_network: bool,
-    pub init_containers: Vec<ContainerSpec>,
-    pub containers: Vec<ContainerSpec>,
+    pub init_containers: Containers,
+    pub containers: Containers,
     /// The configmaps and secrets the pod's volumes reference.
     pub objects: ObjectRefs,
     /// `spec.activeDeadlineSeconds`.
@@ -308,6 +309,46 @@ pub struct PodSpec {
     pub readiness_gates: ReadinessGates,
     /// `spec.volumes[].emptyDir`.
     pub empty_dirs: EmptyDirs,
+}
+
+/// A pod's `containers` or `initContainers`: shared copy-on-write, so the replicas of one
+/// `spec.pods` entry (and every holder of a pod's spec) keep one copy of their container
+/// specs instead of one each. Reads as a `Vec`; a change copies a shared list first.
+/// Hashes, compares and prints as the `Vec` it holds.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Containers(Arc<Vec<ContainerSpec>>);
+
+impl std::fmt::Debug for Containers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::ops::Deref for Containers {
+    type Target = Vec<ContainerSpec>;
+    fn deref(&self) -> &Vec<ContainerSpec> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Containers {
+    fn deref_mut(&mut self) -> &mut Vec<ContainerSpec> {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<Vec<ContainerSpec>> for Containers {
+    fn from(v: Vec<ContainerSpec>) -> Self {
+        Containers(Arc::new(v))
+    }
+}
+
+impl<'a> IntoIterator for &'a Containers {
+    type Item = &'a ContainerSpec;
+    type IntoIter = std::slice::Iter<'a, ContainerSpec>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// `spec.readinessGates`: the condition types that must be True (in the API object) before
@@ -669,14 +710,14 @@ impl PodSpec {
     ) -> Self {
         PodSpec {
             name: name.to_string(),
-            namespace: namespace.to_string(),
+            namespace: namespace.into(),
             termination_grace_period_seconds: Some(30),
             restart_policy,
             priority: 0,
             priority_class_name: None,
             host_network: false,
-            init_containers: Vec::new(),
-            containers,
+            init_containers: Containers::default(),
+            containers: containers.into(),
             objects: ObjectRefs::default(),
             active_deadline: ActiveDeadline::default(),
             readiness_gates: ReadinessGates::default(),

@@ -18,7 +18,7 @@ pub enum RtState {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RtContainer {
     pub id: ContainerId,
-    pub name: String,
+    pub name: Arc<str>,
     pub state: RtState,
     pub exit_code: i32,
     pub reason: &'static str,
@@ -45,8 +45,8 @@ pub struct RtSandbox {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RtPodStatus {
     pub uid: Option<PodUid>,
-    pub name: String,
-    pub namespace: String,
+    pub name: Arc<str>,
+    pub namespace: Arc<str>,
     pub sandboxes: Vec<RtSandbox>,
     pub containers: Vec<RtContainer>,
 }
@@ -54,7 +54,7 @@ pub struct RtPodStatus {
 impl RtPodStatus {
     /// The newest container with this name.
     pub fn find(&self, name: &str) -> Option<&RtContainer> {
-        self.containers.iter().find(|c| c.name == name)
+        self.containers.iter().find(|c| *c.name == *name)
     }
     pub fn running(&self) -> impl Iterator<Item = &RtContainer> {
         self.containers

@@ -179,7 +179,7 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
         let mut out = Vec::new();
         for c in specs {
             let mut s = container_summary(c, &facts);
-            s.last_reason = h.last_reasons.get(&c.name).map(|r| r.to_string());
+            s.last_reason = h.last_reason(&c.name).map(|r| r.to_string());
             metrics.container_starts += s.starts;
             metrics.restarts += s.restarts;
             if s.running_at_end {
@@ -191,11 +191,11 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     };
     let containers = summaries(&decl.spec.containers);
     let init_containers = summaries(&decl.spec.init_containers);
-    let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at);
-    if let (Some(d), Some(s)) = (h.deletion_requested_at, stopped_at) {
+    let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at());
+    if let (Some(d), Some(s)) = (h.deletion_requested_at(), stopped_at) {
         metrics.time_to_terminated_ns.push(s.since(d).0);
     }
-    if let (Some(d), Some(r)) = (h.deletion_requested_at, h.removed_at) {
+    if let (Some(d), Some(r)) = (h.deletion_requested_at(), h.removed_at()) {
         metrics.time_to_removed_ns.push(r.since(d).0);
     }
     let last_phase = h.phases.last().map_or(PodPhase::Pending, |p| p.1);
@@ -203,18 +203,18 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
         name: h.name.clone(),
         uid: uid.to_string(),
         is_static: h.is_static,
-        final_phase: if h.removed_at.is_some() {
+        final_phase: if h.removed_at().is_some() {
             "Deleted".into()
         } else {
             last_phase.as_str().into()
         },
         last_phase: last_phase.as_str().into(),
-        reason: h.reason.clone(),
+        reason: h.reason().cloned(),
         created_at_ns: h.created_at.0,
-        deletion_requested_at_ns: h.deletion_requested_at.map(|t| t.0),
+        deletion_requested_at_ns: h.deletion_requested_at().map(|t| t.0),
         containers_stopped_at_ns: stopped_at.map(|t| t.0),
-        removed_from_api_at_ns: h.removed_at.map(|t| t.0),
-        removed_by: h.removed_by.map(|b| b.as_str().to_string()),
+        removed_from_api_at_ns: h.removed_at().map(|t| t.0),
+        removed_by: h.removed_by().map(|b| b.as_str().to_string()),
         phases: h
             .phases
             .iter()

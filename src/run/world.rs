@@ -138,6 +138,14 @@ impl World {
             sc.runtime.latencies.clone(),
             sc.runtime.faults.clone(),
         );
+        // One sandbox and one instance of each declared container per pod: a large run's
+        // records fit without a doubled vector's slack.
+        let containers = sc
+            .pods
+            .iter()
+            .map(|p| p.spec.all_containers().count())
+            .sum();
+        runtime.reserve(sc.pods.len(), containers);
         runtime.node_memory_bytes = sc.node.memory_bytes;
         runtime.disk.nodefs = sc.node.nodefs;
         runtime.disk.imagefs = sc.node.imagefs;

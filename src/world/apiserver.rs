@@ -42,10 +42,8 @@ pub(crate) struct ObjectHistory {
     pub(crate) decl: usize,
     pub(crate) created_at: SimTime,
     pub(crate) last_phase: PodPhase,
-    pub(crate) reason: Option<String>,
-    pub(crate) deletion_requested_at: Option<SimTime>,
-    pub(crate) removed_at: Option<SimTime>,
-    pub(crate) removed_by: Option<RemovedBy>,
+    /// What most objects never get (a reason, a deletion, a terminated container), boxed.
+    end: Option<Box<HistoryEnd>>,
     /// (time, phase) for each phase change written to the API (for a static pod: to its
     /// mirror pods).
     pub(crate) phases: Vec<(SimTime, PodPhase)>,
@@ -53,11 +51,115 @@ pub(crate) struct ObjectHistory {
     pub(crate) is_static: bool,
     /// (time, ready) for each change of the pod's Ready condition written to the API.
     pub(crate) ready: Vec<(SimTime, bool)>,
-    /// Per container: the reason of its newest termination the kubelet wrote (its state's,
-    /// else its last state's; empty reasons are not recorded).
-    pub(crate) last_reasons: BTreeMap<String, &'static str>,
     /// The conditions the API object held last (for a static pod: its mirror pod).
     pub(crate) conditions: Conditions,
+}
+
+/// The part of an [`ObjectHistory`] most objects never need.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct HistoryEnd {
+    reason: Option<String>,
+    deletion_requested_at: Option<SimTime>,
+    removed_at: Option<SimTime>,
+    removed_by: Option<RemovedBy>,
+    /// Per container: the reason of its newest termination the kubelet wrote (its state's,
+    /// else its last state's; empty reasons are not recorded).
+    last_reasons: BTreeMap<String, &'static str>,
+}
+
+impl ObjectHistory {
+    fn end_mut(&mut self) -> &mut HistoryEnd {
+        self.end.get_or_insert_with(Box::default)
+    }
+    /// The status reason the API object held last.
+    pub(crate) fn reason(&self) -> Option<&String> {
+        self.end.as_ref().and_then(|e| e.reason.as_ref())
+    }
+    /// When the object was first asked to be deleted.
+    pub(crate) fn deletion_requested_at(&self) -> Option<SimTime> {
+        self.end.as_ref().and_then(|e| e.deletion_requested_at)
+    }
+    /// When the object left the API server.
+    pub(crate) fn removed_at(&self) -> Option<SimTime> {
+        self.end.as_ref().and_then(|e| e.removed_at)
+    }
+    pub(crate) fn removed_by(&self) -> Option<RemovedBy> {
+        self.end.as_ref().and_then(|e| e.removed_by)
+    }
+    /// The reason of the newest termination of container `name` the kubelet wrote.
+    pub(crate) fn last_reason(&self, name: &str) -> Option<&'static str> {
+        self.end
+            .as_ref()
+            .and_then(|e| e.last_reasons.get(name).copied())
+    }
+}
+
+/// The name index's key: the object's spec, shared rather than copied, ordered by
+/// (namespace, name); looked up by a `(&str, &str)` pair through [`Named`].
+#[derive(Clone, Debug)]
+struct NameKey(Arc<PodSpec>);
+
+/// A (namespace, name) pair, however it is held.
+trait Named {
+    fn key(&self) -> (&str, &str);
+}
+
+impl Named for NameKey {
+    fn key(&self) -> (&str, &str) {
+        (&self.0.namespace, &self.0.name)
+    }
+}
+
+impl Named for (&str, &str) {
+    fn key(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn Named + 'a> for NameKey {
+    fn borrow(&self) -> &(dyn Named + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn Named + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for dyn Named + '_ {}
+
+impl PartialOrd for dyn Named + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn Named + '_ {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialEq for NameKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for NameKey {}
+
+impl PartialOrd for NameKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NameKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -65,7 +167,7 @@ pub(crate) struct ApiServer {
     /// The objects, shared with the watch events that carry them (a write copies an
     /// object only while a watcher still holds the previous version).
     pods: BTreeMap<PodUid, Arc<ApiPod>>,
-    by_name: BTreeMap<(String, String), PodUid>,
+    by_name: BTreeMap<NameKey, PodUid>,
     watch_delay: Dist,
     write_delay: Dist,
     watch_rng: Stream,
@@ -190,8 +292,7 @@ impl ApiServer {
                 mirror_of: None,
             },
         );
-        self.by_name
-            .insert((spec.namespace.clone(), spec.name.clone()), uid);
+        self.by_name.insert(NameKey(spec.clone()), uid);
         self.history.insert(
             uid,
             Box::new(ObjectHistory {
@@ -223,9 +324,7 @@ impl ApiServer {
 
     /// The current object with this name, if any.
     pub(crate) fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
-        self.by_name
-            .get(&(namespace.to_string(), name.to_string()))
-            .copied()
+        self.by_name.get(&(namespace, name) as &dyn Named).copied()
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
@@ -261,7 +360,7 @@ impl ApiServer {
         pod.deletion_timestamp = Some(pod.deletion_timestamp.map_or(ts, |old| old.min(ts)));
         trace.emit(now, &Transition::ApiDeleteRequested { uid, grace: g });
         if let Some(h) = self.history.get_mut(&uid) {
-            h.deletion_requested_at.get_or_insert(now);
+            h.end_mut().deletion_requested_at.get_or_insert(now);
         }
         let rv = self.bump();
         let pod = self.pods.get_mut(&uid).expect("checked");
@@ -280,7 +379,7 @@ impl ApiServer {
         if self.pods.contains_key(&uid) {
             trace.emit(sim.now(), &Transition::ApiForceDeleted { uid });
             if let Some(h) = self.history.get_mut(&uid) {
-                h.deletion_requested_at.get_or_insert(sim.now());
+                h.end_mut().deletion_requested_at.get_or_insert(sim.now());
             }
             self.delete_now(sim, trace, uid, RemovedBy::ForceDelete);
         }
@@ -319,15 +418,15 @@ impl ApiServer {
         by: RemovedBy,
     ) {
         if let Some(pod) = self.pods.remove(&uid) {
-            let key = (pod.spec.namespace.clone(), pod.spec.name.clone());
-            if self.by_name.get(&key) == Some(&uid) {
-                self.by_name.remove(&key);
+            let key = (&*pod.spec.namespace, pod.spec.name.as_str());
+            if self.by_name.get(&key as &dyn Named) == Some(&uid) {
+                self.by_name.remove(&key as &dyn Named);
             }
             trace.emit(sim.now(), &Transition::ApiRemoved { uid, by });
             if let Some(h) = self.history.get_mut(&uid) {
-                h.removed_at = Some(sim.now());
-                h.removed_by = Some(by);
-                h.deletion_requested_at.get_or_insert(sim.now());
+                h.end_mut().removed_at = Some(sim.now());
+                h.end_mut().removed_by = Some(by);
+                h.end_mut().deletion_requested_at.get_or_insert(sim.now());
             }
             self.notify(sim, WatchKind::Deleted, pod);
         }
@@ -373,7 +472,9 @@ impl ApiServer {
                 h.ready.push((now, pod.status.ready));
             }
             h.last_phase = pod.status.phase;
-            h.reason.clone_from(&pod.status.reason);
+            if pod.status.reason.is_some() || h.end.is_some() {
+                h.end_mut().reason.clone_from(&pod.status.reason);
+            }
             for c in pod
                 .status
                 .containers
@@ -388,7 +489,7 @@ impl ApiServer {
                         _ => None,
                     });
                 if let Some(r) = term.filter(|r| !r.is_empty()) {
-                    h.last_reasons.insert(c.name.clone(), r);
+                    h.end_mut().last_reasons.insert(c.name.clone(), r);
                 }
             }
             h.conditions.clone_from(&pod.status.conditions);
@@ -471,18 +572,20 @@ impl ApiServer {
     /// no longer removed.
     pub(crate) fn record_static_restored(&mut self, uid: PodUid) {
         if let Some(h) = self.history.get_mut(&uid) {
-            h.deletion_requested_at = None;
-            h.removed_at = None;
-            h.removed_by = None;
+            if let Some(e) = h.end.as_deref_mut() {
+                e.deletion_requested_at = None;
+                e.removed_at = None;
+                e.removed_by = None;
+            }
         }
     }
 
     /// A static pod's manifest was removed (or replaced) on the node.
     pub(crate) fn record_static_removed(&mut self, uid: PodUid, now: SimTime, by: RemovedBy) {
         if let Some(h) = self.history.get_mut(&uid) {
-            h.deletion_requested_at.get_or_insert(now);
-            h.removed_at.get_or_insert(now);
-            h.removed_by.get_or_insert(by);
+            h.end_mut().deletion_requested_at.get_or_insert(now);
+            h.end_mut().removed_at.get_or_insert(now);
+            h.end_mut().removed_by.get_or_insert(by);
         }
     }
 
@@ -494,7 +597,7 @@ impl ApiServer {
         trace: &mut Tracer,
         of: &ApiPod,
     ) -> Option<PodUid> {
-        let key = (of.spec.namespace.clone(), of.spec.name.clone());
+        let key = NameKey(of.spec.clone());
         if self.by_name.contains_key(&key) {
             return None;
         }

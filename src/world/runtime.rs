@@ -37,9 +37,10 @@ use std::sync::Arc;
 struct Container {
     uid: PodUid,
     sandbox: SandboxId,
-    name: String,
-    /// The image it was created from.
-    image: String,
+    /// Interned ([`Runtime::intern`]): the instances of a declared container share it.
+    name: Arc<str>,
+    /// The image it was created from (interned).
+    image: Arc<str>,
     attempt: u32,
     state: RtState,
     exit_code: i32,
@@ -54,6 +55,22 @@ struct Container {
     sigterm_at: Option<SimTime>,
     /// Removed from the runtime (kept here only for the run summary).
     removed: bool,
+    /// Calls waiting on this container (boxed: most containers never have one).
+    calls: Option<Box<InFlight>>,
+    /// Still running when the node powered off.
+    powered_off: bool,
+}
+
+impl Container {
+    /// The calls waiting on this container (created on first use).
+    fn calls_mut(&mut self) -> &mut InFlight {
+        self.calls.get_or_insert_with(Box::default)
+    }
+}
+
+/// What waits on one container: `StopContainer` callers and hooks in flight.
+#[derive(Clone, Debug, Default)]
+struct InFlight {
     /// Callers of `StopContainer` waiting for the exit.
     stop_waiters: Vec<(CriClient, CriReq)>,
     /// PreStop and PostStart hooks in flight against this container (an exec or HTTP call
@@ -63,8 +80,6 @@ struct Container {
     /// Hooks the exit answered (when each was due, and which): their own completion is
     /// dropped.
     hooks_answered: Vec<(SimTime, CriOp)>,
-    /// Still running when the node powered off.
-    powered_off: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -78,8 +93,10 @@ struct Sandbox {
 
 #[derive(Clone, Debug, Default)]
 struct RtPod {
-    name: String,
-    namespace: String,
+    /// Shared with the pod statuses the runtime reports.
+    name: Arc<str>,
+    /// Interned ([`Runtime::intern`]).
+    namespace: Arc<str>,
     sandboxes: Vec<SandboxId>,
     /// Every container the pod ever had, oldest first (the run summary's history).
     containers: Vec<ContainerId>,
@@ -133,8 +150,12 @@ pub(crate) struct Runtime {
     containers: dense::Dense<ContainerId, Container>,
     /// The containers not removed yet (node-wide passes walk these, not the history).
     live: BTreeSet<ContainerId>,
-    pods: BTreeMap<PodUid, RtPod>,
+    /// Boxed: a search tree filled in UID order keeps its nodes about half full.
+    pods: BTreeMap<PodUid, Box<RtPod>>,
     images: BTreeSet<String>,
+    /// One shared copy of each container name, image and namespace the records hold
+    /// (only looked up, never iterated).
+    names: BTreeSet<Arc<str>>,
     workloads: BTreeMap<PodUid, Arc<Workload>>,
     /// One shared copy of each declaration's behaviours, keyed by the address of the
     /// declaration's map (held here, so the address is not reused): the replicas of a
@@ -142,7 +163,8 @@ pub(crate) struct Runtime {
     /// Only looked up, never iterated.
     shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
-    pub(crate) host: BTreeMap<PodUid, HostState>,
+    /// Boxed, as `pods`.
+    pub(crate) host: BTreeMap<PodUid, Box<HostState>>,
     /// The pods of `host` with a pod directory and no volumes mounted, kept in step with
     /// the three host operations that change either (orphan cleanup lists only these).
     unmounted_dirs: BTreeSet<PodUid>,
@@ -194,6 +216,7 @@ impl Runtime {
             live: BTreeSet::new(),
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
+            names: BTreeSet::new(),
             workloads: BTreeMap::new(),
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
@@ -209,6 +232,13 @@ impl Runtime {
             disk: DiskConfig::default(),
             removed_images: Vec::new(),
         }
+    }
+
+    /// Room for the records of a run expected to create `sandboxes` sandboxes and
+    /// `containers` containers (more still fit; the storage grows as before).
+    pub(crate) fn reserve(&mut self, sandboxes: usize, containers: usize) {
+        self.sandboxes.reserve_ids(sandboxes);
+        self.containers.reserve_ids(containers);
     }
 
     /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).
@@ -227,6 +257,16 @@ impl Runtime {
             .1
             .clone();
         self.workloads.insert(uid, shared);
+    }
+
+    /// The shared copy of `s`.
+    fn intern(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.names.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.names.insert(a.clone());
+        a
     }
 
     fn latency(&mut self, call: CriCall) -> Dur {
@@ -306,7 +346,9 @@ impl Runtime {
                     Some(c) if c.behaviour.pre_stop_sleep => (c.behaviour.pre_stop_duration, None),
                     Some(c) if c.state == RtState::Running => {
                         let d = c.behaviour.pre_stop_duration;
-                        c.hooks.push((sim.now() + d, caller, req.clone()));
+                        c.calls_mut()
+                            .hooks
+                            .push((sim.now() + d, caller, req.clone()));
                         (d, None)
                     }
                     _ => (Dur::ZERO, None),
@@ -317,7 +359,9 @@ impl Runtime {
                 Some(c) if c.behaviour.post_start_sleep => (c.behaviour.post_start_duration, None),
                 Some(c) if c.state == RtState::Running => {
                     let d = c.behaviour.post_start_duration;
-                    c.hooks.push((sim.now() + d, caller, req.clone()));
+                    c.calls_mut()
+                        .hooks
+                        .push((sim.now() + d, caller, req.clone()));
                     (d, None)
                 }
                 _ => (Dur::ZERO, None),
@@ -374,6 +418,7 @@ impl Runtime {
                 CriReq::ExecPreStop { id, .. } | CriReq::ExecPostStart { id, .. } => {
                     let op = req.name();
                     if let Some(c) = self.containers.get_mut(id) {
+                        let c = c.calls_mut();
                         let answered = c.hooks_answered.iter().position(|d| *d == (now, op));
                         if let Some(k) = answered {
                             // Answered when its container exited.
@@ -570,7 +615,7 @@ impl Runtime {
                 .iter()
                 .filter_map(|id| {
                     let c = self.containers.get(id)?;
-                    (c.state == RtState::Running).then(|| (*id, c.name.clone()))
+                    (c.state == RtState::Running).then(|| (*id, String::from(&*c.name)))
                 })
                 .collect();
             let sandboxes: Vec<SandboxId> = p
@@ -582,8 +627,8 @@ impl Runtime {
             if !containers.is_empty() || !sandboxes.is_empty() {
                 out.push(RunningPod {
                     uid: *uid,
-                    name: p.name.clone(),
-                    namespace: p.namespace.clone(),
+                    name: String::from(&*p.name),
+                    namespace: String::from(&*p.namespace),
                     containers,
                     sandboxes,
                 });
@@ -636,7 +681,7 @@ impl Runtime {
                 .iter()
                 .filter_map(|id| self.containers.get(id))
                 .filter(|c| c.state == RtState::Running)
-                .map(|c| (c.name.clone(), c.behaviour.memory_usage_bytes))
+                .map(|c| (String::from(&*c.name), c.behaviour.memory_usage_bytes))
                 .collect();
             let has_cgroup = !containers.is_empty()
                 || p.sandboxes
@@ -669,7 +714,7 @@ impl Runtime {
                     .iter()
                     .filter_map(|id| self.containers.get(id))
                     .map(|c| ContainerFacts {
-                        name: c.name.clone(),
+                        name: String::from(&*c.name),
                         started: c.started_at.is_some(),
                         running: c.state == RtState::Running,
                         exit_code: (c.state == RtState::Exited && c.started_at.is_some())

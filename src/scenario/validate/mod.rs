@@ -388,8 +388,10 @@ fn scenario(cx: &mut Cx, root: &Node, source: &str) -> Scenario {
         spec.get("pods")
     };
     let classes = priority::priority_classes(cx, spec.get("priorityClasses"));
-    let (pods, pods_complete, unknown_replicas) =
+    let (mut pods, pods_complete, unknown_replicas) =
         pods(cx, pods_node, valid_horizon.as_ref(), &classes);
+    // Kept for the whole run: without the slack of a doubled vector.
+    pods.shrink_to_fit();
     if pods_node.is_some_and(|n| n.kind == Kind::Seq(Vec::new())) {
         if let Some(n) = pods_node {
             cx.err(n.loc, "spec.pods", "a scenario needs at least one pod");
@@ -481,7 +483,7 @@ mod tests {
         assert_eq!(s.pods.len(), 1);
         let pod = &s.pods[0];
         assert_eq!(pod.spec.name, "web"); // no suffix without replicas
-        assert_eq!(pod.spec.namespace, "default");
+        assert_eq!(&*pod.spec.namespace, "default");
         assert_eq!(pod.spec.termination_grace_period_seconds, Some(30));
         assert_eq!(pod.spec.restart_policy, RestartPolicy::Always);
         assert_eq!(pod.behaviour["app"], Behaviour::default());

@@ -326,14 +326,14 @@ fn pod_template(
     Some((
         PodSpec {
             name,
-            namespace,
+            namespace: namespace.into(),
             termination_grace_period_seconds: Some(tgps),
             restart_policy,
             priority,
             priority_class_name,
             host_network,
-            init_containers,
-            containers,
+            init_containers: init_containers.into(),
+            containers: containers.into(),
             objects,
             active_deadline: ActiveDeadline(active_deadline),
             readiness_gates,

@@ -36,9 +36,12 @@ impl Runtime {
                 removed: false,
             },
         );
+        let namespace = self.intern(namespace);
         let pod = self.pods.entry(uid).or_default();
-        name.clone_into(&mut pod.name);
-        namespace.clone_into(&mut pod.namespace);
+        if *pod.name != *name {
+            pod.name = name.into();
+        }
+        pod.namespace = namespace;
         pod.sandboxes.push(id);
         self.changed.insert(uid);
         trace.emit(now, &Transition::SandboxReady { uid, id });
@@ -81,7 +84,7 @@ impl Runtime {
             p.live.iter().any(|c| {
                 self.containers
                     .get(c)
-                    .is_some_and(|c| c.attempt == attempt && c.name == name && !c.removed)
+                    .is_some_and(|c| c.attempt == attempt && *c.name == *name && !c.removed)
             })
         });
         if held {
@@ -95,13 +98,14 @@ impl Runtime {
             .and_then(|w| w.get(name))
             .cloned()
             .unwrap_or_default();
+        let (name, image) = (self.intern(name), self.intern(image));
         self.containers.insert(
             id,
             Container {
                 uid,
                 sandbox,
-                name: name.to_string(),
-                image: image.to_string(),
+                name,
+                image,
                 attempt,
                 state: RtState::Created,
                 exit_code: 0,
@@ -113,9 +117,7 @@ impl Runtime {
                 gen: 0,
                 sigterm_at: None,
                 removed: false,
-                stop_waiters: Vec::new(),
-                hooks: Vec::new(),
-                hooks_answered: Vec::new(),
+                calls: None,
                 powered_off: false,
             },
         );
@@ -143,7 +145,7 @@ impl Runtime {
         let c = self.containers.get_mut(&id).expect("checked");
         c.state = RtState::Running;
         c.started_at = Some(now);
-        let name = c.name.clone();
+        let name = String::from(&*c.name);
         if let RunFor::For(d) = c.behaviour.run_for {
             let (gen, code) = (c.gen, c.behaviour.exit_code);
             let reason = if code == 0 { "Completed" } else { "Error" };
@@ -198,7 +200,7 @@ impl Runtime {
             }
             return Some(self.finish(sim, trace, req, CriResult::Ok));
         }
-        c.stop_waiters.push((caller, req.clone()));
+        c.calls_mut().stop_waiters.push((caller, req.clone()));
         if c.sigterm_at.is_some() {
             return None;
         }

@@ -48,6 +48,12 @@ impl<K: DenseId, V> Dense<K, V> {
         self.slots.get_mut(id.slot()).and_then(Option::as_mut)
     }
 
+    /// Room for IDs up to `n` without growing (doubling's slack is up to a record per ID).
+    pub(super) fn reserve_ids(&mut self, n: usize) {
+        self.slots
+            .reserve_exact((n + 1).saturating_sub(self.slots.len()));
+    }
+
     pub(super) fn insert(&mut self, id: K, v: V) {
         let i = id.slot();
         if self.slots.len() <= i {

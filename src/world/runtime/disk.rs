@@ -104,7 +104,7 @@ impl Runtime {
             }
             let (b, i) = Self::container_fs_at(c, now);
             out.push(ContainerFs {
-                name: c.name.clone(),
+                name: String::from(&*c.name),
                 used_bytes: b,
                 inodes_used: i,
             });
@@ -226,7 +226,7 @@ impl Runtime {
         self.live
             .iter()
             .filter_map(|id| self.containers.get(id))
-            .map(|c| c.image.clone())
+            .map(|c| String::from(&*c.image))
             .collect()
     }
 

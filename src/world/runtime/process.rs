@@ -121,13 +121,19 @@ impl Runtime {
         c.finished_at = Some(now);
         c.gen += 1;
         let uid = c.uid;
-        let waiters = std::mem::take(&mut c.stop_waiters);
         // A hook in flight ends with its container (the exec'd process dies with it; an
         // HTTP hook loses its server). The kubelet only logs a preStop hook's failure, so
         // its reply is a plain completion; a postStart hook's is a failure.
-        let hooks = std::mem::take(&mut c.hooks);
-        c.hooks_answered
-            .extend(hooks.iter().map(|h| (h.0, h.2.name())));
+        let (waiters, hooks) = match c.calls.as_deref_mut() {
+            Some(f) => {
+                let waiters = std::mem::take(&mut f.stop_waiters);
+                let hooks = std::mem::take(&mut f.hooks);
+                f.hooks_answered
+                    .extend(hooks.iter().map(|h| (h.0, h.2.name())));
+                (waiters, hooks)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
         self.changed.insert(uid);
         trace.emit(
             now,
@@ -174,8 +180,10 @@ impl Runtime {
             // Stop callers are never answered: the kubelet is gone too.
             if let Some(c) = self.containers.get_mut(id) {
                 c.powered_off = true;
-                c.stop_waiters.clear();
-                c.hooks.clear();
+                if let Some(f) = c.calls.as_deref_mut() {
+                    f.stop_waiters.clear();
+                    f.hooks.clear();
+                }
             }
             let _ = self.exit(sim, trace, *id, 137, "PowerOff");
         }
@@ -201,7 +209,7 @@ impl Runtime {
                 .find(|c| {
                     self.containers
                         .get(c)
-                        .is_some_and(|c| c.name == name && c.state == RtState::Running)
+                        .is_some_and(|c| *c.name == *name && c.state == RtState::Running)
                 })
                 .copied()
         });
