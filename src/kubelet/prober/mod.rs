@@ -53,6 +53,9 @@ pub(crate) struct ProbeKey {
     pub(crate) kind: ProbeType,
 }
 
+/// One pod's probe workers: (container, kind, slot), sorted by (container, kind).
+type PodProbes = Vec<(Arc<str>, ProbeType, u32)>;
+
 /// The probe manager's state.
 ///
 /// Upstream's `workers` map (`map[probeKey]*worker`) is split in two here: the workers
@@ -70,7 +73,7 @@ pub(crate) struct ProbeManager {
     /// in `ProbeKey` order. A vector sorted by UID rather than a B-tree: housekeeping walks
     /// it every pass (a slice walk costs a few instructions a pod, a B-tree walk ~40),
     /// lookups are a binary search, and pods are added and removed far less often.
-    index: Vec<(PodUid, Vec<(Arc<str>, ProbeType, u32)>)>,
+    index: Vec<(PodUid, PodProbes)>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
