@@ -37,9 +37,9 @@ impl Kubelet {
     /// The sync-loop handler's share of `getPodsToSync`: pods in config, not already due
     /// from the work queue, whose deadline has passed (in UID order).
     pub(crate) fn deadline_pods_to_sync(&self, now: SimTime, due: &[PodUid]) -> Vec<PodUid> {
+        // Only pods with a deadline can be past it: the pod manager keeps them apart.
         self.config
-            .pods
-            .iter()
+            .with_deadline()
             .filter(|(uid, pod)| self.past_active_deadline(pod, now) && !due.contains(uid))
             .map(|(uid, _)| *uid)
             .collect()

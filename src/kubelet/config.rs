@@ -36,9 +36,42 @@ pub(crate) struct PodManager {
     /// are dropped at the next scan. Keeps the scan proportional to the admitted pods,
     /// not to every pod the node ever rejected (`admission::active_pods_for_admission`).
     pub(crate) candidates: BTreeSet<PodUid>,
+    /// The UIDs in `pods` whose spec sets `activeDeadlineSeconds`: the only pods the
+    /// active-deadline handler can ask to sync, so `getPodsToSync` asks it about these
+    /// alone instead of every pod at every sync-loop tick (kept by `put` and `remove`).
+    with_deadline: BTreeSet<PodUid>,
 }
 
 impl PodManager {
+    /// Add or replace a pod (`pods.insert`, keeping `with_deadline` in step).
+    pub(crate) fn put(&mut self, pod: Arc<ApiPod>) {
+        if pod.spec.active_deadline.0.is_some() {
+            self.with_deadline.insert(pod.uid);
+        } else {
+            self.with_deadline.remove(&pod.uid);
+        }
+        self.pods.insert(pod.uid, pod);
+    }
+
+    /// Remove a pod (`pods.remove`, keeping `with_deadline` in step).
+    pub(crate) fn remove(&mut self, uid: PodUid) {
+        self.with_deadline.remove(&uid);
+        self.pods.remove(&uid);
+    }
+
+    /// The pods with an active deadline, in UID order.
+    pub(crate) fn with_deadline(&self) -> impl Iterator<Item = (&PodUid, &Arc<ApiPod>)> {
+        #[cfg(debug_assertions)]
+        {
+            let full: Vec<PodUid> = (self.pods.iter())
+                .filter(|(_, p)| p.spec.active_deadline.0.is_some())
+                .map(|(u, _)| *u)
+                .collect();
+            let kept: Vec<PodUid> = self.with_deadline.iter().copied().collect();
+            assert_eq!(kept, full, "pod manager's deadline index out of step");
+        }
+        (self.with_deadline.iter()).map(|u| (u, self.pods.get(u).expect("indexed pod in config")))
+    }
     /// The mirror pod of a static pod, if the API holds one with its full name.
     pub(crate) fn mirror_for(&self, pod: &ApiPod) -> Option<Arc<ApiPod>> {
         if !pod.static_pod {
@@ -189,7 +222,7 @@ impl Kubelet {
         } else {
             Vec::new()
         };
-        self.config.pods.insert(pod.uid, pod.clone());
+        self.config.put(pod.clone());
         self.objects_on_pod_manager_update(ctx, &pod);
         if needs_admission {
             if let Some((reason, message)) = self.admission_reason(&pod, &active) {
@@ -232,7 +265,7 @@ impl Kubelet {
                 ctx.reach(crate::model::reach::Reach::DeleteWhileRestartingContainer);
             }
         }
-        self.config.pods.insert(pod.uid, pod.clone());
+        self.config.put(pod.clone());
         self.objects_on_pod_manager_update(ctx, &pod);
         let deleted = pod.deletion_timestamp.is_some();
         let opts = self.update_options(UpdateType::Update, pod.clone());
@@ -258,7 +291,7 @@ impl Kubelet {
         let uid = pod.uid;
         let readiness = super::conditions::need_to_reconcile_pod_readiness(&pod);
         self.objects_on_pod_manager_update(ctx, &pod);
-        self.config.pods.insert(uid, pod);
+        self.config.put(pod);
         if readiness {
             self.handle_pod_syncs(ctx, &[uid]);
         }
@@ -278,7 +311,7 @@ impl Kubelet {
 
     /// `HandlePodRemoves` and `deletePod`.
     fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
-        self.config.pods.remove(&pod.uid);
+        self.config.remove(pod.uid);
         self.status.orphans_possible = true;
         if !self.b.on(Sw::StopProbesAtTermination) {
             self.probe_remove_pod(ctx, &pod); // before PR 110191

@@ -49,6 +49,24 @@ impl<'a> KnownCursor<'a> {
     }
 }
 
+/// [`KnownCursor`] for questions in descending UID order.
+struct KnownCursorRev<'a>(&'a [(PodUid, PodWorkerSync)]);
+
+impl<'a> KnownCursorRev<'a> {
+    fn get(&mut self, uid: PodUid) -> Option<&'a PodWorkerSync> {
+        while let Some(((u, _), rest)) = self.0.split_last() {
+            if *u <= uid {
+                break;
+            }
+            self.0 = rest;
+        }
+        match self.0.last() {
+            Some((u, w)) if *u == uid => Some(w),
+            _ => None,
+        }
+    }
+}
+
 /// `possiblyRunning`: the worker is syncing or terminating the pod.
 fn possibly_running(w: Option<&PodWorkerSync>) -> bool {
     matches!(w, Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
@@ -176,20 +194,37 @@ impl Kubelet {
         // The report marks the records not desired (orphans), so its other entries are
         // desired pods: as many as the desired pods means every one is known.
         let known_desired = working.0.iter().filter(|(_, w)| !w.orphan).count();
-        let walk = check || known_desired != all_pods.len();
-        for (uid, pod) in all_pods.iter().take_while(|_| walk) {
-            if check {
+        // Desired pods the workers do not know: the walk looks for them (none: no walk).
+        let mut unknown_left = all_pods.len() - known_desired;
+        let unknown = |scan: &mut Scan, uid: &PodUid, pod: &ApiPod| {
+            scan.restart |= self.restart_wanted(uid, pod);
+            scan.terminal |=
+                push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
+        };
+        if check {
+            for (uid, pod) in all_pods.iter() {
                 while statuses.next_if(|k| *k < uid).is_some() {}
                 statuses_kept += usize::from(statuses.next_if_eq(&uid).is_some());
                 while versions.next_if(|k| *k < uid).is_some() {}
                 versions_kept += usize::from(versions.next_if_eq(&uid).is_some());
+                if known.get(*uid).is_none() {
+                    unknown(&mut scan, uid, pod);
+                }
             }
-            if known.get(*uid).is_some() {
-                continue;
+        } else {
+            // Only the unknown pods matter, and the answer does not depend on the order they
+            // are met in: walk from the newest UIDs (where pods the workers forgot or never
+            // saw usually are) and stop once all of them were met.
+            let mut known = KnownCursorRev(&working.0);
+            for (uid, pod) in all_pods.iter().rev() {
+                if unknown_left == 0 {
+                    break;
+                }
+                if known.get(*uid).is_none() {
+                    unknown_left -= 1;
+                    unknown(&mut scan, uid, pod);
+                }
             }
-            scan.restart |= self.restart_wanted(uid, pod);
-            scan.terminal |=
-                push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
         }
         let gone = |u: &PodUid| !all_pods.contains_key(u);
         scan.statuses_orphaned = check
@@ -346,6 +381,16 @@ mod tests {
             let uid = PodUid(u);
             let got = cur.get(uid).map(|w| w.state);
             assert_eq!(got, known.get(&uid).map(|w| w.state), "uid {u}");
+        }
+        let mut rev = KnownCursorRev(&r);
+        for u in [12, 11, 10, 9, 9, 8, 7, 6, 5, 5, 3, 2, 1, 0] {
+            let uid = PodUid(u);
+            let got = rev.get(uid).map(|w| w.state);
+            assert_eq!(
+                got,
+                known.get(&uid).map(|w| w.state),
+                "uid {u} (descending)"
+            );
         }
         let mut cur = KnownCursor(&r);
         let running: Vec<u32> = (0..12)
