@@ -280,6 +280,10 @@ pub(crate) struct Facts {
     pub(crate) rings: Rings,
     /// The strings of the rings' records (and of the container instances' names).
     pub(crate) syms: Syms,
+    /// On `Probe`, `ProbeWorker` and `ContainerRunning`: the container's name, interned
+    /// (stale on other transitions). Checkers compare it with [`Instance::name`] instead of
+    /// comparing texts.
+    pub(crate) container: Sym,
 }
 
 /// Push `x` onto `v`, allocating room for exactly one element first if `v` has none:
@@ -378,6 +382,9 @@ impl Facts {
                 // Every pod the oracle saw a transition of has its facts.
                 self.pod_mut(uid);
                 if let Some(rec) = Rec::of(tr, &mut self.syms) {
+                    if let Rec::Probe(c, ..) | Rec::ProbeWorker(c, ..) | Rec::Running(_, c) = rec {
+                        self.container = c;
+                    }
                     self.rings.push(uid, at, rec);
                 }
             }
@@ -578,8 +585,9 @@ impl Facts {
                 push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
             }
             SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
-            ContainerRunning { uid, id, name } => {
-                let name = self.syms.intern(name);
+            ContainerRunning { uid, id, .. } => {
+                // Interned as the transition was remembered.
+                let name = self.container;
                 let p = self.pod_mut(*uid);
                 p.last_started_at = Some(at);
                 push_small(&mut p.running, *id);
