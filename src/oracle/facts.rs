@@ -11,7 +11,8 @@
 use super::ring::{Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
-    ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition, WorkerStep,
+    ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
+    WorkerStep,
 };
 use crate::sim::SimTime;
 use std::collections::VecDeque;
@@ -396,6 +397,24 @@ impl Facts {
                 h.push_back((at, tr.clone()));
             }
         }
+    }
+
+    /// [`Facts::update`] of a `Probe` transition, the most frequent kind (the oracle's
+    /// shortcut): it changes no fact, only the pod's history (as [`Facts::remember`] would
+    /// keep it) and [`Facts::container`].
+    #[inline]
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
+        self.pod_mut(uid);
+        let c = self.syms.intern_shared(container);
+        self.container = c;
+        self.rings.push(uid, at, Rec::Probe(c, kind, result));
     }
 
     /// Remember the values of `uid` before the current transition changes them (for the

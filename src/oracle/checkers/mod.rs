@@ -18,7 +18,7 @@ pub(crate) mod worker;
 
 use super::facts::Facts;
 use super::findings::Findings;
-use crate::model::{PodUid, ProcessEvent, Transition, WorkerStep};
+use crate::model::{PodUid, ProbeType, ProbeVerdict, ProcessEvent, Transition, WorkerStep};
 use crate::sim::{Dur, SimTime};
 
 /// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
@@ -170,12 +170,6 @@ impl Checkers {
         if bit == 0 {
             return;
         }
-        if bit == topic::PROBE {
-            // Most transitions of a run with probes; only the probes checker looks at
-            // them (asserted below), so the others are not asked.
-            self.probes.transition(at, tr, facts, out);
-            return;
-        }
         call(&mut self.static_pods, bit, at, tr, facts, out);
         call(&mut self.worker, bit, at, tr, facts, out);
         call(&mut self.sync, bit, at, tr, facts, out);
@@ -189,6 +183,24 @@ impl Checkers {
         call(&mut self.hooks, bit, at, tr, facts, out);
         call(&mut self.disk_reclaim, bit, at, tr, facts, out);
         call(&mut self.liveness, bit, at, tr, facts, out);
+    }
+
+    /// [`Checkers::transition`] of a `Probe` transition: only the probes checker looks at
+    /// it (asserted below).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        result: ProbeVerdict,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.probes
+            .probe(at, uid, container, kind, result, facts, out);
     }
 
     pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {
@@ -208,7 +220,7 @@ impl Checkers {
     }
 }
 
-// The shortcut of `Checkers::transition` for probes: no other checker looks at them.
+// The shortcut for probes (`Checkers::probe`): no other checker looks at them.
 const _: () = assert!(
     (static_pods::StaticPods::TOPICS
         | worker::WorkerChecker::TOPICS

@@ -129,10 +129,7 @@ impl Checker for Probes {
                 container,
                 kind,
                 result,
-            } => {
-                target_check(at, *uid, container, *kind, *result, facts, out);
-                self.probe(at, *uid, container, *kind, facts, out)
-            }
+            } => self.probe(at, *uid, container, *kind, *result, facts, out),
             Transition::ProbeWorker {
                 uid,
                 container,
@@ -150,8 +147,26 @@ impl Checker for Probes {
 }
 
 impl Probes {
+    /// A probe ran (S9, then S8).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn probe(
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        result: ProbeVerdict,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        target_check(at, uid, container, kind, result, facts, out);
+        self.after_stop(at, uid, container, kind, facts, out);
+    }
+
+    /// S8: probes after the workers of the probe's kind were told to stop.
+    #[inline]
+    fn after_stop(
         &mut self,
         at: SimTime,
         uid: PodUid,
