@@ -40,11 +40,15 @@ pub(crate) struct Syms {
     /// shared string interned before and its id. Holding the `Arc` keeps its allocation
     /// alive, so an equal address is the same string.
     hints: Vec<Option<(Arc<str>, Sym)>>,
+    /// The id [`Syms::intern`] gave last: the same text again (a pod's sync error, retried)
+    /// is found by one comparison, without hashing it.
+    last: Option<Sym>,
 }
 
 /// Slots of [`Syms::hints`]: a power of two, above the number of probe workers of a node
-/// (each holds its own copy of its container's name). 24 KiB per run.
-const HINTS_BITS: u32 = 10;
+/// (each holds its own copy of its container's name, and a run
+/// starts a new worker for each new container). 96 KiB per run, and the names it holds.
+const HINTS_BITS: u32 = 12;
 const HINTS: usize = 1 << HINTS_BITS;
 
 /// The id of a static text in [`Syms`].
@@ -54,6 +58,18 @@ pub(crate) struct StaticSym(u32);
 impl Syms {
     /// The id of `s`, added if new.
     pub(crate) fn intern(&mut self, s: &str) -> Sym {
+        if let Some(k) = self.last {
+            if *self.texts[k.0 as usize] == *s {
+                return k;
+            }
+        }
+        let k = self.intern_hashed(s);
+        self.last = Some(k);
+        k
+    }
+
+    /// [`Syms::intern`] through the hash table.
+    fn intern_hashed(&mut self, s: &str) -> Sym {
         if self.slots.len() < 2 * (self.texts.len() + 1) {
             self.grow();
         }
