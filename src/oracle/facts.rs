@@ -11,7 +11,8 @@
 use super::ring::{Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
-    ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition, WorkerStep,
+    ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
+    WorkerStep,
 };
 use crate::sim::SimTime;
 use std::collections::VecDeque;
@@ -280,6 +281,10 @@ pub(crate) struct Facts {
     pub(crate) rings: Rings,
     /// The strings of the rings' records (and of the container instances' names).
     pub(crate) syms: Syms,
+    /// On `Probe`, `ProbeWorker` and `ContainerRunning`: the container's name, interned
+    /// (stale on other transitions). Checkers compare it with [`Instance::name`] instead of
+    /// comparing texts.
+    pub(crate) container: Sym,
 }
 
 /// Push `x` onto `v`, allocating room for exactly one element first if `v` has none:
@@ -378,6 +383,9 @@ impl Facts {
                 // Every pod the oracle saw a transition of has its facts.
                 self.pod_mut(uid);
                 if let Some(rec) = Rec::of(tr, &mut self.syms) {
+                    if let Rec::Probe(c, ..) | Rec::ProbeWorker(c, ..) | Rec::Running(_, c) = rec {
+                        self.container = c;
+                    }
                     self.rings.push(uid, at, rec);
                 }
             }
@@ -389,6 +397,24 @@ impl Facts {
                 h.push_back((at, tr.clone()));
             }
         }
+    }
+
+    /// [`Facts::update`] of a `Probe` transition, the most frequent kind (the oracle's
+    /// shortcut): it changes no fact, only the pod's history (as [`Facts::remember`] would
+    /// keep it) and [`Facts::container`].
+    #[inline]
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
+        self.pod_mut(uid);
+        let c = self.syms.intern_shared(container);
+        self.container = c;
+        self.rings.push(uid, at, Rec::Probe(c, kind, result));
     }
 
     /// Remember the values of `uid` before the current transition changes them (for the
@@ -578,8 +604,9 @@ impl Facts {
                 push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
             }
             SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
-            ContainerRunning { uid, id, name } => {
-                let name = self.syms.intern(name);
+            ContainerRunning { uid, id, .. } => {
+                // Interned as the transition was remembered.
+                let name = self.container;
                 let p = self.pod_mut(*uid);
                 p.last_started_at = Some(at);
                 push_small(&mut p.running, *id);

@@ -20,7 +20,7 @@ use crate::sim::SimTime;
 use std::sync::Arc;
 
 /// The id of a distinct string in [`Syms`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Sym(u32);
 
 /// A table of distinct strings: container names, probe names, errors, reasons. Its size
@@ -36,7 +36,20 @@ pub(crate) struct Syms {
     slots: Vec<u32>,
     /// Static texts (a container's exit reason), by id; a handful per run.
     statics: Vec<&'static str>,
+    /// A hint for [`Syms::intern_shared`]: per slot (chosen by the string's address), a
+    /// shared string interned before and its id. Holding the `Arc` keeps its allocation
+    /// alive, so an equal address is the same string.
+    hints: Vec<Option<(Arc<str>, Sym)>>,
+    /// The id [`Syms::intern`] gave last: the same text again (a pod's sync error, retried)
+    /// is found by one comparison, without hashing it.
+    last: Option<Sym>,
 }
+
+/// Slots of [`Syms::hints`]: a power of two, above the number of probe workers of a node
+/// (each holds its own copy of its container's name, and a run
+/// starts a new worker for each new container). 96 KiB per run, and the names it holds.
+const HINTS_BITS: u32 = 12;
+const HINTS: usize = 1 << HINTS_BITS;
 
 /// The id of a static text in [`Syms`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +58,18 @@ pub(crate) struct StaticSym(u32);
 impl Syms {
     /// The id of `s`, added if new.
     pub(crate) fn intern(&mut self, s: &str) -> Sym {
+        if let Some(k) = self.last {
+            if *self.texts[k.0 as usize] == *s {
+                return k;
+            }
+        }
+        let k = self.intern_hashed(s);
+        self.last = Some(k);
+        k
+    }
+
+    /// [`Syms::intern`] through the hash table.
+    fn intern_hashed(&mut self, s: &str) -> Sym {
         if self.slots.len() < 2 * (self.texts.len() + 1) {
             self.grow();
         }
@@ -61,6 +86,35 @@ impl Syms {
         self.texts.push(s.into());
         self.slots[i] = id + 1;
         Sym(id)
+    }
+
+    /// [`Syms::intern`] of a string shared by the model (a probe worker's container name,
+    /// one `Arc` cloned into each of its transitions): the same allocation is found again
+    /// by its address, without hashing its bytes.
+    #[inline]
+    pub(crate) fn intern_shared(&mut self, s: &Arc<str>) -> Sym {
+        let addr = s.as_ptr() as usize as u64;
+        // Fibonacci hashing of the address: its top bits.
+        let slot = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize;
+        if let Some(Some((a, id))) = self.hints.get(slot) {
+            if Arc::ptr_eq(a, s) {
+                return *id;
+            }
+        }
+        self.intern_shared_slow(s, slot)
+    }
+
+    /// [`Syms::intern_shared`] of a string not in its slot of the hints: interned, and
+    /// put there.
+    #[cold]
+    #[inline(never)]
+    fn intern_shared_slow(&mut self, s: &Arc<str>, slot: usize) -> Sym {
+        let id = self.intern(s);
+        if self.hints.is_empty() {
+            self.hints = vec![None; HINTS];
+        }
+        self.hints[slot] = Some((s.clone(), id));
+        id
     }
 
     /// Twice the slots (at least 16), every text placed again.
@@ -237,13 +291,13 @@ impl Rec {
                 kind,
                 what,
                 ..
-            } => Rec::ProbeWorker(syms.intern(container), *kind, *what),
+            } => Rec::ProbeWorker(syms.intern_shared(container), *kind, *what),
             T::Probe {
                 container,
                 kind,
                 result,
                 ..
-            } => Rec::Probe(syms.intern(container), *kind, *result),
+            } => Rec::Probe(syms.intern_shared(container), *kind, *result),
             T::ProbeResult {
                 id, kind, result, ..
             } => Rec::ProbeResult(*id, *kind, *result),

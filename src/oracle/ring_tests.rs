@@ -320,6 +320,42 @@ fn strings_are_interned_once_each_in_order_of_first_sight() {
 }
 
 #[test]
+fn shared_strings_get_the_ids_intern_gives() {
+    let mut syms = Syms::default();
+    let app = syms.intern("app");
+    // More shared copies than hint slots: every copy, seen twice, finds its text's id
+    // (from its hint, or again through the table when another copy took its slot).
+    let copies: Vec<Arc<str>> = (0..2 * HINTS)
+        .map(|i| Arc::from(if i % 3 == 0 { "app" } else { "side-car" }))
+        .collect();
+    for _ in 0..2 {
+        for (i, c) in copies.iter().enumerate() {
+            let id = syms.intern_shared(c);
+            assert_eq!(syms.text(id), &**c, "copy {i}");
+            if i % 3 == 0 {
+                assert_eq!(id, app);
+            }
+        }
+    }
+    assert_eq!(syms.texts.len(), 2);
+    // A hint holds its string: a dropped copy's address is not given to another text
+    // while the hint can still answer for it.
+    let gone: Arc<str> = Arc::from("gone-1");
+    let id = syms.intern_shared(&gone);
+    drop(gone);
+    let other: Arc<str> = Arc::from("gone-2");
+    assert_ne!(syms.intern_shared(&other), id);
+    let again = syms.intern_shared(&other);
+    assert_eq!(syms.text(again), "gone-2");
+    // The last text again, and the one before it.
+    let a = syms.intern("an error: image pull failed");
+    let b = syms.intern("another error");
+    assert_eq!(syms.intern("another error"), b);
+    assert_eq!(syms.intern("an error: image pull failed"), a);
+    assert_ne!(a, b);
+}
+
+#[test]
 fn an_oracle_switched_off_releases_its_state() {
     // A run with `--no-oracle` drops the (empty) per-pod state at the end too.
     let mut o = crate::oracle::Oracle::default();

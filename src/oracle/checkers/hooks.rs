@@ -78,8 +78,9 @@ impl Checker for Hooks {
                 }
             }
             Transition::ContainerExited { uid, id, .. } => {
-                let late = format!("container {id} exited at {at}");
-                self.check(*uid, at, facts, out, late);
+                self.check(*uid, at, facts, out, || {
+                    format!("container {id} exited at {at}")
+                });
             }
             tr if super::crashed(tr) => self.pods.reset_all(),
             _ => {}
@@ -88,8 +89,16 @@ impl Checker for Hooks {
 }
 
 impl Hooks {
-    /// Reports `uid` when its deletion was held by a hook and `at` is past the bound.
-    fn check(&mut self, uid: PodUid, at: SimTime, facts: &Facts, out: &mut Findings, what: String) {
+    /// Reports `uid` when its deletion was held by a hook and `at` is past the bound
+    /// (`what`: what happened then, written only for a finding).
+    fn check(
+        &mut self,
+        uid: PodUid,
+        at: SimTime,
+        facts: &Facts,
+        out: &mut Findings,
+        what: impl FnOnce() -> String,
+    ) {
         let Some(h) = self.pods.get(uid) else {
             return;
         };
@@ -105,6 +114,7 @@ impl Hooks {
         out.checked(Inv::DeletionNotHeldByPostStart);
         if at > deadline {
             self.pods.at(uid).reported = true;
+            let what = what();
             out.report(
                 facts,
                 Inv::DeletionNotHeldByPostStart,
@@ -129,13 +139,9 @@ impl Hooks {
         out: &mut Findings,
     ) {
         if let Some(c) = facts.pod(uid).running.first() {
-            self.check(
-                uid,
-                end,
-                facts,
-                out,
-                format!("container {c} still runs at the end ({end})"),
-            );
+            self.check(uid, end, facts, out, || {
+                format!("container {c} still runs at the end ({end})")
+            });
         }
     }
 }

@@ -18,7 +18,7 @@ pub(crate) mod worker;
 
 use super::facts::Facts;
 use super::findings::Findings;
-use crate::model::{PodUid, ProcessEvent, Transition, WorkerStep};
+use crate::model::{PodUid, ProbeType, ProbeVerdict, ProcessEvent, Transition, WorkerStep};
 use crate::sim::{Dur, SimTime};
 
 /// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
@@ -185,6 +185,24 @@ impl Checkers {
         call(&mut self.liveness, bit, at, tr, facts, out);
     }
 
+    /// [`Checkers::transition`] of a `Probe` transition: only the probes checker looks at
+    /// it (asserted below).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        result: ProbeVerdict,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.probes
+            .probe(at, uid, container, kind, result, facts, out);
+    }
+
     pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {
         self.shutdown.finish_node(end, facts, out);
         self.eviction.finish_node(end, facts, out);
@@ -202,6 +220,24 @@ impl Checkers {
     }
 }
 
+// The shortcut for probes (`Checkers::probe`): no other checker looks at them.
+const _: () = assert!(
+    (static_pods::StaticPods::TOPICS
+        | worker::WorkerChecker::TOPICS
+        | sync::SyncChecker::TOPICS
+        | api::ApiChecker::TOPICS
+        | teardown::Teardown::TOPICS
+        | shutdown::Shutdown::TOPICS
+        | eviction::Eviction::TOPICS
+        | kills::Kills::TOPICS
+        | init_containers::InitContainers::TOPICS
+        | hooks::Hooks::TOPICS
+        | disk_reclaim::DiskReclaim::TOPICS
+        | liveness::Liveness::TOPICS)
+        & topic::PROBE
+        == 0
+);
+
 /// Per-pod state of one checker, by UID.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PerPod<T>(Vec<T>);
@@ -216,6 +252,10 @@ impl<T: Default> PerPod<T> {
     }
     pub(crate) fn get(&self, uid: PodUid) -> Option<&T> {
         self.0.get(uid.0 as usize)
+    }
+    /// The state of `uid` if it has any yet (else it is the default).
+    pub(crate) fn get_mut(&mut self, uid: PodUid) -> Option<&mut T> {
+        self.0.get_mut(uid.0 as usize)
     }
     /// Back to the default for `uid`.
     pub(crate) fn reset(&mut self, uid: PodUid) {

@@ -64,6 +64,42 @@ struct Stops {
     after_stop: BTreeMap<(String, ProbeType), u32>,
 }
 
+impl Stops {
+    /// A probe after its kind's workers were told to stop: the second one is a finding.
+    /// (Out of line: the common case, a probe of a pod not stopping, never gets here.)
+    #[inline(never)]
+    fn after_stop_probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        let n = self
+            .after_stop
+            .entry((container.to_string(), kind))
+            .or_insert(0);
+        *n += 1;
+        let n = *n;
+        if n > 1 {
+            let when = if kind == ProbeType::Readiness {
+                "RemovePod"
+            } else {
+                "StopLivenessAndStartup"
+            };
+            out.report(
+                facts,
+                Inv::NoProbeAfterTermination,
+                Some(uid),
+                at,
+                format!("{kind} probe of container {container} ran {n} times after {when}"),
+            );
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Probes {
     stops: PerPod<Stops>,
@@ -93,10 +129,7 @@ impl Checker for Probes {
                 container,
                 kind,
                 result,
-            } => {
-                target_check(at, *uid, container, *kind, *result, facts, out);
-                self.probe(at, *uid, container, *kind, facts, out)
-            }
+            } => self.probe(at, *uid, container, *kind, *result, facts, out),
             Transition::ProbeWorker {
                 uid,
                 container,
@@ -114,7 +147,26 @@ impl Checker for Probes {
 }
 
 impl Probes {
-    fn probe(
+    /// A probe ran (S9, then S8).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &str,
+        kind: ProbeType,
+        result: ProbeVerdict,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        target_check(at, uid, container, kind, result, facts, out);
+        self.after_stop(at, uid, container, kind, facts, out);
+    }
+
+    /// S8: probes after the workers of the probe's kind were told to stop.
+    #[inline]
+    fn after_stop(
         &mut self,
         at: SimTime,
         uid: PodUid,
@@ -123,32 +175,16 @@ impl Probes {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        let s = self.stops.at(uid);
+        // A pod without stops recorded has none set (the default).
+        let Some(s) = self.stops.get_mut(uid) else {
+            return;
+        };
         let lvs = s.lvs_stopped || s.terminating_status_set;
         let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
         if !stopped {
             return;
         }
-        let n = s
-            .after_stop
-            .entry((container.to_string(), kind))
-            .or_insert(0);
-        *n += 1;
-        let n = *n;
-        if n > 1 {
-            let when = if kind == ProbeType::Readiness {
-                "RemovePod"
-            } else {
-                "StopLivenessAndStartup"
-            };
-            out.report(
-                facts,
-                Inv::NoProbeAfterTermination,
-                Some(uid),
-                at,
-                format!("{kind} probe of container {container} ran {n} times after {when}"),
-            );
-        }
+        s.after_stop_probe(at, uid, container, kind, facts, out);
     }
 
     /// A readiness worker exited: while the pod terminates, not before its kill completed
@@ -163,9 +199,10 @@ impl Probes {
     ) {
         let p = facts.pod(uid);
         let terminating = p.inc.saw_delete_at.is_some() || p.inc.term_requested_at.is_some();
-        let runs = p.instances.iter().any(|i| {
-            facts.text(i.name) == container && i.exit.is_none() && p.running.contains(&i.id)
-        });
+        let runs = p
+            .instances
+            .iter()
+            .any(|i| i.name == facts.container && i.exit.is_none() && p.running.contains(&i.id));
         let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
@@ -181,7 +218,8 @@ impl Probes {
 }
 
 /// S9: a probe of `container` runs only when an instance of it has run, and does not
-/// succeed while none runs (ground truth).
+/// succeed while none runs (ground truth). `facts.container` is its name, interned.
+#[inline]
 fn target_check(
     at: SimTime,
     uid: PodUid,
@@ -192,17 +230,38 @@ fn target_check(
     out: &mut Findings,
 ) {
     let p = facts.pod(uid);
-    let ever = p.instances.iter().any(|i| facts.text(i.name) == container);
-    let runs = p
-        .instances
-        .iter()
-        .any(|i| facts.text(i.name) == container && p.running.contains(&i.id));
+    let name = facts.container;
+    // One pass: has an instance of it run, and does one run now?
+    let mut ever = false;
+    let mut runs = false;
+    for i in p.instances.iter().filter(|i| i.name == name) {
+        ever = true;
+        if p.running.contains(&i.id) {
+            runs = true;
+            break;
+        }
+    }
+    if !ever || (!runs && result == ProbeVerdict::Success) {
+        target_finding(at, uid, container, kind, ever, facts, out);
+    }
+}
+
+/// The S9 finding of [`target_check`] (`ever`: an instance of the container has run).
+#[cold]
+#[inline(never)]
+fn target_finding(
+    at: SimTime,
+    uid: PodUid,
+    container: &str,
+    kind: ProbeType,
+    ever: bool,
+    facts: &Facts,
+    out: &mut Findings,
+) {
     let what = if !ever {
         format!("a {kind} probe ran against container {container}, which has never run")
-    } else if !runs && result == ProbeVerdict::Success {
-        format!("a {kind} probe of container {container} succeeded while no instance of it runs")
     } else {
-        return;
+        format!("a {kind} probe of container {container} succeeded while no instance of it runs")
     };
     out.report(facts, Inv::ProbesOnlyRunningContainers, Some(uid), at, what);
 }
