@@ -262,13 +262,19 @@ impl Kubelet {
         if rec.is_some_and(|s| s.is_terminated()) {
             return false;
         }
-        let terminal = pod.status.phase.is_terminal()
+        !self.phase_terminal(uid, pod) || rec.is_some_and(|s| s.is_termination_requested())
+    }
+
+    /// Whether the pod's phase is terminal in the API object or in the status manager's
+    /// cache (the test `filterOutInactivePods` and the shutdown manager's active-pod list
+    /// share).
+    pub(super) fn phase_terminal(&self, uid: &PodUid, pod: &ApiPod) -> bool {
+        pod.status.phase.is_terminal()
             || self
                 .status
                 .statuses
                 .get(uid)
-                .is_some_and(|v| v.status.phase.is_terminal());
-        !terminal || rec.is_some_and(|s| s.is_termination_requested())
+                .is_some_and(|v| v.status.phase.is_terminal())
     }
 
     /// Restart the desired, active pods the workers do not know.

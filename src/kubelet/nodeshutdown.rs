@@ -313,12 +313,7 @@ impl Kubelet {
                 if self.pw.is_pod_known_terminated(**uid) {
                     return false;
                 }
-                let terminal = pod.status.phase.is_terminal()
-                    || self
-                        .status
-                        .statuses
-                        .get(uid)
-                        .is_some_and(|v| v.status.phase.is_terminal());
+                let terminal = self.phase_terminal(uid, pod);
                 // Terminal pods are inactive unless being terminated.
                 !terminal || self.pw.is_pod_termination_requested(**uid)
             })
