@@ -12,6 +12,9 @@
 
 pub mod limits;
 pub mod queue;
+#[cfg(test)]
+#[allow(dead_code)]
+mod queue_ref;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
@@ -84,6 +87,7 @@ impl<E> Sim<E> {
     }
 
     /// Pop the next event, advancing the clock, or say why the run must stop.
+    #[inline]
     pub fn next_event(&mut self) -> Result<E, StopReason> {
         let Some(at) = self.queue.peek_time() else {
             return Err(StopReason::Quiescent);
@@ -102,12 +106,9 @@ impl<E> Sim<E> {
         } else {
             self.events_this_instant = 0;
         }
-        let (t, e) = self
-            .queue
-            .pop_with(&mut self.scheduler, self.source)
-            .expect("peeked");
-        assert!(t >= self.now, "clock went backwards: {t} < {}", self.now);
-        self.now = t;
+        assert!(at >= self.now, "clock went backwards: {at} < {}", self.now);
+        let e = self.queue.pop_ready(&mut self.scheduler, self.source);
+        self.now = at;
         self.events += 1;
         self.events_this_instant += 1;
         Ok(e)

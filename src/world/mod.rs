@@ -46,10 +46,12 @@ pub(crate) enum Event<K> {
     Timeline(usize),
     /// The runtime's own process events.
     Runtime(RtEvent),
-    /// A CRI call completes (its effect is applied now).
+    /// A CRI call completes (its effect is applied now). The request is boxed: it is the
+    /// largest payload (two strings), and inline it would make every event twice as large
+    /// to move through the queue and to keep in it.
     CriComplete {
         caller: CriClient,
-        req: CriReq,
+        req: Box<CriReq>,
         fault: Option<crate::model::CriError>,
     },
     /// A watch event reaches the config source of kubelet incarnation `.0`.

@@ -378,7 +378,14 @@ impl Runtime {
                 (self.latency(call), self.fault(call, sim.now()))
             }
         };
-        let _ = sim.after(delay, Event::CriComplete { caller, req, fault });
+        let _ = sim.after(
+            delay,
+            Event::CriComplete {
+                caller,
+                req: Box::new(req),
+                fault,
+            },
+        );
     }
 
     /// A call completes: apply its effect. `None` means the reply comes later (a stop
