@@ -568,7 +568,8 @@ mod tests {
     fn same_as_reference<S: Scheduler>(seed: u64, mk: impl Fn(u64) -> S, by_source: bool) {
         use crate::sim::queue_ref;
         use crate::sim::Stream;
-        let source: Option<fn(&(u64, u64)) -> u64> = if by_source { Some(|e| e.0) } else { None };
+        type SourceOf = fn(&(u64, u64)) -> u64;
+        let source: Option<SourceOf> = if by_source { Some(|e| e.0) } else { None };
         let mut rng = Stream::new(seed, "queue-ref-test");
         let (mut q, mut r) = (EventQueue::new(), queue_ref::EventQueue::new());
         let (mut sq, mut sr) = (mk(seed), mk(seed));
