@@ -40,6 +40,8 @@ pub(crate) struct PodManager {
     /// active-deadline handler can ask to sync, so `getPodsToSync` asks it about these
     /// alone instead of every pod at every sync-loop tick (kept by `put` and `remove`).
     with_deadline: BTreeSet<PodUid>,
+    /// UIDs added to or removed from `pods` (read by housekeeping's `SyncKnownPods`).
+    pub(crate) changed: super::record_map::ChangeLog,
 }
 
 impl PodManager {
@@ -50,13 +52,18 @@ impl PodManager {
         } else {
             self.with_deadline.remove(&pod.uid);
         }
-        self.pods.insert(pod.uid, pod);
+        let uid = pod.uid;
+        if self.pods.insert(uid, pod).is_none() {
+            self.changed.note(uid, self.pods.len());
+        }
     }
 
     /// Remove a pod (`pods.remove`, keeping `with_deadline` in step).
     pub(crate) fn remove(&mut self, uid: PodUid) {
         self.with_deadline.remove(&uid);
-        self.pods.remove(&uid);
+        if self.pods.remove(&uid).is_some() {
+            self.changed.note(uid, self.pods.len());
+        }
     }
 
     /// The pods with an active deadline, in UID order.

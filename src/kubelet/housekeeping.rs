@@ -13,6 +13,7 @@
 //! step with nothing to do is skipped, one with work runs its full loop as upstream
 //! writes it. The reports and listings live in buffers kept between passes.
 
+use super::known_report::KnownReport;
 use super::pod_workers::{KillPodOptions, KnownPods, PodWorkerSync, UpdatePodOptions, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
@@ -25,8 +26,8 @@ use std::sync::Arc;
 /// Buffers every housekeeping pass reuses (no allocation per pass in the steady state).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    /// `SyncKnownPods`' report.
-    known: KnownPods,
+    /// `SyncKnownPods`' report, kept up to date between passes.
+    known: KnownReport,
     /// The runtime's running pods no worker is syncing or terminating, in UID order.
     orphans: Vec<PodUid>,
 }
@@ -89,8 +90,10 @@ impl Kubelet {
         ctx.emit(Transition::Housekeeping);
         // Borrow the pod manager's map for the duration (nothing below changes it).
         let all_pods = std::mem::take(&mut self.config.pods);
-        let mut working = std::mem::take(&mut self.hk.known);
-        self.sync_known_pods_into(ctx, &all_pods, &mut working);
+        let mut report = std::mem::take(&mut self.hk.known);
+        self.sync_known_pods_into(ctx, &all_pods, &mut report);
+        let known_desired = report.known_desired();
+        let working = &report.pods;
         // Stop probing pods that are not running (asked in UID order: walked, not searched).
         let mut cur = KnownCursor(&working.0);
         self.probe_cleanup_pods(ctx, |uid| possibly_running(cur.get(uid)));
@@ -106,7 +109,7 @@ impl Kubelet {
             orphans.binary_search(uid).is_ok()
         };
         let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
-        let scan = self.cleanup_scan(&all_pods, &working, push_terminal, is_running);
+        let scan = self.cleanup_scan(&all_pods, working, known_desired, push_terminal, is_running);
         // RemoveOrphanedStatuses.
         if scan.statuses_orphaned {
             self.status_remove_orphans(&all_pods);
@@ -114,14 +117,14 @@ impl Kubelet {
         self.status.orphans_possible = false;
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         if scan.restart {
-            self.restart_unknown(ctx, &all_pods, &working);
+            self.restart_unknown(ctx, &all_pods, working);
         }
         // Terminal pods with a deletion timestamp that no worker knows and nothing runs
         // (`filterTerminalPodsToDelete`, PR 118497; before it, a pod rejected at admission
         // after a restart never reached a worker, so nothing finished it). A restart above
         // changes the workers' records: the scan's answer is then not used.
         if push_terminal && (scan.terminal || scan.restart) {
-            self.kill_terminal_unknown(ctx, &all_pods, &working, is_running);
+            self.kill_terminal_unknown(ctx, &all_pods, working, is_running);
         }
         // Orphaned mirror pods: delete them, unless their static pod is still terminating.
         let orphaned_mirrors: Vec<(String, crate::model::PodUid)> = self
@@ -165,7 +168,7 @@ impl Kubelet {
             self.kill_orphans(ctx, &orphans);
         }
         self.crash_backoff.gc(ctx.now());
-        self.hk.known = working;
+        self.hk.known = report;
         self.hk.orphans = orphans;
         self.config.pods = all_pods;
     }
@@ -178,6 +181,7 @@ impl Kubelet {
         &self,
         all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
         working: &KnownPods,
+        known_desired: usize,
         push_terminal: bool,
         is_running: impl Fn(&PodUid) -> bool,
     ) -> Scan {
@@ -193,7 +197,10 @@ impl Kubelet {
         // The restart and kill tests hold only for desired pods the workers do not know.
         // The report marks the records not desired (orphans), so its other entries are
         // desired pods: as many as the desired pods means every one is known.
-        let known_desired = working.0.iter().filter(|(_, w)| !w.orphan).count();
+        debug_assert_eq!(
+            known_desired,
+            working.0.iter().filter(|(_, w)| !w.orphan).count()
+        );
         // Desired pods the workers do not know: the walk looks for them (none: no walk).
         let mut unknown_left = all_pods.len() - known_desired;
         let unknown = |scan: &mut Scan, uid: &PodUid, pod: &ApiPod| {

@@ -46,6 +46,7 @@ mod hooks;
 pub(crate) mod housekeeping;
 pub(crate) mod image_gc;
 pub(crate) mod init_containers;
+pub(crate) mod known_report;
 pub(crate) mod kill_order;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;
@@ -56,6 +57,7 @@ pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
 pub(crate) mod profile_doc;
+pub(crate) mod record_map;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
 pub(crate) mod restart;
