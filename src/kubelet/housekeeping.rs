@@ -18,6 +18,7 @@ use super::pod_workers::{KillPodOptions, KnownPods, PodWorkerSync, UpdatePodOpti
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
+use crate::model::change_log::Changes;
 use crate::model::{ApiPod, NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
 use std::collections::BTreeMap;
@@ -30,6 +31,10 @@ pub(crate) struct Scratch {
     known: KnownReport,
     /// The runtime's running pods no worker is syncing or terminating, in UID order.
     orphans: Vec<PodUid>,
+    /// The runtime listing's change-log epoch `orphans` was brought up to date at.
+    running_synced: Option<u64>,
+    /// Scratch: UIDs whose orphan standing may have changed.
+    changed: (Vec<PodUid>, Vec<PodUid>),
 }
 
 /// A cursor over `SyncKnownPods`' UID-ordered report, asked in ascending UID order.
@@ -99,11 +104,12 @@ impl Kubelet {
         self.probe_cleanup_pods(ctx, |uid| possibly_running(cur.get(uid)));
         // Force-refresh the runtime cache: a fresh list of the running pods. Only the pods
         // the workers are not running matter below (the orphans to kill, and the "nothing
-        // runs" tests, asked only of UIDs the workers do not know), so the listing skips
-        // the others (walked in UID order beside the report) before reading containers.
-        let mut cur = KnownCursor(&working.0);
+        // runs" tests, asked only of UIDs the workers do not know), so only those are kept,
+        // and the list is kept between passes: redone for the pods that joined or left the
+        // runtime's listing or whose report entry changed (all of it if any side lost track).
         let mut orphans = std::mem::take(&mut self.hk.orphans);
-        ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut orphans);
+        self.list_orphans(ctx, &mut report, &mut orphans);
+        let working = &report.pods;
         let is_running = |uid: &PodUid| {
             debug_assert!(!possibly_running(working.get(uid)));
             orphans.binary_search(uid).is_ok()
@@ -171,6 +177,50 @@ impl Kubelet {
         self.hk.known = report;
         self.hk.orphans = orphans;
         self.config.pods = all_pods;
+    }
+
+    /// Bring `orphans` (the running pods no worker is syncing or terminating, in UID order)
+    /// up to date with the runtime's listing and the report.
+    fn list_orphans(&mut self, ctx: &mut Ctx, report: &mut KnownReport, orphans: &mut Vec<PodUid>) {
+        let (mut rt, mut rep) = std::mem::take(&mut self.hk.changed);
+        let (c, epoch) = ctx.running_pod_changes(self.hk.running_synced, &mut rt);
+        self.hk.running_synced = Some(epoch);
+        let known = report.take_touched(&mut rep);
+        let working = &report.pods;
+        // A visit costs two searches; the listing one step of a walk per running pod (about
+        // one per record).
+        if c == Changes::All || !known || (rt.len() + rep.len()) * 3 > working.0.len() {
+            let mut cur = KnownCursor(&working.0);
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), orphans);
+        } else {
+            let mut reps = rep.iter().peekable();
+            let mut visit = |uid: PodUid| {
+                let orphan = ctx.pod_listed_running(uid) && !possibly_running(working.get(&uid));
+                match (orphans.binary_search(&uid), orphan) {
+                    (Err(i), true) => orphans.insert(i, uid),
+                    (Ok(i), false) => {
+                        orphans.remove(i);
+                    }
+                    _ => {}
+                }
+            };
+            for uid in &rt {
+                while let Some(u) = reps.next_if(|u| *u < uid) {
+                    visit(*u);
+                }
+                reps.next_if(|u| *u == uid);
+                visit(*uid);
+            }
+            reps.for_each(|u| visit(*u));
+        }
+        #[cfg(debug_assertions)]
+        {
+            let mut full = Vec::new();
+            let mut cur = KnownCursor(&working.0);
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut full);
+            assert_eq!(*orphans, full, "housekeeping's orphan list out of step");
+        }
+        self.hk.changed = (rt, rep);
     }
 
     /// One walk of the desired pods beside the status manager's maps and the workers'

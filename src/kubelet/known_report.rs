@@ -25,6 +25,9 @@ pub(crate) struct KnownReport {
     synced: Option<(u64, u64)>,
     /// Scratch: the UIDs the two logs name.
     changed: (Vec<PodUid>, Vec<PodUid>),
+    /// The UIDs whose entries may have changed since [`KnownReport::take_touched`] was
+    /// last called (in the order updated), or `None`: every entry may have.
+    touched: Option<Vec<PodUid>>,
 }
 
 /// A record's entry in the report, and whether `SyncKnownPods` acts on it.
@@ -52,6 +55,24 @@ impl KnownReport {
         })
     }
 
+    /// The UIDs whose entries may have changed since the last call (sorted, without
+    /// repeats, into `out`), or false if every entry may have.
+    pub(crate) fn take_touched(&mut self, out: &mut Vec<PodUid>) -> bool {
+        out.clear();
+        match self.touched.as_mut() {
+            Some(t) => {
+                std::mem::swap(out, t);
+                out.sort_unstable();
+                out.dedup();
+                true
+            }
+            None => {
+                self.touched = Some(Vec::new());
+                false
+            }
+        }
+    }
+
     /// How many entries are desired pods (not orphans).
     pub(crate) fn known_desired(&self) -> usize {
         self.pods.0.len() - self.orphans
@@ -71,9 +92,15 @@ impl KnownReport {
         let b = desired_log.take(d_at, &mut self.changed.1);
         self.synced = Some((log.epoch(), desired_log.epoch()));
         let n = self.changed.0.len() + self.changed.1.len();
-        if a == Changes::All || b == Changes::All || n * 8 > map.len() {
+        // An update costs a few searches; a rebuild one step of a walk per record.
+        if a == Changes::All || b == Changes::All || n * 3 > map.len() {
             self.rebuild(map, desired);
+            self.touched = None;
         } else {
+            if let Some(t) = &mut self.touched {
+                t.extend_from_slice(&self.changed.0);
+                t.extend_from_slice(&self.changed.1);
+            }
             let (x, y) = std::mem::take(&mut self.changed);
             let mut ys = y.iter().peekable();
             for uid in &x {

@@ -4,11 +4,11 @@
 //! functions, and `SyncKnownPods`. The record they drive, and its state-machine rules, are
 //! in [`super::pod_workers`]; what differs from upstream is listed there.
 
-use super::pod_workers::{
-    close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn,
-    UpdatePodOptions, UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR, NETWORK_NOT_READY,
-};
 use super::known_report::KnownReport;
+use super::pod_workers::{
+    close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, UpdatePodOptions,
+    UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR, NETWORK_NOT_READY,
+};
 use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;

@@ -24,6 +24,7 @@ use super::cri::{CriClient, CriReq, CriResult};
 use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
+use crate::model::change_log::{ChangeLog, Changes};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtContainer,
     RtPodStatus, RtSandbox, RtState, RunningPod, SandboxId, Transition,
@@ -157,6 +158,8 @@ pub(crate) struct Runtime {
     /// in step by every change of a container's state or a sandbox's readiness
     /// (`refresh_running`), so a listing walks these instead of every pod ever run.
     running: BTreeSet<PodUid>,
+    /// The pods that joined or left `running` since housekeeping last asked.
+    running_log: ChangeLog,
     /// Boxed: a search tree filled in UID order keeps its nodes about half full.
     pods: BTreeMap<PodUid, Box<RtPod>>,
     images: BTreeSet<String>,
@@ -223,6 +226,7 @@ impl Runtime {
             live: BTreeSet::new(),
             live_using: BTreeSet::new(),
             running: BTreeSet::new(),
+            running_log: ChangeLog::default(),
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
             names: BTreeSet::new(),
@@ -606,18 +610,47 @@ impl Runtime {
     /// Keep `uid`'s membership of `running` in step after a change of one of its
     /// containers' states or sandboxes' readiness.
     pub(super) fn refresh_running(&mut self, uid: PodUid) {
-        if self.pods.get(&uid).is_some_and(|p| self.pod_running(p)) {
-            self.running.insert(uid);
+        let on = self.pods.get(&uid).is_some_and(|p| self.pod_running(p));
+        self.set_running(uid, on);
+    }
+
+    /// Put `uid` in `running` or take it out, noting a change of membership.
+    pub(super) fn set_running(&mut self, uid: PodUid, on: bool) {
+        let changed = if on {
+            self.running.insert(uid)
         } else {
-            self.running.remove(&uid);
+            self.running.remove(&uid)
+        };
+        if changed {
+            self.running_log.note(uid, self.running.len());
         }
+    }
+
+    /// Whether `GetPods(all=false)` lists the pod.
+    pub(crate) fn pod_listed_running(&self, uid: PodUid) -> bool {
+        self.running.contains(&uid)
+    }
+
+    /// The pods that joined or left the `GetPods(all=false)` listing since the last call
+    /// (into `out`, sorted; see [`ChangeLog::take`] for `synced`), and the epoch to pass
+    /// next time.
+    pub(crate) fn take_running_changes(
+        &mut self,
+        synced: Option<u64>,
+        out: &mut Vec<PodUid>,
+    ) -> (Changes, u64) {
+        let c = self.running_log.take(synced, out);
+        (c, self.running_log.epoch())
     }
 
     /// Whether a container's behaviour adds to the node's stats (memory, disk, inodes or
     /// processes); the stats skip the others.
     fn uses_resources(c: &Container) -> bool {
         let b = &c.behaviour;
-        b.memory_usage_bytes != 0 || !b.disk_usage.is_zero() || !b.inodes.is_zero() || !b.pids.is_zero()
+        b.memory_usage_bytes != 0
+            || !b.disk_usage.is_zero()
+            || !b.inodes.is_zero()
+            || !b.pids.is_zero()
     }
 
     /// Whether `GetPods(all=false)` lists the pod: a running container or a ready sandbox.
@@ -680,7 +713,9 @@ impl Runtime {
         let node_ws = (self.live_using.iter())
             .filter_map(|id| self.containers.get(id))
             .filter(|c| c.state == RtState::Running)
-            .fold(0u64, |a, c| a.saturating_add(c.behaviour.memory_usage_bytes));
+            .fold(0u64, |a, c| {
+                a.saturating_add(c.behaviour.memory_usage_bytes)
+            });
         #[cfg(debug_assertions)]
         {
             let mut full: u64 = 0;
@@ -688,7 +723,9 @@ impl Runtime {
                 let ws = (p.live.iter())
                     .filter_map(|id| self.containers.get(id))
                     .filter(|c| c.state == RtState::Running)
-                    .fold(0u64, |a, c| a.saturating_add(c.behaviour.memory_usage_bytes));
+                    .fold(0u64, |a, c| {
+                        a.saturating_add(c.behaviour.memory_usage_bytes)
+                    });
                 full = full.saturating_add(ws);
             }
             assert_eq!(node_ws, full, "node working set out of step with the pods'");

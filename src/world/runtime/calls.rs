@@ -44,7 +44,7 @@ impl Runtime {
         pod.namespace = namespace;
         pod.sandboxes.push(id);
         self.changed.insert(uid);
-        self.running.insert(uid);
+        self.set_running(uid, true);
         trace.emit(now, &Transition::SandboxReady { uid, id });
         CriResult::SandboxCreated(id)
     }
@@ -177,7 +177,7 @@ impl Runtime {
             let _ = sim.after(OOM_AFTER, Event::Runtime(ev));
         }
         self.changed.insert(uid);
-        self.running.insert(uid);
+        self.set_running(uid, true);
         trace.emit(now, &Transition::ContainerRunning { uid, id, name });
         CriResult::Ok
     }

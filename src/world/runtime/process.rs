@@ -193,6 +193,7 @@ impl Runtime {
         }
         // Nothing runs and no sandbox is ready any more.
         self.running.clear();
+        self.running_log.note_all();
         running.len() as u32
     }
 
