@@ -42,6 +42,9 @@ pub(crate) struct PodManager {
     with_deadline: BTreeSet<PodUid>,
     /// UIDs added to or removed from `pods` (read by housekeeping's `SyncKnownPods`).
     pub(crate) changed: super::record_map::ChangeLog,
+    /// UIDs whose pod was added, replaced or removed, and every UID at a mirror pod's
+    /// change (read by the status manager's periodic reconcile check).
+    pub(crate) touched: super::record_map::ChangeLog,
 }
 
 impl PodManager {
@@ -56,6 +59,7 @@ impl PodManager {
         if self.pods.insert(uid, pod).is_none() {
             self.changed.note(uid, self.pods.len());
         }
+        self.touched.note(uid, self.pods.len());
     }
 
     /// Remove a pod (`pods.remove`, keeping `with_deadline` in step).
@@ -63,6 +67,7 @@ impl PodManager {
         self.with_deadline.remove(&uid);
         if self.pods.remove(&uid).is_some() {
             self.changed.note(uid, self.pods.len());
+            self.touched.note(uid, self.pods.len());
         }
     }
 
@@ -193,6 +198,7 @@ impl Kubelet {
         match ev.kind {
             WatchKind::Added | WatchKind::Modified => {
                 self.config.mirrors.insert(full.clone(), ev.pod.clone());
+                self.config.touched.note_all();
             }
             WatchKind::Deleted => {
                 if self
@@ -202,6 +208,7 @@ impl Kubelet {
                     .is_some_and(|m| m.uid == ev.pod.uid)
                 {
                     self.config.mirrors.remove(&full);
+                    self.config.touched.note_all();
                 }
             }
         }

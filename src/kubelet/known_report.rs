@@ -105,13 +105,14 @@ impl KnownReport {
             let mut ys = y.iter().peekable();
             for uid in &x {
                 while let Some(d) = ys.next_if(|d| *d < uid) {
-                    self.update(*d, map, desired);
+                    self.update(*d, map, desired, true);
                 }
-                ys.next_if(|d| *d == uid);
-                self.update(*uid, map, desired);
+                // A UID the pod manager's log does not name kept its standing in config.
+                let named = ys.next_if(|d| *d == uid).is_some();
+                self.update(*uid, map, desired, named);
             }
             for d in ys {
-                self.update(*d, map, desired);
+                self.update(*d, map, desired, true);
             }
             self.changed = (x, y);
         }
@@ -149,12 +150,14 @@ impl KnownReport {
         }
     }
 
-    /// Recompute the entry of one UID.
+    /// Recompute the entry of one UID; `named`: the pod manager's log names it (else its
+    /// membership of the desired pods did not change, and an entry keeps its orphan flag).
     fn update(
         &mut self,
         uid: PodUid,
         records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        named: bool,
     ) {
         let at = self.pods.0.binary_search_by(|(u, _)| u.cmp(&uid));
         if let Ok(i) = at {
@@ -170,7 +173,10 @@ impl KnownReport {
             }
             return;
         };
-        let orphan = !desired.contains_key(&uid);
+        let orphan = match at {
+            Ok(i) if !named => self.pods.0[i].1.orphan,
+            _ => !desired.contains_key(&uid),
+        };
         let (w, act) = entry(st, orphan);
         self.orphans += usize::from(orphan);
         match at {

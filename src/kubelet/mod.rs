@@ -230,6 +230,8 @@ pub(crate) struct Kubelet {
     pub(crate) image_gc: image_gc::ImageGcManager,
     /// Buffers housekeeping reuses every pass (no allocation per pass).
     pub(crate) hk: housekeeping::Scratch,
+    /// The status manager's reconcile candidates, kept between periodic batches.
+    pub(crate) reconcile: status_sync::ReconcileIndex,
 }
 
 impl Kubelet {
@@ -268,6 +270,7 @@ impl Kubelet {
             }),
             image_gc: image_gc::ImageGcManager::new(spec),
             hk: housekeeping::Scratch::default(),
+            reconcile: Default::default(),
         };
         k.pw.b = b;
         k.pleg.b = b;

@@ -57,6 +57,18 @@ impl<V> RecordMap<V> {
         Some(v)
     }
 
+    /// Keep the entries `f` accepts (in UID order), noting the ones dropped.
+    pub(crate) fn retain(&mut self, mut f: impl FnMut(&PodUid, &mut V) -> bool) {
+        let (len, log) = (self.map.len(), &mut self.log);
+        self.map.retain(|uid, v| {
+            let keep = f(uid, v);
+            if !keep {
+                log.note(*uid, len);
+            }
+            keep
+        });
+    }
+
     /// The map and its change log (the map read-only).
     pub(crate) fn split(&mut self) -> (&BTreeMap<PodUid, V>, &mut ChangeLog) {
         (&self.map, &mut self.log)
