@@ -6,8 +6,8 @@
 //! writes are in [`super::status`].
 
 use super::cursor::Cursor;
-use super::record_map::Changes;
 use super::profile::Sw;
+use super::record_map::Changes;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
 use crate::kubelet::Ctx;
@@ -259,7 +259,10 @@ impl Kubelet {
                 })
                 .map(|(u, _)| *u)
                 .collect();
-            assert!(todo.iter().all(|u| full.contains(u)), "a candidate the scan skips");
+            assert!(
+                todo.iter().all(|u| full.contains(u)),
+                "a candidate the scan skips"
+            );
             for u in full.iter().filter(|u| !todo.contains(u)) {
                 let v = &self.status.statuses[u];
                 assert!(
