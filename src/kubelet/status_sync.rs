@@ -134,9 +134,9 @@ impl Kubelet {
             for (uid, v) in self.status.statuses.iter() {
                 let api_version = api_versions.seek(uid).copied();
                 let pod = pods.seek(uid);
-                if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups) {
-                    todo.push(*uid);
-                } else if all && self.status_reconcile_wanted(*uid) {
+                if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups)
+                    || (all && self.status_reconcile_wanted(*uid))
+                {
                     todo.push(*uid);
                 }
             }
