@@ -40,6 +40,11 @@ pub(crate) struct PodManager {
     /// active-deadline handler can ask to sync, so `getPodsToSync` asks it about these
     /// alone instead of every pod at every sync-loop tick (kept by `put` and `remove`).
     with_deadline: BTreeSet<PodUid>,
+    /// UIDs added to or removed from `pods` (read by housekeeping's `SyncKnownPods`).
+    pub(crate) changed: super::record_map::ChangeLog,
+    /// UIDs whose pod was added, replaced or removed, and every UID at a mirror pod's
+    /// change (read by the status manager's periodic reconcile check).
+    pub(crate) touched: super::record_map::ChangeLog,
 }
 
 impl PodManager {
@@ -50,13 +55,20 @@ impl PodManager {
         } else {
             self.with_deadline.remove(&pod.uid);
         }
-        self.pods.insert(pod.uid, pod);
+        let uid = pod.uid;
+        if self.pods.insert(uid, pod).is_none() {
+            self.changed.note(uid, self.pods.len());
+        }
+        self.touched.note(uid, self.pods.len());
     }
 
     /// Remove a pod (`pods.remove`, keeping `with_deadline` in step).
     pub(crate) fn remove(&mut self, uid: PodUid) {
         self.with_deadline.remove(&uid);
-        self.pods.remove(&uid);
+        if self.pods.remove(&uid).is_some() {
+            self.changed.note(uid, self.pods.len());
+            self.touched.note(uid, self.pods.len());
+        }
     }
 
     /// The pods with an active deadline, in UID order.
@@ -186,6 +198,7 @@ impl Kubelet {
         match ev.kind {
             WatchKind::Added | WatchKind::Modified => {
                 self.config.mirrors.insert(full.clone(), ev.pod.clone());
+                self.config.touched.note_all();
             }
             WatchKind::Deleted => {
                 if self
@@ -195,6 +208,7 @@ impl Kubelet {
                     .is_some_and(|m| m.uid == ev.pod.uid)
                 {
                     self.config.mirrors.remove(&full);
+                    self.config.touched.note_all();
                 }
             }
         }

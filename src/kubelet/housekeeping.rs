@@ -13,10 +13,12 @@
 //! step with nothing to do is skipped, one with work runs its full loop as upstream
 //! writes it. The reports and listings live in buffers kept between passes.
 
+use super::known_report::KnownReport;
 use super::pod_workers::{KillPodOptions, KnownPods, PodWorkerSync, UpdatePodOptions, WorkType};
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
+use crate::model::change_log::Changes;
 use crate::model::{ApiPod, NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
 use std::collections::BTreeMap;
@@ -25,10 +27,14 @@ use std::sync::Arc;
 /// Buffers every housekeeping pass reuses (no allocation per pass in the steady state).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    /// `SyncKnownPods`' report.
-    known: KnownPods,
+    /// `SyncKnownPods`' report, kept up to date between passes.
+    known: KnownReport,
     /// The runtime's running pods no worker is syncing or terminating, in UID order.
     orphans: Vec<PodUid>,
+    /// The runtime listing's change-log epoch `orphans` was brought up to date at.
+    running_synced: Option<u64>,
+    /// Scratch: UIDs whose orphan standing may have changed.
+    changed: (Vec<PodUid>, Vec<PodUid>),
 }
 
 /// A cursor over `SyncKnownPods`' UID-ordered report, asked in ascending UID order.
@@ -89,24 +95,27 @@ impl Kubelet {
         ctx.emit(Transition::Housekeeping);
         // Borrow the pod manager's map for the duration (nothing below changes it).
         let all_pods = std::mem::take(&mut self.config.pods);
-        let mut working = std::mem::take(&mut self.hk.known);
-        self.sync_known_pods_into(ctx, &all_pods, &mut working);
+        let mut report = std::mem::take(&mut self.hk.known);
+        self.sync_known_pods_into(ctx, &all_pods, &mut report);
+        let known_desired = report.known_desired();
+        let working = &report.pods;
         // Stop probing pods that are not running (asked in UID order: walked, not searched).
         let mut cur = KnownCursor(&working.0);
         self.probe_cleanup_pods(ctx, |uid| possibly_running(cur.get(uid)));
         // Force-refresh the runtime cache: a fresh list of the running pods. Only the pods
         // the workers are not running matter below (the orphans to kill, and the "nothing
-        // runs" tests, asked only of UIDs the workers do not know), so the listing skips
-        // the others (walked in UID order beside the report) before reading containers.
-        let mut cur = KnownCursor(&working.0);
+        // runs" tests, asked only of UIDs the workers do not know), so only those are kept,
+        // and the list is kept between passes: redone for the pods that joined or left the
+        // runtime's listing or whose report entry changed (all of it if any side lost track).
         let mut orphans = std::mem::take(&mut self.hk.orphans);
-        ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut orphans);
+        self.list_orphans(ctx, &mut report, &mut orphans);
+        let working = &report.pods;
         let is_running = |uid: &PodUid| {
             debug_assert!(!possibly_running(working.get(uid)));
             orphans.binary_search(uid).is_ok()
         };
         let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
-        let scan = self.cleanup_scan(&all_pods, &working, push_terminal, is_running);
+        let scan = self.cleanup_scan(&all_pods, working, known_desired, push_terminal, is_running);
         // RemoveOrphanedStatuses.
         if scan.statuses_orphaned {
             self.status_remove_orphans(&all_pods);
@@ -114,14 +123,14 @@ impl Kubelet {
         self.status.orphans_possible = false;
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         if scan.restart {
-            self.restart_unknown(ctx, &all_pods, &working);
+            self.restart_unknown(ctx, &all_pods, working);
         }
         // Terminal pods with a deletion timestamp that no worker knows and nothing runs
         // (`filterTerminalPodsToDelete`, PR 118497; before it, a pod rejected at admission
         // after a restart never reached a worker, so nothing finished it). A restart above
         // changes the workers' records: the scan's answer is then not used.
         if push_terminal && (scan.terminal || scan.restart) {
-            self.kill_terminal_unknown(ctx, &all_pods, &working, is_running);
+            self.kill_terminal_unknown(ctx, &all_pods, working, is_running);
         }
         // Orphaned mirror pods: delete them, unless their static pod is still terminating.
         let orphaned_mirrors: Vec<(String, crate::model::PodUid)> = self
@@ -165,9 +174,53 @@ impl Kubelet {
             self.kill_orphans(ctx, &orphans);
         }
         self.crash_backoff.gc(ctx.now());
-        self.hk.known = working;
+        self.hk.known = report;
         self.hk.orphans = orphans;
         self.config.pods = all_pods;
+    }
+
+    /// Bring `orphans` (the running pods no worker is syncing or terminating, in UID order)
+    /// up to date with the runtime's listing and the report.
+    fn list_orphans(&mut self, ctx: &mut Ctx, report: &mut KnownReport, orphans: &mut Vec<PodUid>) {
+        let (mut rt, mut rep) = std::mem::take(&mut self.hk.changed);
+        let (c, epoch) = ctx.running_pod_changes(self.hk.running_synced, &mut rt);
+        self.hk.running_synced = Some(epoch);
+        let known = report.take_touched(&mut rep);
+        let working = &report.pods;
+        // A visit costs two searches; the listing one step of a walk per running pod (about
+        // one per record).
+        if c == Changes::All || !known || (rt.len() + rep.len()) * 3 > working.0.len() {
+            let mut cur = KnownCursor(&working.0);
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), orphans);
+        } else {
+            let mut reps = rep.iter().peekable();
+            let mut visit = |uid: PodUid| {
+                let orphan = ctx.pod_listed_running(uid) && !possibly_running(working.get(&uid));
+                match (orphans.binary_search(&uid), orphan) {
+                    (Err(i), true) => orphans.insert(i, uid),
+                    (Ok(i), false) => {
+                        orphans.remove(i);
+                    }
+                    _ => {}
+                }
+            };
+            for uid in &rt {
+                while let Some(u) = reps.next_if(|u| *u < uid) {
+                    visit(*u);
+                }
+                reps.next_if(|u| *u == uid);
+                visit(*uid);
+            }
+            reps.for_each(|u| visit(*u));
+        }
+        #[cfg(debug_assertions)]
+        {
+            let mut full = Vec::new();
+            let mut cur = KnownCursor(&working.0);
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut full);
+            assert_eq!(*orphans, full, "housekeeping's orphan list out of step");
+        }
+        self.hk.changed = (rt, rep);
     }
 
     /// One walk of the desired pods beside the status manager's maps and the workers'
@@ -178,6 +231,7 @@ impl Kubelet {
         &self,
         all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
         working: &KnownPods,
+        known_desired: usize,
         push_terminal: bool,
         is_running: impl Fn(&PodUid) -> bool,
     ) -> Scan {
@@ -193,7 +247,10 @@ impl Kubelet {
         // The restart and kill tests hold only for desired pods the workers do not know.
         // The report marks the records not desired (orphans), so its other entries are
         // desired pods: as many as the desired pods means every one is known.
-        let known_desired = working.0.iter().filter(|(_, w)| !w.orphan).count();
+        debug_assert_eq!(
+            known_desired,
+            working.0.iter().filter(|(_, w)| !w.orphan).count()
+        );
         // Desired pods the workers do not know: the walk looks for them (none: no walk).
         let mut unknown_left = all_pods.len() - known_desired;
         let unknown = |scan: &mut Scan, uid: &PodUid, pod: &ApiPod| {

@@ -47,6 +47,7 @@ pub(crate) mod housekeeping;
 pub(crate) mod image_gc;
 pub(crate) mod init_containers;
 pub(crate) mod kill_order;
+pub(crate) mod known_report;
 pub(crate) mod legacy;
 pub(crate) mod nodeshutdown;
 mod nodeshutdown_v122;
@@ -56,6 +57,7 @@ pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
 pub(crate) mod profile_doc;
+pub(crate) mod record_map;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
 pub(crate) mod restart;
@@ -228,6 +230,8 @@ pub(crate) struct Kubelet {
     pub(crate) image_gc: image_gc::ImageGcManager,
     /// Buffers housekeeping reuses every pass (no allocation per pass).
     pub(crate) hk: housekeeping::Scratch,
+    /// The status manager's reconcile candidates, kept between periodic batches.
+    pub(crate) reconcile: status_sync::ReconcileIndex,
 }
 
 impl Kubelet {
@@ -266,6 +270,7 @@ impl Kubelet {
             }),
             image_gc: image_gc::ImageGcManager::new(spec),
             hk: housekeeping::Scratch::default(),
+            reconcile: Default::default(),
         };
         k.pw.b = b;
         k.pleg.b = b;

@@ -433,7 +433,7 @@ pub(crate) struct PodWorkers {
     pub(crate) b: crate::kubelet::profile::Behaviours,
     /// Boxed: a search tree's nodes are about half full, so records held inline would
     /// leave almost a record's worth of empty slot per pod.
-    pub(crate) records: BTreeMap<PodUid, Box<PodSyncStatus>>,
+    pub(crate) records: super::record_map::RecordMap<Box<PodSyncStatus>>,
     /// False until the first `SyncKnownPods`.
     pub(crate) pods_synced: bool,
     /// The kubelet's work queue: when each UID is due for a resync.
@@ -500,7 +500,7 @@ impl PodWorkers {
     pub(crate) fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
         PodWorkers {
             b: Default::default(),
-            records: BTreeMap::new(),
+            records: Default::default(),
             pods_synced: false,
             work_queue: WorkQueue::default(),
             closed_channels: Vec::new(),

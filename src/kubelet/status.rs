@@ -40,7 +40,7 @@ pub(crate) struct Versioned {
 pub(crate) struct StatusManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
-    pub(crate) statuses: BTreeMap<PodUid, Versioned>,
+    pub(crate) statuses: super::record_map::RecordMap<Versioned>,
     pub(crate) api_versions: BTreeMap<PodUid, u64>,
     pub(super) queue: VecDeque<PodUid>,
     pub(super) queued: BTreeSet<PodUid>,

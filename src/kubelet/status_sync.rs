@@ -7,12 +7,26 @@
 
 use super::cursor::Cursor;
 use super::profile::Sw;
+use super::record_map::Changes;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+/// The statuses `needsReconcile` selects, kept between periodic batches.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReconcileIndex {
+    /// UIDs whose cached status differs from the pod manager's copy (its mirror's, for a
+    /// static pod) by the kubelet's comparison: few, the pods written since their copy
+    /// last came back from the API.
+    unequal: BTreeSet<PodUid>,
+    /// The epochs of the statuses' log and the pod manager's log it was brought up to date at.
+    synced: Option<(u64, u64)>,
+    /// Scratch: the UIDs the two logs name.
+    changed: (Vec<PodUid>, Vec<PodUid>),
+}
 
 impl Kubelet {
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.
@@ -112,30 +126,22 @@ impl Kubelet {
         let cgroups = self.status_cgroups(ctx);
         // v1.21's and v1.22's deletion rules depend on more than the cached status
         // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
-        if all || self.deletion_reads_node() {
+        if self.deletion_reads_node() {
             // The three maps are keyed by UID: walked side by side in UID order instead of
             // two lookups per cached status (every 10 s over every pod).
             let mut api_versions = Cursor::new(&self.status.api_versions);
             let mut pods = Cursor::new(&self.config.pods);
-            for (uid, v) in &self.status.statuses {
+            for (uid, v) in self.status.statuses.iter() {
                 let api_version = api_versions.seek(uid).copied();
                 let pod = pods.seek(uid);
-                if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups) {
+                if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups)
+                    || (all && self.status_reconcile_wanted(*uid))
+                {
                     todo.push(*uid);
-                } else if all {
-                    // needsReconcile: compare with the API's copy (a static pod's mirror).
-                    let reconcile = match pod {
-                        Some(p) if p.static_pod => self.config.mirror_for(p).is_some_and(|m| {
-                            !super::conditions::equal_by_kubelet(&m.status, &v.status)
-                        }),
-                        Some(p) => !super::conditions::equal_by_kubelet(&p.status, &v.status),
-                        None => false,
-                    };
-                    if reconcile {
-                        todo.push(*uid);
-                    }
                 }
             }
+        } else if all {
+            todo = self.status_all_candidates(&cgroups);
         } else {
             // Queued UIDs are skipped: queueing them again changes nothing.
             todo.extend(self.status.stale_unqueued.iter().copied());
@@ -180,6 +186,93 @@ impl Kubelet {
             self.status_enqueue(uid);
         }
         self.status_next(ctx);
+    }
+
+    /// `needsReconcile`: the pod manager's copy of the pod (its mirror pod's, for a static
+    /// pod) differs from the cached status by the kubelet's comparison.
+    fn status_reconcile_wanted(&self, uid: PodUid) -> bool {
+        let Some(v) = self.status.statuses.get(&uid) else {
+            return false;
+        };
+        match self.config.pods.get(&uid) {
+            Some(p) if p.static_pod => (self.config.mirror_for(p))
+                .is_some_and(|m| !super::conditions::equal_by_kubelet(&m.status, &v.status)),
+            Some(p) => !super::conditions::equal_by_kubelet(&p.status, &v.status),
+            None => false,
+        }
+    }
+
+    /// What `syncBatch(all)` selects (v1.27+ deletion rule, which reads only the cached
+    /// status and the pod): every status `needsUpdate` or `needsReconcile` selects, from the
+    /// candidate sets instead of a scan of every status. The reconcile candidates are kept
+    /// between batches, redone for the UIDs whose cached status or pod (or any mirror pod)
+    /// changed. Statuses already queued that need an update only are left out: queueing
+    /// them again changes nothing (the scan's write of them is a no-op).
+    fn status_all_candidates(&mut self, cgroups: &BTreeSet<PodUid>) -> Vec<PodUid> {
+        let mut ix = std::mem::take(&mut self.reconcile);
+        let (s_at, p_at) = (ix.synced.map(|s| s.0), ix.synced.map(|s| s.1));
+        let log = self.status.statuses.split().1;
+        let a = log.take(s_at, &mut ix.changed.0);
+        let s_epoch = log.epoch();
+        let b = self.config.touched.take(p_at, &mut ix.changed.1);
+        ix.synced = Some((s_epoch, self.config.touched.epoch()));
+        if a == Changes::All || b == Changes::All {
+            ix.unequal.clear();
+            for uid in self.status.statuses.keys() {
+                if self.status_reconcile_wanted(*uid) {
+                    ix.unequal.insert(*uid);
+                }
+            }
+        } else {
+            for uid in ix.changed.0.iter().chain(&ix.changed.1) {
+                if self.status_reconcile_wanted(*uid) {
+                    ix.unequal.insert(*uid);
+                } else {
+                    ix.unequal.remove(uid);
+                }
+            }
+        }
+        let mut todo: Vec<PodUid> = self.status.stale_unqueued.iter().copied().collect();
+        for uid in &self.status.finished_fresh {
+            if !self.status.queued.contains(uid) {
+                let v = &self.status.statuses[uid];
+                if self.status_needs_update(*uid, v, cgroups) {
+                    todo.push(*uid);
+                }
+            }
+        }
+        todo.extend(ix.unequal.iter().copied());
+        todo.sort_unstable();
+        todo.dedup();
+        #[cfg(debug_assertions)]
+        {
+            let full_unequal: BTreeSet<PodUid> = (self.status.statuses.keys())
+                .filter(|u| self.status_reconcile_wanted(**u))
+                .copied()
+                .collect();
+            assert_eq!(ix.unequal, full_unequal, "reconcile candidates out of step");
+            // The scan upstream makes, and what it selects beyond the candidates: only
+            // queued statuses that need an update.
+            let full: Vec<PodUid> = (self.status.statuses.iter())
+                .filter(|(u, v)| {
+                    self.status_needs_update(**u, v, cgroups) || self.status_reconcile_wanted(**u)
+                })
+                .map(|(u, _)| *u)
+                .collect();
+            assert!(
+                todo.iter().all(|u| full.contains(u)),
+                "a candidate the scan skips"
+            );
+            for u in full.iter().filter(|u| !todo.contains(u)) {
+                let v = &self.status.statuses[u];
+                assert!(
+                    self.status.queued.contains(u) && self.status_needs_update(*u, v, cgroups),
+                    "the scan selects {u} and the candidates do not"
+                );
+            }
+        }
+        self.reconcile = ix;
+        todo
     }
 
     pub(super) fn status_next(&mut self, ctx: &mut Ctx) {

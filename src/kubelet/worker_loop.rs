@@ -4,9 +4,10 @@
 //! functions, and `SyncKnownPods`. The record they drive, and its state-machine rules, are
 //! in [`super::pod_workers`]; what differs from upstream is listed there.
 
+use super::known_report::KnownReport;
 use super::pod_workers::{
-    close_channel, KillPodOptions, KnownPods, PodSyncStatus, PodWorkerSync, PodWorkers, StatusFn,
-    UpdatePodOptions, UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR, NETWORK_NOT_READY,
+    close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, UpdatePodOptions,
+    UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR, NETWORK_NOT_READY,
 };
 use super::profile::Sw;
 use super::{KEv, Kubelet};
@@ -717,31 +718,30 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) -> KnownPods {
-        let mut out = KnownPods::default();
+    ) -> super::pod_workers::KnownPods {
+        let mut out = KnownReport::default();
         self.sync_known_pods_into(ctx, desired, &mut out);
-        out
+        out.pods
     }
 
-    /// [`Kubelet::sync_known_pods`] into a reused report (cleared first).
+    /// [`Kubelet::sync_known_pods`] into a report kept between calls: only the entries of
+    /// records (and desired UIDs) changed since the last call are recomputed. A report kept
+    /// between calls must be given the pod manager's pods as `desired` (their changes are
+    /// read from its log); a fresh report is built in full.
     #[inline(never)]
     pub(crate) fn sync_known_pods_into(
         &mut self,
         ctx: &mut Ctx,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-        out: &mut KnownPods,
+        out: &mut KnownReport,
     ) {
         let now = ctx.now();
         self.pw.pods_synced = true;
-        // Records needing work (a restart request, or no longer desired), found by walking
-        // both UID-ordered maps side by side. The same walk writes the report; it is
-        // written again below only if some record needed work (which changes records).
-        let mut act = Vec::new();
-        Self::report_known(&self.pw.records, desired, out, |uid, st, orphan| {
-            if st.restart_requested || orphan {
-                act.push((uid, orphan));
-            }
-        });
+        // Records needing work (a restart request, or no longer desired), in UID order.
+        // The report is brought up to date again below only if some record needed work
+        // (which changes records).
+        out.refresh(&mut self.pw.records, desired, &mut self.config.changed);
+        let act: Vec<(PodUid, bool)> = out.act().collect();
         if act.is_empty() {
             return;
         }
@@ -807,37 +807,6 @@ impl Kubelet {
                 }
             }
         }
-        Self::report_known(&self.pw.records, desired, out, |_, _, _| {});
-    }
-
-    /// Write `out`, one entry per record in UID order, walking the records beside the
-    /// UID-ordered desired pods; `visit` sees each record and whether it is an orphan.
-    fn report_known(
-        records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-        out: &mut KnownPods,
-        mut visit: impl FnMut(PodUid, &PodSyncStatus, bool),
-    ) {
-        out.0.clear();
-        let mut want = desired.keys().peekable();
-        for (&uid, st) in records {
-            while want.next_if(|d| **d < uid).is_some() {}
-            let orphan = want.peek() != Some(&&uid);
-            visit(uid, st, orphan);
-            let cfg = st
-                .active_update
-                .as_ref()
-                .and_then(|u| u.pod.as_ref())
-                .or_else(|| st.pending_update.as_ref().and_then(|u| u.pod.as_ref()));
-            out.0.push((
-                uid,
-                PodWorkerSync {
-                    state: st.work_type(),
-                    orphan,
-                    has_config: cfg.is_some(),
-                    is_static: cfg.is_some_and(|p| p.static_pod),
-                },
-            ));
-        }
+        out.refresh(&mut self.pw.records, desired, &mut self.config.changed);
     }
 }

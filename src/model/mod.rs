@@ -645,6 +645,7 @@ pub fn quantity(bytes: u64) -> String {
     format!("{n}{suffix}")
 }
 
+pub(crate) mod change_log;
 pub mod conditions;
 pub use conditions::*;
 pub mod reach;

@@ -110,6 +110,22 @@ impl<'a, K> Ctx<'a, K> {
         self.runtime.running_pod_uids_where(keep, out)
     }
 
+    /// The pods that joined or left the [`Ctx::list_running_pods`] listing since the last
+    /// call, with the epoch to pass next (an index of the runtime's: housekeeping updates
+    /// its orphan list from it instead of listing every pod; see `Runtime::take_running_changes`).
+    pub(crate) fn running_pod_changes(
+        &mut self,
+        synced: Option<u64>,
+        out: &mut Vec<PodUid>,
+    ) -> (crate::model::change_log::Changes, u64) {
+        self.runtime.take_running_changes(synced, out)
+    }
+
+    /// Whether [`Ctx::list_running_pods`] would list the pod.
+    pub(crate) fn pod_listed_running(&self, uid: PodUid) -> bool {
+        self.runtime.pod_listed_running(uid)
+    }
+
     /// [`Ctx::list_pod_dirs`] restricted to the directories whose volumes are unmounted.
     pub(crate) fn list_unmounted_pod_dirs(&self) -> Vec<PodUid> {
         self.runtime.unmounted_pod_dirs()

@@ -24,6 +24,7 @@ use super::cri::{CriClient, CriReq, CriResult};
 use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
+use crate::model::change_log::{ChangeLog, Changes};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtContainer,
     RtPodStatus, RtSandbox, RtState, RunningPod, SandboxId, Transition,
@@ -150,6 +151,15 @@ pub(crate) struct Runtime {
     containers: dense::Dense<ContainerId, Container>,
     /// The containers not removed yet (node-wide passes walk these, not the history).
     live: BTreeSet<ContainerId>,
+    /// The containers of `live` whose behaviour uses memory, disk, inodes or processes:
+    /// the only ones the node's stats sum (the others add zero), kept with `live`.
+    live_using: BTreeSet<ContainerId>,
+    /// The pods `GetPods(all=false)` lists (a running container or a ready sandbox), kept
+    /// in step by every change of a container's state or a sandbox's readiness
+    /// (`refresh_running`), so a listing walks these instead of every pod ever run.
+    running: BTreeSet<PodUid>,
+    /// The pods that joined or left `running` since housekeeping last asked.
+    running_log: ChangeLog,
     /// Boxed: a search tree filled in UID order keeps its nodes about half full.
     pods: BTreeMap<PodUid, Box<RtPod>>,
     images: BTreeSet<String>,
@@ -214,6 +224,9 @@ impl Runtime {
             sandboxes: dense::Dense::default(),
             containers: dense::Dense::default(),
             live: BTreeSet::new(),
+            live_using: BTreeSet::new(),
+            running: BTreeSet::new(),
+            running_log: ChangeLog::default(),
             pods: BTreeMap::new(),
             images: BTreeSet::new(),
             names: BTreeSet::new(),
@@ -585,11 +598,66 @@ impl Runtime {
         out: &mut Vec<PodUid>,
     ) {
         out.clear();
-        for (uid, p) in &self.pods {
-            if keep(*uid) && self.pod_running(p) {
+        #[cfg(debug_assertions)]
+        {
+            let full: Vec<PodUid> = (self.pods.iter())
+                .filter(|(_, p)| self.pod_running(p))
+                .map(|(u, _)| *u)
+                .collect();
+            let kept: Vec<PodUid> = self.running.iter().copied().collect();
+            assert_eq!(kept, full, "runtime's running-pod index out of step");
+        }
+        for uid in &self.running {
+            if keep(*uid) {
                 out.push(*uid);
             }
         }
+    }
+
+    /// Keep `uid`'s membership of `running` in step after a change of one of its
+    /// containers' states or sandboxes' readiness.
+    pub(super) fn refresh_running(&mut self, uid: PodUid) {
+        let on = self.pods.get(&uid).is_some_and(|p| self.pod_running(p));
+        self.set_running(uid, on);
+    }
+
+    /// Put `uid` in `running` or take it out, noting a change of membership.
+    pub(super) fn set_running(&mut self, uid: PodUid, on: bool) {
+        let changed = if on {
+            self.running.insert(uid)
+        } else {
+            self.running.remove(&uid)
+        };
+        if changed {
+            self.running_log.note(uid, self.running.len());
+        }
+    }
+
+    /// Whether `GetPods(all=false)` lists the pod.
+    pub(crate) fn pod_listed_running(&self, uid: PodUid) -> bool {
+        self.running.contains(&uid)
+    }
+
+    /// The pods that joined or left the `GetPods(all=false)` listing since the last call
+    /// (into `out`, sorted; see [`ChangeLog::take`] for `synced`), and the epoch to pass
+    /// next time.
+    pub(crate) fn take_running_changes(
+        &mut self,
+        synced: Option<u64>,
+        out: &mut Vec<PodUid>,
+    ) -> (Changes, u64) {
+        let c = self.running_log.take(synced, out);
+        (c, self.running_log.epoch())
+    }
+
+    /// Whether a container's behaviour adds to the node's stats (memory, disk, inodes or
+    /// processes); the stats skip the others.
+    fn uses_resources(c: &Container) -> bool {
+        let b = &c.behaviour;
+        b.memory_usage_bytes != 0
+            || !b.disk_usage.is_zero()
+            || !b.inodes.is_zero()
+            || !b.pids.is_zero()
     }
 
     /// Whether `GetPods(all=false)` lists the pod: a running container or a ready sandbox.
@@ -647,17 +715,27 @@ impl Runtime {
     /// The node figures of [`Runtime::stats_summary`] alone (`pods` left empty): the same
     /// sums without building the per-pod list.
     pub(crate) fn stats_node(&self, now: SimTime) -> StatsSummary {
-        let mut node_ws: u64 = 0;
-        for p in self.pods.values() {
-            let ws = p
-                .live
-                .iter()
-                .filter_map(|id| self.containers.get(id))
-                .filter(|c| c.state == RtState::Running)
-                .fold(0u64, |a, c| {
-                    a.saturating_add(c.behaviour.memory_usage_bytes)
-                });
-            node_ws = node_ws.saturating_add(ws);
+        // Containers that use no memory add zero: only `live_using` is summed (a sum of
+        // non-negative figures saturates the same in any grouping, so per pod or not).
+        let node_ws = (self.live_using.iter())
+            .filter_map(|id| self.containers.get(id))
+            .filter(|c| c.state == RtState::Running)
+            .fold(0u64, |a, c| {
+                a.saturating_add(c.behaviour.memory_usage_bytes)
+            });
+        #[cfg(debug_assertions)]
+        {
+            let mut full: u64 = 0;
+            for p in self.pods.values() {
+                let ws = (p.live.iter())
+                    .filter_map(|id| self.containers.get(id))
+                    .filter(|c| c.state == RtState::Running)
+                    .fold(0u64, |a, c| {
+                        a.saturating_add(c.behaviour.memory_usage_bytes)
+                    });
+                full = full.saturating_add(ws);
+            }
+            assert_eq!(node_ws, full, "node working set out of step with the pods'");
         }
         self.summary_with(now, node_ws, Vec::new())
     }

@@ -44,6 +44,7 @@ impl Runtime {
         pod.namespace = namespace;
         pod.sandboxes.push(id);
         self.changed.insert(uid);
+        self.set_running(uid, true);
         trace.emit(now, &Transition::SandboxReady { uid, id });
         CriResult::SandboxCreated(id)
     }
@@ -125,6 +126,9 @@ impl Runtime {
         pod.containers.push(id);
         pod.live.push(id);
         self.live.insert(id);
+        if Self::uses_resources(&self.containers[&id]) {
+            self.live_using.insert(id);
+        }
         self.changed.insert(uid);
         CriResult::ContainerCreated(id)
     }
@@ -173,6 +177,7 @@ impl Runtime {
             let _ = sim.after(OOM_AFTER, Event::Runtime(ev));
         }
         self.changed.insert(uid);
+        self.set_running(uid, true);
         trace.emit(now, &Transition::ContainerRunning { uid, id, name });
         CriResult::Ok
     }
@@ -251,6 +256,7 @@ impl Runtime {
             if sb.ready {
                 sb.ready = false;
                 self.changed.insert(uid);
+                self.refresh_running(uid);
                 trace.emit(sim.now(), &Transition::SandboxStopped { uid, id });
             }
         }
@@ -289,10 +295,13 @@ impl Runtime {
             return false;
         }
         c.removed = true;
+        let uid = c.uid;
         self.live.remove(&id);
-        if let Some(p) = self.pods.get_mut(&c.uid) {
+        self.live_using.remove(&id);
+        if let Some(p) = self.pods.get_mut(&uid) {
             p.live.retain(|x| *x != id);
         }
+        self.refresh_running(uid);
         true
     }
 
@@ -479,6 +488,7 @@ mod tests {
             removed: false,
         };
         rt.sandboxes.insert(SandboxId(1), sb);
+        rt.running.insert(PodUid(1));
         rt.pods
             .entry(PodUid(1))
             .or_default()
@@ -529,6 +539,7 @@ mod tests {
         let not_stopped = CriResult::Failed(CriFailed::SandboxNotStopped);
         assert_eq!(rt.remove_pod_sandbox(uid, id), not_stopped);
         rt.sandboxes.get_mut(&id).unwrap().ready = false;
+        rt.refresh_running(uid);
         let in_use = CriResult::Failed(CriFailed::SandboxHasContainers);
         assert_eq!(rt.remove_pod_sandbox(uid, id), in_use);
         assert_eq!(rt.pod_status(uid).sandboxes.len(), 1);

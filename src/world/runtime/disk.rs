@@ -116,8 +116,36 @@ impl Runtime {
     /// The node's filesystems and processes at `now`.
     pub(crate) fn node_disk(&self, now: SimTime) -> NodeDisk {
         let (mut layers, mut inodes, mut pids) = (0u64, 0u64, 0u64);
-        // Removed containers use nothing (`ran_for`): only the live ones count.
-        for c in self.live.iter().filter_map(|id| self.containers.get(id)) {
+        // Removed containers use nothing (`ran_for`): only the live ones count, and of
+        // those only the ones whose behaviour uses disk, inodes or processes.
+        #[cfg(debug_assertions)]
+        {
+            let full: Vec<_> = (self.live.iter())
+                .filter(|id| self.containers.get(id).is_some_and(Self::uses_resources))
+                .collect();
+            assert!(
+                full.iter().copied().eq(self.live_using.iter()),
+                "stats index out of step"
+            );
+            for c in self.live.iter().filter_map(|id| self.containers.get(id)) {
+                if !Self::uses_resources(c) {
+                    let zero = (
+                        Self::container_fs_at(c, now),
+                        Self::container_pids_at(c, now),
+                    );
+                    assert_eq!(
+                        zero,
+                        ((0, 0), 0),
+                        "a container outside `live_using` uses disk"
+                    );
+                }
+            }
+        }
+        for c in self
+            .live_using
+            .iter()
+            .filter_map(|id| self.containers.get(id))
+        {
             let (b, i) = Self::container_fs_at(c, now);
             layers = layers.saturating_add(b);
             inodes = inodes.saturating_add(i);

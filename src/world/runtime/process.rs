@@ -134,6 +134,7 @@ impl Runtime {
             }
             None => (Vec::new(), Vec::new()),
         };
+        self.refresh_running(uid);
         self.changed.insert(uid);
         trace.emit(
             now,
@@ -190,6 +191,9 @@ impl Runtime {
         for sb in self.sandboxes.values_mut() {
             sb.ready = false;
         }
+        // Nothing runs and no sandbox is ready any more.
+        self.running.clear();
+        self.running_log.note_all();
         running.len() as u32
     }
 

@@ -1,0 +1,88 @@
+//! A change log: which UIDs of a collection changed since its reader last looked, so a
+//! whole-node pass (housekeeping every 2 s) can redo only their share of the work.
+//!
+//! A log holds a bounded number of UIDs: past that it remembers only that "everything may
+//! have changed", and its reader redoes everything (which then costs what a pass over the
+//! whole collection always cost). A fresh log starts in that state, and every take bumps
+//! an epoch the reader keeps, so a reader never trusts a copy built against another log
+//! or another take.
+
+use crate::model::PodUid;
+
+/// The UIDs changed since the log was last taken, or "all of them".
+#[derive(Clone, Debug)]
+pub(crate) struct ChangeLog {
+    uids: Vec<PodUid>,
+    /// Every UID may have changed (the log overflowed, or it was never read).
+    all: bool,
+    /// Bumped at every take: a reader's copy built from an older take is out of step.
+    epoch: u64,
+}
+
+impl Default for ChangeLog {
+    fn default() -> Self {
+        ChangeLog {
+            uids: Vec::new(),
+            all: true,
+            epoch: 0,
+        }
+    }
+}
+
+/// What [`ChangeLog::take`] hands its reader.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Changes {
+    /// Every UID may have changed.
+    All,
+    /// Only these (sorted, without repeats) may have.
+    Some,
+}
+
+impl ChangeLog {
+    /// Note a change of `uid` in a collection of `len` entries. The log keeps at most half
+    /// of `len` (and at least 64) UIDs; past that a full pass is as cheap.
+    #[inline]
+    pub(crate) fn note(&mut self, uid: PodUid, len: usize) {
+        if self.all {
+            return;
+        }
+        if self.uids.last() == Some(&uid) {
+            return;
+        }
+        if self.uids.len() >= (len / 2).max(64) {
+            self.all = true;
+            self.uids = Vec::new();
+            return;
+        }
+        self.uids.push(uid);
+    }
+
+    /// Note that every UID may have changed.
+    pub(crate) fn note_all(&mut self) {
+        self.all = true;
+        self.uids = Vec::new();
+    }
+
+    /// The epoch the next [`ChangeLog::take`] will hand out.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Move the changed UIDs into `out` (cleared first, then sorted and without repeats)
+    /// and start a fresh log. `synced` is the epoch the reader's copy was built at: a copy
+    /// of another epoch (or of another log) gets `Changes::All`.
+    pub(crate) fn take(&mut self, synced: Option<u64>, out: &mut Vec<PodUid>) -> Changes {
+        out.clear();
+        let all = self.all || synced != Some(self.epoch);
+        self.all = false;
+        self.epoch += 1;
+        if all {
+            self.uids.clear();
+            return Changes::All;
+        }
+        std::mem::swap(out, &mut self.uids);
+        out.sort_unstable();
+        out.dedup();
+        Changes::Some
+    }
+}
