@@ -60,6 +60,7 @@ pub(crate) mod profile_doc;
 pub(crate) mod release;
 pub(crate) mod restart;
 pub(crate) mod status;
+mod status_memo;
 pub(crate) mod status_sync;
 pub(crate) mod sync;
 mod v122;
