@@ -9,8 +9,9 @@
 //! the pod, the probe results and probe workers of its containers, the active deadline
 //! (with the clock) and the run's behaviour switches. When a sync found its generated
 //! status unchanged, the pod's worker record keeps the three shared, immutable objects it
-//! was computed from (by reference). The next sync given the very same three objects, with
-//! no reason-cache entry and no active deadline, and whose probe-derived `started` and
+//! was computed from (by reference) and a copy of the pod's reason-cache entries. The next
+//! sync given the very same three objects and reason-cache entries, for a pod without
+//! active deadline or deletion, and whose probe-derived `started` and
 //! `ready` flags equal the cached status's, would generate the same status again and write
 //! nothing: it is skipped, and only the generation's side effect (triggering the readiness
 //! probes of started containers without a success) runs. Debug builds regenerate and check.
@@ -30,6 +31,9 @@ pub(crate) struct StatusMemo {
     pod: Arc<ApiPod>,
     rt: Arc<RtPodStatus>,
     cached: Arc<ApiPodStatus>,
+    /// The reason cache's entries for the pod (container name, reason), in key order;
+    /// empty (no allocation) for most pods.
+    reasons: Vec<(String, &'static str)>,
 }
 
 impl Kubelet {
@@ -57,6 +61,10 @@ impl Kubelet {
                 pod: Arc::clone(pod),
                 rt: Arc::clone(rt),
                 cached: Arc::clone(&v.status),
+                reasons: self
+                    .cached_reasons(pod.uid)
+                    .map(|(n, r)| (n.to_owned(), r))
+                    .collect(),
             })
         } else {
             None
@@ -68,20 +76,17 @@ impl Kubelet {
     }
 
     /// Whether a generation for `pod` depends only on what the memo compares: not the
-    /// v1.21 design, no deletion (a forced write), no active deadline (the clock), no
-    /// reason-cache entry (changed without a new object).
+    /// v1.21 design, no deletion (a forced write), no active deadline (the clock).
     fn status_memoizable(&self, pod: &ApiPod) -> bool {
-        !self.legacy()
-            && pod.deletion_timestamp.is_none()
-            && pod.spec.active_deadline.0.is_none()
-            && !self.has_cached_reasons(pod.uid)
+        !self.legacy() && pod.deletion_timestamp.is_none() && pod.spec.active_deadline.0.is_none()
     }
 
-    fn has_cached_reasons(&self, uid: PodUid) -> bool {
+    /// The reason cache's entries for `uid` (one range of the map, keyed by UID then name).
+    fn cached_reasons(&self, uid: PodUid) -> impl Iterator<Item = (&str, &'static str)> {
         self.reason_cache
             .range((uid, String::new())..)
-            .next()
-            .is_some_and(|((u, _), _)| *u == uid)
+            .take_while(move |((u, _), _)| *u == uid)
+            .map(|((_, n), r)| (n.as_str(), *r))
     }
 
     /// The phase and the probe triggers of a generation the memo shows unchanged, or
@@ -96,7 +101,12 @@ impl Kubelet {
         let same = Arc::ptr_eq(&memo.pod, pod)
             && Arc::ptr_eq(&memo.rt, rt)
             && Arc::ptr_eq(&memo.cached, &v.status);
-        if !same || !self.status_memoizable(pod) {
+        if !same
+            || !self.status_memoizable(pod)
+            || !self
+                .cached_reasons(pod.uid)
+                .eq(memo.reasons.iter().map(|(n, r)| (n.as_str(), *r)))
+        {
             return None;
         }
         let s = &v.status;
