@@ -47,6 +47,23 @@ pub(super) fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
 }
 
 impl Kubelet {
+    /// The reason cache's entry for a container, looked up without building an owned key
+    /// (the cache is keyed by UID then name, so the UID's entries are one range).
+    fn cached_reason(&self, uid: crate::model::PodUid, name: &str) -> Option<&'static str> {
+        let found = self
+            .reason_cache
+            .range((uid, String::new())..)
+            .take_while(|((u, _), _)| *u == uid)
+            .find(|((_, n), _)| n == name)
+            .map(|(_, r)| *r);
+        debug_assert_eq!(
+            found,
+            self.reason_cache.get(&(uid, name.to_owned())).copied(),
+            "reason cache range lookup disagrees with the keyed lookup"
+        );
+        found
+    }
+
     /// `convertToAPIContainerStatuses` for one list of containers (regular or init).
     pub(super) fn convert_statuses(
         &self,
@@ -116,7 +133,7 @@ impl Kubelet {
                 }
             }
             if should_container_be_restarted(&c.name, pod, rt) {
-                if let Some(reason) = self.reason_cache.get(&(pod.uid, c.name.clone())) {
+                if let Some(reason) = self.cached_reason(pod.uid, &c.name) {
                     if s.state.is_terminated() {
                         s.last_state = Some(s.state.clone());
                     }

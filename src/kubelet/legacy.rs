@@ -190,7 +190,7 @@ impl Kubelet {
                 finished_at: None,
             };
         }
-        self.update_status_internal(ctx, pod, status, true, true);
+        let _ = self.update_status_internal(ctx, pod, status, true, true);
     }
 
     /// `UpdatePod` (v1.21): start a worker if none exists; hand the update over if the

@@ -62,6 +62,7 @@ pub(crate) mod record_map;
 pub(crate) mod release;
 pub(crate) mod restart;
 pub(crate) mod status;
+mod status_memo;
 pub(crate) mod status_sync;
 pub(crate) mod sync;
 mod v122;

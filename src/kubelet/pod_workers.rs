@@ -182,6 +182,9 @@ pub(crate) struct PodSyncStatus {
     pub(crate) last_sync_time: Option<SimTime>,
     /// The in-flight operation, if the worker is inside a sync.
     pub(crate) op: Option<u64>,
+    /// What the last `SyncPod` status generation found unchanged (a cache of a pure
+    /// computation, `status_memo.rs`); dropped with the record.
+    pub(crate) status_memo: Option<super::status_memo::StatusMemo>,
 }
 
 impl PodSyncStatus {
@@ -209,6 +212,7 @@ impl PodSyncStatus {
             cancelled: false,
             last_sync_time: None,
             op: None,
+            status_memo: None,
         }
     }
     pub(crate) fn is_termination_requested(&self) -> bool {
@@ -454,37 +458,58 @@ pub(crate) struct PodWorkers {
 }
 
 /// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
-/// takes every UID that is due. Indexed by due time so a tick costs only the due items.
+/// takes every UID that is due. `due` holds each UID's one entry; `by_time` is a min-heap
+/// of (due time, UID) with lazy deletion: a replaced or removed entry stays in the heap
+/// until its time passes and is then skipped (it no longer matches `due`), so an
+/// `Enqueue` costs one map insert and one heap push instead of two search-tree updates.
+/// `GetWork` pops in (time, UID) order, the order a sorted set of the live entries gives.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WorkQueue {
     due: BTreeMap<PodUid, SimTime>,
-    by_time: std::collections::BTreeSet<(SimTime, PodUid)>,
+    by_time: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, PodUid)>>,
 }
 
 impl WorkQueue {
     /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
     pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
-        if let Some(old) = self.due.insert(uid, at) {
-            self.by_time.remove(&(old, uid));
+        let old = self.due.insert(uid, at);
+        if old != Some(at) {
+            self.by_time.push(std::cmp::Reverse((at, uid)));
         }
-        self.by_time.insert((at, uid));
     }
     pub(crate) fn remove(&mut self, uid: PodUid) {
-        if let Some(old) = self.due.remove(&uid) {
-            self.by_time.remove(&(old, uid));
-        }
+        self.due.remove(&uid);
     }
     /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
     pub(crate) fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
+        #[cfg(debug_assertions)]
+        let expected = {
+            let mut v: Vec<(SimTime, PodUid)> = self
+                .due
+                .iter()
+                .filter(|(_, t)| **t <= now)
+                .map(|(u, t)| (*t, *u))
+                .collect();
+            v.sort();
+            v.into_iter().map(|(_, u)| u).collect::<Vec<_>>()
+        };
         let mut out = Vec::new();
-        while let Some(&(t, uid)) = self.by_time.first() {
+        while let Some(&std::cmp::Reverse((t, uid))) = self.by_time.peek() {
             if t > now {
                 break;
             }
-            self.by_time.pop_first();
-            self.due.remove(&uid);
-            out.push(uid);
+            self.by_time.pop();
+            // A stale entry (replaced, removed, or already taken) is skipped.
+            if self.due.get(&uid) == Some(&t) {
+                self.due.remove(&uid);
+                out.push(uid);
+            }
         }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            out, expected,
+            "work queue rule broken: GetWork returns exactly the due UIDs in due order"
+        );
         out
     }
 }
@@ -626,9 +651,18 @@ impl PodWorkers {
 
     /// A worker's sync ended at `now`; false if its record is gone.
     pub(crate) fn end_sync(&mut self, uid: PodUid, op: u64, now: SimTime) -> bool {
-        let Some(st) = self.records.get_mut(&uid) else {
-            return false;
-        };
+        self.end_sync_record(uid, op, now).is_some()
+    }
+
+    /// [`PodWorkers::end_sync`], returning the record (one lookup for the caller's next
+    /// steps too).
+    pub(crate) fn end_sync_record(
+        &mut self,
+        uid: PodUid,
+        op: u64,
+        now: SimTime,
+    ) -> Option<&mut PodSyncStatus> {
+        let st = self.records.get_mut(&uid)?;
         assert_eq!(
             st.op,
             Some(op),
@@ -638,7 +672,7 @@ impl PodWorkers {
         st.op = None;
         st.last_sync_time = Some(now);
         assert!(st.op.is_none());
-        true
+        Some(st)
     }
 
     // ---- what the v1.21 design (`legacy.rs`) does to the records ----

@@ -404,13 +404,24 @@ impl Kubelet {
         if readiness {
             super::conditions::refresh_readiness(&pod.spec, &mut status);
         }
-        self.update_status_internal(ctx, &pod, status, false, false);
+        let _ = self.update_status_internal(ctx, &pod, status, false, false);
     }
 
     /// `SetPodStatus`.
     pub(crate) fn set_pod_status(&mut self, ctx: &mut Ctx, pod: &ApiPod, status: ApiPodStatus) {
+        let _ = self.set_pod_status_unchanged(ctx, pod, status);
+    }
+
+    /// `SetPodStatus`, returning whether the status equalled the cached one (nothing
+    /// written, nothing emitted).
+    pub(super) fn set_pod_status_unchanged(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &ApiPod,
+        status: ApiPodStatus,
+    ) -> bool {
         let force = pod.deletion_timestamp.is_some();
-        self.update_status_internal(ctx, pod, status, force, false);
+        self.update_status_internal(ctx, pod, status, force, false)
     }
 
     /// `TerminatePod`: the final status, with `podIsFinished`.
@@ -468,10 +479,11 @@ impl Kubelet {
         if !status.phase.is_terminal() && !pod.static_pod && force_phase {
             status.phase = PodPhase::Failed;
         }
-        self.update_status_internal(ctx, pod, status, true, true);
+        let _ = self.update_status_internal(ctx, pod, status, true, true);
     }
 
-    /// `updateStatusInternal`.
+    /// `updateStatusInternal`. Returns true when it returned because the status equals
+    /// the cached one (by kubelet) and nothing was written or emitted.
     pub(super) fn update_status_internal(
         &mut self,
         ctx: &mut Ctx,
@@ -479,7 +491,7 @@ impl Kubelet {
         mut status: ApiPodStatus,
         force: bool,
         finished: bool,
-    ) {
+    ) -> bool {
         let uid = pod.uid;
         let old = self.status.statuses.get(&uid);
         // Precondition: what the cache holds before the write, for the rules checked after.
@@ -504,7 +516,7 @@ impl Kubelet {
                                 uid,
                                 what: NoteKind::StatusRejectedWouldRestart,
                             });
-                            return;
+                            return false;
                         }
                     }
                 }
@@ -519,7 +531,7 @@ impl Kubelet {
                 && super::conditions::equal_by_kubelet(&v.status, &status)
                 && v.pod_is_finished == pod_is_finished
             {
-                return;
+                return true;
             }
         }
         let phase_changed = old.is_none_or(|v| v.status.phase != status.phase);
@@ -553,6 +565,7 @@ impl Kubelet {
             self.status.signalled = true;
             let _ = ctx.after(Dur::ZERO, KEv::StatusSignal);
         }
+        false
     }
 
     /// The rules of a status write (the postcondition of `updateStatusInternal`): the

@@ -456,10 +456,11 @@ impl Kubelet {
             self.advance(ctx, uid, op);
             return;
         }
-        let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
-        let terminal = api.phase.is_terminal();
-        let failed = api.phase == PodPhase::Failed;
-        self.set_pod_status(ctx, &op.pod, api);
+        // generateAPIPodStatus and SetPodStatus (skipped when nothing they read changed
+        // since they last wrote nothing: `status_memo.rs`).
+        let phase = self.sync_pod_status(ctx, &op.pod, &op.status);
+        let terminal = phase.is_terminal();
+        let failed = phase == PodPhase::Failed;
         if terminal && failed && self.legacy() {
             // v1.21: a Failed pod is killed from its ordinary sync.
             legacy_plan_kill(&mut op, None);

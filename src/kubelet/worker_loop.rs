@@ -75,7 +75,9 @@ impl Kubelet {
             let (_, fullname) = full_name(&options);
             self.first_sight(ctx, uid, fullname, &options);
         }
-        let st = self.pw.records.get_mut(&uid).expect("inserted");
+        // The record is looked up once here; the steps below that need the whole kubelet
+        // (only for kills, terminations and a worker's first update) look it up again.
+        let mut st = self.pw.records.get_mut(&uid).expect("inserted");
         let before = st.work_type();
 
         // 3. Runtime-only substitution: prefer a real pod we already know.
@@ -119,22 +121,48 @@ impl Kubelet {
         if st.is_finished() {
             return;
         }
-        // 6. Transition to terminating.
-        let became_terminating =
-            self.terminate_for_update(ctx, uid, &options, decision_pod.as_deref(), is_runtime_pod);
-        // 7. Kill options by state.
-        let Some(was_grace_shortened) = self.kill_options_for_update(
-            ctx,
-            uid,
-            &mut options,
-            decision_pod.as_deref(),
-            is_runtime_pod,
-        ) else {
-            return;
+        // 6. Transition to terminating (skipped when it would return at once: already
+        // requested, or an update that neither deletes, is terminal, nor kills).
+        let may_terminate = !st.is_termination_requested()
+            && (is_runtime_pod
+                || options.update_type == UpdateType::Kill
+                || decision_pod.as_deref().is_some_and(|p| {
+                    p.deletion_timestamp.is_some() || p.status.phase.is_terminal()
+                }));
+        let became_terminating = may_terminate && {
+            let b = self.terminate_for_update(
+                ctx,
+                uid,
+                &options,
+                decision_pod.as_deref(),
+                is_runtime_pod,
+            );
+            st = self.pw.records.get_mut(&uid).expect("present");
+            b
         };
+        // 7. Kill options by state (nothing to do for a syncing worker's update without
+        // kill options).
+        let was_grace_shortened =
+            if st.is_terminated() || st.is_termination_requested() || options.kill.is_some() {
+                let Some(shortened) = self.kill_options_for_update(
+                    ctx,
+                    uid,
+                    &mut options,
+                    decision_pod.as_deref(),
+                    is_runtime_pod,
+                ) else {
+                    return;
+                };
+                st = self.pw.records.get_mut(&uid).expect("present");
+                shortened
+            } else {
+                false
+            };
         // 8. Start a worker if none runs; a static pod joins the queue for its full name.
-        self.start_worker_if_none(ctx, uid, &options);
-        let st = self.pw.records.get_mut(&uid).expect("present");
+        if !st.has_worker {
+            self.start_worker_if_none(ctx, uid, &options);
+            st = self.pw.records.get_mut(&uid).expect("present");
+        }
         // 9. Coalesce into the single pending slot and signal.
         st.pending_update = Some(options);
         st.working = true;
@@ -443,10 +471,6 @@ impl Kubelet {
         };
         let work_type = st.work_type();
         st.cancelled = false;
-        let work = Work {
-            work_type,
-            options: options.clone(),
-        };
         // Started pods, and runtime pods going straight to termination, proceed.
         if st.is_started() || (options.is_runtime_only() && work_type == WorkType::Terminating) {
             st.merge_last_update(&options);
@@ -516,6 +540,9 @@ impl Kubelet {
                 what: WorkerStep::Started,
             });
         }
+        // The update moves into the work (no copy): every branch above that returns
+        // before this point consumed or merged it.
+        let work = Work { work_type, options };
         let (op, min) = self.pw.begin_sync(uid);
         if work.options.is_runtime_only() {
             self.run_work(ctx, uid, op, work);
@@ -583,10 +610,9 @@ impl Kubelet {
             return;
         }
         let now = ctx.now();
-        if !self.pw.end_sync(uid, op_id, now) {
+        let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
             return;
-        }
-        let st = self.pw.records.get_mut(&uid).expect("present");
+        };
         let runtime_only = work.options.is_runtime_only();
         let mut phase_transition = false;
         // Before PR 108366 SyncPod returned only an error: the worker learned that the pod
