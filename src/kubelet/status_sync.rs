@@ -323,8 +323,11 @@ impl Kubelet {
             }
         };
         let mut f = kept();
+        let before = self.status.statuses.len();
         self.status.statuses.retain(|uid, _| f(uid));
-        self.probe_status_changed_all();
+        if self.status.statuses.len() != before {
+            self.probe_status_changed_all();
+        }
         self.status.stale_unqueued.retain(kept());
         self.status.finished_fresh.retain(kept());
         let mut f = kept();

@@ -152,13 +152,21 @@ impl ProbeManager {
         let Ok(i) = self.index_pos(uid) else {
             return;
         };
+        // The pod's workers are sorted by container: a container's view is found once.
+        let mut last: Option<(&Arc<str>, StatusView)> = None;
         for (container, _, slot) in &self.index[i].1 {
+            let view = match last {
+                Some((c, view)) if Arc::ptr_eq(c, container) || **c == **container => view,
+                _ => StatusView::of(status, container),
+            };
+            last = Some((container, view));
             let w = self.slots[*slot as usize].as_mut().expect("worker present");
-            w.view = StatusView::of(status, container);
+            w.view = view;
         }
     }
 
     /// The worker in `slot`, if it is still instance `gen`.
+    #[inline]
     pub(crate) fn worker_mut(&mut self, slot: u32, gen: u64) -> Option<&mut Worker> {
         self.slots
             .get_mut(slot as usize)
@@ -167,11 +175,13 @@ impl ProbeManager {
     }
 
     /// The worker in `slot` (which must hold one).
+    #[inline]
     pub(crate) fn worker(&self, slot: u32) -> &Worker {
         self.slots[slot as usize].as_ref().expect("worker present")
     }
 
     /// [`ProbeManager::worker`], mutably.
+    #[inline]
     pub(crate) fn worker_at(&mut self, slot: u32) -> &mut Worker {
         self.slots[slot as usize].as_mut().expect("worker present")
     }
@@ -378,6 +388,9 @@ impl Kubelet {
         statuses: &mut [ApiContainerStatus],
     ) -> Vec<ProbeKey> {
         let mut trigger = Vec::new();
+        if statuses.is_empty() {
+            return trigger;
+        }
         // One search for the pod's workers; each container then scans the pod's few.
         let workers = self.prober.pod_workers(uid);
         let slot_of = |name: &str, kind: ProbeType| {

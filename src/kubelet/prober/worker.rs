@@ -358,23 +358,96 @@ impl Kubelet {
     /// update only when the stored value changes; the worker knows what it stored last, so
     /// a repeat is dropped here without touching the manager (debug builds check the
     /// worker's copy against the manager).
+    #[inline]
     fn probe_publish(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
         let w = self.prober.worker(slot);
+        #[cfg(debug_assertions)]
+        {
+            let id = w
+                .container_id
+                .expect("a worker publishes for its container");
+            debug_assert_eq!(
+                w.published,
+                self.prober.results(w.key.kind).get(id),
+                "probe worker {:?}: its copy of the published result is stale",
+                w.key
+            );
+        }
+        if w.published != Some(result) {
+            self.probe_publish_changed(ctx, slot, result);
+        }
+    }
+
+    /// [`Kubelet::probe_publish`] of a result the manager does not hold.
+    #[inline(never)]
+    fn probe_publish_changed(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
+        let w = self.prober.worker_at(slot);
+        w.published = Some(result);
         let (uid, kind) = (w.key.uid, w.key.kind);
         let id = w
             .container_id
             .expect("a worker publishes for its container");
-        debug_assert_eq!(
-            w.published,
-            self.prober.results(kind).get(id),
-            "probe worker {:?}: its copy of the published result is stale",
-            w.key
-        );
-        if w.published == Some(result) {
-            return;
-        }
-        self.prober.worker_at(slot).published = Some(result);
         let queued = self.probe_set_result(ctx, kind, uid, id, result);
         debug_assert!(queued, "a changed result queues an update");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ApiContainerStatus, PodPhase};
+
+    fn status(phase: PodPhase, state: ApiContainerState, id: Option<u32>) -> ApiPodStatus {
+        ApiPodStatus {
+            phase,
+            containers: vec![ApiContainerStatus {
+                name: "app".into(),
+                state,
+                last_state: None,
+                restart_count: 0,
+                ready: false,
+                started: true,
+                container_id: id.map(ContainerId),
+            }],
+            ..ApiPodStatus::default()
+        }
+    }
+
+    #[test]
+    fn status_view_reads_what_do_probe_needs() {
+        let t = SimTime(5);
+        let running = ApiContainerState::Running { started_at: t };
+        let gone = ApiContainerState::Terminated {
+            exit_code: 1,
+            reason: "Error",
+            started_at: Some(t),
+            finished_at: Some(t),
+        };
+        assert_eq!(StatusView::of(None, "app"), StatusView::NoStatus);
+        let s = status(PodPhase::Failed, running, Some(3));
+        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::Terminal);
+        let s = status(PodPhase::Running, running, Some(3));
+        assert_eq!(StatusView::of(Some(&s), "other"), StatusView::NoContainer);
+        assert_eq!(
+            StatusView::of(Some(&s), "app"),
+            StatusView::Container {
+                id: ContainerId(3),
+                running_since: Some(t),
+                terminated: false,
+                started: true,
+            }
+        );
+        let s = status(PodPhase::Running, running, None);
+        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::NoContainer);
+        let s = status(PodPhase::Running, gone, Some(4));
+        assert_eq!(
+            StatusView::of(Some(&s), "app"),
+            StatusView::Container {
+                id: ContainerId(4),
+                running_since: None,
+                terminated: true,
+                started: true,
+            }
+        );
     }
 }
