@@ -424,9 +424,9 @@ mod tests {
             finished_at: Some(t),
         };
         assert_eq!(StatusView::of(None, "app"), StatusView::NoStatus);
-        let s = status(PodPhase::Failed, running, Some(3));
+        let s = status(PodPhase::Failed, running.clone(), Some(3));
         assert_eq!(StatusView::of(Some(&s), "app"), StatusView::Terminal);
-        let s = status(PodPhase::Running, running, Some(3));
+        let s = status(PodPhase::Running, running.clone(), Some(3));
         assert_eq!(StatusView::of(Some(&s), "other"), StatusView::NoContainer);
         assert_eq!(
             StatusView::of(Some(&s), "app"),
