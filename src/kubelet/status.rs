@@ -559,6 +559,7 @@ impl Kubelet {
                 spec: Arc::clone(&pod.spec),
             },
         );
+        self.probe_status_changed(uid);
         self.assert_status_write(uid, before);
         self.status_recheck(uid);
         if !self.status.signalled {

@@ -309,6 +309,7 @@ impl Kubelet {
             // next status written for `uid` starts from the pod's API copy, not from the
             // phase the cache held.
             if self.status.statuses.remove(&uid).is_some() {
+                self.probe_status_changed(uid);
                 let now_of = if translated != uid {
                     translated
                 } else {
@@ -393,6 +394,7 @@ impl Kubelet {
     /// The DELETE answered: drop the cached status.
     pub(crate) fn status_on_api_deleted(&mut self, ctx: &mut Ctx, uid: PodUid) {
         self.status.statuses.remove(&uid);
+        self.probe_status_changed(uid);
         self.status_recheck(uid);
         self.status_done(ctx);
     }
@@ -414,7 +416,11 @@ impl Kubelet {
             }
         };
         let mut f = kept();
+        let before = self.status.statuses.len();
         self.status.statuses.retain(|uid, _| f(uid));
+        if self.status.statuses.len() != before {
+            self.probe_status_changed_all();
+        }
         self.status.stale_unqueued.retain(kept());
         self.status.finished_fresh.retain(kept());
         let mut f = kept();

@@ -29,14 +29,15 @@ pub(crate) mod results_manager;
 pub(crate) mod worker;
 
 pub(crate) use results_manager::{ProbeResult, ResultsManager};
-pub(crate) use worker::{ProbeWake, Worker};
+pub(crate) use worker::{ProbeWake, StatusView, Worker};
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
-    ApiContainerStatus, ApiPod, ContainerId, PodUid, ProbeHandler, ProbeType, Transition,
+    ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeHandler, ProbeType,
+    Transition,
 };
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
@@ -84,6 +85,10 @@ pub(crate) struct ProbeManager {
     next_gen: u64,
     /// Probes run, for the run summary.
     pub(crate) probes_run: u64,
+    /// The reach point `ProbeWhileTerminating` was marked (a bit that stays set).
+    pub(crate) reached_probe_while_terminating: bool,
+    /// Scratch list of the slots `CleanupPods` stops (kept to reuse its allocation).
+    stop_scratch: Vec<u32>,
 }
 
 impl ProbeManager {
@@ -100,6 +105,8 @@ impl ProbeManager {
             rng: Stream::new(seed, "kubelet/prober"),
             next_gen: 1,
             probes_run: 0,
+            reached_probe_while_terminating: false,
+            stop_scratch: Vec::new(),
         }
     }
 
@@ -131,7 +138,35 @@ impl ProbeManager {
         self.slot_of(uid, container, kind).is_some()
     }
 
+    /// The workers of pod `uid` as (container, kind, slot), sorted by (container, kind).
+    fn pod_workers(&self, uid: PodUid) -> &[(Arc<str>, ProbeType, u32)] {
+        match self.index_pos(uid) {
+            Ok(i) => &self.index[i].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// The status manager's cache entry of `uid` was written or dropped: refresh the view
+    /// of each of the pod's workers.
+    fn status_changed(&mut self, uid: PodUid, status: Option<&ApiPodStatus>) {
+        let Ok(i) = self.index_pos(uid) else {
+            return;
+        };
+        // The pod's workers are sorted by container: a container's view is found once.
+        let mut last: Option<(&Arc<str>, StatusView)> = None;
+        for (container, _, slot) in &self.index[i].1 {
+            let view = match last {
+                Some((c, view)) if Arc::ptr_eq(c, container) || **c == **container => view,
+                _ => StatusView::of(status, container),
+            };
+            last = Some((container, view));
+            let w = self.slots[*slot as usize].as_mut().expect("worker present");
+            w.view = view;
+        }
+    }
+
     /// The worker in `slot`, if it is still instance `gen`.
+    #[inline]
     pub(crate) fn worker_mut(&mut self, slot: u32, gen: u64) -> Option<&mut Worker> {
         self.slots
             .get_mut(slot as usize)
@@ -140,11 +175,13 @@ impl ProbeManager {
     }
 
     /// The worker in `slot` (which must hold one).
+    #[inline]
     pub(crate) fn worker(&self, slot: u32) -> &Worker {
         self.slots[slot as usize].as_ref().expect("worker present")
     }
 
     /// [`ProbeManager::worker`], mutably.
+    #[inline]
     pub(crate) fn worker_at(&mut self, slot: u32) -> &mut Worker {
         self.slots[slot as usize].as_mut().expect("worker present")
     }
@@ -229,9 +266,10 @@ impl Kubelet {
                 } else {
                     Dur::ZERO
                 };
-                let slot =
-                    self.prober
-                        .insert(Worker::new(gen, key.clone(), pod.clone(), spec.clone()));
+                let cached = self.status.statuses.get(&pod.uid).map(|v| &*v.status);
+                let view = StatusView::of(cached, &c.name);
+                let w = Worker::new(gen, key.clone(), pod.clone(), spec.clone(), view);
+                let slot = self.prober.insert(w);
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
                     container: key.container.clone(),
@@ -303,15 +341,41 @@ impl Kubelet {
         ctx: &mut Ctx,
         mut desired: impl FnMut(PodUid) -> bool,
     ) {
-        let stop: Vec<u32> = self
-            .prober
-            .index
-            .iter()
-            .filter(|(uid, _)| !desired(*uid))
-            .flat_map(|(_, pod)| pod.iter().map(|&(_, _, slot)| slot))
-            .collect();
-        for slot in stop {
+        let mut stop = std::mem::take(&mut self.prober.stop_scratch);
+        for (uid, pod) in &self.prober.index {
+            if !desired(*uid) {
+                stop.extend(pod.iter().map(|&(_, _, slot)| slot));
+            }
+        }
+        for &slot in &stop {
             self.probe_worker_send(ctx, slot, ProbeWake::Stop);
+        }
+        stop.clear();
+        self.prober.stop_scratch = stop;
+    }
+
+    /// The status manager wrote or dropped its cached status of `uid` (call after every
+    /// change of `status.statuses` for one pod): the pod's probe workers see it.
+    pub(crate) fn probe_status_changed(&mut self, uid: PodUid) {
+        if self.prober.pod_workers(uid).is_empty() {
+            return;
+        }
+        let cached = self.status.statuses.get(&uid).map(|v| &*v.status);
+        self.prober.status_changed(uid, cached);
+    }
+
+    /// Like [`Kubelet::probe_status_changed`] for every pod with probe workers (after the
+    /// status manager dropped several statuses at once).
+    pub(crate) fn probe_status_changed_all(&mut self) {
+        let mut statuses = self.status.statuses.iter().peekable();
+        for i in 0..self.prober.index.len() {
+            let uid = self.prober.index[i].0;
+            while statuses.next_if(|(u, _)| **u < uid).is_some() {}
+            let cached = statuses
+                .peek()
+                .filter(|(u, _)| **u == uid)
+                .map(|(_, v)| &*v.status);
+            self.prober.status_changed(uid, cached);
         }
     }
 
@@ -324,6 +388,19 @@ impl Kubelet {
         statuses: &mut [ApiContainerStatus],
     ) -> Vec<ProbeKey> {
         let mut trigger = Vec::new();
+        if statuses.is_empty() {
+            return trigger;
+        }
+        // One search for the pod's workers; each container then scans the pod's few.
+        let workers = self.prober.pod_workers(uid);
+        let slot_of = |name: &str, kind: ProbeType| {
+            let found = workers
+                .iter()
+                .find(|(c, k, _)| *k == kind && **c == *name)
+                .map(|&(_, _, slot)| slot);
+            debug_assert_eq!(found, self.prober.slot_of(uid, name, kind));
+            found
+        };
         for c in statuses.iter_mut() {
             let running = c.state.is_running();
             let result = |kind: ProbeType| {
@@ -335,7 +412,7 @@ impl Kubelet {
             } else if let Some(r) = result(ProbeType::Startup) {
                 r == ProbeResult::Success
             } else {
-                !self.prober.has_worker(uid, &c.name, ProbeType::Startup)
+                slot_of(&c.name, ProbeType::Startup).is_none()
             };
             c.started = started;
             if !started {
@@ -346,7 +423,7 @@ impl Kubelet {
             } else if result(ProbeType::Readiness) == Some(ProbeResult::Success) {
                 true
             } else {
-                let slot = self.prober.slot_of(uid, &c.name, ProbeType::Readiness);
+                let slot = slot_of(&c.name, ProbeType::Readiness);
                 if let Some(slot) = slot {
                     trigger.push(self.prober.worker(slot).key.clone());
                 }
@@ -357,6 +434,7 @@ impl Kubelet {
     }
 
     /// A results manager's `Set`: store, and queue an update for the sync loop on change.
+    /// Returns whether an update was queued.
     pub(crate) fn probe_set_result(
         &mut self,
         ctx: &mut Ctx,
@@ -364,11 +442,11 @@ impl Kubelet {
         uid: PodUid,
         id: ContainerId,
         result: ProbeResult,
-    ) {
+    ) -> bool {
         let m = self.prober.results_mut(kind);
         let was_empty = m.updates.is_empty();
         if !m.set(id, result, uid) {
-            return;
+            return false;
         }
         ctx.emit(Transition::ProbeResult {
             uid,
@@ -379,6 +457,7 @@ impl Kubelet {
         if was_empty {
             let _ = ctx.after(Dur::ZERO, KEv::ProbeUpdates(kind));
         }
+        true
     }
 
     /// The sync loop takes one update from a results manager's channel (the three probe

@@ -16,9 +16,10 @@ use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
 use crate::model::{
-    ApiContainerState, ApiPod, ContainerId, Probe, ProbeType, RestartPolicy, Transition,
+    ApiContainerState, ApiPod, ApiPodStatus, ContainerId, Probe, ProbeType, RestartPolicy,
+    Transition,
 };
-use crate::sim::Dur;
+use crate::sim::{Dur, SimTime};
 use std::sync::Arc;
 
 /// What woke a worker.
@@ -34,6 +35,55 @@ pub(crate) enum ProbeWake {
     Stop,
 }
 
+/// What `doProbe` reads from the status manager's cached status (`GetPodStatus`) for this
+/// worker's container, kept in step by [`Kubelet::probe_status_changed`] whenever the cache
+/// entry of the pod is written or dropped, so a probe reads it without a search by pod UID
+/// and container name (debug builds check it against that search at every probe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StatusView {
+    /// No cached status for the pod.
+    NoStatus,
+    /// The cached phase is terminal (the worker exits).
+    Terminal,
+    /// No status for the container, or the container has no ID yet.
+    NoContainer,
+    /// The container's status: its ID, since when it runs (if it does), whether it
+    /// terminated, and its `started` flag.
+    Container {
+        id: ContainerId,
+        running_since: Option<SimTime>,
+        terminated: bool,
+        started: bool,
+    },
+}
+
+impl StatusView {
+    /// The view of `container` in a cached pod status (`None`: no cached status).
+    pub(crate) fn of(status: Option<&ApiPodStatus>, container: &str) -> Self {
+        let Some(status) = status else {
+            return StatusView::NoStatus;
+        };
+        if status.phase.is_terminal() {
+            return StatusView::Terminal;
+        }
+        let Some(c) = status.find_container(container) else {
+            return StatusView::NoContainer;
+        };
+        let Some(id) = c.container_id else {
+            return StatusView::NoContainer;
+        };
+        StatusView::Container {
+            id,
+            running_since: match c.state {
+                ApiContainerState::Running { started_at } => Some(started_at),
+                ApiContainerState::Waiting { .. } | ApiContainerState::Terminated { .. } => None,
+            },
+            terminated: c.state.is_terminated(),
+            started: c.started,
+        }
+    }
+}
+
 /// A probe worker (`worker`).
 #[derive(Clone, Debug)]
 pub(crate) struct Worker {
@@ -46,7 +96,16 @@ pub(crate) struct Worker {
     pub(crate) spec: Probe,
     /// The result published for a new container before it is probed.
     pub(crate) initial: ProbeResult,
+    /// Whether the worker goes on after its container terminated: a sidecar is restarted
+    /// whatever the pod's policy, other containers unless the policy is `Never` (from the
+    /// pod given to `AddPod`, which never changes).
+    pub(crate) keep_after_exit: bool,
+    /// The status manager's cached status of the container (see [`StatusView`]).
+    pub(crate) view: StatusView,
     pub(crate) container_id: Option<ContainerId>,
+    /// What this worker's results manager holds for `container_id` (only this worker
+    /// writes it): a `Set` of the same value is skipped, as the manager would drop it.
+    pub(crate) published: Option<ProbeResult>,
     pub(crate) last_result: ProbeResult,
     /// How many probes in a row gave `last_result`.
     pub(crate) result_run: u32,
@@ -61,7 +120,18 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    pub(crate) fn new(gen: u64, key: ProbeKey, pod: Arc<ApiPod>, spec: Probe) -> Self {
+    pub(crate) fn new(
+        gen: u64,
+        key: ProbeKey,
+        pod: Arc<ApiPod>,
+        spec: Probe,
+        view: StatusView,
+    ) -> Self {
+        let sidecar = pod
+            .spec
+            .init_containers
+            .iter()
+            .any(|c| c.name == *key.container && c.is_sidecar());
         Worker {
             gen,
             initial: match key.kind {
@@ -69,10 +139,13 @@ impl Worker {
                 ProbeType::Readiness => ProbeResult::Failure,
                 ProbeType::Startup => ProbeResult::Unknown,
             },
+            keep_after_exit: sidecar || pod.spec.restart_policy != RestartPolicy::Never,
             key,
             pod,
             spec,
+            view,
             container_id: None,
+            published: None,
             // Go's zero value of `results.Result` is Success.
             last_result: ProbeResult::Success,
             result_run: 0,
@@ -192,52 +265,51 @@ impl Kubelet {
 
     /// `doProbe`: probe once and record the result. Returns whether the worker goes on.
     fn do_probe(&mut self, ctx: &mut Ctx, slot: u32) -> bool {
-        let w = self.prober.worker(slot);
-        let (uid, kind) = (w.key.uid, w.key.kind);
-        let Some(v) = self.status.statuses.get(&uid) else {
-            return true; // no status yet, or already gone
-        };
-        if v.status.phase.is_terminal() {
-            return false;
+        #[cfg(debug_assertions)]
+        {
+            let w = self.prober.worker(slot);
+            let cached = self.status.statuses.get(&w.key.uid).map(|v| &*v.status);
+            debug_assert_eq!(
+                w.view,
+                StatusView::of(cached, &w.key.container),
+                "probe worker {:?}: its view of the status manager's cache is stale",
+                w.key
+            );
         }
-        let Some(c) = v.status.find_container(&w.key.container) else {
-            return true;
-        };
-        let Some(id) = c.container_id else {
-            return true; // not created yet
-        };
-        let (state, started) = (c.state.clone(), c.started);
         let w = self.prober.worker_at(slot);
+        let (uid, kind) = (w.key.uid, w.key.kind);
+        let (id, running_since, terminated, started) = match w.view {
+            StatusView::NoStatus | StatusView::NoContainer => return true,
+            StatusView::Terminal => return false,
+            StatusView::Container {
+                id,
+                running_since,
+                terminated,
+                started,
+            } => (id, running_since, terminated, started),
+        };
         if w.container_id != Some(id) {
             let old = w.container_id.replace(id);
             w.on_hold = false;
+            w.published = None; // nothing was ever stored for a new container
             let initial = w.initial;
             if let Some(old) = old {
                 self.prober.results_mut(kind).remove(old);
             }
-            self.probe_set_result(ctx, kind, uid, id, initial);
+            self.probe_publish(ctx, slot, initial);
         }
         let w = self.prober.worker(slot);
         if w.on_hold {
             return true;
         }
-        let ApiContainerState::Running { started_at } = state else {
-            // A sidecar is restarted whatever the pod's policy, so its worker stays.
-            let sidecar = w
-                .pod
-                .spec
-                .init_containers
-                .iter()
-                .any(|c| c.name == *w.key.container && c.is_sidecar());
-            let keep = !state.is_terminated()
-                || sidecar
-                || w.pod.spec.restart_policy != RestartPolicy::Never;
-            self.probe_set_result(ctx, kind, uid, id, ProbeResult::Failure);
+        let Some(started_at) = running_since else {
+            let keep = !terminated || w.keep_after_exit;
+            self.probe_publish(ctx, slot, ProbeResult::Failure);
             return keep;
         };
         if w.pod.deletion_timestamp.is_some() && kind != ProbeType::Readiness {
             // The pod was already being deleted when the worker started: stay quiet.
-            self.probe_set_result(ctx, kind, uid, id, ProbeResult::Success);
+            self.probe_publish(ctx, slot, ProbeResult::Success);
             return false;
         }
         if ctx.now().since(started_at).whole_secs() < u64::from(w.spec.initial_delay_seconds) {
@@ -249,7 +321,10 @@ impl Kubelet {
             return true;
         }
         let handler = w.spec.handler;
-        if self.pw.is_pod_termination_requested(uid) {
+        // The reach point is a bit that stays set: once marked, the lookup is skipped.
+        if !self.prober.reached_probe_while_terminating && self.pw.is_pod_termination_requested(uid)
+        {
+            self.prober.reached_probe_while_terminating = true;
             ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
         }
         let Ok(result) = self.run_probe(ctx, slot, id, handler) else {
@@ -275,7 +350,104 @@ impl Kubelet {
             w.on_hold = true;
             w.result_run = 0;
         }
-        self.probe_set_result(ctx, kind, uid, id, result);
+        self.probe_publish(ctx, slot, result);
         true
+    }
+
+    /// The worker's `resultsManager.Set` for its current container. The manager queues an
+    /// update only when the stored value changes; the worker knows what it stored last, so
+    /// a repeat is dropped here without touching the manager (debug builds check the
+    /// worker's copy against the manager).
+    #[inline]
+    fn probe_publish(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
+        let w = self.prober.worker(slot);
+        #[cfg(debug_assertions)]
+        {
+            let id = w
+                .container_id
+                .expect("a worker publishes for its container");
+            debug_assert_eq!(
+                w.published,
+                self.prober.results(w.key.kind).get(id),
+                "probe worker {:?}: its copy of the published result is stale",
+                w.key
+            );
+        }
+        if w.published != Some(result) {
+            self.probe_publish_changed(ctx, slot, result);
+        }
+    }
+
+    /// [`Kubelet::probe_publish`] of a result the manager does not hold.
+    #[inline(never)]
+    fn probe_publish_changed(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
+        let w = self.prober.worker_at(slot);
+        w.published = Some(result);
+        let (uid, kind) = (w.key.uid, w.key.kind);
+        let id = w
+            .container_id
+            .expect("a worker publishes for its container");
+        let queued = self.probe_set_result(ctx, kind, uid, id, result);
+        debug_assert!(queued, "a changed result queues an update");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ApiContainerStatus, PodPhase};
+
+    fn status(phase: PodPhase, state: ApiContainerState, id: Option<u32>) -> ApiPodStatus {
+        ApiPodStatus {
+            phase,
+            containers: vec![ApiContainerStatus {
+                name: "app".into(),
+                state,
+                last_state: None,
+                restart_count: 0,
+                ready: false,
+                started: true,
+                container_id: id.map(ContainerId),
+            }],
+            ..ApiPodStatus::default()
+        }
+    }
+
+    #[test]
+    fn status_view_reads_what_do_probe_needs() {
+        let t = SimTime(5);
+        let running = ApiContainerState::Running { started_at: t };
+        let gone = ApiContainerState::Terminated {
+            exit_code: 1,
+            reason: "Error",
+            started_at: Some(t),
+            finished_at: Some(t),
+        };
+        assert_eq!(StatusView::of(None, "app"), StatusView::NoStatus);
+        let s = status(PodPhase::Failed, running.clone(), Some(3));
+        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::Terminal);
+        let s = status(PodPhase::Running, running.clone(), Some(3));
+        assert_eq!(StatusView::of(Some(&s), "other"), StatusView::NoContainer);
+        assert_eq!(
+            StatusView::of(Some(&s), "app"),
+            StatusView::Container {
+                id: ContainerId(3),
+                running_since: Some(t),
+                terminated: false,
+                started: true,
+            }
+        );
+        let s = status(PodPhase::Running, running, None);
+        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::NoContainer);
+        let s = status(PodPhase::Running, gone, Some(4));
+        assert_eq!(
+            StatusView::of(Some(&s), "app"),
+            StatusView::Container {
+                id: ContainerId(4),
+                running_since: None,
+                terminated: true,
+                started: true,
+            }
+        );
     }
 }
