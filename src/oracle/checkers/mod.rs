@@ -214,7 +214,7 @@ impl Checkers {
     /// [`Checkers::transition`] of a `Probe` transition: only the probes checker looks at
     /// it (asserted below).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn probe(
         &mut self,
         at: SimTime,

@@ -175,9 +175,9 @@ impl Checker for Probes {
 }
 
 impl Probes {
-    /// A probe ran (S9, then S8).
+    /// A probe ran (S9, then S8). Inlined into the oracle's probe path.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn probe(
         &mut self,
         at: SimTime,
