@@ -118,29 +118,41 @@ impl Oracle {
         self.out.list()
     }
 
-    /// Observe one transition: the facts take it in, then every checker sees it.
+    /// Observe one transition: the facts take it in, then every checker that looks at its
+    /// kind sees it. Small enough to inline into the trace's emit: the two paths are out of
+    /// line, so the most frequent transition (a probe run) does not pay for the register
+    /// saves of the general path.
+    #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
-        if let Transition::Probe {
+        if let Transition::Probe { .. } = tr {
+            self.probe(at, tr);
+        } else {
+            self.other(at, tr);
+        }
+    }
+
+    /// A probe ran: the most frequent transition of a run with probes, taken the short
+    /// way: the same facts update and the one checker that looks at probes.
+    #[inline(never)]
+    fn probe(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Probe {
             uid,
             container,
             kind,
             result,
         } = tr
-        {
-            // The most frequent transition of a run with probes, taken the short way: the
-            // same facts update and the one checker that looks at probes.
-            self.facts.probe(at, *uid, container, *kind, *result);
-            self.checkers.probe(
-                at,
-                *uid,
-                container,
-                *kind,
-                *result,
-                &self.facts,
-                &mut self.out,
-            );
-            return;
-        }
+        else {
+            unreachable!("Oracle::probe of {tr:?}");
+        };
+        let (uid, kind, result) = (*uid, *kind, *result);
+        self.facts.probe(at, uid, container, kind, result);
+        self.checkers
+            .probe(at, uid, container, kind, result, &self.facts, &mut self.out);
+    }
+
+    /// Any transition but a probe run.
+    #[inline(never)]
+    fn other(&mut self, at: SimTime, tr: &Transition) {
         if let Transition::StaticManifestRemoved { uid } = tr {
             // Shown to the oracle, never traced: no history a finding quotes holds it.
             self.static_manifest_removed(*uid);

@@ -144,6 +144,9 @@ pub(crate) struct Checkers {
 }
 
 impl Checkers {
+    /// One transition, to the checkers that look at its kind: a static table by kind (one
+    /// monomorphized [`Checkers::route`] per [`topic`] bit, which calls only the checkers
+    /// whose [`Checker::TOPICS`] hold it), so a transition does not ask every checker.
     #[inline]
     pub(crate) fn transition(
         &mut self,
@@ -152,43 +155,66 @@ impl Checkers {
         facts: &Facts,
         out: &mut Findings,
     ) {
+        let bit = topic::of(tr);
+        /// The arms of the table: one per topic bit.
+        macro_rules! table {
+            ($($b:literal),* $(,)?) => {
+                match bit.trailing_zeros() {
+                    $($b => self.route::<{ 1u32 << $b }>(at, tr, facts, out),)*
+                    // No bit (no checker looks at the kind).
+                    _ => {}
+                }
+            };
+        }
+        table!(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+            24, 25, 26, 27, 28, 29, 30
+        );
+    }
+
+    /// [`Checkers::transition`] of a transition of topic `BIT`: every checker that looks at
+    /// it, in the fixed order (the test of each checker's topics is decided at compile time).
+    #[inline(always)]
+    fn route<const BIT: u32>(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
         /// Call the checker when it looks at this kind of transition.
-        #[inline]
-        fn call<C: Checker>(
+        #[inline(always)]
+        fn call<C: Checker, const BIT: u32>(
             c: &mut C,
-            bit: u32,
             at: SimTime,
             tr: &Transition,
             facts: &Facts,
             out: &mut Findings,
         ) {
-            if C::TOPICS & bit != 0 {
+            if C::TOPICS & BIT != 0 {
                 c.transition(at, tr, facts, out);
             }
         }
-        let bit = topic::of(tr);
-        if bit == 0 {
-            return;
-        }
-        call(&mut self.static_pods, bit, at, tr, facts, out);
-        call(&mut self.worker, bit, at, tr, facts, out);
-        call(&mut self.sync, bit, at, tr, facts, out);
-        call(&mut self.api, bit, at, tr, facts, out);
-        call(&mut self.teardown, bit, at, tr, facts, out);
-        call(&mut self.probes, bit, at, tr, facts, out);
-        call(&mut self.shutdown, bit, at, tr, facts, out);
-        call(&mut self.eviction, bit, at, tr, facts, out);
-        call(&mut self.kills, bit, at, tr, facts, out);
-        call(&mut self.init_containers, bit, at, tr, facts, out);
-        call(&mut self.hooks, bit, at, tr, facts, out);
-        call(&mut self.disk_reclaim, bit, at, tr, facts, out);
-        call(&mut self.liveness, bit, at, tr, facts, out);
+        debug_assert_eq!(topic::of(tr), BIT);
+        call::<_, BIT>(&mut self.static_pods, at, tr, facts, out);
+        call::<_, BIT>(&mut self.worker, at, tr, facts, out);
+        call::<_, BIT>(&mut self.sync, at, tr, facts, out);
+        call::<_, BIT>(&mut self.api, at, tr, facts, out);
+        call::<_, BIT>(&mut self.teardown, at, tr, facts, out);
+        call::<_, BIT>(&mut self.probes, at, tr, facts, out);
+        call::<_, BIT>(&mut self.shutdown, at, tr, facts, out);
+        call::<_, BIT>(&mut self.eviction, at, tr, facts, out);
+        call::<_, BIT>(&mut self.kills, at, tr, facts, out);
+        call::<_, BIT>(&mut self.init_containers, at, tr, facts, out);
+        call::<_, BIT>(&mut self.hooks, at, tr, facts, out);
+        call::<_, BIT>(&mut self.disk_reclaim, at, tr, facts, out);
+        call::<_, BIT>(&mut self.liveness, at, tr, facts, out);
     }
 
     /// [`Checkers::transition`] of a `Probe` transition: only the probes checker looks at
     /// it (asserted below).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn probe(
         &mut self,
         at: SimTime,

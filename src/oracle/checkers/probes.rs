@@ -4,9 +4,10 @@
 
 use super::{crashed, record_removed, topic, Checker, PerPod};
 use crate::model::{PodUid, ProbeType, ProbeVerdict, ProbeWorkerStep, SyncStepKind, Transition};
-use crate::oracle::facts::Facts;
+use crate::oracle::facts::{Facts, PodFacts};
 use crate::oracle::findings::Findings;
 use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V125};
+use crate::oracle::ring::Sym;
 use crate::sim::SimTime;
 use std::collections::BTreeMap;
 
@@ -50,8 +51,8 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
     ),
 ];
 
-/// What the probe workers of one worker record were told.
-#[derive(Clone, Debug, Default)]
+/// What the probe workers of one worker record were told, and a cache of S9's check.
+#[derive(Clone, Debug)]
 struct Stops {
     /// StopLivenessAndStartup ran.
     lvs_stopped: bool,
@@ -60,9 +61,29 @@ struct Stops {
     terminating_status_set: bool,
     /// RemovePod ran.
     probes_removed: bool,
+    /// S9's cache: the interned name of a container of the pod that has an instance
+    /// running (ground truth) as [`target_check`] last found it, else [`Sym::NONE`].
+    /// Containers start running but stop only by exiting: it is forgotten when one of the
+    /// pod's containers exits. (Stored in the padding of the record: no memory per pod.)
+    running: Sym,
     /// Probes per (container, kind) after that kind's workers were told to stop.
     after_stop: BTreeMap<(String, ProbeType), u32>,
 }
+
+impl Default for Stops {
+    fn default() -> Self {
+        Stops {
+            lvs_stopped: false,
+            terminating_status_set: false,
+            probes_removed: false,
+            running: Sym::NONE,
+            after_stop: BTreeMap::new(),
+        }
+    }
+}
+
+// The cache lives in what the flags leave of the record's last word.
+const _: () = assert!(std::mem::size_of::<Stops>() <= 32);
 
 impl Stops {
     /// A probe after its kind's workers were told to stop: the second one is a finding.
@@ -107,6 +128,7 @@ pub(crate) struct Probes {
 
 impl Checker for Probes {
     const TOPICS: u32 = topic::PROBE
+        | topic::CONTAINER_EXITED
         | topic::PROBE_WORKER
         | topic::SYNC_STEP
         | topic::WORKER
@@ -130,6 +152,12 @@ impl Checker for Probes {
                 kind,
                 result,
             } => self.probe(at, *uid, container, *kind, *result, facts, out),
+            Transition::ContainerExited { uid, .. } => {
+                // The pod's running containers changed: S9's cache is stale.
+                if let Some(s) = self.stops.get_mut(*uid) {
+                    s.running = Sym::NONE;
+                }
+            }
             Transition::ProbeWorker {
                 uid,
                 container,
@@ -147,9 +175,9 @@ impl Checker for Probes {
 }
 
 impl Probes {
-    /// A probe ran (S9, then S8).
+    /// A probe ran (S9, then S8). Inlined into the oracle's probe path.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn probe(
         &mut self,
         at: SimTime,
@@ -160,31 +188,24 @@ impl Probes {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        target_check(at, uid, container, kind, result, facts, out);
-        self.after_stop(at, uid, container, kind, facts, out);
-    }
-
-    /// S8: probes after the workers of the probe's kind were told to stop.
-    #[inline]
-    fn after_stop(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        container: &str,
-        kind: ProbeType,
-        facts: &Facts,
-        out: &mut Findings,
-    ) {
-        // A pod without stops recorded has none set (the default).
-        let Some(s) = self.stops.get_mut(uid) else {
-            return;
-        };
+        let s = self.stops.at(uid);
+        let name = facts.container;
+        if s.running == name {
+            // An instance of it ran and one still runs: S9 holds whatever the result.
+            #[cfg(debug_assertions)]
+            assert!(
+                runs_now(facts.pod(uid), name) == (true, true),
+                "S9's cache of {uid}: container {container} has no instance running"
+            );
+        } else if target_check(at, uid, container, kind, result, facts, out) {
+            s.running = name;
+        }
+        // S8: probes after the workers of the probe's kind were told to stop.
         let lvs = s.lvs_stopped || s.terminating_status_set;
         let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
-        if !stopped {
-            return;
+        if stopped {
+            s.after_stop_probe(at, uid, container, kind, facts, out);
         }
-        s.after_stop_probe(at, uid, container, kind, facts, out);
     }
 
     /// A readiness worker exited: while the pod terminates, not before its kill completed
@@ -217,8 +238,22 @@ impl Probes {
     }
 }
 
+/// Has an instance of the container named `name` run, and does one run now (ground truth)?
+#[inline]
+fn runs_now(p: &PodFacts, name: Sym) -> (bool, bool) {
+    let mut ever = false;
+    for i in p.instances.iter().filter(|i| i.name == name) {
+        ever = true;
+        if p.running.contains(&i.id) {
+            return (true, true);
+        }
+    }
+    (ever, false)
+}
+
 /// S9: a probe of `container` runs only when an instance of it has run, and does not
 /// succeed while none runs (ground truth). `facts.container` is its name, interned.
+/// Whether an instance of it runs.
 #[inline]
 fn target_check(
     at: SimTime,
@@ -228,22 +263,12 @@ fn target_check(
     result: ProbeVerdict,
     facts: &Facts,
     out: &mut Findings,
-) {
-    let p = facts.pod(uid);
-    let name = facts.container;
-    // One pass: has an instance of it run, and does one run now?
-    let mut ever = false;
-    let mut runs = false;
-    for i in p.instances.iter().filter(|i| i.name == name) {
-        ever = true;
-        if p.running.contains(&i.id) {
-            runs = true;
-            break;
-        }
-    }
+) -> bool {
+    let (ever, runs) = runs_now(facts.pod(uid), facts.container);
     if !ever || (!runs && result == ProbeVerdict::Success) {
         target_finding(at, uid, container, kind, ever, facts, out);
     }
+    runs
 }
 
 /// The S9 finding of [`target_check`] (`ever`: an instance of the container has run).

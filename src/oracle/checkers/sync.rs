@@ -177,80 +177,78 @@ fn sync_begin(
     let zero_grace_delete = facts.pod(uid).zero_grace_delete();
     let min_override = facts.before.min_override;
     let w = &facts.before.worker;
-    let mut found: Vec<(Inv, String)> = Vec::new();
+    // Reported as found, in this order (no list built on the way).
+    let mut found = |inv: Inv, what: String| out.report(facts, inv, Some(uid), at, what);
     if let Some(open) = w.open_sync {
-        found.push((
+        found(
             Inv::SingleSyncPerUid,
             format!("{kind} began while {open} was still open"),
-        ));
+        );
     }
     if w.finished {
-        found.push((
+        found(
             Inv::FinishedIsFinal,
             format!("{kind} began after the worker finished"),
-        ));
+        );
     }
     match kind {
         SyncKind::SyncPod => {
             if w.terminating_began {
-                found.push((
+                found(
                     Inv::SyncOrder,
                     "SyncPod began after SyncTerminatingPod had begun".into(),
-                ));
+                );
             }
             if w.terminated {
-                found.push((
+                found(
                     Inv::NoSyncOfKnownTerminated,
                     "SyncPod began for a pod whose worker reached Terminated".into(),
-                ));
+                );
             }
         }
         SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatingRuntimePod => {
             if w.terminated_began {
-                found.push((
+                found(
                     Inv::SyncOrder,
                     format!("{kind} began after SyncTerminatedPod had begun"),
-                ));
+                );
             }
             if let Some(g) = grace {
                 if g < 1 {
-                    found.push((
+                    found(
                         Inv::GraceNeverIncreases,
                         format!("{kind} with a grace period of {g}s (the minimum is 1 s)"),
-                    ));
+                    );
                 }
                 // v1.31's calculateEffectiveGracePeriod reads a deletionGracePeriodSeconds
                 // of 0 as unset, so after a delete with grace 0 (worker grace 1) a later
                 // kill override (eviction, node shutdown) raises the grace: upstream
                 // behaviour, not checked.
                 if let Some(o) = min_override.filter(|o| g > (*o).max(1)) {
-                    found.push((
+                    found(
                         Inv::GraceWithinOverrides,
                         format!(
                             "{kind} with grace {g}s after an eviction with grace override {o}s"
                         ),
-                    ));
+                    );
                 }
                 if let Some(prev) = w.last_grace.filter(|prev| g > *prev && !zero_grace_delete) {
-                    found.push((
+                    found(
                         Inv::GraceNeverIncreases,
                         format!("{kind} with grace {g}s after an earlier {prev}s"),
-                    ));
+                    );
                 }
             }
         }
         SyncKind::SyncTerminatedPod
             if !(w.first_sight_terminal || w.terminating_began && w.last_terminating_ok) =>
         {
-            found.push((
+            found(
                 Inv::SyncOrder,
                 "SyncTerminatedPod began without a successful SyncTerminatingPod before it".into(),
-            ));
+            );
         }
         _ => {}
-    }
-    for (inv, what) in found {
-        out.report(facts, inv, Some(uid), at, what);
     }
 }
 

@@ -40,7 +40,7 @@ impl Checker for Teardown {
                 ) =>
             {
                 let uid = *uid;
-                running_check(at, uid, facts, out, &format!("{call} began"));
+                running_check(at, uid, facts, out, format_args!("{call} began"));
                 if facts.pod(uid).worker.kill_in_flight {
                     out.report(
                         facts,
@@ -54,17 +54,30 @@ impl Checker for Teardown {
             Transition::Host {
                 uid,
                 what: HostOp::VolumesUnmounted,
-            } => running_check(at, *uid, facts, out, "volumes were unmounted"),
+            } => running_check(at, *uid, facts, out, format_args!("volumes were unmounted")),
             Transition::Host {
                 uid,
                 what: HostOp::PodDirRemoved,
-            } => running_check(at, *uid, facts, out, "the pod directory was removed"),
+            } => running_check(
+                at,
+                *uid,
+                facts,
+                out,
+                format_args!("the pod directory was removed"),
+            ),
             _ => {}
         }
     }
 }
 
-fn running_check(at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings, what: &str) {
+/// `what` is formatted only for a finding (no text built per transition).
+fn running_check(
+    at: SimTime,
+    uid: PodUid,
+    facts: &Facts,
+    out: &mut Findings,
+    what: std::fmt::Arguments<'_>,
+) {
     if let Some(c) = facts.pod(uid).running.first().copied() {
         out.report(
             facts,
