@@ -63,6 +63,13 @@ impl ChangeLog {
         self.uids = Vec::new();
     }
 
+    /// Whether nothing was noted since the take that handed out epoch `synced` (a reader
+    /// in step may then skip its refresh without taking).
+    #[inline]
+    pub(crate) fn is_clean(&self, synced: Option<u64>) -> bool {
+        !self.all && self.uids.is_empty() && synced == Some(self.epoch)
+    }
+
     /// The epoch the next [`ChangeLog::take`] will hand out.
     pub(crate) fn epoch(&self) -> u64 {
         self.epoch
@@ -84,5 +91,31 @@ impl ChangeLog {
         out.sort_unstable();
         out.dedup();
         Changes::Some
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_log_is_one_in_step_with_nothing_noted() {
+        let mut log = ChangeLog::default();
+        let mut out = Vec::new();
+        assert!(!log.is_clean(None), "never read: not clean");
+        assert!(!log.is_clean(Some(0)), "a fresh log names everything");
+        assert_eq!(log.take(None, &mut out), Changes::All);
+        let e = log.epoch();
+        assert!(log.is_clean(Some(e)));
+        assert!(!log.is_clean(Some(e + 1)), "another epoch is out of step");
+        assert!(!log.is_clean(None));
+        log.note(PodUid(7), 10);
+        assert!(!log.is_clean(Some(e)));
+        assert_eq!(log.take(Some(e), &mut out), Changes::Some);
+        assert_eq!(out, vec![PodUid(7)]);
+        let e = log.epoch();
+        assert!(log.is_clean(Some(e)));
+        log.note_all();
+        assert!(!log.is_clean(Some(e)));
     }
 }

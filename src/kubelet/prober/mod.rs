@@ -39,6 +39,7 @@ use crate::model::{
     ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeHandler, ProbeType,
     Transition,
 };
+use crate::model::change_log::{ChangeLog, Changes};
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
 
@@ -89,6 +90,11 @@ pub(crate) struct ProbeManager {
     pub(crate) reached_probe_while_terminating: bool,
     /// Scratch list of the slots `CleanupPods` stops (kept to reuse its allocation).
     stop_scratch: Vec<u32>,
+    /// The epoch of the pod workers' second change log the workers' `terminating` copies
+    /// were last brought up to date at (`None`: never).
+    terminating_synced: Option<u64>,
+    /// Scratch list of the UIDs that log names (kept to reuse its allocation).
+    terminating_changed: Vec<PodUid>,
 }
 
 impl ProbeManager {
@@ -107,6 +113,8 @@ impl ProbeManager {
             probes_run: 0,
             reached_probe_while_terminating: false,
             stop_scratch: Vec::new(),
+            terminating_synced: None,
+            terminating_changed: Vec::new(),
         }
     }
 
@@ -163,6 +171,50 @@ impl ProbeManager {
             let w = self.slots[*slot as usize].as_mut().expect("worker present");
             w.view = view;
         }
+    }
+
+    /// Whether the workers' `terminating` copies may be stale: `log` (the pod workers'
+    /// second change log) noted a record since they were last brought up to date.
+    #[inline]
+    pub(crate) fn terminating_stale(&self, log: &ChangeLog) -> bool {
+        !log.is_clean(self.terminating_synced)
+    }
+
+    /// Bring the workers' `terminating` copies up to date: take `log` and set the copies of
+    /// the pods it names (of every pod when it cannot name them) from `requested` (whether
+    /// the pod workers see the pod's termination as requested).
+    #[inline(never)]
+    pub(crate) fn refresh_terminating(
+        &mut self,
+        log: &mut ChangeLog,
+        requested: impl Fn(PodUid) -> bool,
+    ) {
+        let mut changed = std::mem::take(&mut self.terminating_changed);
+        let all = log.take(self.terminating_synced, &mut changed) == Changes::All;
+        self.terminating_synced = Some(log.epoch());
+        let mut set = |i: usize| {
+            let (uid, pod) = &self.index[i];
+            let t = requested(*uid);
+            for &(_, _, slot) in pod {
+                let w = self.slots[slot as usize].as_mut().expect("worker present");
+                w.terminating = t;
+            }
+        };
+        if all {
+            for i in 0..self.index.len() {
+                set(i);
+            }
+        } else {
+            // Both are sorted by UID: one merge walk.
+            let mut at = 0;
+            for uid in &changed {
+                at += self.index[at..].partition_point(|(u, _)| u < uid);
+                if self.index.get(at).is_some_and(|(u, _)| u == uid) {
+                    set(at);
+                }
+            }
+        }
+        self.terminating_changed = changed;
     }
 
     /// The worker in `slot`, if it is still instance `gen`.
@@ -268,7 +320,8 @@ impl Kubelet {
                 };
                 let cached = self.status.statuses.get(&pod.uid).map(|v| &*v.status);
                 let view = StatusView::of(cached, &c.name);
-                let w = Worker::new(gen, key.clone(), pod.clone(), spec.clone(), view);
+                let mut w = Worker::new(gen, key.clone(), pod.clone(), spec.clone(), view);
+                w.terminating = self.pw.is_pod_termination_requested(pod.uid);
                 let slot = self.prober.insert(w);
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,

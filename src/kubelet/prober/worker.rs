@@ -111,6 +111,11 @@ pub(crate) struct Worker {
     pub(crate) result_run: u32,
     /// Waiting for a new container after a liveness or startup failure.
     pub(crate) on_hold: bool,
+    /// Whether the pod workers see the pod's termination as requested
+    /// (`IsPodTerminationRequested`), as of the last refresh from their records' second
+    /// change log (see [`Kubelet::probe_pod_terminating`]); only read, and so only kept in
+    /// step, while the reach point it serves is unmarked.
+    pub(crate) terminating: bool,
     /// Still in the start-up sleep (the stop and trigger channels are only read after it).
     pub(crate) sleeping: bool,
     /// A value waits in the stop channel.
@@ -150,6 +155,7 @@ impl Worker {
             last_result: ProbeResult::Success,
             result_run: 0,
             on_hold: false,
+            terminating: false,
             sleeping: true,
             stop_pending: false,
             trigger_pending: false,
@@ -277,7 +283,7 @@ impl Kubelet {
             );
         }
         let w = self.prober.worker_at(slot);
-        let (uid, kind) = (w.key.uid, w.key.kind);
+        let kind = w.key.kind;
         let (id, running_since, terminated, started) = match w.view {
             StatusView::NoStatus | StatusView::NoContainer => return true,
             StatusView::Terminal => return false,
@@ -322,8 +328,7 @@ impl Kubelet {
         }
         let handler = w.spec.handler;
         // The reach point is a bit that stays set: once marked, the lookup is skipped.
-        if !self.prober.reached_probe_while_terminating && self.pw.is_pod_termination_requested(uid)
-        {
+        if !self.prober.reached_probe_while_terminating && self.probe_pod_terminating(slot) {
             self.prober.reached_probe_while_terminating = true;
             ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
         }
@@ -352,6 +357,29 @@ impl Kubelet {
         }
         self.probe_publish(ctx, slot, result);
         true
+    }
+
+    /// `IsPodTerminationRequested` for the pod of the worker in `slot`, from the worker's
+    /// copy: the copies are refreshed first if the pod workers' records changed since the
+    /// last refresh (debug builds check the copy against the records).
+    #[inline]
+    fn probe_pod_terminating(&mut self, slot: u32) -> bool {
+        if self.prober.terminating_stale(self.pw.records.watch()) {
+            let (records, log) = self.pw.records.split_watch();
+            self.prober.refresh_terminating(log, |uid| {
+                records
+                    .get(&uid)
+                    .is_some_and(|s| s.is_termination_requested())
+            });
+        }
+        let w = self.prober.worker(slot);
+        debug_assert_eq!(
+            w.terminating,
+            self.pw.is_pod_termination_requested(w.key.uid),
+            "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+            w.key
+        );
+        w.terminating
     }
 
     /// The worker's `resultsManager.Set` for its current container. The manager queues an
