@@ -33,13 +33,13 @@ pub(crate) use worker::{ProbeWake, StatusView, Worker};
 
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
+use crate::model::change_log::{ChangeLog, Changes};
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeHandler, ProbeType,
     Transition,
 };
-use crate::model::change_log::{ChangeLog, Changes};
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
 
@@ -539,42 +539,41 @@ impl Kubelet {
         // handleProbeSync: only pods the pod manager knows.
         self.handle_pod_syncs(ctx, &[u.uid]);
     }
+}
 
-    /// `prober.probe` with `runProbeWithRetries`: run the probe, retrying errors; an error
-    /// after the last retry is returned (the worker throws the result away).
-    pub(crate) fn run_probe(
-        &mut self,
-        ctx: &mut Ctx,
-        slot: u32,
-        id: ContainerId,
-        handler: ProbeHandler,
-    ) -> Result<ProbeResult, &'static str> {
-        let kind = self.prober.worker(slot).key.kind;
-        let mut out = Err("not run");
-        for _ in 0..MAX_PROBE_RETRIES {
-            out = ctx.exec_probe(id, kind, handler);
-            if out.is_ok() {
-                break;
-            }
+/// `prober.probe` with `runProbeWithRetries`: run the probe of worker `key` on container
+/// `id`, retrying errors, and trace it; an error after the last retry is returned (the
+/// worker throws the result away).
+#[inline]
+pub(crate) fn run_probe(
+    ctx: &mut Ctx,
+    key: &ProbeKey,
+    id: ContainerId,
+    handler: ProbeHandler,
+) -> Result<ProbeResult, &'static str> {
+    let kind = key.kind;
+    let mut out = Err("not run");
+    for _ in 0..MAX_PROBE_RETRIES {
+        out = ctx.exec_probe(id, kind, handler);
+        if out.is_ok() {
+            break;
         }
-        self.prober.probes_run += 1;
-        let key = &self.prober.worker(slot).key;
-        ctx.emit(Transition::Probe {
-            uid: key.uid,
-            container: key.container.clone(),
-            kind,
-            result: match out {
-                Ok(true) => ProbeVerdict::Success,
-                Ok(false) => ProbeVerdict::Failure,
-                Err(_) => ProbeVerdict::Error,
-            },
-        });
-        out.map(|ok| {
-            if ok {
-                ProbeResult::Success
-            } else {
-                ProbeResult::Failure
-            }
-        })
     }
+    ctx.emit(Transition::Probe {
+        uid: key.uid,
+        container: key.container.clone(),
+        kind,
+        result: match out {
+            Ok(true) => ProbeVerdict::Success,
+            Ok(false) => ProbeVerdict::Failure,
+            Err(_) => ProbeVerdict::Error,
+        },
+    });
+    out.map(|ok| {
+        if ok {
+            ProbeResult::Success
+        } else {
+            ProbeResult::Failure
+        }
+    })
 }

@@ -11,7 +11,7 @@
 //! the same instant, the run's scheduler picks which one the worker's `select` sees first,
 //! as Go's `select` would pick at random.
 
-use super::{ProbeKey, ProbeResult};
+use super::{run_probe, ProbeKey, ProbeResult};
 use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
@@ -113,7 +113,7 @@ pub(crate) struct Worker {
     pub(crate) on_hold: bool,
     /// Whether the pod workers see the pod's termination as requested
     /// (`IsPodTerminationRequested`), as of the last refresh from their records' second
-    /// change log (see [`Kubelet::probe_pod_terminating`]); only read, and so only kept in
+    /// change log (see [`Kubelet::probe_refresh_terminating`]); only read, and so only kept in
     /// step, while the reach point it serves is unmarked.
     pub(crate) terminating: bool,
     /// Still in the start-up sleep (the stop and trigger channels are only read after it).
@@ -201,6 +201,8 @@ impl Kubelet {
 
     /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
     /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
+    /// (Kept out of line: it is the probe handler, measured on its own.)
+    #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
         ctx: &mut Ctx,
@@ -270,6 +272,9 @@ impl Kubelet {
     }
 
     /// `doProbe`: probe once and record the result. Returns whether the worker goes on.
+    ///
+    /// One pass over the worker: its state is looked up once and read and written in
+    /// place; only a new container and a changed result leave the pass (both rare).
     fn do_probe(&mut self, ctx: &mut Ctx, slot: u32) -> bool {
         #[cfg(debug_assertions)]
         {
@@ -282,29 +287,30 @@ impl Kubelet {
                 w.key
             );
         }
-        let w = self.prober.worker_at(slot);
-        let kind = w.key.kind;
-        let (id, running_since, terminated, started) = match w.view {
-            StatusView::NoStatus | StatusView::NoContainer => return true,
-            StatusView::Terminal => return false,
-            StatusView::Container {
-                id,
-                running_since,
-                terminated,
-                started,
-            } => (id, running_since, terminated, started),
+        let w = self.prober.worker(slot);
+        let view = w.view;
+        let StatusView::Container {
+            id,
+            running_since,
+            terminated,
+            started,
+        } = view
+        else {
+            // No status or container yet: wait; a terminal phase: the worker exits.
+            return view != StatusView::Terminal;
         };
         if w.container_id != Some(id) {
-            let old = w.container_id.replace(id);
-            w.on_hold = false;
-            w.published = None; // nothing was ever stored for a new container
-            let initial = w.initial;
-            if let Some(old) = old {
-                self.prober.results_mut(kind).remove(old);
-            }
-            self.probe_publish(ctx, slot, initial);
+            self.probe_new_container(ctx, slot, id);
         }
-        let w = self.prober.worker(slot);
+        // The reach point's lookup is only needed while the point is unmarked; the
+        // workers' copies are brought up to date first (a cheap test when nothing changed).
+        let unmarked = !self.prober.reached_probe_while_terminating;
+        if unmarked && self.prober.terminating_stale(self.pw.records.watch()) {
+            self.probe_refresh_terminating();
+        }
+        let p = &mut self.prober;
+        let w = p.slots[slot as usize].as_mut().expect("worker present");
+        let kind = w.key.kind;
         if w.on_hold {
             return true;
         }
@@ -326,16 +332,26 @@ impl Kubelet {
         if started == (kind == ProbeType::Startup) {
             return true;
         }
-        let handler = w.spec.handler;
-        // The reach point is a bit that stays set: once marked, the lookup is skipped.
-        if !self.prober.reached_probe_while_terminating && self.probe_pod_terminating(slot) {
-            self.prober.reached_probe_while_terminating = true;
+        // The reach point is a bit that stays set: once marked, the copy is not read.
+        if unmarked && w.terminating {
+            debug_assert!(
+                self.pw.is_pod_termination_requested(w.key.uid),
+                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+                w.key
+            );
+            p.reached_probe_while_terminating = true;
             ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
+        } else {
+            debug_assert!(
+                !unmarked || !self.pw.is_pod_termination_requested(w.key.uid),
+                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+                w.key
+            );
         }
-        let Ok(result) = self.run_probe(ctx, slot, id, handler) else {
+        p.probes_run += 1;
+        let Ok(result) = run_probe(ctx, &w.key, id, w.spec.handler) else {
             return true;
         };
-        let w = self.prober.worker_at(slot);
         if w.last_result == result {
             w.result_run += 1;
         } else {
@@ -355,31 +371,41 @@ impl Kubelet {
             w.on_hold = true;
             w.result_run = 0;
         }
-        self.probe_publish(ctx, slot, result);
+        if w.published != Some(result) {
+            self.probe_publish_changed(ctx, slot, result);
+        } else {
+            #[cfg(debug_assertions)]
+            self.probe_check_published(slot);
+        }
         true
     }
 
-    /// `IsPodTerminationRequested` for the pod of the worker in `slot`, from the worker's
-    /// copy: the copies are refreshed first if the pod workers' records changed since the
-    /// last refresh (debug builds check the copy against the records).
-    #[inline]
-    fn probe_pod_terminating(&mut self, slot: u32) -> bool {
-        if self.prober.terminating_stale(self.pw.records.watch()) {
-            let (records, log) = self.pw.records.split_watch();
-            self.prober.refresh_terminating(log, |uid| {
-                records
-                    .get(&uid)
-                    .is_some_and(|s| s.is_termination_requested())
-            });
+    /// The worker in `slot` sees container `id` for the first time: it forgets the old
+    /// container's result and publishes its initial one.
+    #[inline(never)]
+    fn probe_new_container(&mut self, ctx: &mut Ctx, slot: u32, id: ContainerId) {
+        let w = self.prober.worker_at(slot);
+        let kind = w.key.kind;
+        let old = w.container_id.replace(id);
+        w.on_hold = false;
+        w.published = None; // nothing was ever stored for a new container
+        let initial = w.initial;
+        if let Some(old) = old {
+            self.prober.results_mut(kind).remove(old);
         }
-        let w = self.prober.worker(slot);
-        debug_assert_eq!(
-            w.terminating,
-            self.pw.is_pod_termination_requested(w.key.uid),
-            "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
-            w.key
-        );
-        w.terminating
+        self.probe_publish(ctx, slot, initial);
+    }
+
+    /// Bring the workers' copies of `IsPodTerminationRequested` up to date with the pod
+    /// workers' records (debug builds check each copy against the records when it is read).
+    #[inline(never)]
+    fn probe_refresh_terminating(&mut self) {
+        let (records, log) = self.pw.records.split_watch();
+        self.prober.refresh_terminating(log, |uid| {
+            records
+                .get(&uid)
+                .is_some_and(|s| s.is_termination_requested())
+        });
     }
 
     /// The worker's `resultsManager.Set` for its current container. The manager queues an
@@ -388,22 +414,26 @@ impl Kubelet {
     /// worker's copy against the manager).
     #[inline]
     fn probe_publish(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
-        let w = self.prober.worker(slot);
         #[cfg(debug_assertions)]
-        {
-            let id = w
-                .container_id
-                .expect("a worker publishes for its container");
-            debug_assert_eq!(
-                w.published,
-                self.prober.results(w.key.kind).get(id),
-                "probe worker {:?}: its copy of the published result is stale",
-                w.key
-            );
-        }
-        if w.published != Some(result) {
+        self.probe_check_published(slot);
+        if self.prober.worker(slot).published != Some(result) {
             self.probe_publish_changed(ctx, slot, result);
         }
+    }
+
+    /// Debug builds: the worker's copy of its published result is what the manager holds.
+    #[cfg(debug_assertions)]
+    fn probe_check_published(&self, slot: u32) {
+        let w = self.prober.worker(slot);
+        let id = w
+            .container_id
+            .expect("a worker publishes for its container");
+        assert_eq!(
+            w.published,
+            self.prober.results(w.key.kind).get(id),
+            "probe worker {:?}: its copy of the published result is stale",
+            w.key
+        );
     }
 
     /// [`Kubelet::probe_publish`] of a result the manager does not hold.
