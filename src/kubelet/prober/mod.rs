@@ -577,3 +577,97 @@ pub(crate) fn run_probe(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodSpec, Probe, RestartPolicy};
+
+    /// A manager with one readiness and one liveness worker for each of `uids`.
+    fn manager(uids: &[u32]) -> ProbeManager {
+        let mut m = ProbeManager::new(1);
+        for &u in uids {
+            let spec = PodSpec::new(
+                &format!("p{u}"),
+                "default",
+                RestartPolicy::Always,
+                vec![ContainerSpec::named("app", "img")],
+            );
+            let pod = Arc::new(ApiPod::new(PodUid(u), spec));
+            for kind in [ProbeType::Readiness, ProbeType::Liveness] {
+                let key = ProbeKey {
+                    uid: PodUid(u),
+                    container: Arc::from("app"),
+                    kind,
+                };
+                let gen = m.next_gen;
+                m.next_gen += 1;
+                let view = StatusView::NoStatus;
+                m.insert(Worker::new(gen, key, pod.clone(), Probe::default(), view));
+            }
+        }
+        m
+    }
+
+    fn copies(m: &ProbeManager) -> Vec<(u32, bool)> {
+        m.slots
+            .iter()
+            .flatten()
+            .map(|w| (w.key.uid.0, w.terminating))
+            .collect()
+    }
+
+    #[test]
+    fn refresh_terminating_sets_the_named_pods_or_all() {
+        let mut m = manager(&[1, 2, 3]);
+        let mut log = ChangeLog::default();
+        // Never taken: every pod is refreshed.
+        assert!(m.terminating_stale(&log));
+        m.refresh_terminating(&mut log, |uid| uid == PodUid(2));
+        let want = vec![
+            (1, false),
+            (1, false),
+            (2, true),
+            (2, true),
+            (3, false),
+            (3, false),
+        ];
+        assert_eq!(copies(&m), want);
+        assert!(!m.terminating_stale(&log), "in step and nothing noted");
+        // Only the named pods are looked at: a pod not named keeps its copy even if the
+        // answer would now differ, and a named pod without workers is skipped.
+        log.note(PodUid(3), 3);
+        log.note(PodUid(4), 3);
+        assert!(m.terminating_stale(&log));
+        m.refresh_terminating(&mut log, |uid| uid != PodUid(4));
+        let want = vec![
+            (1, false),
+            (1, false),
+            (2, true),
+            (2, true),
+            (3, true),
+            (3, true),
+        ];
+        assert_eq!(copies(&m), want);
+        // An overflowed log refreshes everyone.
+        log.note_all();
+        m.refresh_terminating(&mut log, |_| false);
+        assert!(copies(&m).iter().all(|&(_, t)| !t));
+        // Another log (or another epoch of it) is out of step: everyone again.
+        let mut other = ChangeLog::default();
+        let mut out = Vec::new();
+        let _ = other.take(None, &mut out);
+        let _ = other.take(Some(other.epoch()), &mut out);
+        assert!(m.terminating_stale(&other));
+        m.refresh_terminating(&mut other, |uid| uid == PodUid(1));
+        let want = vec![
+            (1, true),
+            (1, true),
+            (2, false),
+            (2, false),
+            (3, false),
+            (3, false),
+        ];
+        assert_eq!(copies(&m), want);
+    }
+}

@@ -201,8 +201,6 @@ impl Kubelet {
 
     /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
     /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
-    /// (Kept out of line: it is the probe handler, measured on its own.)
-    #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
         ctx: &mut Ctx,
