@@ -10,6 +10,7 @@
 //! operation stopped waiting for may answer later, and is then ignored, as upstream
 //! abandons the hook's goroutine).
 
+use super::pod_workers::SyncError;
 pub(super) use super::sync::MIN_CONTAINER_GRACE as MIN_GRACE;
 use super::sync::{KillStage, Op, StartStage};
 use super::Kubelet;
@@ -42,18 +43,24 @@ impl Kubelet {
     /// answers a call this worker operation made (same operation, step tag and request)
     /// and that had no reply yet.
     fn strike_worker_call(&mut self, uid: PodUid, op_id: u64, tag: u32, req: &CriReq) {
-        let key = (uid, op_id, tag);
-        let calls = self.worker_calls.get_mut(&key);
-        let at = calls.as_ref().and_then(|v| v.iter().position(|r| r == req));
+        // One search of the ledger: the entry is edited, or removed when emptied, in place.
+        let entry = match self.worker_calls.entry((uid, op_id, tag)) {
+            std::collections::btree_map::Entry::Occupied(e) => Some(e),
+            std::collections::btree_map::Entry::Vacant(_) => None,
+        };
+        let found = entry.and_then(|e| {
+            let i = e.get().iter().position(|r| r == req)?;
+            Some((e, i))
+        });
         assert!(
-            at.is_some(),
+            found.is_some(),
             "CRI reply rule broken: a reply to pod {uid} op {op_id} tag {tag} ({req:?}) \
              answers no call of that operation and step awaiting a reply"
         );
-        if let (Some(v), Some(i)) = (calls, at) {
-            v.remove(i);
-            if v.is_empty() {
-                self.worker_calls.remove(&key);
+        if let Some((mut e, i)) = found {
+            e.get_mut().remove(i);
+            if e.get().is_empty() {
+                e.remove();
             }
         }
     }
@@ -227,8 +234,9 @@ impl Kubelet {
             CriReq::PullImage { image, .. } => {
                 let (idx, _) = op.start.expect("start in progress");
                 let name = op.pod.spec.container_at(idx).name.clone();
-                let key = format!("{uid}_{image}");
                 if let Some(e) = result.error() {
+                    // The back-off key is needed only when the pull failed.
+                    let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
                     self.reason_cache.insert((uid, name), "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
@@ -429,15 +437,18 @@ impl Kubelet {
 
     /// The parked operation `op_id` of `uid`, if it is still in flight.
     pub(super) fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
-        if self.ops.get(&uid).is_some_and(|o| o.id == op_id) {
-            let worker_op = self.pw.records.get(&uid).and_then(|s| s.op);
-            assert_eq!(
-                worker_op,
-                Some(op_id),
-                "sync operation rule broken: the operation parked for pod {uid} is the one \
-                 its worker runs"
-            );
-            return self.ops.remove(&uid).map(|o| *o);
+        // One search of the parked operations: the entry is removed in place.
+        if let std::collections::btree_map::Entry::Occupied(e) = self.ops.entry(uid) {
+            if e.get().id == op_id {
+                let worker_op = self.pw.records.get(&uid).and_then(|s| s.op);
+                assert_eq!(
+                    worker_op,
+                    Some(op_id),
+                    "sync operation rule broken: the operation parked for pod {uid} is the \
+                     one its worker runs"
+                );
+                return Some(*e.remove());
+            }
         }
         if self
             .legacy
@@ -471,10 +482,15 @@ impl Kubelet {
             self.legacy_killer_done(ctx, uid, result);
             return;
         }
+        // The worker needs only the error's class; the message moves into the transition.
+        let (result, error) = match result {
+            Ok(b) => (Ok(b), None),
+            Err(e) => (Err(SyncError::of(&e)), Some(e)),
+        };
         ctx.emit(Transition::SyncEnd {
             uid,
             kind: op.kind,
-            error: result.as_ref().err().cloned(),
+            error,
         });
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);

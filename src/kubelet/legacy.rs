@@ -293,7 +293,7 @@ impl Kubelet {
         uid: PodUid,
         op_id: u64,
         work: &Work,
-        result: Result<bool, String>,
+        result: Result<bool, super::pod_workers::SyncError>,
     ) {
         let now = ctx.now();
         if let Some(ch) = work.options.kill.as_ref().and_then(|k| k.completed) {
@@ -305,12 +305,12 @@ impl Kubelet {
                 ch,
             );
         }
-        let delay = match &result {
+        let delay = match result {
             Ok(_) => self.pw.jitter(self.pw.resync_interval),
-            Err(e) if e.contains(super::pod_workers::NETWORK_NOT_READY) => self
+            Err(super::pod_workers::SyncError::NetworkNotReady) => self
                 .pw
                 .jitter(super::pod_workers::BACKOFF_ON_TRANSIENT_ERROR),
-            Err(_) => self.pw.jitter(self.pw.back_off_period),
+            Err(super::pod_workers::SyncError::Other) => self.pw.jitter(self.pw.back_off_period),
         };
         self.pw.work_queue.enqueue(uid, now + delay);
         if self

@@ -40,6 +40,9 @@ use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod work_queue;
+pub(crate) use work_queue::WorkQueue;
+
 /// `kubetypes.SyncPodType` (a word of the trace vocabulary).
 pub(crate) use crate::model::UpdateType;
 
@@ -215,6 +218,20 @@ impl PodSyncStatus {
             status_memo: None,
         }
     }
+    /// A worker begins a sync on this record: a fresh operation id taken from `next_op`
+    /// (the pod workers' counter), recorded as the one in flight. Returns it with the end
+    /// time of the previous sync. The caller holds the record already (no lookup).
+    pub(crate) fn begin_sync(&mut self, uid: PodUid, next_op: &mut u64) -> (u64, Option<SimTime>) {
+        assert!(
+            self.op.is_none(),
+            "pod worker rule broken: a worker with a record runs one sync at a time ({uid})"
+        );
+        let op = *next_op;
+        *next_op += 1;
+        self.op = Some(op);
+        (op, self.last_sync_time)
+    }
+
     pub(crate) fn is_termination_requested(&self) -> bool {
         self.terminating_at.is_some()
     }
@@ -453,65 +470,9 @@ pub(crate) struct PodWorkers {
     pub(crate) started_static_by_fullname: BTreeMap<String, PodUid>,
     /// `waitingToStartStaticPodsByFullname`: UIDs waiting for the full name, in order.
     pub(crate) waiting_static_by_fullname: BTreeMap<String, Vec<PodUid>>,
-    next_op: u64,
+    /// The next operation id (see [`PodSyncStatus::begin_sync`]).
+    pub(crate) next_op: u64,
     rng: Stream,
-}
-
-/// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
-/// takes every UID that is due. `due` holds each UID's one entry; `by_time` is a min-heap
-/// of (due time, UID) with lazy deletion: a replaced or removed entry stays in the heap
-/// until its time passes and is then skipped (it no longer matches `due`), so an
-/// `Enqueue` costs one map insert and one heap push instead of two search-tree updates.
-/// `GetWork` pops in (time, UID) order, the order a sorted set of the live entries gives.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WorkQueue {
-    due: BTreeMap<PodUid, SimTime>,
-    by_time: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, PodUid)>>,
-}
-
-impl WorkQueue {
-    /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
-    pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
-        let old = self.due.insert(uid, at);
-        if old != Some(at) {
-            self.by_time.push(std::cmp::Reverse((at, uid)));
-        }
-    }
-    pub(crate) fn remove(&mut self, uid: PodUid) {
-        self.due.remove(&uid);
-    }
-    /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
-    pub(crate) fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
-        #[cfg(debug_assertions)]
-        let expected = {
-            let mut v: Vec<(SimTime, PodUid)> = self
-                .due
-                .iter()
-                .filter(|(_, t)| **t <= now)
-                .map(|(u, t)| (*t, *u))
-                .collect();
-            v.sort();
-            v.into_iter().map(|(_, u)| u).collect::<Vec<_>>()
-        };
-        let mut out = Vec::new();
-        while let Some(&std::cmp::Reverse((t, uid))) = self.by_time.peek() {
-            if t > now {
-                break;
-            }
-            self.by_time.pop();
-            // A stale entry (replaced, removed, or already taken) is skipped.
-            if self.due.get(&uid) == Some(&t) {
-                self.due.remove(&uid);
-                out.push(uid);
-            }
-        }
-        #[cfg(debug_assertions)]
-        assert_eq!(
-            out, expected,
-            "work queue rule broken: GetWork returns exactly the due UIDs in due order"
-        );
-        out
-    }
 }
 
 /// `backOffOnTransientErrorPeriod`.
@@ -520,6 +481,26 @@ pub(crate) const BACKOFF_ON_TRANSIENT_ERROR: Dur = Dur::secs(1);
 const JITTER: f64 = 0.5;
 /// The message SyncPod returns while the pod network is not ready.
 pub(crate) const NETWORK_NOT_READY: &str = "network is not ready";
+
+/// What the pod worker needs of a failed sync's error: only whether it was the transient
+/// network error (a short back-off) or any other (the full back-off). The message itself
+/// goes to the `SyncEnd` transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncError {
+    NetworkNotReady,
+    Other,
+}
+
+impl SyncError {
+    /// The class of an error message.
+    pub(crate) fn of(msg: &str) -> Self {
+        if msg.contains(NETWORK_NOT_READY) {
+            SyncError::NetworkNotReady
+        } else {
+            SyncError::Other
+        }
+    }
+}
 
 impl PodWorkers {
     pub(crate) fn new(seed: u64, resync_interval: Dur, back_off_period: Dur) -> Self {
@@ -637,16 +618,12 @@ impl PodWorkers {
     /// A worker begins a sync: a fresh operation id, recorded as the one in flight.
     /// Returns it with the end time of the previous sync.
     pub(crate) fn begin_sync(&mut self, uid: PodUid) -> (u64, Option<SimTime>) {
-        let op = self.new_op();
         let st = self.records.get_mut(&uid);
         assert!(
-            st.as_ref().is_some_and(|s| s.op.is_none()),
+            st.is_some(),
             "pod worker rule broken: a worker with a record runs one sync at a time ({uid})"
         );
-        let st = st.expect("checked");
-        st.op = Some(op);
-        assert_eq!(st.op, Some(op));
-        (op, st.last_sync_time)
+        st.expect("checked").begin_sync(uid, &mut self.next_op)
     }
 
     /// A worker's sync ended at `now`; false if its record is gone.
@@ -914,6 +891,29 @@ pub(super) fn close_channel(
 mod tests {
     use super::*;
     use crate::model::{PodSpec, RestartPolicy};
+
+    #[test]
+    fn sync_error_class_is_the_network_message_anywhere_in_the_error() {
+        assert_eq!(
+            SyncError::of("network is not ready: cni config uninitialized"),
+            SyncError::NetworkNotReady
+        );
+        assert_eq!(
+            SyncError::of("error: network is not ready"),
+            SyncError::NetworkNotReady
+        );
+        assert_eq!(SyncError::of("ErrImagePull: boom"), SyncError::Other);
+        assert_eq!(SyncError::of(""), SyncError::Other);
+    }
+
+    #[test]
+    fn begin_sync_takes_the_next_op_and_returns_the_last_sync_time() {
+        let mut st = PodSyncStatus::new("a_ns".into(), SimTime(0));
+        st.last_sync_time = Some(SimTime(5));
+        let mut next = 7;
+        assert_eq!(st.begin_sync(PodUid(1), &mut next), (7, Some(SimTime(5))));
+        assert_eq!((st.op, next), (Some(7), 8));
+    }
 
     fn pod(tgps: Option<i64>, deletion: Option<i64>) -> ApiPod {
         let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, vec![]);

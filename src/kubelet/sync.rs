@@ -21,7 +21,7 @@
 
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
-use super::pod_workers::{StatusFn, Work, WorkType};
+use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
@@ -35,7 +35,6 @@ use crate::model::{NoteKind, PullPolicy, SyncStepKind};
 use crate::sim::{Dur, SimTime};
 use crate::world::cri::CriReq;
 use std::collections::{BTreeMap, VecDeque};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// `minimumGracePeriodInSeconds`.
@@ -192,6 +191,16 @@ pub(crate) struct PodActions {
     pub(crate) init_containers_to_start: Vec<usize>,
     /// Running containers to kill first: (id, name, the probe that failed).
     pub(crate) containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
+}
+
+/// The image-pull back-off key of a pod's image: `uid_image` (the `Display` form of the
+/// UID), built in one sized buffer.
+pub(super) fn image_backoff_key(uid: PodUid, image: &str) -> String {
+    let mut key = String::with_capacity(image.len() + 16);
+    uid.push_to(&mut key);
+    key.push('_');
+    key.push_str(image);
+    key
 }
 
 /// `podSandboxChanged`: (changed, attempt, sandbox id).
@@ -380,7 +389,7 @@ impl Kubelet {
                         what: NoteKind::FailedSyncStatus,
                     });
                     let err = format!("error determining status: {}", e.as_str());
-                    self.finish_work(ctx, uid, op_id, &work, Err(err));
+                    self.finish_work(ctx, uid, op_id, &work, Err(SyncError::of(&err)));
                     return;
                 }
             }
@@ -599,7 +608,7 @@ impl Kubelet {
                     let c = op.pod.spec.container_at(idx);
                     // No entry at all: not in back-off (and no key to build).
                     let in_image_backoff = !self.image_backoff.is_empty() && {
-                        let key = format!("{}_{}", uid, c.image);
+                        let key = image_backoff_key(uid, &c.image);
                         self.image_backoff
                             .is_in_back_off_since_update(&key, ctx.now())
                     };
@@ -788,7 +797,8 @@ impl Kubelet {
         for part in [spec.name.as_str(), "_", &*spec.namespace, "_"] {
             key.push_str(part);
         }
-        let _ = write!(key, "{uid}_");
+        uid.push_to(&mut key);
+        key.push('_');
         key.push_str(&c.name);
         if self.crash_backoff.is_in_back_off_since(&key, ts, ctx.now()) {
             self.reason_cache

@@ -6,8 +6,8 @@
 
 use super::known_report::KnownReport;
 use super::pod_workers::{
-    close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, UpdatePodOptions,
-    UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR, NETWORK_NOT_READY,
+    close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, SyncError,
+    UpdatePodOptions, UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR,
 };
 use super::profile::Sw;
 use super::{KEv, Kubelet};
@@ -471,9 +471,13 @@ impl Kubelet {
         };
         let work_type = st.work_type();
         st.cancelled = false;
-        // Started pods, and runtime pods going straight to termination, proceed.
-        if st.is_started() || (options.is_runtime_only() && work_type == WorkType::Terminating) {
+        // Started pods, and runtime pods going straight to termination, proceed (with the
+        // record looked up above; a first start looks it up again).
+        let st = if st.is_started()
+            || (options.is_runtime_only() && work_type == WorkType::Terminating)
+        {
             st.merge_last_update(&options);
+            st
         } else if options.pod.is_none() {
             st.merge_last_update(&options);
             self.cleanup_unstarted_pod(ctx, uid);
@@ -539,11 +543,12 @@ impl Kubelet {
                 uid,
                 what: WorkerStep::Started,
             });
-        }
+            st
+        };
         // The update moves into the work (no copy): every branch above that returns
         // before this point consumed or merged it.
         let work = Work { work_type, options };
-        let (op, min) = self.pw.begin_sync(uid);
+        let (op, min) = st.begin_sync(uid, &mut self.pw.next_op);
         if work.options.is_runtime_only() {
             self.run_work(ctx, uid, op, work);
             return;
@@ -603,7 +608,7 @@ impl Kubelet {
         uid: PodUid,
         op_id: u64,
         work: &Work,
-        result: Result<bool, String>,
+        result: Result<bool, SyncError>,
     ) {
         if self.legacy() {
             self.legacy_finish_work(ctx, uid, op_id, work, result);
@@ -709,18 +714,16 @@ impl Kubelet {
         ctx: &mut Ctx,
         uid: PodUid,
         phase_transition: bool,
-        err: Option<String>,
+        err: Option<SyncError>,
     ) {
         let now = ctx.now();
         let delay = if phase_transition {
             Dur::ZERO
         } else {
-            match &err {
+            match err {
                 None => self.pw.jitter(self.pw.resync_interval),
-                Some(e) if e.contains(NETWORK_NOT_READY) => {
-                    self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR)
-                }
-                Some(_) => self.pw.jitter(self.pw.back_off_period),
+                Some(SyncError::NetworkNotReady) => self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR),
+                Some(SyncError::Other) => self.pw.jitter(self.pw.back_off_period),
             }
         };
         self.pw.work_queue.enqueue(uid, now + delay);

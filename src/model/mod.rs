@@ -17,6 +17,33 @@ impl fmt::Display for PodUid {
     }
 }
 
+impl PodUid {
+    /// Append the `Display` form (`uid-` and at least four decimal digits) to `buf`
+    /// without the formatting machinery: back-off keys are built on hot paths.
+    pub(crate) fn push_to(self, buf: &mut String) {
+        #[cfg(debug_assertions)]
+        let start = buf.len();
+        buf.push_str("uid-");
+        let mut digits = [0u8; 10];
+        let mut n = self.0;
+        let mut len = 0;
+        while n > 0 || len < 4 {
+            digits[len] = b'0' + (n % 10) as u8;
+            n /= 10;
+            len += 1;
+        }
+        for d in digits[..len].iter().rev() {
+            buf.push(char::from(*d));
+        }
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            buf[start..],
+            self.to_string(),
+            "PodUid::push_to writes what Display writes"
+        );
+    }
+}
+
 /// A runtime container ID, unique for the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ContainerId(pub u32);
@@ -729,7 +756,17 @@ impl PodSpec {
 
 #[cfg(test)]
 mod tests {
+    use super::PodUid;
     use super::PullPolicy::{self, Always, IfNotPresent};
+
+    #[test]
+    fn push_to_equals_display() {
+        for n in [0, 7, 42, 999, 1000, 9999, 10_000, 123_456, u32::MAX] {
+            let mut buf = String::from("x_");
+            PodUid(n).push_to(&mut buf);
+            assert_eq!(buf, format!("x_{}", PodUid(n)));
+        }
+    }
 
     #[test]
     fn image_pull_policy_defaults_from_tag() {

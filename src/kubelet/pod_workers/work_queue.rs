@@ -1,0 +1,63 @@
+//! The kubelet's work queue (`pkg/kubelet/util/queue`), kept apart from the pod worker
+//! record it serves.
+
+use crate::model::PodUid;
+use crate::sim::SimTime;
+use std::collections::BTreeMap;
+
+/// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
+/// takes every UID that is due. `due` holds each UID's one entry; `by_time` is a min-heap
+/// of (due time, UID) with lazy deletion: a replaced or removed entry stays in the heap
+/// until its time passes and is then skipped (it no longer matches `due`), so an
+/// `Enqueue` costs one map insert and one heap push instead of two search-tree updates.
+/// `GetWork` pops in (time, UID) order, the order a sorted set of the live entries gives.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WorkQueue {
+    due: BTreeMap<PodUid, SimTime>,
+    by_time: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, PodUid)>>,
+}
+
+impl WorkQueue {
+    /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
+    pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
+        let old = self.due.insert(uid, at);
+        if old != Some(at) {
+            self.by_time.push(std::cmp::Reverse((at, uid)));
+        }
+    }
+    pub(crate) fn remove(&mut self, uid: PodUid) {
+        self.due.remove(&uid);
+    }
+    /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
+    pub(crate) fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
+        #[cfg(debug_assertions)]
+        let expected = {
+            let mut v: Vec<(SimTime, PodUid)> = self
+                .due
+                .iter()
+                .filter(|(_, t)| **t <= now)
+                .map(|(u, t)| (*t, *u))
+                .collect();
+            v.sort();
+            v.into_iter().map(|(_, u)| u).collect::<Vec<_>>()
+        };
+        let mut out = Vec::new();
+        while let Some(&std::cmp::Reverse((t, uid))) = self.by_time.peek() {
+            if t > now {
+                break;
+            }
+            self.by_time.pop();
+            // A stale entry (replaced, removed, or already taken) is skipped.
+            if self.due.get(&uid) == Some(&t) {
+                self.due.remove(&uid);
+                out.push(uid);
+            }
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            out, expected,
+            "work queue rule broken: GetWork returns exactly the due UIDs in due order"
+        );
+        out
+    }
+}
