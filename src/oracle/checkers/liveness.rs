@@ -210,9 +210,12 @@ impl Checker for Liveness {
                 kind: SyncKind::SyncPod,
                 ..
             } => {
-                let r = self.records.at(*uid);
-                if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
-                    r.lv_in_sync = at <= lv_deadline(s, *uid, facts);
+                // A pod without a record has no Failure pending: nothing to note (and no
+                // record grows for it).
+                if let Some(r) = self.records.get_mut(*uid) {
+                    if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
+                        r.lv_in_sync = at <= lv_deadline(s, *uid, facts);
+                    }
                 }
             }
             Transition::SyncEnd {
@@ -220,7 +223,10 @@ impl Checker for Liveness {
                 kind: SyncKind::SyncPod,
                 ..
             } => {
-                let r = self.records.at(*uid);
+                // Without a record every field is at its default: nothing to clear.
+                let Some(r) = self.records.get_mut(*uid) else {
+                    return;
+                };
                 r.lv_in_sync = false;
                 if r.lv_wait_sync {
                     r.lv_wait_sync = false;
@@ -294,7 +300,10 @@ impl Liveness {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        let r = self.records.at(uid);
+        // A pod without a record has no Failure pending.
+        let Some(r) = self.records.get_mut(uid) else {
+            return;
+        };
         let Some((s, _)) = r.lv_fail.filter(|f| f.1 == id) else {
             return;
         };

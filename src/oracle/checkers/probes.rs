@@ -51,8 +51,9 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
     ),
 ];
 
-/// What the probe workers of one worker record were told, and a cache of S9's check.
-#[derive(Clone, Debug)]
+/// What the probe workers of one worker record were told, and a cache of S9's check:
+/// 8 bytes per pod (the rare per-container counts of S8 live in [`Probes::after_stop`]).
+#[derive(Clone, Copy, Debug)]
 struct Stops {
     /// StopLivenessAndStartup ran.
     lvs_stopped: bool,
@@ -64,10 +65,8 @@ struct Stops {
     /// S9's cache: the interned name of a container of the pod that has an instance
     /// running (ground truth) as [`target_check`] last found it, else [`Sym::NONE`].
     /// Containers start running but stop only by exiting: it is forgotten when one of the
-    /// pod's containers exits. (Stored in the padding of the record: no memory per pod.)
+    /// pod's containers exits.
     running: Sym,
-    /// Probes per (container, kind) after that kind's workers were told to stop.
-    after_stop: BTreeMap<(String, ProbeType), u32>,
 }
 
 impl Default for Stops {
@@ -77,53 +76,54 @@ impl Default for Stops {
             terminating_status_set: false,
             probes_removed: false,
             running: Sym::NONE,
-            after_stop: BTreeMap::new(),
         }
     }
 }
 
-// The cache lives in what the flags leave of the record's last word.
-const _: () = assert!(std::mem::size_of::<Stops>() <= 32);
+const _: () = assert!(std::mem::size_of::<Stops>() == 8);
 
-impl Stops {
-    /// A probe after its kind's workers were told to stop: the second one is a finding.
-    /// (Out of line: the common case, a probe of a pod not stopping, never gets here.)
-    #[inline(never)]
-    fn after_stop_probe(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        container: &str,
-        kind: ProbeType,
-        facts: &Facts,
-        out: &mut Findings,
-    ) {
-        let n = self
-            .after_stop
-            .entry((container.to_string(), kind))
-            .or_insert(0);
-        *n += 1;
-        let n = *n;
-        if n > 1 {
-            let when = if kind == ProbeType::Readiness {
-                "RemovePod"
-            } else {
-                "StopLivenessAndStartup"
-            };
-            out.report(
-                facts,
-                Inv::NoProbeAfterTermination,
-                Some(uid),
-                at,
-                format!("{kind} probe of container {container} ran {n} times after {when}"),
-            );
-        }
+/// Probes per (pod, container, kind) after that kind's workers were told to stop (S8).
+type AfterStop = BTreeMap<(PodUid, String, ProbeType), u32>;
+
+/// A probe after its kind's workers were told to stop: the second one is a finding.
+/// (Out of line: the common case, a probe of a pod not stopping, never gets here.)
+#[cold]
+#[inline(never)]
+fn after_stop_probe(
+    counts: &mut AfterStop,
+    at: SimTime,
+    uid: PodUid,
+    container: &str,
+    kind: ProbeType,
+    facts: &Facts,
+    out: &mut Findings,
+) {
+    let n = counts
+        .entry((uid, container.to_string(), kind))
+        .or_insert(0);
+    *n += 1;
+    let n = *n;
+    if n > 1 {
+        let when = if kind == ProbeType::Readiness {
+            "RemovePod"
+        } else {
+            "StopLivenessAndStartup"
+        };
+        out.report(
+            facts,
+            Inv::NoProbeAfterTermination,
+            Some(uid),
+            at,
+            format!("{kind} probe of container {container} ran {n} times after {when}"),
+        );
     }
 }
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Probes {
     stops: PerPod<Stops>,
+    /// S8's counts (only pods whose workers were told to stop have any).
+    after_stop: AfterStop,
 }
 
 impl Checker for Probes {
@@ -164,10 +164,16 @@ impl Checker for Probes {
                 kind: ProbeType::Readiness,
                 what: ProbeWorkerStep::Stopped,
             } => self.readiness_stopped(at, *uid, container, facts, out),
-            _ if crashed(tr) => self.stops.reset_all(),
+            _ if crashed(tr) => {
+                self.stops.reset_all();
+                self.after_stop.clear();
+            }
             _ => {
                 if let Some(uid) = record_removed(tr) {
                     self.stops.reset(uid);
+                    if !self.after_stop.is_empty() {
+                        self.after_stop.retain(|k, _| k.0 != uid);
+                    }
                 }
             }
         }
@@ -204,7 +210,7 @@ impl Probes {
         let lvs = s.lvs_stopped || s.terminating_status_set;
         let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
         if stopped {
-            s.after_stop_probe(at, uid, container, kind, facts, out);
+            after_stop_probe(&mut self.after_stop, at, uid, container, kind, facts, out);
         }
     }
 
