@@ -165,6 +165,22 @@ impl Checker for SyncChecker {
     }
 }
 
+impl SyncChecker {
+    /// A SyncPod begins (the oracle's direct path): what [`Checker::transition`] does for
+    /// it (a SyncPod leaves `status_set` alone).
+    #[inline(always)]
+    pub(crate) fn sync_pod_begin(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        grace: Option<i64>,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        sync_begin(at, uid, SyncKind::SyncPod, grace, facts, out);
+    }
+}
+
 /// A sync call begins: checked against the worker record as it was. The common case, a
 /// SyncPod of a worker in order, is decided here; every other goes to [`sync_begin_checks`].
 #[inline]
