@@ -530,24 +530,26 @@ impl Rings {
             "an empty record is an unused slot"
         );
         let i = uid.0 as usize;
-        if i >= self.next.len() {
-            self.grow(i);
-        }
         let ring = self.ring;
-        let n = &mut self.next[i];
+        // One bounds check on the common path (the slot index below has its own).
+        let n = match self.next.get_mut(i) {
+            Some(n) => n,
+            None => self.grow(i),
+        };
         let next = usize::from(*n);
         // The ring is at most 255 slots: `next + 1` fits.
         *n = if next + 1 == ring { 0 } else { *n + 1 };
         self.slots[i * ring + next] = (at, rec);
     }
 
-    /// Room for the rings of UIDs up to `i`.
+    /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, i: usize) {
+    fn grow(&mut self, i: usize) -> &mut u8 {
         self.next.resize(i + 1, 0);
         self.slots
             .resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
+        &mut self.next[i]
     }
 
     /// The records of `uid`, oldest first.

@@ -55,13 +55,10 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
 /// 8 bytes per pod (the rare per-container counts of S8 live in [`Probes::after_stop`]).
 #[derive(Clone, Copy, Debug)]
 struct Stops {
-    /// StopLivenessAndStartup ran.
-    lvs_stopped: bool,
-    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
-    /// probes; the same instant as `lvs_stopped` there).
-    terminating_status_set: bool,
-    /// RemovePod ran.
-    probes_removed: bool,
+    /// What the pod's probe workers were told, a bit each: [`Stops::LVS_STOPPED`],
+    /// [`Stops::STATUS_SET`], [`Stops::REMOVED`] (0: nothing, the common case, tested
+    /// with one comparison on every probe).
+    told: u8,
     /// S9's cache: the interned name of a container of the pod that has an instance
     /// running (ground truth) as [`target_check`] last found it, else [`Sym::NONE`].
     /// Containers start running but stop only by exiting: it is forgotten when one of the
@@ -69,12 +66,26 @@ struct Stops {
     running: Sym,
 }
 
+impl Stops {
+    /// StopLivenessAndStartup ran.
+    const LVS_STOPPED: u8 = 1;
+    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
+    /// probes; the same instant as `LVS_STOPPED` there).
+    const STATUS_SET: u8 = 2;
+    /// RemovePod ran.
+    const REMOVED: u8 = 4;
+
+    /// Have the workers of probes of `kind` been told to stop?
+    fn stopped(self, kind: ProbeType) -> bool {
+        let lvs = self.told & (Stops::LVS_STOPPED | Stops::STATUS_SET) != 0;
+        self.told & Stops::REMOVED != 0 || (lvs && kind != ProbeType::Readiness)
+    }
+}
+
 impl Default for Stops {
     fn default() -> Self {
         Stops {
-            lvs_stopped: false,
-            terminating_status_set: false,
-            probes_removed: false,
+            told: 0,
             running: Sym::NONE,
         }
     }
@@ -140,9 +151,9 @@ impl Checker for Probes {
             Transition::SyncStep { uid, step } => {
                 let s = self.stops.at(*uid);
                 match *step {
-                    SyncStepKind::StatusSet => s.terminating_status_set = true,
-                    SyncStepKind::ProbesStopped => s.lvs_stopped = true,
-                    SyncStepKind::ProbesRemoved => s.probes_removed = true,
+                    SyncStepKind::StatusSet => s.told |= Stops::STATUS_SET,
+                    SyncStepKind::ProbesStopped => s.told |= Stops::LVS_STOPPED,
+                    SyncStepKind::ProbesRemoved => s.told |= Stops::REMOVED,
                     _ => {}
                 }
             }
@@ -206,10 +217,9 @@ impl Probes {
         } else if target_check(at, uid, container, kind, result, facts, out) {
             s.running = name;
         }
-        // S8: probes after the workers of the probe's kind were told to stop.
-        let lvs = s.lvs_stopped || s.terminating_status_set;
-        let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
-        if stopped {
+        // S8: probes after the workers of the probe's kind were told to stop (a pod's
+        // workers told nothing, the common case, is one comparison).
+        if s.told != 0 && s.stopped(kind) {
             after_stop_probe(&mut self.after_stop, at, uid, container, kind, facts, out);
         }
     }
@@ -230,7 +240,7 @@ impl Probes {
             .instances
             .iter()
             .any(|i| i.name == facts.container && i.exit.is_none() && p.running.contains(&i.id));
-        let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
+        let removed = self.stops.get(uid).is_some_and(|s| s.told & Stops::REMOVED != 0);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
         }
