@@ -56,6 +56,14 @@ pub(crate) struct Syms {
 const HINTS_BITS: u32 = 12;
 const HINTS: usize = 1 << HINTS_BITS;
 
+/// The slot of [`Syms::hints`] of a shared string: Fibonacci hashing of its address (the
+/// top bits of the product).
+#[inline]
+fn hint_slot(s: &Arc<str>) -> usize {
+    let addr = s.as_ptr() as usize as u64;
+    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize
+}
+
 /// The id of a static text in [`Syms`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StaticSym(u32);
@@ -101,15 +109,19 @@ impl Syms {
     /// by its address, without hashing its bytes.
     #[inline]
     pub(crate) fn intern_shared(&mut self, s: &Arc<str>) -> Sym {
-        let addr = s.as_ptr() as usize as u64;
-        // Fibonacci hashing of the address: its top bits.
-        let slot = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize;
-        if let Some(Some((a, id))) = self.hints.get(slot) {
-            if Arc::ptr_eq(a, s) {
-                return *id;
-            }
+        match self.hinted(s) {
+            Some(id) => id,
+            None => self.intern_shared_slow(s, hint_slot(s)),
         }
-        self.intern_shared_slow(s, slot)
+    }
+
+    /// The id of `s` when its slot of the hints holds it (no change to the table).
+    #[inline]
+    pub(crate) fn hinted(&self, s: &Arc<str>) -> Option<Sym> {
+        match self.hints.get(hint_slot(s)) {
+            Some(Some((a, id))) if Arc::ptr_eq(a, s) => Some(*id),
+            _ => None,
+        }
     }
 
     /// [`Syms::intern_shared`] of a string not in its slot of the hints: interned, and
@@ -540,6 +552,24 @@ impl Rings {
         // The ring is at most 255 slots: `next + 1` fits.
         *n = if next + 1 == ring { 0 } else { *n + 1 };
         self.slots[i * ring + next] = (at, rec);
+    }
+
+    /// [`Rings::push`] when `uid` has a ring already (else nothing, and false): no call on
+    /// its way, for the oracle's quiet-probe path.
+    #[inline]
+    pub(crate) fn try_push(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
+        let i = uid.0 as usize;
+        let ring = self.ring;
+        let Some(n) = self.next.get_mut(i) else {
+            return false;
+        };
+        let next = usize::from(*n);
+        let Some(slot) = self.slots.get_mut(i * ring + next) else {
+            return false;
+        };
+        *n = if next + 1 == ring { 0 } else { *n + 1 };
+        *slot = (at, rec);
+        true
     }
 
     /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first).

@@ -18,6 +18,7 @@ pub(crate) mod worker;
 
 use super::facts::Facts;
 use super::findings::Findings;
+use super::ring::Sym;
 use crate::model::{
     PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
 };
@@ -276,6 +277,13 @@ impl Checkers {
     ) {
         self.probes
             .probe(at, uid, container, kind, result, facts, out);
+    }
+
+    /// A probe of `uid`'s container `name` that no checker needs to see (see
+    /// [`probes::Probes::quiet`]): only the probes checker looks at probes.
+    #[inline(always)]
+    pub(crate) fn quiet_probe(&self, uid: PodUid, name: Sym) -> bool {
+        self.probes.quiet(uid, name)
     }
 
     pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {

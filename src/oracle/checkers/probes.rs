@@ -192,6 +192,15 @@ impl Checker for Probes {
 }
 
 impl Probes {
+    /// A probe of `uid`'s container interned as `name` needs no check: S9's cache says an
+    /// instance of it runs, and the pod's workers were told nothing (S8). Changes nothing.
+    #[inline]
+    pub(crate) fn quiet(&self, uid: PodUid, name: Sym) -> bool {
+        self.stops
+            .get(uid)
+            .is_some_and(|s| s.running == name && s.told == 0)
+    }
+
     /// A probe ran (S9, then S8). Inlined into the oracle's probe path.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -256,7 +265,7 @@ impl Probes {
 
 /// Has an instance of the container named `name` run, and does one run now (ground truth)?
 #[inline]
-fn runs_now(p: &PodFacts, name: Sym) -> (bool, bool) {
+pub(crate) fn runs_now(p: &PodFacts, name: Sym) -> (bool, bool) {
     let mut ever = false;
     for i in p.instances.iter().filter(|i| i.name == name) {
         ever = true;
