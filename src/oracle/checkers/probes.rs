@@ -249,7 +249,10 @@ impl Probes {
             .instances
             .iter()
             .any(|i| i.name == facts.container && i.exit.is_none() && p.running.contains(&i.id));
-        let removed = self.stops.get(uid).is_some_and(|s| s.told & Stops::REMOVED != 0);
+        let removed = self
+            .stops
+            .get(uid)
+            .is_some_and(|s| s.told & Stops::REMOVED != 0);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
         }

@@ -103,7 +103,11 @@ fn s9_probes_only_running_containers() {
 fn stops_told_bits() {
     use super::Stops;
     let mut s = Stops::default();
-    for k in [ProbeType::Liveness, ProbeType::Readiness, ProbeType::Startup] {
+    for k in [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ] {
         assert!(!s.stopped(k));
     }
     s.told |= Stops::STATUS_SET;
@@ -112,7 +116,11 @@ fn stops_told_bits() {
     s.told = Stops::LVS_STOPPED;
     assert!(s.stopped(ProbeType::Startup) && !s.stopped(ProbeType::Readiness));
     s.told = Stops::REMOVED;
-    for k in [ProbeType::Liveness, ProbeType::Readiness, ProbeType::Startup] {
+    for k in [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ] {
         assert!(s.stopped(k));
     }
 }
