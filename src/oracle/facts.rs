@@ -256,10 +256,12 @@ pub(crate) struct NodeFacts {
     pub(crate) recent: VecDeque<(SimTime, Transition)>,
 }
 
-/// Values as they were just before the current transition: on `ConfigOp`, `Worker` and
-/// `SyncBegin`, of the pod it is about (the worker record, the incarnation, the eviction
-/// override); on `ApiStatusPatched`, of the object written (its API phase); on `Shutdown`,
-/// of the node (the shutdown's start). On other transitions they are stale.
+/// Values as they were just before the current transition: on `ConfigOp` and `Worker`, of
+/// the pod it is about (the worker record, the incarnation, the eviction override); on
+/// `SyncBegin`, of the pod's worker record and eviction override only (its incarnation
+/// facts are not saved: no check of a sync's beginning reads them); on `ApiStatusPatched`,
+/// of the object written (its API phase); on `Shutdown`, of the node (the shutdown's
+/// start). On other transitions they are stale.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Before {
     pub(crate) worker: WorkerFacts,
@@ -418,11 +420,19 @@ impl Facts {
     }
 
     /// Remember the values of `uid` before the current transition changes them (for the
-    /// transitions whose checks read [`Facts::before`]: `ConfigOp`, `Worker`, `SyncBegin`).
+    /// transitions whose checks read all of [`Facts::before`]: `ConfigOp`, `Worker`).
     fn snapshot(&mut self, uid: PodUid) {
         let p = &self.pods[uid.0 as usize];
         self.before.worker = p.worker;
         self.before.inc = p.inc;
+        self.before.min_override = p.min_override();
+    }
+
+    /// [`Facts::snapshot`] of what a `SyncBegin`'s checks read: the worker record and the
+    /// eviction override (not the incarnation).
+    fn snapshot_worker(&mut self, uid: PodUid) {
+        let p = &self.pods[uid.0 as usize];
+        self.before.worker = p.worker;
         self.before.min_override = p.min_override();
     }
 
@@ -516,7 +526,7 @@ impl Facts {
                 self.worker(at, *uid, *what)
             }
             SyncBegin { uid, kind, grace } => {
-                self.snapshot(*uid);
+                self.snapshot_worker(*uid);
                 self.sync_begin(*uid, *kind, *grace)
             }
             SyncEnd { uid, kind, error } => self.sync_end(at, *uid, *kind, error.is_none()),

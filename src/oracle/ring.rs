@@ -56,6 +56,14 @@ pub(crate) struct Syms {
 const HINTS_BITS: u32 = 12;
 const HINTS: usize = 1 << HINTS_BITS;
 
+/// The slot of [`Syms::hints`] of a shared string: Fibonacci hashing of its address (the
+/// top bits of the product).
+#[inline]
+fn hint_slot(s: &Arc<str>) -> usize {
+    let addr = s.as_ptr() as usize as u64;
+    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize
+}
+
 /// The id of a static text in [`Syms`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StaticSym(u32);
@@ -101,15 +109,19 @@ impl Syms {
     /// by its address, without hashing its bytes.
     #[inline]
     pub(crate) fn intern_shared(&mut self, s: &Arc<str>) -> Sym {
-        let addr = s.as_ptr() as usize as u64;
-        // Fibonacci hashing of the address: its top bits.
-        let slot = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize;
-        if let Some(Some((a, id))) = self.hints.get(slot) {
-            if Arc::ptr_eq(a, s) {
-                return *id;
-            }
+        match self.hinted(s) {
+            Some(id) => id,
+            None => self.intern_shared_slow(s, hint_slot(s)),
         }
-        self.intern_shared_slow(s, slot)
+    }
+
+    /// The id of `s` when its slot of the hints holds it (no change to the table).
+    #[inline]
+    pub(crate) fn hinted(&self, s: &Arc<str>) -> Option<Sym> {
+        match self.hints.get(hint_slot(s)) {
+            Some(Some((a, id))) if Arc::ptr_eq(a, s) => Some(*id),
+            _ => None,
+        }
     }
 
     /// [`Syms::intern_shared`] of a string not in its slot of the hints: interned, and
@@ -530,24 +542,44 @@ impl Rings {
             "an empty record is an unused slot"
         );
         let i = uid.0 as usize;
-        if i >= self.next.len() {
-            self.grow(i);
-        }
         let ring = self.ring;
-        let n = &mut self.next[i];
+        // One bounds check on the common path (the slot index below has its own).
+        let n = match self.next.get_mut(i) {
+            Some(n) => n,
+            None => self.grow(i),
+        };
         let next = usize::from(*n);
         // The ring is at most 255 slots: `next + 1` fits.
         *n = if next + 1 == ring { 0 } else { *n + 1 };
         self.slots[i * ring + next] = (at, rec);
     }
 
-    /// Room for the rings of UIDs up to `i`.
+    /// [`Rings::push`] when `uid` has a ring already (else nothing, and false): no call on
+    /// its way, for the oracle's quiet-probe path.
+    #[inline]
+    pub(crate) fn try_push(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
+        let i = uid.0 as usize;
+        let ring = self.ring;
+        let Some(n) = self.next.get_mut(i) else {
+            return false;
+        };
+        let next = usize::from(*n);
+        let Some(slot) = self.slots.get_mut(i * ring + next) else {
+            return false;
+        };
+        *n = if next + 1 == ring { 0 } else { *n + 1 };
+        *slot = (at, rec);
+        true
+    }
+
+    /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, i: usize) {
+    fn grow(&mut self, i: usize) -> &mut u8 {
         self.next.resize(i + 1, 0);
         self.slots
             .resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
+        &mut self.next[i]
     }
 
     /// The records of `uid`, oldest first.

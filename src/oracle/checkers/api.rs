@@ -12,7 +12,6 @@ use crate::oracle::facts::Facts;
 use crate::oracle::findings::{t, Findings};
 use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V122, V123, V125, V127};
 use crate::sim::{Dur, SimTime};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The invariants this checker owns: their rows of the table.
@@ -143,10 +142,33 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
 /// terminal status (PLEG relist period plus latencies, generously).
 const OBSERVABLE_AFTER: Dur = Dur::secs(5);
 
+/// The pod of each container that ran, by container ID: the runtime numbers containers
+/// from 1 upwards, so a vector indexed by ID (`uid + 1` of the owner, 0: unknown) holds
+/// them densely, and a lookup is an index instead of a tree search.
+#[derive(Clone, Debug, Default)]
+struct Owners(Vec<u32>);
+
+impl Owners {
+    fn insert(&mut self, id: ContainerId, uid: PodUid) {
+        let i = id.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] = uid.0 + 1;
+    }
+
+    fn get(&self, id: ContainerId) -> Option<PodUid> {
+        match self.0.get(id.0 as usize) {
+            Some(&o) if o != 0 => Some(PodUid(o - 1)),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ApiChecker {
     /// The pod each container that ran belongs to (C14).
-    container_owner: BTreeMap<ContainerId, PodUid>,
+    container_owner: Owners,
     /// A pod object (not a mirror pod) was created since the kubelet last crashed (C16).
     created_since_crash: bool,
     /// Per pod: a container of it ran when the kubelet last crashed (C16).
@@ -257,7 +279,7 @@ impl ApiChecker {
         }
         let foreign = status.containers.iter().find_map(|c| {
             let id = c.container_id?;
-            let owner = *self.container_owner.get(&id)?;
+            let owner = self.container_owner.get(id)?;
             (owner != of).then_some((id, owner))
         });
         if let Some((id, owner)) = foreign {

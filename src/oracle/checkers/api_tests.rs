@@ -288,3 +288,21 @@ fn c14_api_writes_carry_uid() {
         .patched_with(P, PodPhase::Running, true, vec![status(2)]);
     assert!(g.has(Inv::ApiWritesCarryUid));
 }
+
+#[test]
+fn owners_by_container_id() {
+    use super::Owners;
+    use crate::model::ContainerId;
+    let mut o = Owners::default();
+    assert_eq!(o.get(ContainerId(0)), None);
+    assert_eq!(o.get(ContainerId(7)), None);
+    o.insert(ContainerId(3), PodUid(0));
+    o.insert(ContainerId(1), PodUid(5));
+    assert_eq!(o.get(ContainerId(3)), Some(PodUid(0)));
+    assert_eq!(o.get(ContainerId(1)), Some(PodUid(5)));
+    assert_eq!(o.get(ContainerId(2)), None);
+    assert_eq!(o.get(ContainerId(4)), None);
+    // A later owner of the same ID replaces the earlier one, as a map's insert did.
+    o.insert(ContainerId(3), PodUid(9));
+    assert_eq!(o.get(ContainerId(3)), Some(PodUid(9)));
+}

@@ -209,26 +209,12 @@ impl Checker for Liveness {
                 uid,
                 kind: SyncKind::SyncPod,
                 ..
-            } => {
-                let r = self.records.at(*uid);
-                if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
-                    r.lv_in_sync = at <= lv_deadline(s, *uid, facts);
-                }
-            }
+            } => self.sync_pod_begin(at, *uid, facts),
             Transition::SyncEnd {
                 uid,
                 kind: SyncKind::SyncPod,
                 ..
-            } => {
-                let r = self.records.at(*uid);
-                r.lv_in_sync = false;
-                if r.lv_wait_sync {
-                    r.lv_wait_sync = false;
-                    if let Some(f) = r.lv_fail.as_mut() {
-                        f.0 = at;
-                    }
-                }
-            }
+            } => self.sync_pod_end(at, *uid),
             Transition::ContainerExited { uid, id, .. } => {
                 self.kill_began(at, *uid, *id, facts, out)
             }
@@ -277,6 +263,33 @@ impl Checker for Liveness {
 }
 
 impl Liveness {
+    /// A SyncPod began: a pending Failure's kill may come within it (L11). A pod without a
+    /// record has no Failure pending: nothing to note, and no record grows for it.
+    #[inline]
+    pub(crate) fn sync_pod_begin(&mut self, at: SimTime, uid: PodUid, facts: &Facts) {
+        if let Some(r) = self.records.get_mut(uid) {
+            if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
+                r.lv_in_sync = at <= lv_deadline(s, uid, facts);
+            }
+        }
+    }
+
+    /// A SyncPod ended: a Failure that came during it starts its bound now (L11). Without
+    /// a record every field is at its default: nothing to clear.
+    #[inline]
+    pub(crate) fn sync_pod_end(&mut self, at: SimTime, uid: PodUid) {
+        let Some(r) = self.records.get_mut(uid) else {
+            return;
+        };
+        r.lv_in_sync = false;
+        if r.lv_wait_sync {
+            r.lv_wait_sync = false;
+            if let Some(f) = r.lv_fail.as_mut() {
+                f.0 = at;
+            }
+        }
+    }
+
     /// A static pod's manifest went away.
     pub(crate) fn static_manifest_removed(&mut self, uid: PodUid) {
         *self.desired_since.at(uid) = None;
@@ -294,7 +307,10 @@ impl Liveness {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        let r = self.records.at(uid);
+        // A pod without a record has no Failure pending.
+        let Some(r) = self.records.get_mut(uid) else {
+            return;
+        };
         let Some((s, _)) = r.lv_fail.filter(|f| f.1 == id) else {
             return;
         };

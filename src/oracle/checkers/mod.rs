@@ -18,7 +18,10 @@ pub(crate) mod worker;
 
 use super::facts::Facts;
 use super::findings::Findings;
-use crate::model::{PodUid, ProbeType, ProbeVerdict, ProcessEvent, Transition, WorkerStep};
+use super::ring::Sym;
+use crate::model::{
+    PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
+};
 use crate::sim::{Dur, SimTime};
 
 /// Liveness: time allowed on top of the grace period (sync ticker, PLEG relist, status
@@ -155,6 +158,23 @@ impl Checkers {
         facts: &Facts,
         out: &mut Findings,
     ) {
+        // Direct paths for the most frequent kinds after probes (a SyncPod's beginning and
+        // every sync's end): only the checkers that act on them, without the table.
+        match *tr {
+            Transition::SyncBegin {
+                uid,
+                kind: SyncKind::SyncPod,
+                grace,
+            } => return self.sync_pod_begin(at, tr, uid, grace, facts, out),
+            Transition::SyncEnd { uid, kind, .. } => {
+                // Only liveness looks at a sync's end, and only at a SyncPod's.
+                if kind == SyncKind::SyncPod {
+                    self.liveness.sync_pod_end(at, uid);
+                }
+                return;
+            }
+            _ => {}
+        }
         let bit = topic::of(tr);
         /// The arms of the table: one per topic bit.
         macro_rules! table {
@@ -170,6 +190,36 @@ impl Checkers {
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
             24, 25, 26, 27, 28, 29, 30
         );
+    }
+
+    /// [`Checkers::transition`] of a SyncPod's beginning: the sync checker's checks, then
+    /// liveness's note. The shutdown checker, the only other one that looks at a sync's
+    /// beginning, acts on terminating syncs only: debug builds show it the transition and
+    /// check that nothing changed.
+    #[inline(always)]
+    fn sync_pod_begin(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        uid: PodUid,
+        grace: Option<i64>,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.sync.sync_pod_begin(at, uid, grace, facts, out);
+        #[cfg(debug_assertions)]
+        {
+            let (was, found) = (self.shutdown.fingerprint(uid), out.list().len());
+            self.shutdown.transition(at, tr, facts, out);
+            assert_eq!(
+                (self.shutdown.fingerprint(uid), out.list().len()),
+                (was, found),
+                "the shutdown checker acted on a SyncPod's beginning: {tr:?}"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = tr;
+        self.liveness.sync_pod_begin(at, uid, facts);
     }
 
     /// [`Checkers::transition`] of a transition of topic `BIT`: every checker that looks at
@@ -229,6 +279,13 @@ impl Checkers {
             .probe(at, uid, container, kind, result, facts, out);
     }
 
+    /// A probe of `uid`'s container `name` that no checker needs to see (see
+    /// [`probes::Probes::quiet`]): only the probes checker looks at probes.
+    #[inline(always)]
+    pub(crate) fn quiet_probe(&self, uid: PodUid, name: Sym) -> bool {
+        self.probes.quiet(uid, name)
+    }
+
     pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {
         self.shutdown.finish_node(end, facts, out);
         self.eviction.finish_node(end, facts, out);
@@ -263,6 +320,43 @@ const _: () = assert!(
         & topic::PROBE
         == 0
 );
+
+// The direct paths of `Checkers::transition`: a sync's beginning is looked at by the sync,
+// shutdown and liveness checkers only, a sync's end by liveness only.
+const _: () = {
+    const fn looks(topics: u32, bit: u32) -> u32 {
+        if topics & bit != 0 {
+            1
+        } else {
+            0
+        }
+    }
+    let all = [
+        static_pods::StaticPods::TOPICS,
+        worker::WorkerChecker::TOPICS,
+        api::ApiChecker::TOPICS,
+        teardown::Teardown::TOPICS,
+        probes::Probes::TOPICS,
+        eviction::Eviction::TOPICS,
+        kills::Kills::TOPICS,
+        init_containers::InitContainers::TOPICS,
+        hooks::Hooks::TOPICS,
+        disk_reclaim::DiskReclaim::TOPICS,
+    ];
+    let mut i = 0;
+    while i < all.len() {
+        assert!(all[i] & (topic::SYNC_BEGIN | topic::SYNC_END) == 0);
+        i += 1;
+    }
+    assert!(looks(sync::SyncChecker::TOPICS, topic::SYNC_BEGIN) == 1);
+    assert!(looks(shutdown::Shutdown::TOPICS, topic::SYNC_BEGIN) == 1);
+    assert!(looks(liveness::Liveness::TOPICS, topic::SYNC_BEGIN) == 1);
+    assert!(
+        looks(sync::SyncChecker::TOPICS, topic::SYNC_END)
+            + looks(shutdown::Shutdown::TOPICS, topic::SYNC_END)
+            == 0
+    );
+};
 
 /// Per-pod state of one checker, by UID.
 #[derive(Clone, Debug, Default)]

@@ -51,79 +51,90 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
     ),
 ];
 
-/// What the probe workers of one worker record were told, and a cache of S9's check.
-#[derive(Clone, Debug)]
+/// What the probe workers of one worker record were told, and a cache of S9's check:
+/// 8 bytes per pod (the rare per-container counts of S8 live in [`Probes::after_stop`]).
+#[derive(Clone, Copy, Debug)]
 struct Stops {
-    /// StopLivenessAndStartup ran.
-    lvs_stopped: bool,
-    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
-    /// probes; the same instant as `lvs_stopped` there).
-    terminating_status_set: bool,
-    /// RemovePod ran.
-    probes_removed: bool,
+    /// What the pod's probe workers were told, a bit each: [`Stops::LVS_STOPPED`],
+    /// [`Stops::STATUS_SET`], [`Stops::REMOVED`] (0: nothing, the common case, tested
+    /// with one comparison on every probe).
+    told: u8,
     /// S9's cache: the interned name of a container of the pod that has an instance
     /// running (ground truth) as [`target_check`] last found it, else [`Sym::NONE`].
     /// Containers start running but stop only by exiting: it is forgotten when one of the
-    /// pod's containers exits. (Stored in the padding of the record: no memory per pod.)
+    /// pod's containers exits.
     running: Sym,
-    /// Probes per (container, kind) after that kind's workers were told to stop.
-    after_stop: BTreeMap<(String, ProbeType), u32>,
+}
+
+impl Stops {
+    /// StopLivenessAndStartup ran.
+    const LVS_STOPPED: u8 = 1;
+    /// SyncTerminatingPod set the pod's status (where v1.31 stops liveness and startup
+    /// probes; the same instant as `LVS_STOPPED` there).
+    const STATUS_SET: u8 = 2;
+    /// RemovePod ran.
+    const REMOVED: u8 = 4;
+
+    /// Have the workers of probes of `kind` been told to stop?
+    fn stopped(self, kind: ProbeType) -> bool {
+        let lvs = self.told & (Stops::LVS_STOPPED | Stops::STATUS_SET) != 0;
+        self.told & Stops::REMOVED != 0 || (lvs && kind != ProbeType::Readiness)
+    }
 }
 
 impl Default for Stops {
     fn default() -> Self {
         Stops {
-            lvs_stopped: false,
-            terminating_status_set: false,
-            probes_removed: false,
+            told: 0,
             running: Sym::NONE,
-            after_stop: BTreeMap::new(),
         }
     }
 }
 
-// The cache lives in what the flags leave of the record's last word.
-const _: () = assert!(std::mem::size_of::<Stops>() <= 32);
+const _: () = assert!(std::mem::size_of::<Stops>() == 8);
 
-impl Stops {
-    /// A probe after its kind's workers were told to stop: the second one is a finding.
-    /// (Out of line: the common case, a probe of a pod not stopping, never gets here.)
-    #[inline(never)]
-    fn after_stop_probe(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        container: &str,
-        kind: ProbeType,
-        facts: &Facts,
-        out: &mut Findings,
-    ) {
-        let n = self
-            .after_stop
-            .entry((container.to_string(), kind))
-            .or_insert(0);
-        *n += 1;
-        let n = *n;
-        if n > 1 {
-            let when = if kind == ProbeType::Readiness {
-                "RemovePod"
-            } else {
-                "StopLivenessAndStartup"
-            };
-            out.report(
-                facts,
-                Inv::NoProbeAfterTermination,
-                Some(uid),
-                at,
-                format!("{kind} probe of container {container} ran {n} times after {when}"),
-            );
-        }
+/// Probes per (pod, container, kind) after that kind's workers were told to stop (S8).
+type AfterStop = BTreeMap<(PodUid, String, ProbeType), u32>;
+
+/// A probe after its kind's workers were told to stop: the second one is a finding.
+/// (Out of line: the common case, a probe of a pod not stopping, never gets here.)
+#[cold]
+#[inline(never)]
+fn after_stop_probe(
+    counts: &mut AfterStop,
+    at: SimTime,
+    uid: PodUid,
+    container: &str,
+    kind: ProbeType,
+    facts: &Facts,
+    out: &mut Findings,
+) {
+    let n = counts
+        .entry((uid, container.to_string(), kind))
+        .or_insert(0);
+    *n += 1;
+    let n = *n;
+    if n > 1 {
+        let when = if kind == ProbeType::Readiness {
+            "RemovePod"
+        } else {
+            "StopLivenessAndStartup"
+        };
+        out.report(
+            facts,
+            Inv::NoProbeAfterTermination,
+            Some(uid),
+            at,
+            format!("{kind} probe of container {container} ran {n} times after {when}"),
+        );
     }
 }
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Probes {
     stops: PerPod<Stops>,
+    /// S8's counts (only pods whose workers were told to stop have any).
+    after_stop: AfterStop,
 }
 
 impl Checker for Probes {
@@ -140,9 +151,9 @@ impl Checker for Probes {
             Transition::SyncStep { uid, step } => {
                 let s = self.stops.at(*uid);
                 match *step {
-                    SyncStepKind::StatusSet => s.terminating_status_set = true,
-                    SyncStepKind::ProbesStopped => s.lvs_stopped = true,
-                    SyncStepKind::ProbesRemoved => s.probes_removed = true,
+                    SyncStepKind::StatusSet => s.told |= Stops::STATUS_SET,
+                    SyncStepKind::ProbesStopped => s.told |= Stops::LVS_STOPPED,
+                    SyncStepKind::ProbesRemoved => s.told |= Stops::REMOVED,
                     _ => {}
                 }
             }
@@ -164,10 +175,16 @@ impl Checker for Probes {
                 kind: ProbeType::Readiness,
                 what: ProbeWorkerStep::Stopped,
             } => self.readiness_stopped(at, *uid, container, facts, out),
-            _ if crashed(tr) => self.stops.reset_all(),
+            _ if crashed(tr) => {
+                self.stops.reset_all();
+                self.after_stop.clear();
+            }
             _ => {
                 if let Some(uid) = record_removed(tr) {
                     self.stops.reset(uid);
+                    if !self.after_stop.is_empty() {
+                        self.after_stop.retain(|k, _| k.0 != uid);
+                    }
                 }
             }
         }
@@ -175,6 +192,15 @@ impl Checker for Probes {
 }
 
 impl Probes {
+    /// A probe of `uid`'s container interned as `name` needs no check: S9's cache says an
+    /// instance of it runs, and the pod's workers were told nothing (S8). Changes nothing.
+    #[inline]
+    pub(crate) fn quiet(&self, uid: PodUid, name: Sym) -> bool {
+        self.stops
+            .get(uid)
+            .is_some_and(|s| s.running == name && s.told == 0)
+    }
+
     /// A probe ran (S9, then S8). Inlined into the oracle's probe path.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -200,11 +226,10 @@ impl Probes {
         } else if target_check(at, uid, container, kind, result, facts, out) {
             s.running = name;
         }
-        // S8: probes after the workers of the probe's kind were told to stop.
-        let lvs = s.lvs_stopped || s.terminating_status_set;
-        let stopped = s.probes_removed || (lvs && kind != ProbeType::Readiness);
-        if stopped {
-            s.after_stop_probe(at, uid, container, kind, facts, out);
+        // S8: probes after the workers of the probe's kind were told to stop (a pod's
+        // workers told nothing, the common case, is one comparison).
+        if s.told != 0 && s.stopped(kind) {
+            after_stop_probe(&mut self.after_stop, at, uid, container, kind, facts, out);
         }
     }
 
@@ -224,7 +249,10 @@ impl Probes {
             .instances
             .iter()
             .any(|i| i.name == facts.container && i.exit.is_none() && p.running.contains(&i.id));
-        let removed = self.stops.get(uid).is_some_and(|s| s.probes_removed);
+        let removed = self
+            .stops
+            .get(uid)
+            .is_some_and(|s| s.told & Stops::REMOVED != 0);
         if !terminating || !runs || removed || p.inc.local_terminal {
             return;
         }
@@ -240,7 +268,7 @@ impl Probes {
 
 /// Has an instance of the container named `name` run, and does one run now (ground truth)?
 #[inline]
-fn runs_now(p: &PodFacts, name: Sym) -> (bool, bool) {
+pub(crate) fn runs_now(p: &PodFacts, name: Sym) -> (bool, bool) {
     let mut ever = false;
     for i in p.instances.iter().filter(|i| i.name == name) {
         ever = true;

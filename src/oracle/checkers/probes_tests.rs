@@ -98,3 +98,29 @@ fn s9_probes_only_running_containers() {
     g.created(P, RestartPolicy::Always).tr(probe("failure"));
     assert!(g.has(Inv::ProbesOnlyRunningContainers));
 }
+
+#[test]
+fn stops_told_bits() {
+    use super::Stops;
+    let mut s = Stops::default();
+    for k in [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ] {
+        assert!(!s.stopped(k));
+    }
+    s.told |= Stops::STATUS_SET;
+    assert!(s.stopped(ProbeType::Liveness) && s.stopped(ProbeType::Startup));
+    assert!(!s.stopped(ProbeType::Readiness));
+    s.told = Stops::LVS_STOPPED;
+    assert!(s.stopped(ProbeType::Startup) && !s.stopped(ProbeType::Readiness));
+    s.told = Stops::REMOVED;
+    for k in [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ] {
+        assert!(s.stopped(k));
+    }
+}

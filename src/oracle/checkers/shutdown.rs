@@ -114,6 +114,21 @@ pub(crate) struct Shutdown {
     not_ready_due_since: Option<SimTime>,
 }
 
+impl Shutdown {
+    /// What a transition of `uid` could change here, as text: debug builds compare it
+    /// around a transition the oracle's direct paths do not show this checker.
+    #[cfg(debug_assertions)]
+    pub(crate) fn fingerprint(&self, uid: PodUid) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            self.pods.get(uid),
+            self.group,
+            self.due,
+            self.not_ready_due_since
+        )
+    }
+}
+
 impl Checker for Shutdown {
     const TOPICS: u32 = topic::CONFIG_OP
         | topic::CRI_BEGIN
