@@ -108,7 +108,7 @@ impl Findings {
                 }
                 self.node_reported |= bit;
                 msg.push_str("\n    last node transitions:");
-                for (at, tr) in &facts.node.recent {
+                for (at, tr) in facts.node.recent.iter() {
                     let _ = write!(msg, "\n      {}  {tr}", t(*at));
                 }
                 String::new()

@@ -70,6 +70,9 @@ pub(crate) mod topic {
     /// Image removals.
     pub(crate) const IMAGE: u32 = 1 << 30;
 
+    /// No bit: a kind no checker looks at.
+    pub(crate) const NONE: u32 = 0;
+
     /// The bit of `tr`'s kind (0: no checker looks at it).
     #[inline]
     pub(crate) fn of(tr: &Transition) -> u32 {
@@ -166,13 +169,7 @@ impl Checkers {
                 kind: SyncKind::SyncPod,
                 grace,
             } => return self.sync_pod_begin(at, tr, uid, grace, facts, out),
-            Transition::SyncEnd { uid, kind, .. } => {
-                // Only liveness looks at a sync's end, and only at a SyncPod's.
-                if kind == SyncKind::SyncPod {
-                    self.liveness.sync_pod_end(at, uid);
-                }
-                return;
-            }
+            Transition::SyncEnd { uid, kind, .. } => return self.sync_end(at, uid, kind),
             _ => {}
         }
         let bit = topic::of(tr);
@@ -192,12 +189,27 @@ impl Checkers {
         );
     }
 
+    /// [`Checkers::transition`] of a sync's end: only liveness looks at it, and only at a
+    /// SyncPod's.
+    #[inline(always)]
+    pub(crate) fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind) {
+        if kind == SyncKind::SyncPod {
+            self.liveness.sync_pod_end(at, uid);
+        }
+    }
+
+    /// [`Checkers::transition`] of a housekeeping: only liveness looks at it.
+    #[inline(always)]
+    pub(crate) fn housekeeping(&mut self, at: SimTime, facts: &Facts, out: &mut Findings) {
+        self.liveness.housekeeping(at, facts, out);
+    }
+
     /// [`Checkers::transition`] of a SyncPod's beginning: the sync checker's checks, then
     /// liveness's note. The shutdown checker, the only other one that looks at a sync's
     /// beginning, acts on terminating syncs only: debug builds show it the transition and
     /// check that nothing changed.
     #[inline(always)]
-    fn sync_pod_begin(
+    pub(crate) fn sync_pod_begin(
         &mut self,
         at: SimTime,
         tr: &Transition,
@@ -279,6 +291,12 @@ impl Checkers {
             .probe(at, uid, container, kind, result, facts, out);
     }
 
+    /// Tests only: the probes checker.
+    #[cfg(test)]
+    pub(crate) fn probes_mut(&mut self) -> &mut probes::Probes {
+        &mut self.probes
+    }
+
     /// A probe of `uid`'s container `name` that no checker needs to see (see
     /// [`probes::Probes::quiet`]): only the probes checker looks at probes.
     #[inline(always)]
@@ -351,6 +369,18 @@ const _: () = {
     assert!(looks(sync::SyncChecker::TOPICS, topic::SYNC_BEGIN) == 1);
     assert!(looks(shutdown::Shutdown::TOPICS, topic::SYNC_BEGIN) == 1);
     assert!(looks(liveness::Liveness::TOPICS, topic::SYNC_BEGIN) == 1);
+    // A housekeeping: liveness only (`Checkers::housekeeping`).
+    let mut i = 0;
+    while i < all.len() {
+        assert!(all[i] & topic::HOUSEKEEPING == 0);
+        i += 1;
+    }
+    assert!(
+        looks(sync::SyncChecker::TOPICS, topic::HOUSEKEEPING)
+            + looks(shutdown::Shutdown::TOPICS, topic::HOUSEKEEPING)
+            == 0
+    );
+    assert!(looks(liveness::Liveness::TOPICS, topic::HOUSEKEEPING) == 1);
     assert!(
         looks(sync::SyncChecker::TOPICS, topic::SYNC_END)
             + looks(shutdown::Shutdown::TOPICS, topic::SYNC_END)
