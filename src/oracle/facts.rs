@@ -841,6 +841,7 @@ impl Facts {
         }
     }
 
+    #[inline]
     fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
         let p = self.pod_mut(uid);
         if !ok {

@@ -125,20 +125,27 @@ impl Oracle {
     #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
         if let Transition::Probe { .. } = tr {
-            if !self.quiet_probe(at, tr) {
-                self.probe(at, tr);
-            }
+            self.probe_run(at, tr);
         } else {
             self.other(at, tr);
         }
     }
 
+    /// A probe ran: [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
+    /// quiet path stays without a frame, and the caller can tail-call this).
+    #[inline(never)]
+    fn probe_run(&mut self, at: SimTime, tr: &Transition) {
+        if !self.quiet_probe(at, tr) {
+            self.probe(at, tr);
+        }
+    }
+
     /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
     /// workers were told nothing (S8), whose name and ring the oracle has: the pod's history
-    /// and [`Facts::container`] take it in, and no check is needed. A leaf function (no
-    /// call, so no registers to save); false, having changed nothing, for any other probe,
-    /// which then takes [`Oracle::probe`].
-    #[inline(never)]
+    /// and [`Facts::container`] take it in, and no check is needed. It makes no call (so
+    /// [`Oracle::probe_run`] saves no registers on its way); false, having changed
+    /// nothing, for any other probe, which then takes [`Oracle::probe`].
+    #[inline(always)]
     fn quiet_probe(&mut self, at: SimTime, tr: &Transition) -> bool {
         let Transition::Probe {
             uid,

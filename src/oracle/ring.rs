@@ -628,14 +628,43 @@ impl Rings {
     }
 }
 
+/// One record of the node's history ([`NodeRing`]): the two frequent kinds, a relist and
+/// a housekeeping, by value (no allocation, nothing to drop); any other transition whole.
+#[derive(Clone, Debug)]
+pub(crate) enum NodeRec {
+    Relist(u32),
+    Housekeeping,
+    Other(Box<Transition>),
+}
+
+impl NodeRec {
+    fn of(tr: &Transition) -> Self {
+        match *tr {
+            Transition::Relist { changed } => NodeRec::Relist(changed),
+            Transition::Housekeeping => NodeRec::Housekeeping,
+            _ => NodeRec::Other(Box::new(tr.clone())),
+        }
+    }
+}
+
+/// As the trace prints the transition.
+impl std::fmt::Display for NodeRec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeRec::Relist(changed) => Transition::Relist { changed: *changed }.fmt(f),
+            NodeRec::Housekeeping => Transition::Housekeeping.fmt(f),
+            NodeRec::Other(tr) => tr.fmt(f),
+        }
+    }
+}
+
 /// The node's last transitions (a node-level finding's diagnosis), oldest first: a ring
 /// of `N` slots written in place, so a push is one store (and the drop of the record it
-/// replaces), with no queue to shift and no clone of the two frequent kinds (a relist and
-/// a housekeeping are built afresh, they hold no data but a count).
+/// replaces), with no queue to shift; the two frequent kinds are stored without a clone.
 #[derive(Clone, Debug)]
 pub(crate) struct NodeRing<const N: usize> {
     /// Up to `N` records; once full, `next` is the oldest.
-    slots: Vec<(SimTime, Transition)>,
+    slots: Vec<(SimTime, NodeRec)>,
     next: usize,
 }
 
@@ -652,24 +681,26 @@ impl<const N: usize> NodeRing<N> {
     /// Add `tr` (a node-level transition) at `at`, over the oldest record when full.
     #[inline]
     pub(crate) fn push(&mut self, at: SimTime, tr: &Transition) {
-        let tr = match *tr {
-            Transition::Relist { changed } => Transition::Relist { changed },
-            Transition::Housekeeping => Transition::Housekeeping,
-            _ => tr.clone(),
-        };
-        if self.slots.len() < N {
-            if self.slots.capacity() == 0 {
-                self.slots.reserve_exact(N);
-            }
-            self.slots.push((at, tr));
-        } else {
-            self.slots[self.next] = (at, tr);
+        let rec = NodeRec::of(tr);
+        match self.slots.get_mut(self.next) {
+            Some(slot) => *slot = (at, rec),
+            None => self.push_new(at, rec),
         }
         self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
     }
 
+    /// The first lap: a new slot.
+    #[cold]
+    #[inline(never)]
+    fn push_new(&mut self, at: SimTime, rec: NodeRec) {
+        if self.slots.capacity() == 0 {
+            self.slots.reserve_exact(N);
+        }
+        self.slots.push((at, rec));
+    }
+
     /// The records, oldest first.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &(SimTime, Transition)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(SimTime, NodeRec)> + '_ {
         // Until the ring is full, `next` is its length: the split puts nothing first.
         let (newer, older) = self.slots.split_at(self.next.min(self.slots.len()));
         older.iter().chain(newer)

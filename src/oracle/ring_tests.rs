@@ -421,7 +421,7 @@ fn the_node_ring_keeps_the_last_records_oldest_first() {
             reference.pop_front();
         }
         reference.push_back((SimTime(i), tr));
-        let got: Vec<String> = ring.iter().map(|(at, tr)| format!("{at:?} {tr}")).collect();
+        let got: Vec<String> = ring.iter().map(|(at, r)| format!("{at:?} {r}")).collect();
         let want: Vec<String> = reference
             .iter()
             .map(|(at, tr)| format!("{at:?} {tr}"))
