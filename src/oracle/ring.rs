@@ -638,6 +638,7 @@ pub(crate) enum NodeRec {
 }
 
 impl NodeRec {
+    #[inline]
     fn of(tr: &Transition) -> Self {
         match *tr {
             Transition::Relist { changed } => NodeRec::Relist(changed),

@@ -20,7 +20,7 @@ use super::facts::Facts;
 use super::findings::Findings;
 use super::ring::Sym;
 use crate::model::{
-    PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
+    CriOp, PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
 };
 use crate::sim::{Dur, SimTime};
 
@@ -162,7 +162,9 @@ impl Checkers {
         out: &mut Findings,
     ) {
         // Direct paths for the most frequent kinds after probes (a SyncPod's beginning and
-        // every sync's end): only the checkers that act on them, without the table.
+        // every sync's end, which `Oracle::other` sends here directly too): only the
+        // checkers that act on them, without the table; CRI calls no checker acts on skip
+        // the table.
         match *tr {
             Transition::SyncBegin {
                 uid,
@@ -170,8 +172,41 @@ impl Checkers {
                 grace,
             } => return self.sync_pod_begin(at, tr, uid, grace, facts, out),
             Transition::SyncEnd { uid, kind, .. } => return self.sync_end(at, uid, kind),
+            Transition::CriBegin { call, .. } if !cri_begin_watched(call) => {
+                return self.unwatched(at, tr, facts, out)
+            }
+            Transition::CriEnd {
+                call, ref error, ..
+            } if !cri_end_watched(call, error.is_some()) => {
+                return self.unwatched(at, tr, facts, out)
+            }
             _ => {}
         }
+        self.by_table(at, tr, facts, out);
+    }
+
+    /// A transition of a kind some checkers look at, with values none of them acts on
+    /// (see [`cri_begin_watched`]): nothing to do. Debug builds show it to those
+    /// checkers all the same and check that none reported.
+    #[inline(always)]
+    fn unwatched(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        #[cfg(debug_assertions)]
+        {
+            let found = out.list().len();
+            self.by_table(at, tr, facts, out);
+            assert_eq!(
+                out.list().len(),
+                found,
+                "a checker reported on a transition taken as unwatched: {tr:?}"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (at, tr, facts, out);
+    }
+
+    /// [`Checkers::transition`] through the table by kind.
+    #[inline(always)]
+    fn by_table(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         let bit = topic::of(tr);
         /// The arms of the table: one per topic bit.
         macro_rules! table {
@@ -387,6 +422,36 @@ const _: () = {
             == 0
     );
 };
+
+/// Does some checker act on the beginning of a CRI call `call`? The worker and shutdown
+/// checkers on the calls that start something (RunPodSandbox, CreateContainer,
+/// StartContainer), the sync checker and liveness on a kill (StopContainer, ExecPreStop),
+/// the hooks checker on ExecPostStart, teardown on UnmountVolumes, RemovePodCgroup and
+/// RemovePodDir. (Debug builds check every other call against all of them:
+/// `Checkers::unwatched`.)
+#[inline]
+pub(crate) fn cri_begin_watched(call: CriOp) -> bool {
+    use CriOp::*;
+    matches!(
+        call,
+        RunPodSandbox
+            | CreateContainer
+            | StartContainer
+            | StopContainer
+            | ExecPreStop
+            | ExecPostStart
+            | UnmountVolumes
+            | RemovePodCgroup
+            | RemovePodDir
+    )
+}
+
+/// Does some checker act on the end of a CRI call `call` (`failed`: with an error)? The
+/// hooks checker on ExecPostStart's, the worker checker on a CreateContainer refused.
+#[inline]
+pub(crate) fn cri_end_watched(call: CriOp, failed: bool) -> bool {
+    call == CriOp::ExecPostStart || (call == CriOp::CreateContainer && failed)
+}
 
 /// Per-pod state of one checker, by UID.
 #[derive(Clone, Debug, Default)]
