@@ -122,3 +122,38 @@ fn a_probe_of_a_container_that_never_ran_is_checked_after_one_that_runs() {
     let x = &f.o.findings()[0];
     assert!(x.message.contains("container side, which has never run"), "{}", x.message);
 }
+
+#[test]
+fn sync_errors_keep_their_texts_in_the_history() {
+    // Two pods failing their syncs with texts that change and come back, interleaved: the
+    // per-pod hint of the last error must give each its own text.
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always)
+        .running_pod(Q, RestartPolicy::Always);
+    let texts = ["back-off 10s", "back-off 20s", "back-off 20s", "other", "back-off 10s"];
+    for (i, e) in texts.iter().enumerate() {
+        for (uid, e) in [(P, e.to_string()), (Q, format!("{} of q", texts[4 - i]))] {
+            f.wait(10).tr(Transition::SyncEnd {
+                uid,
+                kind: SyncKind::SyncPod,
+                error: Some(e),
+            });
+        }
+    }
+    for (uid, name, want) in [
+        (P, "pod1", texts.map(|e| e.to_string())),
+        (Q, "pod2", texts.map(|e| format!("{e} of q"))),
+    ] {
+        let o = &f.o.facts;
+        let lines: Vec<String> = o.rings.of(uid).map(|(_, r)| r.render(uid, name, &o.syms)).collect();
+        let last: Vec<&String> = lines.iter().rev().take(texts.len()).collect();
+        let want: Vec<String> = if uid == P {
+            want.iter().rev().cloned().collect()
+        } else {
+            want.to_vec()
+        };
+        for (line, e) in last.iter().zip(&want) {
+            assert!(line.ends_with(&format!("SyncPod error: {e}")), "{line} / {e}");
+        }
+    }
+}
