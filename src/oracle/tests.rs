@@ -73,7 +73,11 @@ fn probes_of_a_running_container_take_the_quiet_path() {
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always).probe(P, "liveness");
     let app = f.app.clone();
-    let name = f.o.facts.syms.hinted(&app).expect("interned by the first probe");
+    let name =
+        f.o.facts
+            .syms
+            .hinted(&app)
+            .expect("interned by the first probe");
     assert!(f.o.checkers.quiet_probe(P, name));
     f.probe(P, "readiness").probe(P, "liveness");
     assert_eq!(f.o.facts.rings.of(P).count(), RING);
@@ -120,7 +124,11 @@ fn a_probe_of_a_container_that_never_ran_is_checked_after_one_that_runs() {
     f.tr(probe_of(P, &side));
     assert!(f.has(Inv::ProbesOnlyRunningContainers));
     let x = &f.o.findings()[0];
-    assert!(x.message.contains("container side, which has never run"), "{}", x.message);
+    assert!(
+        x.message.contains("container side, which has never run"),
+        "{}",
+        x.message
+    );
 }
 
 #[test]
@@ -130,7 +138,13 @@ fn sync_errors_keep_their_texts_in_the_history() {
     let mut f = Feed::new();
     f.running_pod(P, RestartPolicy::Always)
         .running_pod(Q, RestartPolicy::Always);
-    let texts = ["back-off 10s", "back-off 20s", "back-off 20s", "other", "back-off 10s"];
+    let texts = [
+        "back-off 10s",
+        "back-off 20s",
+        "back-off 20s",
+        "other",
+        "back-off 10s",
+    ];
     for (i, e) in texts.iter().enumerate() {
         for (uid, e) in [(P, e.to_string()), (Q, format!("{} of q", texts[4 - i]))] {
             f.wait(10).tr(Transition::SyncEnd {
@@ -145,7 +159,11 @@ fn sync_errors_keep_their_texts_in_the_history() {
         (Q, "pod2", texts.map(|e| format!("{e} of q"))),
     ] {
         let o = &f.o.facts;
-        let lines: Vec<String> = o.rings.of(uid).map(|(_, r)| r.render(uid, name, &o.syms)).collect();
+        let lines: Vec<String> = o
+            .rings
+            .of(uid)
+            .map(|(_, r)| r.render(uid, name, &o.syms))
+            .collect();
         let last: Vec<&String> = lines.iter().rev().take(texts.len()).collect();
         let want: Vec<String> = if uid == P {
             want.iter().rev().cloned().collect()
@@ -153,7 +171,10 @@ fn sync_errors_keep_their_texts_in_the_history() {
             want.to_vec()
         };
         for (line, e) in last.iter().zip(&want) {
-            assert!(line.ends_with(&format!("SyncPod error: {e}")), "{line} / {e}");
+            assert!(
+                line.ends_with(&format!("SyncPod error: {e}")),
+                "{line} / {e}"
+            );
         }
     }
 }
