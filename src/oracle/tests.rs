@@ -178,3 +178,50 @@ fn sync_errors_keep_their_texts_in_the_history() {
         }
     }
 }
+
+#[test]
+fn a_node_finding_quotes_the_nodes_last_transitions_oldest_first() {
+    // More relists and housekeepings than the node's ring holds, then a shutdown whose
+    // group starts late: the node-level finding lists the last `RING` of them as the trace
+    // prints them.
+    let mut f = Feed::new();
+    let mut node = Vec::new();
+    for i in 0..RING as u32 + 7 {
+        let tr = if i % 4 == 3 {
+            Transition::Housekeeping
+        } else {
+            Transition::Relist { changed: i }
+        };
+        node.push((f.now, tr.to_string()));
+        f.wait(100).tr(tr);
+        node.last_mut().expect("pushed").0 = f.now;
+    }
+    let shutdown = Transition::Shutdown {
+        what: gns("PrepareForShutdown(true)"),
+    };
+    node.push((f.now, shutdown.to_string()));
+    f.tr(shutdown);
+    let power_off = Transition::PowerOff {
+        cause: PowerOffCause::InhibitDelayExpired,
+        alive: 1,
+    };
+    f.wait(15_000);
+    node.push((f.now, power_off.to_string()));
+    f.tr(power_off);
+    f.finish();
+    let x =
+        f.o.findings()
+            .iter()
+            .find(|x| x.pod.is_empty())
+            .expect("a node-level finding");
+    let quoted = x
+        .message
+        .split_once("\n    last node transitions:")
+        .expect("the node's history")
+        .1;
+    let want: String = node[node.len() - RING..]
+        .iter()
+        .map(|(at, tr)| format!("\n      {}  {tr}", super::findings::t(*at)))
+        .collect();
+    assert_eq!(quoted, want);
+}
