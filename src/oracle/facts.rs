@@ -8,14 +8,13 @@
 //! A check that must see a value as it was just before the transition reads it from
 //! [`Facts::before`].
 
-use super::ring::{Rec, Rings, Sym, Syms};
+use super::ring::{NodeRing, Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
     ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
-    WorkerStep,
+    UpdateType, WatchDelivery, WorkerStep,
 };
 use crate::sim::SimTime;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Transitions kept for the node's diagnostics.
@@ -141,6 +140,10 @@ pub(crate) struct ColdFacts {
     errors: Vec<SimTime>,
     /// Failed StartContainer calls (each leaves a created container that never ran).
     start_errors: Vec<SimTime>,
+    /// The interned text of the pod's last sync error (a crash-looping pod fails its syncs
+    /// with the same text again and again): a hint, tried before the string table. Its
+    /// default, the first string's id, is a hint like any other.
+    last_error: Sym,
 }
 
 impl PodFacts {
@@ -253,7 +256,7 @@ pub(crate) struct NodeFacts {
     /// The longest shutdown group period seen (a shutdown kill's grace is at most that).
     pub(crate) max_group_period_s: i64,
     /// The node's last transitions (a node finding's diagnosis).
-    pub(crate) recent: VecDeque<(SimTime, Transition)>,
+    pub(crate) recent: NodeRing<NODE_RING>,
 }
 
 /// Values as they were just before the current transition: on `ConfigOp` and `Worker`, of
@@ -391,13 +394,7 @@ impl Facts {
                     self.rings.push(uid, at, rec);
                 }
             }
-            None => {
-                let h = &mut self.node.recent;
-                if h.len() == NODE_RING {
-                    h.pop_front();
-                }
-                h.push_back((at, tr.clone()));
-            }
+            None => self.node.recent.push(at, tr),
         }
     }
 
@@ -417,6 +414,84 @@ impl Facts {
         let c = self.syms.intern_shared(container);
         self.container = c;
         self.rings.push(uid, at, Rec::Probe(c, kind, result));
+    }
+
+    /// [`Facts::update`] of an `UpdatePod` (the oracle's direct path: it has no other
+    /// record to keep, and no checker looks at it).
+    #[inline]
+    pub(crate) fn update_pod(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        ty: UpdateType,
+        runtime_only: bool,
+    ) {
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::UpdatePod(ty, runtime_only));
+        self.update_pod_fact(at, uid, runtime_only);
+    }
+
+    /// The fact an `UpdatePod` changes: when the UID was first seen as a runtime-only pod.
+    #[inline]
+    fn update_pod_fact(&mut self, at: SimTime, uid: PodUid, runtime_only: bool) {
+        let p = &mut self.pods[uid.0 as usize];
+        if runtime_only && !p.inc.config_known {
+            p.inc.runtime_only_at.get_or_insert(at);
+        }
+    }
+
+    /// [`Facts::update`] of a `WatchDelivered` (the oracle's direct path): only the pod's
+    /// history.
+    #[inline]
+    pub(crate) fn watch(&mut self, at: SimTime, uid: PodUid, kind: WatchDelivery) {
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::Watch(kind));
+    }
+
+    /// [`Facts::update`] of a SyncPod's beginning (the oracle's direct path).
+    #[inline]
+    pub(crate) fn sync_pod_begin(&mut self, at: SimTime, uid: PodUid, grace: Option<i64>) {
+        self.pod_mut(uid);
+        let kind = SyncKind::SyncPod;
+        let rec = match grace {
+            Some(g) => Rec::SyncBeginGrace(kind, super::ring::I64::new(g)),
+            None => Rec::SyncBegin(kind),
+        };
+        self.rings.push(uid, at, rec);
+        self.snapshot_worker(uid);
+        self.sync_begin(uid, kind, grace);
+    }
+
+    /// [`Facts::update`] of a sync's end (the oracle's direct path): an error's text is
+    /// interned through the pod's last one ([`ColdFacts::last_error`]) before the table.
+    #[inline]
+    pub(crate) fn sync_end_of(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        kind: SyncKind,
+        error: Option<&str>,
+    ) {
+        self.pod_mut(uid);
+        let error = error.map(|e| self.intern_error(uid, e));
+        self.rings.push(uid, at, Rec::SyncEnd(kind, error));
+        self.sync_end(at, uid, kind, error.is_none());
+    }
+
+    /// The id of `uid`'s sync error `e`: its last one again is found by one comparison
+    /// (with no hashing), any other through the string table, and kept as the last.
+    fn intern_error(&mut self, uid: PodUid, e: &str) -> Sym {
+        let c = self.pods[uid.0 as usize].cold_mut();
+        let k = if self.syms.holds(c.last_error, e) {
+            c.last_error
+        } else {
+            let k = self.syms.intern(e);
+            c.last_error = k;
+            k
+        };
+        // Debug builds look the text up in the table: the kept id is the one it gives.
+        debug_assert_eq!(self.syms.find(e), Some(k), "sync error {e:?}");
+        k
     }
 
     /// Remember the values of `uid` before the current transition changes them (for the
@@ -515,12 +590,7 @@ impl Facts {
             }
             UpdatePod {
                 uid, runtime_only, ..
-            } => {
-                let p = self.pod_mut(*uid);
-                if *runtime_only && !p.inc.config_known {
-                    p.inc.runtime_only_at.get_or_insert(at);
-                }
-            }
+            } => self.update_pod_fact(at, *uid, *runtime_only),
             Worker { uid, what } => {
                 self.snapshot(*uid);
                 self.worker(at, *uid, *what)
@@ -771,6 +841,7 @@ impl Facts {
         }
     }
 
+    #[inline]
     fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
         let p = self.pod_mut(uid);
         if !ok {

@@ -108,8 +108,8 @@ impl Findings {
                 }
                 self.node_reported |= bit;
                 msg.push_str("\n    last node transitions:");
-                for (at, tr) in &facts.node.recent {
-                    let _ = write!(msg, "\n      {}  {tr}", t(*at));
+                for (at, rec) in facts.node.recent.iter() {
+                    let _ = write!(msg, "\n      {}  {rec}", t(*at));
                 }
                 String::new()
             }

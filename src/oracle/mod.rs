@@ -31,7 +31,7 @@ pub(crate) mod findings;
 pub mod invariants;
 pub(crate) mod ring;
 
-use crate::model::{PodUid, Transition};
+use crate::model::{PodUid, SyncKind, Transition};
 use crate::sim::{Observer, SimTime};
 use checkers::Checkers;
 use facts::Facts;
@@ -125,20 +125,27 @@ impl Oracle {
     #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
         if let Transition::Probe { .. } = tr {
-            if !self.quiet_probe(at, tr) {
-                self.probe(at, tr);
-            }
+            self.probe_run(at, tr);
         } else {
             self.other(at, tr);
         }
     }
 
+    /// A probe ran: [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
+    /// quiet path stays without a frame, and the caller can tail-call this).
+    #[inline(never)]
+    fn probe_run(&mut self, at: SimTime, tr: &Transition) {
+        if !self.quiet_probe(at, tr) {
+            self.probe(at, tr);
+        }
+    }
+
     /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
     /// workers were told nothing (S8), whose name and ring the oracle has: the pod's history
-    /// and [`Facts::container`] take it in, and no check is needed. A leaf function (no
-    /// call, so no registers to save); false, having changed nothing, for any other probe,
-    /// which then takes [`Oracle::probe`].
-    #[inline(never)]
+    /// and [`Facts::container`] take it in, and no check is needed. It makes no call (so
+    /// [`Oracle::probe_run`] saves no registers on its way); false, having changed
+    /// nothing, for any other probe, which then takes [`Oracle::probe`].
+    #[inline(always)]
     fn quiet_probe(&mut self, at: SimTime, tr: &Transition) -> bool {
         let Transition::Probe {
             uid,
@@ -153,10 +160,11 @@ impl Oracle {
         let Some(name) = self.facts.syms.hinted(container) else {
             return false;
         };
-        if !self.checkers.quiet_probe(uid, name) || self.facts.get(uid).is_none() {
+        if !self.checkers.quiet_probe(uid, name) {
             return false;
         }
         // The one change, made last: nothing else is left to undo when there is no ring.
+        // (A pod with a ring has its facts: every push follows `Facts::pod_mut`.)
         if !self
             .facts
             .rings
@@ -164,6 +172,7 @@ impl Oracle {
         {
             return false;
         }
+        debug_assert!(self.facts.get(uid).is_some(), "{uid} has a ring, no facts");
         self.facts.container = name;
         // Debug builds check the cache's claim in full: an instance of it runs now.
         #[cfg(debug_assertions)]
@@ -194,14 +203,87 @@ impl Oracle {
             .probe(at, uid, container, kind, result, &self.facts, &mut self.out);
     }
 
-    /// Any transition but a probe run.
+    /// Any transition but a probe run. The frequent kinds (a pod worker's update, a
+    /// SyncPod's beginning, any sync's end, a watch delivery, a relist, a housekeeping)
+    /// take a direct path: the same facts update and the same checkers as
+    /// [`Oracle::general`], without its several dispatches on the kind; debug builds check
+    /// that the kinds without a checker have none and that the pod's record is the one the
+    /// general path keeps.
     #[inline(never)]
     fn other(&mut self, at: SimTime, tr: &Transition) {
-        if let Transition::StaticManifestRemoved { uid } = tr {
+        use Transition as T;
+        match *tr {
+            T::UpdatePod {
+                uid,
+                ty,
+                runtime_only,
+            } => {
+                self.facts.update_pod(at, uid, ty, runtime_only);
+                self.check_direct(at, tr, checkers::topic::NONE);
+            }
+            T::SyncBegin {
+                uid,
+                kind: SyncKind::SyncPod,
+                grace,
+            } => {
+                self.facts.sync_pod_begin(at, uid, grace);
+                self.check_direct(at, tr, checkers::topic::SYNC_BEGIN);
+                self.checkers
+                    .sync_pod_begin(at, tr, uid, grace, &self.facts, &mut self.out);
+            }
+            T::SyncEnd {
+                uid,
+                kind,
+                ref error,
+            } => {
+                self.facts.sync_end_of(at, uid, kind, error.as_deref());
+                self.check_direct(at, tr, checkers::topic::SYNC_END);
+                self.checkers.sync_end(at, uid, kind);
+            }
+            T::WatchDelivered { uid, kind } => {
+                self.facts.watch(at, uid, kind);
+                self.check_direct(at, tr, checkers::topic::NONE);
+            }
+            T::Relist { .. } => {
+                self.facts.node.recent.push(at, tr);
+                self.check_direct(at, tr, checkers::topic::NONE);
+            }
+            T::Housekeeping => {
+                self.facts.node.recent.push(at, tr);
+                self.check_direct(at, tr, checkers::topic::HOUSEKEEPING);
+                self.checkers.housekeeping(at, &self.facts, &mut self.out);
+            }
             // Shown to the oracle, never traced: no history a finding quotes holds it.
-            self.static_manifest_removed(*uid);
-            return;
+            T::StaticManifestRemoved { uid } => self.static_manifest_removed(uid),
+            _ => self.general(at, tr),
         }
+    }
+
+    /// Debug builds, on [`Oracle::other`]'s direct path: `tr`'s topic is `topic` (so the
+    /// checkers the path calls are the ones that look at it), and for a pod's transition
+    /// the record just pushed to its history is [`ring::Rec::of`] it.
+    #[inline(always)]
+    fn check_direct(&mut self, at: SimTime, tr: &Transition, topic: u32) {
+        #[cfg(debug_assertions)]
+        {
+            assert_eq!(checkers::topic::of(tr), topic, "direct path of {tr:?}");
+            if let Some(uid) = facts::uid_of(tr) {
+                let want = ring::Rec::of(tr, &mut self.facts.syms).map(|r| (at, r));
+                assert_eq!(
+                    self.facts.rings.of(uid).last(),
+                    want,
+                    "the history of {uid} after {tr:?}"
+                );
+            }
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (at, tr, topic);
+    }
+
+    /// [`Oracle::other`] of the kinds without a direct path: the facts take the
+    /// transition in, then every checker that looks at its kind sees it.
+    #[inline(never)]
+    fn general(&mut self, at: SimTime, tr: &Transition) {
         self.facts.update(at, tr);
         self.checkers.transition(at, tr, &self.facts, &mut self.out);
     }

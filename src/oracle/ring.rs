@@ -41,27 +41,30 @@ pub(crate) struct Syms {
     slots: Vec<u32>,
     /// Static texts (a container's exit reason), by id; a handful per run.
     statics: Vec<&'static str>,
-    /// A hint for [`Syms::intern_shared`]: per slot (chosen by the string's address), a
-    /// shared string interned before and its id. Holding the `Arc` keeps its allocation
-    /// alive, so an equal address is the same string.
+    /// Hints for [`Syms::intern_shared`]: sets of two slots (the set chosen by the
+    /// string's address), each slot a shared string interned before and its id. Holding
+    /// the `Arc` keeps its allocation alive, so an equal address is the same string. Two
+    /// ways per set: two names whose addresses pick the same set both stay found (with
+    /// one way, two probe workers sharing a slot took it from each other at every probe).
     hints: Vec<Option<(Arc<str>, Sym)>>,
     /// The id [`Syms::intern`] gave last: the same text again (a pod's sync error, retried)
     /// is found by one comparison, without hashing it.
     last: Option<Sym>,
 }
 
-/// Slots of [`Syms::hints`]: a power of two, above the number of probe workers of a node
-/// (each holds its own copy of its container's name, and a run
-/// starts a new worker for each new container). 96 KiB per run, and the names it holds.
-const HINTS_BITS: u32 = 12;
-const HINTS: usize = 1 << HINTS_BITS;
+/// Sets of [`Syms::hints`] (two slots each): a power of two; the slots are well above the
+/// number of probe workers of a node (each holds its own copy of its container's name, and
+/// a run starts a new worker for each new container). 96 KiB per run, and the names it
+/// holds.
+const HINT_SET_BITS: u32 = 11;
+const HINTS: usize = 2 << HINT_SET_BITS;
 
-/// The slot of [`Syms::hints`] of a shared string: Fibonacci hashing of its address (the
-/// top bits of the product).
+/// The first slot of the set of [`Syms::hints`] of a shared string: Fibonacci hashing of
+/// its address (the top bits of the product), times two.
 #[inline]
-fn hint_slot(s: &Arc<str>) -> usize {
+fn hint_set(s: &Arc<str>) -> usize {
     let addr = s.as_ptr() as usize as u64;
-    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINTS_BITS)) as usize
+    2 * (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINT_SET_BITS)) as usize
 }
 
 /// The id of a static text in [`Syms`].
@@ -111,29 +114,36 @@ impl Syms {
     pub(crate) fn intern_shared(&mut self, s: &Arc<str>) -> Sym {
         match self.hinted(s) {
             Some(id) => id,
-            None => self.intern_shared_slow(s, hint_slot(s)),
+            None => self.intern_shared_slow(s, hint_set(s)),
         }
     }
 
-    /// The id of `s` when its slot of the hints holds it (no change to the table).
+    /// The id of `s` when a slot of its set of the hints holds it (no change to the table).
     #[inline]
     pub(crate) fn hinted(&self, s: &Arc<str>) -> Option<Sym> {
-        match self.hints.get(hint_slot(s)) {
-            Some(Some((a, id))) if Arc::ptr_eq(a, s) => Some(*id),
+        let set = hint_set(s);
+        let Some([first, second]) = self.hints.get(set..set + 2) else {
+            return None;
+        };
+        match (first, second) {
+            (Some((a, id)), _) if Arc::ptr_eq(a, s) => Some(*id),
+            (_, Some((a, id))) if Arc::ptr_eq(a, s) => Some(*id),
             _ => None,
         }
     }
 
-    /// [`Syms::intern_shared`] of a string not in its slot of the hints: interned, and
-    /// put there.
+    /// [`Syms::intern_shared`] of a string in neither slot of its set of the hints:
+    /// interned, and put in the set's first slot; the string that was there moves to the
+    /// second (whose string, if any, is dropped).
     #[cold]
     #[inline(never)]
-    fn intern_shared_slow(&mut self, s: &Arc<str>, slot: usize) -> Sym {
+    fn intern_shared_slow(&mut self, s: &Arc<str>, set: usize) -> Sym {
         let id = self.intern(s);
         if self.hints.is_empty() {
             self.hints = vec![None; HINTS];
         }
-        self.hints[slot] = Some((s.clone(), id));
+        let newest = Some((s.clone(), id));
+        self.hints[set + 1] = std::mem::replace(&mut self.hints[set], newest);
         id
     }
 
@@ -147,6 +157,28 @@ impl Syms {
                 i = (i + 1) & (n - 1);
             }
             self.slots[i] = k as u32 + 1;
+        }
+    }
+
+    /// Is `id` the id of `s`? (Any id: one the table never gave holds no text.)
+    #[inline]
+    pub(crate) fn holds(&self, id: Sym, s: &str) -> bool {
+        self.texts.get(id.0 as usize).is_some_and(|t| **t == *s)
+    }
+
+    /// The id of `s` if it is in the table (no change to it).
+    pub(crate) fn find(&self, s: &str) -> Option<Sym> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = str_hash(s) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return None,
+                k if *self.texts[k as usize - 1] == *s => return Some(Sym(k - 1)),
+                _ => i = (i + 1) & mask,
+            }
         }
     }
 
@@ -194,7 +226,7 @@ fn str_hash(s: &str) -> u64 {
 pub(crate) struct I64([u32; 2]);
 
 impl I64 {
-    fn new(v: i64) -> Self {
+    pub(crate) fn new(v: i64) -> Self {
         let u = v as u64;
         I64([u as u32, (u >> 32) as u32])
     }
@@ -593,6 +625,86 @@ impl Rings {
         (0..ring)
             .map(move |k| self.slots[i * self.ring + (next + k) % ring])
             .filter(|(_, rec)| !matches!(rec, Rec::Empty))
+    }
+}
+
+/// One record of the node's history ([`NodeRing`]): the two frequent kinds, a relist and
+/// a housekeeping, by value (no allocation, nothing to drop); any other transition whole.
+#[derive(Clone, Debug)]
+pub(crate) enum NodeRec {
+    Relist(u32),
+    Housekeeping,
+    Other(Box<Transition>),
+}
+
+impl NodeRec {
+    #[inline]
+    fn of(tr: &Transition) -> Self {
+        match *tr {
+            Transition::Relist { changed } => NodeRec::Relist(changed),
+            Transition::Housekeeping => NodeRec::Housekeeping,
+            _ => NodeRec::Other(Box::new(tr.clone())),
+        }
+    }
+}
+
+/// As the trace prints the transition.
+impl std::fmt::Display for NodeRec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeRec::Relist(changed) => Transition::Relist { changed: *changed }.fmt(f),
+            NodeRec::Housekeeping => Transition::Housekeeping.fmt(f),
+            NodeRec::Other(tr) => tr.fmt(f),
+        }
+    }
+}
+
+/// The node's last transitions (a node-level finding's diagnosis), oldest first: a ring
+/// of `N` slots written in place, so a push is one store (and the drop of the record it
+/// replaces), with no queue to shift; the two frequent kinds are stored without a clone.
+#[derive(Clone, Debug)]
+pub(crate) struct NodeRing<const N: usize> {
+    /// Up to `N` records; once full, `next` is the oldest.
+    slots: Vec<(SimTime, NodeRec)>,
+    next: usize,
+}
+
+impl<const N: usize> Default for NodeRing<N> {
+    fn default() -> Self {
+        NodeRing {
+            slots: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<const N: usize> NodeRing<N> {
+    /// Add `tr` (a node-level transition) at `at`, over the oldest record when full.
+    #[inline]
+    pub(crate) fn push(&mut self, at: SimTime, tr: &Transition) {
+        let rec = NodeRec::of(tr);
+        match self.slots.get_mut(self.next) {
+            Some(slot) => *slot = (at, rec),
+            None => self.push_new(at, rec),
+        }
+        self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
+    }
+
+    /// The first lap: a new slot.
+    #[cold]
+    #[inline(never)]
+    fn push_new(&mut self, at: SimTime, rec: NodeRec) {
+        if self.slots.capacity() == 0 {
+            self.slots.reserve_exact(N);
+        }
+        self.slots.push((at, rec));
+    }
+
+    /// The records, oldest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(SimTime, NodeRec)> + '_ {
+        // Until the ring is full, `next` is its length: the split puts nothing first.
+        let (newer, older) = self.slots.split_at(self.next.min(self.slots.len()));
+        older.iter().chain(newer)
     }
 }
 

@@ -364,3 +364,68 @@ fn an_oracle_switched_off_releases_its_state() {
     o.release_pod_state();
     assert_eq!(o.findings().len(), 0);
 }
+
+#[test]
+fn two_shared_strings_of_one_hint_set_are_both_hinted() {
+    let mut syms = Syms::default();
+    // Shared copies until three pick the same set (all kept alive: distinct addresses).
+    let mut copies: Vec<Arc<str>> = Vec::new();
+    let same = loop {
+        let c: Arc<str> = Arc::from(format!("c{}", copies.len()).as_str());
+        copies.push(c);
+        let last = copies.last().expect("just pushed");
+        let set = hint_set(last);
+        let mates: Vec<usize> = (0..copies.len())
+            .filter(|i| hint_set(&copies[*i]) == set)
+            .collect();
+        if mates.len() == 3 {
+            break mates;
+        }
+    };
+    let (a, b, c) = (&copies[same[0]], &copies[same[1]], &copies[same[2]]);
+    let ia = syms.intern_shared(a);
+    let ib = syms.intern_shared(b);
+    // Both stay found without a change to the table, in either order.
+    for _ in 0..3 {
+        assert_eq!(syms.hinted(a), Some(ia));
+        assert_eq!(syms.hinted(b), Some(ib));
+    }
+    // A third takes the slot of the one interned least recently (`a`).
+    let ic = syms.intern_shared(c);
+    assert_eq!(syms.hinted(c), Some(ic));
+    assert_eq!(syms.hinted(b), Some(ib));
+    assert_eq!(syms.hinted(a), None);
+    // Found again through the table, with its id.
+    assert_eq!(syms.intern_shared(a), ia);
+    assert_eq!(syms.text(ia), &**a);
+}
+
+#[test]
+fn the_node_ring_keeps_the_last_records_oldest_first() {
+    use Transition as T;
+    // Against a queue that drops its front when full, at every length up to three laps.
+    const N: usize = 5;
+    let mut ring = NodeRing::<N>::default();
+    let mut reference = std::collections::VecDeque::new();
+    for i in 0..3 * N as u64 {
+        let tr = match i % 3 {
+            0 => T::Relist { changed: i as u32 },
+            1 => T::Housekeeping,
+            _ => T::KubeletProcess {
+                what: crate::model::ProcessEvent::Started,
+                epoch: i as u32,
+            },
+        };
+        ring.push(SimTime(i), &tr);
+        if reference.len() == N {
+            reference.pop_front();
+        }
+        reference.push_back((SimTime(i), tr));
+        let got: Vec<String> = ring.iter().map(|(at, r)| format!("{at:?} {r}")).collect();
+        let want: Vec<String> = reference
+            .iter()
+            .map(|(at, tr)| format!("{at:?} {tr}"))
+            .collect();
+        assert_eq!(got, want, "after {} pushes", i + 1);
+    }
+}

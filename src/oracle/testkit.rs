@@ -53,6 +53,9 @@ pub(crate) fn gns(text: &str) -> ShutdownStep {
 pub(crate) struct Feed {
     pub(crate) o: Oracle,
     pub(crate) now: SimTime,
+    /// The container name "app" of the probes fed: one shared copy, as a probe worker of
+    /// the model holds one for all its probes (so the oracle's quiet-probe path is taken).
+    pub(crate) app: Arc<str>,
 }
 
 impl Feed {
@@ -60,6 +63,7 @@ impl Feed {
         Feed {
             o: Oracle::new(),
             now: SimTime::ZERO,
+            app: Arc::from("app"),
         }
     }
     /// Move the clock forward by `ms` milliseconds.
@@ -183,7 +187,7 @@ impl Feed {
     pub(crate) fn probe(&mut self, uid: PodUid, kind: &'static str) -> &mut Self {
         self.tr(Transition::Probe {
             uid,
-            container: "app".into(),
+            container: self.app.clone(),
             kind: w(kind),
             result: ProbeVerdict::Success,
         })

@@ -40,8 +40,22 @@ pub(crate) struct Watch {
 }
 
 impl crate::sim::trace::Observer<Transition> for Watch {
+    /// Without a tap (every run but `run --perfetto`), the oracle's call is the last thing
+    /// done: a tail call, so this keeps no frame of its own.
     #[inline]
     fn observe(&mut self, at: SimTime, rec: &Transition) {
+        if self.tap.is_some() {
+            return self.observe_tapped(at, rec);
+        }
+        crate::sim::trace::Observer::observe(&mut self.oracle, at, rec);
+    }
+}
+
+impl Watch {
+    /// [`Watch::observe`] with a tap: the oracle sees the transition, then the tap keeps it.
+    #[cold]
+    #[inline(never)]
+    fn observe_tapped(&mut self, at: SimTime, rec: &Transition) {
         crate::sim::trace::Observer::observe(&mut self.oracle, at, rec);
         if let Some(t) = self.tap.as_mut() {
             t.push((at, rec.clone()));

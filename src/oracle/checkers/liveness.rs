@@ -332,7 +332,18 @@ impl Liveness {
 
     /// A housekeeping began: a finished worker whose pod left the config before the
     /// previous housekeeping must be gone by now (L5).
-    fn housekeeping(&mut self, at: SimTime, facts: &Facts, out: &mut Findings) {
+    #[inline]
+    pub(crate) fn housekeeping(&mut self, at: SimTime, facts: &Facts, out: &mut Findings) {
+        // No candidate (nearly every pass): nothing to count or report.
+        if self.undesired_finished.is_empty() {
+            return;
+        }
+        self.housekeeping_candidates(at, facts, out);
+    }
+
+    /// [`Liveness::housekeeping`] with candidates.
+    #[inline(never)]
+    fn housekeeping_candidates(&mut self, at: SimTime, facts: &Facts, out: &mut Findings) {
         let mut cands = std::mem::take(&mut self.undesired_finished);
         cands.sort_unstable();
         cands.dedup();

@@ -20,7 +20,7 @@ use super::facts::Facts;
 use super::findings::Findings;
 use super::ring::Sym;
 use crate::model::{
-    PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
+    CriOp, PodUid, ProbeType, ProbeVerdict, ProcessEvent, SyncKind, Transition, WorkerStep,
 };
 use crate::sim::{Dur, SimTime};
 
@@ -69,6 +69,9 @@ pub(crate) mod topic {
     pub(crate) const NODE_RECLAIM: u32 = 1 << 29;
     /// Image removals.
     pub(crate) const IMAGE: u32 = 1 << 30;
+
+    /// No bit: a kind no checker looks at.
+    pub(crate) const NONE: u32 = 0;
 
     /// The bit of `tr`'s kind (0: no checker looks at it).
     #[inline]
@@ -159,22 +162,51 @@ impl Checkers {
         out: &mut Findings,
     ) {
         // Direct paths for the most frequent kinds after probes (a SyncPod's beginning and
-        // every sync's end): only the checkers that act on them, without the table.
+        // every sync's end, which `Oracle::other` sends here directly too): only the
+        // checkers that act on them, without the table; CRI calls no checker acts on skip
+        // the table.
         match *tr {
             Transition::SyncBegin {
                 uid,
                 kind: SyncKind::SyncPod,
                 grace,
             } => return self.sync_pod_begin(at, tr, uid, grace, facts, out),
-            Transition::SyncEnd { uid, kind, .. } => {
-                // Only liveness looks at a sync's end, and only at a SyncPod's.
-                if kind == SyncKind::SyncPod {
-                    self.liveness.sync_pod_end(at, uid);
-                }
-                return;
+            Transition::SyncEnd { uid, kind, .. } => return self.sync_end(at, uid, kind),
+            Transition::CriBegin { call, .. } if !cri_begin_watched(call) => {
+                return self.unwatched(at, tr, facts, out)
+            }
+            Transition::CriEnd {
+                call, ref error, ..
+            } if !cri_end_watched(call, error.is_some()) => {
+                return self.unwatched(at, tr, facts, out)
             }
             _ => {}
         }
+        self.by_table(at, tr, facts, out);
+    }
+
+    /// A transition of a kind some checkers look at, with values none of them acts on
+    /// (see [`cri_begin_watched`]): nothing to do. Debug builds show it to those
+    /// checkers all the same and check that none reported.
+    #[inline(always)]
+    fn unwatched(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        #[cfg(debug_assertions)]
+        {
+            let found = out.list().len();
+            self.by_table(at, tr, facts, out);
+            assert_eq!(
+                out.list().len(),
+                found,
+                "a checker reported on a transition taken as unwatched: {tr:?}"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (at, tr, facts, out);
+    }
+
+    /// [`Checkers::transition`] through the table by kind.
+    #[inline(always)]
+    fn by_table(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         let bit = topic::of(tr);
         /// The arms of the table: one per topic bit.
         macro_rules! table {
@@ -192,12 +224,27 @@ impl Checkers {
         );
     }
 
+    /// [`Checkers::transition`] of a sync's end: only liveness looks at it, and only at a
+    /// SyncPod's.
+    #[inline(always)]
+    pub(crate) fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind) {
+        if kind == SyncKind::SyncPod {
+            self.liveness.sync_pod_end(at, uid);
+        }
+    }
+
+    /// [`Checkers::transition`] of a housekeeping: only liveness looks at it.
+    #[inline(always)]
+    pub(crate) fn housekeeping(&mut self, at: SimTime, facts: &Facts, out: &mut Findings) {
+        self.liveness.housekeeping(at, facts, out);
+    }
+
     /// [`Checkers::transition`] of a SyncPod's beginning: the sync checker's checks, then
     /// liveness's note. The shutdown checker, the only other one that looks at a sync's
     /// beginning, acts on terminating syncs only: debug builds show it the transition and
     /// check that nothing changed.
     #[inline(always)]
-    fn sync_pod_begin(
+    pub(crate) fn sync_pod_begin(
         &mut self,
         at: SimTime,
         tr: &Transition,
@@ -279,6 +326,12 @@ impl Checkers {
             .probe(at, uid, container, kind, result, facts, out);
     }
 
+    /// Tests only: the probes checker.
+    #[cfg(test)]
+    pub(crate) fn probes_mut(&mut self) -> &mut probes::Probes {
+        &mut self.probes
+    }
+
     /// A probe of `uid`'s container `name` that no checker needs to see (see
     /// [`probes::Probes::quiet`]): only the probes checker looks at probes.
     #[inline(always)]
@@ -351,12 +404,54 @@ const _: () = {
     assert!(looks(sync::SyncChecker::TOPICS, topic::SYNC_BEGIN) == 1);
     assert!(looks(shutdown::Shutdown::TOPICS, topic::SYNC_BEGIN) == 1);
     assert!(looks(liveness::Liveness::TOPICS, topic::SYNC_BEGIN) == 1);
+    // A housekeeping: liveness only (`Checkers::housekeeping`).
+    let mut i = 0;
+    while i < all.len() {
+        assert!(all[i] & topic::HOUSEKEEPING == 0);
+        i += 1;
+    }
+    assert!(
+        looks(sync::SyncChecker::TOPICS, topic::HOUSEKEEPING)
+            + looks(shutdown::Shutdown::TOPICS, topic::HOUSEKEEPING)
+            == 0
+    );
+    assert!(looks(liveness::Liveness::TOPICS, topic::HOUSEKEEPING) == 1);
     assert!(
         looks(sync::SyncChecker::TOPICS, topic::SYNC_END)
             + looks(shutdown::Shutdown::TOPICS, topic::SYNC_END)
             == 0
     );
 };
+
+/// Does some checker act on the beginning of a CRI call `call`? The worker and shutdown
+/// checkers on the calls that start something (RunPodSandbox, CreateContainer,
+/// StartContainer), the sync checker and liveness on a kill (StopContainer, ExecPreStop),
+/// the hooks checker on ExecPostStart, teardown on UnmountVolumes, RemovePodCgroup and
+/// RemovePodDir. (Debug builds check every other call against all of them:
+/// `Checkers::unwatched`.)
+#[inline]
+pub(crate) fn cri_begin_watched(call: CriOp) -> bool {
+    use CriOp::*;
+    matches!(
+        call,
+        RunPodSandbox
+            | CreateContainer
+            | StartContainer
+            | StopContainer
+            | ExecPreStop
+            | ExecPostStart
+            | UnmountVolumes
+            | RemovePodCgroup
+            | RemovePodDir
+    )
+}
+
+/// Does some checker act on the end of a CRI call `call` (`failed`: with an error)? The
+/// hooks checker on ExecPostStart's, the worker checker on a CreateContainer refused.
+#[inline]
+pub(crate) fn cri_end_watched(call: CriOp, failed: bool) -> bool {
+    call == CriOp::ExecPostStart || (call == CriOp::CreateContainer && failed)
+}
 
 /// Per-pod state of one checker, by UID.
 #[derive(Clone, Debug, Default)]

@@ -135,6 +135,10 @@ pub(crate) struct Probes {
     stops: PerPod<Stops>,
     /// S8's counts (only pods whose workers were told to stop have any).
     after_stop: AfterStop,
+    /// Tests only: a container's exit leaves S9's cache as it was (the update a cache
+    /// bug would skip), so a test can show the debug checks catch a stale cache.
+    #[cfg(test)]
+    pub(crate) skip_exit_update: bool,
 }
 
 impl Checker for Probes {
@@ -164,6 +168,10 @@ impl Checker for Probes {
                 result,
             } => self.probe(at, *uid, container, *kind, *result, facts, out),
             Transition::ContainerExited { uid, .. } => {
+                #[cfg(test)]
+                if self.skip_exit_update {
+                    return;
+                }
                 // The pod's running containers changed: S9's cache is stale.
                 if let Some(s) = self.stops.get_mut(*uid) {
                     s.running = Sym::NONE;
