@@ -14,7 +14,10 @@
 //!    issue's target workload: probes every 10 s, steady churn), with and without oracle.
 //!
 //! Each benchmark runs `PODSIM_BENCH_REPS` times (default 7) and reports the median, so
-//! both rates and their ratio come from the same process. Wall-clock time is read here and
+//! both rates and their ratio come from the same process. The ratios are also given paired
+//! by rep (each rep's run with the oracle against the same rep's run without it, each rep's
+//! model rate against the bare queue timed just before it), with their median and range:
+//! a machine that slows down for a while then moves both sides of a pair. Wall-clock time is read here and
 //! only here (the clippy determinism bans are lifted for this file).
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
@@ -59,12 +62,16 @@ struct Full {
     rate: Vec<f64>,
     wall: Vec<f64>,
     plain_wall: Vec<f64>,
+    /// Per rep: the oracle's overhead in percent of the same rep's run without it.
+    paired_oracle: Vec<f64>,
+    /// Per rep: the model's event rate in percent of the same rep's bare queue.
+    paired_bare: Vec<f64>,
     events: u64,
 }
 
 impl Full {
     /// One rep: with and without the oracle, alternating which goes first.
-    fn rep(&mut self, sc: &Arc<podsim::scenario::Scenario>, seed: u64, rep: usize) {
+    fn rep(&mut self, sc: &Arc<podsim::scenario::Scenario>, seed: u64, rep: usize, bare: f64) {
         let one = |no_oracle: bool| {
             let t = Instant::now();
             let out = run(
@@ -83,17 +90,22 @@ impl Full {
         } else {
             [true, false]
         };
+        let (mut with, mut without) = (0.0, 0.0);
         for no_oracle in order {
             let (out, s) = one(no_oracle);
             if no_oracle {
                 self.plain_wall.push(s);
+                without = s;
             } else {
                 assert!(out.findings.is_empty(), "oracle findings in the bench");
                 self.events = out.events;
                 self.rate.push(out.events as f64 / s);
                 self.wall.push(s);
+                with = s;
+                self.paired_bare.push(100.0 * out.events as f64 / s / bare);
             }
         }
+        self.paired_oracle.push(100.0 * (with - without) / without);
     }
 
     fn report(self, name: &str, bare: f64) {
@@ -112,6 +124,18 @@ impl Full {
             "{name} without oracle: {:.1} ms wall; oracle overhead {:.1} %",
             plain * 1e3,
             100.0 * (wall - plain) / plain,
+        );
+        let spread = |v: &[f64]| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lo, hi)
+        };
+        let (olo, ohi) = spread(&self.paired_oracle);
+        let (blo, bhi) = spread(&self.paired_bare);
+        println!(
+            "{name} paired by rep: oracle overhead {:.1} % (range {olo:.1} to {ohi:.1}); ratio to the rep's bare queue {:.1} % (range {blo:.1} to {bhi:.1})",
+            median(self.paired_oracle.clone()),
+            median(self.paired_bare.clone()),
         );
     }
 }
@@ -135,10 +159,11 @@ fn main() {
     let mut probes = Full::default();
     for rep in 0..reps {
         let (n, s) = bare_queue(2_000_000);
-        bare.push(n as f64 / s);
+        let rate = n as f64 / s;
+        bare.push(rate);
         let seed = 1 + rep as u64;
-        plain.rep(&plain_sc, seed, rep);
-        probes.rep(&probes_sc, seed, rep);
+        plain.rep(&plain_sc, seed, rep, rate);
+        probes.rep(&probes_sc, seed, rep, rate);
     }
     let bare = median(bare);
     println!(
