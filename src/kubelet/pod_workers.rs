@@ -230,11 +230,7 @@ impl PodWorkers {
 
     /// `wait.Jitter(d, 0.5)`: uniform in [d, 1.5 d).
     pub(crate) fn jitter(&mut self, d: Dur) -> Dur {
-        let extra = (d.0 as f64 * JITTER) as u64;
-        if extra == 0 {
-            return d;
-        }
-        Dur(d.0 + self.rng.below(extra))
+        jitter_with(&mut self.rng, d)
     }
 
     /// A fresh `CompletedCh` number.
@@ -347,16 +343,32 @@ impl PodWorkers {
         now: SimTime,
     ) -> Option<&mut PodSyncStatus> {
         let st = self.records.get_mut(&uid)?;
-        assert_eq!(
-            st.op,
-            Some(op),
-            "pod worker rule broken: a sync's end is reported by the operation the worker \
-             runs ({uid})"
-        );
-        st.op = None;
-        st.last_sync_time = Some(now);
-        assert!(st.op.is_none());
+        st.end_sync(uid, op, now);
         Some(st)
+    }
+
+    /// [`PodWorkers::end_sync`] then `completeWork` for a sync that moved no phase (it
+    /// failed, its class `err`, or a `SyncPod` left the pod running), on one lookup of the
+    /// record: the next resync or back-off is queued, and the worker goes on working if an
+    /// update is pending. `None` when the record is gone (nothing queued); otherwise
+    /// whether the worker must be woken (its signal was not pending yet).
+    pub(crate) fn end_sync_and_complete(
+        &mut self,
+        uid: PodUid,
+        op: u64,
+        now: SimTime,
+        err: Option<SyncError>,
+    ) -> Option<bool> {
+        let st = self.records.get_mut(&uid)?;
+        st.end_sync(uid, op, now);
+        let period = match err {
+            None => self.resync_interval,
+            Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
+            Some(SyncError::Other) => self.back_off_period,
+        };
+        let delay = jitter_with(&mut self.rng, period);
+        self.work_queue.enqueue(uid, now + delay);
+        Some(st.take_pending_signal())
     }
 
     // ---- what the v1.21 design (`legacy.rs`) does to the records ----
@@ -567,6 +579,15 @@ impl PodWorkers {
 }
 
 /// Close `CompletedCh` `ch`; a `killPodNow` caller blocked on it returns (an event).
+/// `wait.Jitter(d, 0.5)` drawing from `rng`: uniform in [d, 1.5 d).
+fn jitter_with(rng: &mut Stream, d: Dur) -> Dur {
+    let extra = (d.0 as f64 * JITTER) as u64;
+    if extra == 0 {
+        return d;
+    }
+    Dur(d.0 + rng.below(extra))
+}
+
 pub(super) fn close_channel(
     closed: &mut Vec<u64>,
     waiters: &mut BTreeMap<u64, (PodUid, TimerKey)>,

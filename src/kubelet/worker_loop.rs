@@ -68,16 +68,21 @@ impl Kubelet {
             runtime_only: is_runtime_pod,
         });
 
-        // 2. First sight.
-        let first_time = !self.pw.records.contains_key(&uid);
-        if first_time {
-            // The full name is built only for a record's first update (it is kept there).
-            let (_, fullname) = full_name(&options);
-            self.first_sight(ctx, uid, fullname, &options);
-        }
-        // The record is looked up once here; the steps below that need the whole kubelet
-        // (only for kills, terminations and a worker's first update) look it up again.
-        let mut st = self.pw.records.get_mut(&uid).expect("inserted");
+        // 2. First sight. The record is looked up once here (twice for a first sight); the
+        // steps below that need the whole kubelet (only for kills, terminations and a
+        // worker's first update) look it up again.
+        let mut first_time = false;
+        let mut st = match self.pw.records.get_mut(&uid) {
+            Some(st) => st,
+            None => {
+                first_time = true;
+                // The full name is built only for a record's first update (it is kept
+                // there).
+                let (_, fullname) = full_name(&options);
+                self.first_sight(ctx, uid, fullname, &options);
+                self.pw.records.get_mut(&uid).expect("inserted")
+            }
+        };
         let before = st.work_type();
 
         // 3. Runtime-only substitution: prefer a real pod we already know.
@@ -615,11 +620,6 @@ impl Kubelet {
             return;
         }
         let now = ctx.now();
-        let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
-            return;
-        };
-        let runtime_only = work.options.is_runtime_only();
-        let mut phase_transition = false;
         // Before PR 108366 SyncPod returned only an error: the worker learned that the pod
         // was terminal only from a later update whose pod carried a terminal API phase.
         let result = match result {
@@ -631,6 +631,19 @@ impl Kubelet {
             }
             r => r,
         };
+        // The common ends (a failure, or a sync of a pod still running) change no phase:
+        // `completeWork` alone, on the record the sync's end looks up.
+        if let (Err(_), _) | (Ok(false), WorkType::Sync) = (&result, work.work_type) {
+            if self.pw.end_sync_and_complete(uid, op_id, now, result.err()) == Some(true) {
+                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+            }
+            return;
+        }
+        let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
+            return;
+        };
+        let runtime_only = work.options.is_runtime_only();
+        let mut phase_transition = false;
         match (&result, work.work_type) {
             (Err(_), _) => {}
             (Ok(_), WorkType::Terminated) => {
@@ -730,13 +743,8 @@ impl Kubelet {
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return;
         };
-        if st.pending_update.is_some() {
-            if !st.signalled {
-                st.signalled = true;
-                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-            }
-        } else {
-            st.working = false;
+        if st.take_pending_signal() {
+            let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
     }
 

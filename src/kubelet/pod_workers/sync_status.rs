@@ -86,6 +86,29 @@ impl PodSyncStatus {
         (op, self.last_sync_time)
     }
 
+    /// The sync `op` ended at `now`: no sync is in flight any more.
+    pub(crate) fn end_sync(&mut self, uid: PodUid, op: u64, now: SimTime) {
+        assert_eq!(
+            self.op,
+            Some(op),
+            "pod worker rule broken: a sync's end is reported by the operation the worker \
+             runs ({uid})"
+        );
+        self.op = None;
+        self.last_sync_time = Some(now);
+    }
+    /// The end of `completeWork` on the record: with an update pending the worker goes on
+    /// (true when its wake-up must be scheduled: none was pending), else it stops working.
+    pub(crate) fn take_pending_signal(&mut self) -> bool {
+        if self.pending_update.is_some() {
+            let wake = !self.signalled;
+            self.signalled = true;
+            wake
+        } else {
+            self.working = false;
+            false
+        }
+    }
     pub(crate) fn is_termination_requested(&self) -> bool {
         self.terminating_at.is_some()
     }
