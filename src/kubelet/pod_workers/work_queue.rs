@@ -48,10 +48,13 @@ impl WorkQueue {
                 break;
             }
             self.by_time.pop();
-            // A stale entry (replaced, removed, or already taken) is skipped.
-            if self.due.get(&uid) == Some(&t) {
-                self.due.remove(&uid);
-                out.push(uid);
+            // A stale entry (replaced, removed, or already taken) is skipped; a live one is
+            // taken on the same search of `due`.
+            if let std::collections::btree_map::Entry::Occupied(e) = self.due.entry(uid) {
+                if *e.get() == t {
+                    e.remove();
+                    out.push(uid);
+                }
             }
         }
         #[cfg(debug_assertions)]
