@@ -643,6 +643,72 @@ mod tests {
         assert_eq!((st.op, next), (Some(7), 8));
     }
 
+    #[test]
+    fn end_sync_and_complete_is_end_sync_then_complete_work() {
+        // The same two records and queues, one through the single-lookup path and one
+        // through `end_sync` followed by completeWork's steps one by one.
+        for (err, pending, signalled) in [
+            (None, false, false),
+            (None, true, false),
+            (Some(SyncError::Other), true, true),
+            (Some(SyncError::NetworkNotReady), false, false),
+        ] {
+            let mut fast = PodWorkers::new(3, Dur::secs(10), Dur::secs(20));
+            let uid = PodUid(4);
+            fast.insert_record(uid, PodSyncStatus::new("p_default".into(), SimTime(0)));
+            let st = fast.records.get_mut(&uid).expect("inserted");
+            st.working = true;
+            st.signalled = signalled;
+            if pending {
+                st.pending_update = Some(UpdatePodOptions::new(
+                    UpdateType::Sync,
+                    Arc::new(pod(None, None)),
+                ));
+            }
+            let (op, _) = fast.begin_sync(uid);
+            let mut slow = fast.clone();
+            let now = SimTime(1_000);
+            let wake = fast.end_sync_and_complete(uid, op, now, err);
+
+            assert!(slow.end_sync(uid, op, now));
+            let period = match err {
+                None => slow.resync_interval,
+                Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
+                Some(SyncError::Other) => slow.back_off_period,
+            };
+            let delay = slow.jitter(period);
+            slow.work_queue.enqueue(uid, now + delay);
+            let st = slow.records.get_mut(&uid).expect("kept");
+            let expected = pending && !st.signalled;
+            if pending {
+                st.signalled = true;
+            } else {
+                st.working = false;
+            }
+            assert_eq!(wake, Some(expected));
+            let (a, b) = (&fast.records[&uid], &slow.records[&uid]);
+            assert_eq!(
+                (a.op, a.last_sync_time, a.working, a.signalled),
+                (b.op, b.last_sync_time, b.working, b.signalled)
+            );
+            let (mut due_a, mut due_b) = (Vec::new(), Vec::new());
+            fast.work_queue.get_work_into(SimTime(u64::MAX), &mut due_a);
+            slow.work_queue.get_work_into(SimTime(u64::MAX), &mut due_b);
+            assert_eq!(due_a, due_b);
+            // The next draw of both random streams is the same one.
+            assert_eq!(fast.jitter(Dur::secs(100)), slow.jitter(Dur::secs(100)));
+        }
+        // A record already gone: nothing is queued.
+        let mut pw = PodWorkers::new(3, Dur::secs(10), Dur::secs(20));
+        assert_eq!(
+            pw.end_sync_and_complete(PodUid(9), 1, SimTime(5), None),
+            None
+        );
+        let mut due = Vec::new();
+        pw.work_queue.get_work_into(SimTime(u64::MAX), &mut due);
+        assert!(due.is_empty());
+    }
+
     fn pod(tgps: Option<i64>, deletion: Option<i64>) -> ApiPod {
         let mut spec = PodSpec::new("p", "default", RestartPolicy::Always, vec![]);
         spec.termination_grace_period_seconds = tgps;
