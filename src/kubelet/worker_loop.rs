@@ -71,16 +71,11 @@ impl Kubelet {
         // 2. First sight. The record is looked up once here (twice for a first sight); the
         // steps below that need the whole kubelet (only for kills, terminations and a
         // worker's first update) look it up again.
-        let mut first_time = false;
-        let mut st = match self.pw.records.get_mut(&uid) {
-            Some(st) => st,
+        let (mut st, first_time) = match self.pw.records.get_mut(&uid) {
+            Some(st) => (st, false),
             None => {
-                first_time = true;
-                // The full name is built only for a record's first update (it is kept
-                // there).
-                let (_, fullname) = full_name(&options);
-                self.first_sight(ctx, uid, fullname, &options);
-                self.pw.records.get_mut(&uid).expect("inserted")
+                self.first_sight(ctx, uid, &options);
+                (self.pw.records.get_mut(&uid).expect("inserted"), true)
             }
         };
         let before = st.work_type();
@@ -197,14 +192,10 @@ impl Kubelet {
 
     /// `UpdatePod` step 2: the record of a UID seen for the first time (terminated at once
     /// when its pod's API phase is terminal and nothing of it runs, since PR 105527).
-    fn first_sight(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        fullname: String,
-        options: &UpdatePodOptions,
-    ) {
+    fn first_sight(&mut self, ctx: &mut Ctx, uid: PodUid, options: &UpdatePodOptions) {
         let now = ctx.now();
+        // The full name is built only for a record's first update (it is kept there).
+        let (_, fullname) = full_name(options);
         let mut st = PodSyncStatus::new(fullname, now);
         if let Some(pod) = &options.pod {
             if pod.status.phase.is_terminal() && ctx.epoch() > 0 {
