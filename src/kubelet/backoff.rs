@@ -41,11 +41,24 @@ impl Backoff {
     }
 
     /// `IsInBackOffSince(id, eventTime)`: `now - eventTime < backoff`.
+    #[cfg(test)]
     pub(crate) fn is_in_back_off_since(&self, id: &str, event_time: SimTime, now: SimTime) -> bool {
         match self.entries.get(id) {
             None => false,
             Some((b, last)) => !self.has_expired(event_time, *last) && now.since(event_time) < *b,
         }
+    }
+
+    /// [`Backoff::is_in_back_off_since`] with the back-off it found (`Get(id)`), on one
+    /// lookup: `Some(backoff)` while in back-off.
+    pub(crate) fn back_off_since(
+        &self,
+        id: &str,
+        event_time: SimTime,
+        now: SimTime,
+    ) -> Option<Dur> {
+        let (b, last) = self.entries.get(id)?;
+        (!self.has_expired(event_time, *last) && now.since(event_time) < *b).then_some(*b)
     }
 
     /// `IsInBackOffSinceUpdate(id, eventTime)`: `eventTime - lastUpdate < backoff`.
@@ -61,7 +74,8 @@ impl Backoff {
         self.entries.is_empty()
     }
 
-    /// `Get(id)`.
+    /// `Get(id)` (the sync path reads it through [`Backoff::back_off_since`]).
+    #[cfg(test)]
     pub(crate) fn get(&self, id: &str) -> Dur {
         self.entries.get(id).map_or(Dur::ZERO, |e| e.0)
     }
@@ -73,9 +87,82 @@ impl Backoff {
     }
 }
 
+/// The error `SyncPod` returns for a container in crash-loop back-off (the text of
+/// `fmt.Errorf("back-off %s restarting failed container=%s ...")` as the model words it),
+/// written without the formatting machinery: whole seconds, the usual case, are written
+/// digit by digit, any other delay through its `Display`.
+pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
+    const HEAD: &str = "CrashLoopBackOff: back-off ";
+    const MID: &str = " restarting failed container=";
+    let mut msg = String::with_capacity(HEAD.len() + 24 + MID.len() + container.len());
+    msg.push_str(HEAD);
+    if backoff.0 % 1_000_000_000 == 0 {
+        let mut digits = [0u8; 20];
+        let mut n = backoff.0 / 1_000_000_000;
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        msg.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+        msg.push('s');
+    } else {
+        use std::fmt::Write;
+        let _ = write!(msg, "{backoff}");
+    }
+    msg.push_str(MID);
+    msg.push_str(container);
+    debug_assert_eq!(
+        msg,
+        format!("CrashLoopBackOff: back-off {backoff} restarting failed container={container}")
+    );
+    msg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crash_loop_message_is_the_formatted_text() {
+        for n in [
+            0,
+            1,
+            999_999_999,
+            1_000_000_000,
+            1_500_000_000,
+            10_000_000_000,
+            20_000_000_000,
+            300_000_000_000,
+            1_000_000_001,
+            u64::MAX / 1_000_000_000 * 1_000_000_000,
+            u64::MAX,
+        ] {
+            let d = Dur(n);
+            assert_eq!(
+                crash_loop_message(d, "app"),
+                format!("CrashLoopBackOff: back-off {d} restarting failed container=app")
+            );
+        }
+    }
+
+    #[test]
+    fn back_off_since_is_is_in_back_off_since_with_get() {
+        let mut b = Backoff::new(Dur::secs(10), Dur::secs(300));
+        let t = |s: u64| SimTime(s * 1_000_000_000);
+        for (ev, now) in [(5, 5), (10, 19), (10, 20), (10, 2000), (30, 30)] {
+            let found = b.back_off_since("k", t(ev), t(now));
+            let expected = b
+                .is_in_back_off_since("k", t(ev), t(now))
+                .then(|| b.get("k"));
+            assert_eq!(found, expected, "event {ev} now {now}");
+            b.next("k", t(ev), t(now));
+        }
+    }
 
     #[test]
     fn crash_loop_delays_are_0_10_20_40_capped_at_300() {

@@ -374,6 +374,23 @@ pub(crate) fn merge(
     new: &ApiPodStatus,
     could_have_running: bool,
 ) -> Conditions {
+    // The usual case, when neither list holds a condition the kubelet does not own: the
+    // result is the new list itself, shared (no list is built). Debug builds merge in full
+    // and compare.
+    let owned = |c: &PodCondition| c.kind.by_kubelet();
+    if old.conditions.iter().all(owned) && new.conditions.iter().all(owned) {
+        debug_assert_eq!(
+            merge_in_full(old, new, could_have_running),
+            new.conditions,
+            "condition merge shortcut disagrees with the full merge"
+        );
+        return new.conditions.clone();
+    }
+    merge_in_full(old, new, could_have_running)
+}
+
+/// [`merge`] step by step.
+fn merge_in_full(old: &ApiPodStatus, new: &ApiPodStatus, could_have_running: bool) -> Conditions {
     let mut out = Conditions::from_vec(
         old.conditions
             .iter()
@@ -660,6 +677,26 @@ mod tests {
             false,
         );
         assert!(c.get(&T::PodReadyToStartContainers).is_none());
+    }
+
+    #[test]
+    fn merge_of_kubelet_owned_lists_is_the_new_list_shared() {
+        let mut old = ApiPodStatus::default();
+        old.conditions.push(PodCondition::new(T::Ready, False));
+        let mut new = ApiPodStatus::default();
+        new.conditions
+            .push(PodCondition::new(T::ContainersReady, True));
+        new.conditions.push(PodCondition::new(T::Ready, True));
+        let out = merge(&old, &new, true);
+        assert!(Arc::ptr_eq(&out.0, &new.conditions.0));
+        assert_eq!(out, merge_in_full(&old, &new, true));
+        // A condition the kubelet does not own (a readiness gate's) takes the full merge.
+        old.conditions
+            .push(PodCondition::new(T::parse("x/g"), True));
+        let out = merge(&old, &new, true);
+        assert_eq!(out, merge_in_full(&old, &new, true));
+        let kinds: Vec<&str> = out.iter().map(|c| c.kind.as_str()).collect();
+        assert_eq!(kinds, ["x/g", "ContainersReady", "Ready"]);
     }
 
     #[test]

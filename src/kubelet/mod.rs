@@ -233,6 +233,8 @@ pub(crate) struct Kubelet {
     pub(crate) hk: housekeeping::Scratch,
     /// The status manager's reconcile candidates, kept between periodic batches.
     pub(crate) reconcile: status_sync::ReconcileIndex,
+    /// The sync-loop tick's list of pods to sync (a buffer reused every tick).
+    sync_due: Vec<PodUid>,
 }
 
 impl Kubelet {
@@ -272,6 +274,7 @@ impl Kubelet {
             image_gc: image_gc::ImageGcManager::new(spec),
             hk: housekeeping::Scratch::default(),
             reconcile: Default::default(),
+            sync_due: Vec::new(),
         };
         k.pw.b = b;
         k.pleg.b = b;
@@ -316,16 +319,14 @@ impl Kubelet {
             KEv::SyncTick => {
                 // getPodsToSync: pods in config whose work-queue entry is due, then those
                 // a sync-loop handler (the active-deadline handler) asks for.
-                let mut due: Vec<PodUid> = self
-                    .pw
-                    .work_queue
-                    .get_work(ctx.now())
-                    .into_iter()
-                    .filter(|u| self.config.pods.contains_key(u))
-                    .collect();
+                // The list is built in a buffer kept between ticks.
+                let mut due = std::mem::take(&mut self.sync_due);
+                self.pw.work_queue.get_work_into(ctx.now(), &mut due);
+                due.retain(|u| self.config.pods.contains_key(u));
                 let deadline = self.deadline_pods_to_sync(ctx.now(), &due);
                 due.extend(deadline);
                 self.handle_pod_syncs(ctx, &due);
+                self.sync_due = due;
                 let _ = ctx.after(self.sync_tick, KEv::SyncTick);
             }
             KEv::HousekeepingTick => {

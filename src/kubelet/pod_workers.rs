@@ -4,9 +4,10 @@
 //! with `PodWorkerSync` from `SyncKnownPods`, context cancellation of in-flight syncs and
 //! the first-sight handling of pods whose API phase is already terminal, issue 105523).
 //! The `podSyncStatus` record keeps upstream's timestamps and flags; the predicates are
-//! derived from them exactly as upstream derives them. This file holds the record and the
-//! workers' shared state; the loop that drives them (`UpdatePod`, the worker goroutine,
-//! completion, `SyncKnownPods`) is [`super::worker_loop`].
+//! derived from them exactly as upstream derives them. The record is
+//! [`sync_status::PodSyncStatus`]; this file holds the workers' shared state; the loop
+//! that drives them (`UpdatePod`, the worker goroutine, completion, `SyncKnownPods`) is
+//! [`super::worker_loop`].
 //!
 //! The record changes only through methods that check the state machine's rules in every
 //! build, a precondition before the change and a postcondition after it: a worker goes
@@ -40,7 +41,9 @@ use crate::sim::{Dur, SimTime, Stream, TimerKey};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod sync_status;
 mod work_queue;
+pub(crate) use sync_status::PodSyncStatus;
 pub(crate) use work_queue::WorkQueue;
 
 /// `kubetypes.SyncPodType` (a word of the trace vocabulary).
@@ -151,302 +154,6 @@ impl KnownPods {
     }
 }
 
-/// `podSyncStatus`: everything the pod worker keeps about one UID.
-#[derive(Clone, Debug)]
-pub(crate) struct PodSyncStatus {
-    pub(crate) fullname: String,
-    pub(crate) working: bool,
-    pub(crate) pending_update: Option<UpdatePodOptions>,
-    pub(crate) active_update: Option<UpdatePodOptions>,
-    /// `syncedAt` (first sight); only the conformance tests read it.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) synced_at: SimTime,
-    pub(crate) started_at: Option<SimTime>,
-    pub(crate) terminating_at: Option<SimTime>,
-    pub(crate) terminated_at: Option<SimTime>,
-    /// 0 = unset; only ever decreases once set.
-    pub(crate) grace_period: i64,
-    pub(crate) notify_post_terminating: Vec<u64>,
-    pub(crate) status_post_terminating: Vec<StatusFn>,
-    pub(crate) started_terminating: bool,
-    pub(crate) deleted: bool,
-    pub(crate) evicted: bool,
-    pub(crate) finished: bool,
-    pub(crate) restart_requested: bool,
-    pub(crate) observed_runtime: bool,
-    // ---- the goroutine, as simulator state ----
-    /// The signal channel exists (a worker "goroutine" runs for this UID).
-    pub(crate) has_worker: bool,
-    /// A wake-up is scheduled (the 1-buffered signal channel is full).
-    pub(crate) signalled: bool,
-    /// The context of the current sync was cancelled.
-    pub(crate) cancelled: bool,
-    /// End time of the previous sync (`lastSyncTime`); `None` is Go's zero time.
-    pub(crate) last_sync_time: Option<SimTime>,
-    /// The in-flight operation, if the worker is inside a sync.
-    pub(crate) op: Option<u64>,
-    /// What the last `SyncPod` status generation found unchanged (a cache of a pure
-    /// computation, `status_memo.rs`); dropped with the record.
-    pub(crate) status_memo: Option<super::status_memo::StatusMemo>,
-}
-
-impl PodSyncStatus {
-    pub(crate) fn new(fullname: String, now: SimTime) -> Self {
-        PodSyncStatus {
-            fullname,
-            working: false,
-            pending_update: None,
-            active_update: None,
-            synced_at: now,
-            started_at: None,
-            terminating_at: None,
-            terminated_at: None,
-            grace_period: 0,
-            notify_post_terminating: Vec::new(),
-            status_post_terminating: Vec::new(),
-            started_terminating: false,
-            deleted: false,
-            evicted: false,
-            finished: false,
-            restart_requested: false,
-            observed_runtime: false,
-            has_worker: false,
-            signalled: false,
-            cancelled: false,
-            last_sync_time: None,
-            op: None,
-            status_memo: None,
-        }
-    }
-    /// A worker begins a sync on this record: a fresh operation id taken from `next_op`
-    /// (the pod workers' counter), recorded as the one in flight. Returns it with the end
-    /// time of the previous sync. The caller holds the record already (no lookup).
-    pub(crate) fn begin_sync(&mut self, uid: PodUid, next_op: &mut u64) -> (u64, Option<SimTime>) {
-        assert!(
-            self.op.is_none(),
-            "pod worker rule broken: a worker with a record runs one sync at a time ({uid})"
-        );
-        let op = *next_op;
-        *next_op += 1;
-        self.op = Some(op);
-        (op, self.last_sync_time)
-    }
-
-    pub(crate) fn is_termination_requested(&self) -> bool {
-        self.terminating_at.is_some()
-    }
-    pub(crate) fn is_termination_started(&self) -> bool {
-        self.started_terminating
-    }
-    pub(crate) fn is_terminated(&self) -> bool {
-        self.terminated_at.is_some()
-    }
-    pub(crate) fn is_finished(&self) -> bool {
-        self.finished
-    }
-    pub(crate) fn is_started(&self) -> bool {
-        self.started_at.is_some()
-    }
-    pub(crate) fn is_evicted(&self) -> bool {
-        self.evicted
-    }
-    pub(crate) fn is_deleted(&self) -> bool {
-        self.deleted
-    }
-    pub(crate) fn work_type(&self) -> WorkType {
-        if self.is_terminated() {
-            WorkType::Terminated
-        } else if self.is_termination_requested() {
-            WorkType::Terminating
-        } else {
-            WorkType::Sync
-        }
-    }
-    /// The record's standing rules, checked after every state change: `terminatedAt` is
-    /// set only after `terminatingAt`, termination is acknowledged only once requested, and
-    /// a finished worker is terminated and its goroutine has ended.
-    pub(crate) fn assert_invariants(&self) {
-        let who = &self.fullname;
-        assert!(
-            self.terminated_at.is_none() || self.terminating_at.is_some(),
-            "pod worker rule broken: a terminated worker was terminating first ({who})"
-        );
-        assert!(
-            !self.started_terminating || self.terminating_at.is_some(),
-            "pod worker rule broken: termination is acknowledged only once requested ({who})"
-        );
-        assert!(
-            !self.finished || self.terminated_at.is_some(),
-            "pod worker rule broken: a finished worker has terminatedAt set ({who})"
-        );
-        assert!(
-            !self.finished || !self.has_worker,
-            "pod worker rule broken: a finished worker's goroutine has ended ({who})"
-        );
-    }
-
-    /// Termination is requested (`terminatingAt` is set): syncing -> terminating, once.
-    pub(crate) fn request_termination(&mut self, now: SimTime) {
-        assert!(
-            self.work_type() == WorkType::Sync && !self.finished,
-            "pod worker rule broken: termination is requested once, of a syncing worker; a \
-             worker never goes back from terminated to terminating ({})",
-            self.fullname
-        );
-        self.terminating_at = Some(now);
-        assert!(
-            self.work_type() == WorkType::Terminating,
-            "pod worker rule broken: a termination request makes a worker terminating ({})",
-            self.fullname
-        );
-        self.assert_invariants();
-    }
-
-    /// The worker starts (`startedAt` is set, once): it may run its first sync.
-    pub(crate) fn mark_started(&mut self, now: SimTime) {
-        assert!(
-            !self.is_started() && !self.finished,
-            "pod worker rule broken: a worker starts once, and never after it finished ({})",
-            self.fullname
-        );
-        self.started_at = Some(now);
-        assert!(
-            self.is_started(),
-            "pod worker rule broken: startedAt is set"
-        );
-        self.assert_invariants();
-    }
-
-    /// The worker acknowledges its termination (`startedTerminating`): from now on its
-    /// containers are being stopped.
-    pub(crate) fn acknowledge_termination(&mut self) {
-        assert!(
-            self.is_termination_requested(),
-            "pod worker rule broken: termination is acknowledged only once requested ({})",
-            self.fullname
-        );
-        self.started_terminating = true;
-        assert!(self.is_termination_started());
-        self.assert_invariants();
-    }
-
-    /// Terminating -> terminated (`terminatedAt` is set, once).
-    pub(crate) fn mark_terminated(&mut self, now: SimTime) {
-        assert!(
-            self.work_type() == WorkType::Terminating && !self.finished,
-            "pod worker rule broken: only a terminating worker becomes terminated, once ({})",
-            self.fullname
-        );
-        self.terminated_at = Some(now);
-        assert!(
-            self.work_type() == WorkType::Terminated,
-            "pod worker rule broken: terminatedAt makes a worker terminated ({})",
-            self.fullname
-        );
-        self.assert_invariants();
-    }
-
-    /// A pod first seen with a terminal API phase and nothing running (issue 105523): the
-    /// fresh record is terminated at once.
-    pub(crate) fn terminate_on_first_sight(&mut self, now: SimTime) {
-        assert!(
-            self.terminating_at.is_none() && !self.is_started() && !self.has_worker,
-            "pod worker rule broken: only a fresh record is terminated on first sight ({})",
-            self.fullname
-        );
-        self.request_termination(now);
-        self.acknowledge_termination();
-        self.mark_terminated(now);
-    }
-
-    /// A terminated worker is finished (`completeTerminated`): its goroutine ends.
-    pub(crate) fn mark_finished(&mut self) {
-        assert!(
-            self.is_terminated(),
-            "pod worker rule broken: only a terminated worker finishes ({})",
-            self.fullname
-        );
-        self.has_worker = false;
-        self.finished = true;
-        self.working = false;
-        assert!(self.is_finished());
-        self.assert_invariants();
-    }
-
-    /// `cleanupUnstartedPod`: a worker whose pod can never start finishes without a sync.
-    /// Upstream logs a likely programmer error when termination was not requested, or when
-    /// `terminatedAt` is already set; here the first is a broken rule, and a `terminatedAt`
-    /// already set (a pod terminated on first sight) is kept, never moved.
-    pub(crate) fn finish_unstarted(&mut self, now: SimTime) {
-        assert!(
-            self.is_termination_requested() && !self.is_started(),
-            "pod worker rule broken: only an unstarted worker whose termination was requested \
-             is cleaned up unstarted ({})",
-            self.fullname
-        );
-        if !self.is_terminated() {
-            self.mark_terminated(now);
-        }
-        self.mark_finished();
-    }
-
-    /// Set the grace period of the termination: at least 1 s, and once set it only
-    /// shortens when `only_shortens` (switch `graceOverrideZeroHonoured`). Without the
-    /// switch (v1.22 to v1.31, issue 115819) an explicit override of 0 falls back to the
-    /// spec's terminationGracePeriodSeconds, which can lengthen the grace.
-    pub(crate) fn set_grace_period(&mut self, g: i64, only_shortens: bool) {
-        assert!(
-            g >= 1,
-            "pod worker rule broken: a termination's grace period is at least 1 s ({g}, {})",
-            self.fullname
-        );
-        assert!(
-            !only_shortens || self.grace_period == 0 || g <= self.grace_period,
-            "pod worker rule broken: with graceOverrideZeroHonoured a termination's grace \
-             period only shortens once set ({} -> {g}, {})",
-            self.grace_period,
-            self.fullname
-        );
-        self.grace_period = g;
-    }
-
-    /// `mergeLastUpdate`: fold an accepted update into `activeUpdate`.
-    pub(super) fn merge_last_update(&mut self, other: &UpdatePodOptions) {
-        let Some(active) = &mut self.active_update else {
-            // The active update never records an update type (upstream leaves it zero,
-            // `SyncPodSync`), so a requeued update is a sync.
-            let mut first = other.clone();
-            first.update_type = UpdateType::Sync;
-            first.kill = other.kill.as_ref().map(|k| {
-                Box::new(KillPodOptions {
-                    completed: None,
-                    evict: k.evict,
-                    status_fn: None,
-                    grace_override: k.grace_override,
-                })
-            });
-            self.active_update = Some(first);
-            return;
-        };
-        // A runtime-only update does not replace a real pod already known.
-        if !(other.is_runtime_only() && active.pod.is_some()) {
-            active.pod.clone_from(&other.pod);
-        }
-        active.running_pod.clone_from(&other.running_pod);
-        if other.mirror.is_some() {
-            active.mirror.clone_from(&other.mirror);
-        }
-        if let Some(k) = &other.kill {
-            active.kill = Some(Box::new(KillPodOptions {
-                completed: None,
-                evict: k.evict,
-                status_fn: None,
-                grace_override: k.grace_override,
-            }));
-        }
-    }
-}
-
 /// The pod workers' shared state (upstream's `podWorkers` struct).
 #[derive(Clone, Debug)]
 pub(crate) struct PodWorkers {
@@ -523,11 +230,7 @@ impl PodWorkers {
 
     /// `wait.Jitter(d, 0.5)`: uniform in [d, 1.5 d).
     pub(crate) fn jitter(&mut self, d: Dur) -> Dur {
-        let extra = (d.0 as f64 * JITTER) as u64;
-        if extra == 0 {
-            return d;
-        }
-        Dur(d.0 + self.rng.below(extra))
+        jitter_with(&mut self.rng, d)
     }
 
     /// A fresh `CompletedCh` number.
@@ -640,16 +343,32 @@ impl PodWorkers {
         now: SimTime,
     ) -> Option<&mut PodSyncStatus> {
         let st = self.records.get_mut(&uid)?;
-        assert_eq!(
-            st.op,
-            Some(op),
-            "pod worker rule broken: a sync's end is reported by the operation the worker \
-             runs ({uid})"
-        );
-        st.op = None;
-        st.last_sync_time = Some(now);
-        assert!(st.op.is_none());
+        st.end_sync(uid, op, now);
         Some(st)
+    }
+
+    /// [`PodWorkers::end_sync`] then `completeWork` for a sync that moved no phase (it
+    /// failed, its class `err`, or a `SyncPod` left the pod running), on one lookup of the
+    /// record: the next resync or back-off is queued, and the worker goes on working if an
+    /// update is pending. `None` when the record is gone (nothing queued); otherwise
+    /// whether the worker must be woken (its signal was not pending yet).
+    pub(crate) fn end_sync_and_complete(
+        &mut self,
+        uid: PodUid,
+        op: u64,
+        now: SimTime,
+        err: Option<SyncError>,
+    ) -> Option<bool> {
+        let st = self.records.get_mut(&uid)?;
+        st.end_sync(uid, op, now);
+        let period = match err {
+            None => self.resync_interval,
+            Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
+            Some(SyncError::Other) => self.back_off_period,
+        };
+        let delay = jitter_with(&mut self.rng, period);
+        self.work_queue.enqueue(uid, now + delay);
+        Some(st.take_pending_signal())
     }
 
     // ---- what the v1.21 design (`legacy.rs`) does to the records ----
@@ -860,6 +579,15 @@ impl PodWorkers {
 }
 
 /// Close `CompletedCh` `ch`; a `killPodNow` caller blocked on it returns (an event).
+/// `wait.Jitter(d, 0.5)` drawing from `rng`: uniform in [d, 1.5 d).
+fn jitter_with(rng: &mut Stream, d: Dur) -> Dur {
+    let extra = (d.0 as f64 * JITTER) as u64;
+    if extra == 0 {
+        return d;
+    }
+    Dur(d.0 + rng.below(extra))
+}
+
 pub(super) fn close_channel(
     closed: &mut Vec<u64>,
     waiters: &mut BTreeMap<u64, (PodUid, TimerKey)>,
@@ -913,6 +641,72 @@ mod tests {
         let mut next = 7;
         assert_eq!(st.begin_sync(PodUid(1), &mut next), (7, Some(SimTime(5))));
         assert_eq!((st.op, next), (Some(7), 8));
+    }
+
+    #[test]
+    fn end_sync_and_complete_is_end_sync_then_complete_work() {
+        // The same two records and queues, one through the single-lookup path and one
+        // through `end_sync` followed by completeWork's steps one by one.
+        for (err, pending, signalled) in [
+            (None, false, false),
+            (None, true, false),
+            (Some(SyncError::Other), true, true),
+            (Some(SyncError::NetworkNotReady), false, false),
+        ] {
+            let mut fast = PodWorkers::new(3, Dur::secs(10), Dur::secs(20));
+            let uid = PodUid(4);
+            fast.insert_record(uid, PodSyncStatus::new("p_default".into(), SimTime(0)));
+            let st = fast.records.get_mut(&uid).expect("inserted");
+            st.working = true;
+            st.signalled = signalled;
+            if pending {
+                st.pending_update = Some(UpdatePodOptions::new(
+                    UpdateType::Sync,
+                    Arc::new(pod(None, None)),
+                ));
+            }
+            let (op, _) = fast.begin_sync(uid);
+            let mut slow = fast.clone();
+            let now = SimTime(1_000);
+            let wake = fast.end_sync_and_complete(uid, op, now, err);
+
+            assert!(slow.end_sync(uid, op, now));
+            let period = match err {
+                None => slow.resync_interval,
+                Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
+                Some(SyncError::Other) => slow.back_off_period,
+            };
+            let delay = slow.jitter(period);
+            slow.work_queue.enqueue(uid, now + delay);
+            let st = slow.records.get_mut(&uid).expect("kept");
+            let expected = pending && !st.signalled;
+            if pending {
+                st.signalled = true;
+            } else {
+                st.working = false;
+            }
+            assert_eq!(wake, Some(expected));
+            let (a, b) = (&fast.records[&uid], &slow.records[&uid]);
+            assert_eq!(
+                (a.op, a.last_sync_time, a.working, a.signalled),
+                (b.op, b.last_sync_time, b.working, b.signalled)
+            );
+            let (mut due_a, mut due_b) = (Vec::new(), Vec::new());
+            fast.work_queue.get_work_into(SimTime(u64::MAX), &mut due_a);
+            slow.work_queue.get_work_into(SimTime(u64::MAX), &mut due_b);
+            assert_eq!(due_a, due_b);
+            // The next draw of both random streams is the same one.
+            assert_eq!(fast.jitter(Dur::secs(100)), slow.jitter(Dur::secs(100)));
+        }
+        // A record already gone: nothing is queued.
+        let mut pw = PodWorkers::new(3, Dur::secs(10), Dur::secs(20));
+        assert_eq!(
+            pw.end_sync_and_complete(PodUid(9), 1, SimTime(5), None),
+            None
+        );
+        let mut due = Vec::new();
+        pw.work_queue.get_work_into(SimTime(u64::MAX), &mut due);
+        assert!(due.is_empty());
     }
 
     fn pod(tgps: Option<i64>, deletion: Option<i64>) -> ApiPod {

@@ -19,6 +19,7 @@
 //! yet: ephemeral containers, spec-hash changes, volumes (mount/unmount are
 //! instantaneous).
 
+use super::api_statuses::set_cached_reason;
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
@@ -562,10 +563,11 @@ impl Kubelet {
                 return;
             }
             let Some(step) = op.plan.pop_front() else {
-                let result = if op.errors.is_empty() {
-                    Ok(false)
-                } else {
-                    Err(op.errors.join("; "))
+                // A single error is the message itself (no joined copy).
+                let result = match op.errors.len() {
+                    0 => Ok(false),
+                    1 => Err(op.errors.pop().expect("one error")),
+                    _ => Err(op.errors.join("; ")),
                 };
                 match op.kind {
                     SyncKind::SyncPod | SyncKind::SyncTerminatingRuntimePod => {
@@ -613,8 +615,7 @@ impl Kubelet {
                             .is_in_back_off_since_update(&key, ctx.now())
                     };
                     if in_image_backoff {
-                        self.reason_cache
-                            .insert((uid, c.name.clone()), "ImagePullBackOff");
+                        set_cached_reason(&mut self.reason_cache, uid, &c.name, "ImagePullBackOff");
                         op.errors.push(format!(
                             "ImagePullBackOff: back-off pulling image {:?}",
                             c.image
@@ -800,18 +801,13 @@ impl Kubelet {
         uid.push_to(&mut key);
         key.push('_');
         key.push_str(&c.name);
-        if self.crash_backoff.is_in_back_off_since(&key, ts, ctx.now()) {
-            self.reason_cache
-                .insert((uid, c.name.clone()), "CrashLoopBackOff");
+        if let Some(backoff) = self.crash_backoff.back_off_since(&key, ts, ctx.now()) {
+            set_cached_reason(&mut self.reason_cache, uid, &c.name, "CrashLoopBackOff");
             ctx.emit(Transition::Note {
                 uid,
                 what: NoteKind::CrashLoopBackOff,
             });
-            return Some(format!(
-                "CrashLoopBackOff: back-off {} restarting failed container={}",
-                self.crash_backoff.get(&key),
-                c.name
-            ));
+            return Some(super::backoff::crash_loop_message(backoff, &c.name));
         }
         self.crash_backoff.next(&key, ts, ctx.now());
         None

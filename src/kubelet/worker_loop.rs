@@ -68,16 +68,16 @@ impl Kubelet {
             runtime_only: is_runtime_pod,
         });
 
-        // 2. First sight.
-        let first_time = !self.pw.records.contains_key(&uid);
-        if first_time {
-            // The full name is built only for a record's first update (it is kept there).
-            let (_, fullname) = full_name(&options);
-            self.first_sight(ctx, uid, fullname, &options);
-        }
-        // The record is looked up once here; the steps below that need the whole kubelet
-        // (only for kills, terminations and a worker's first update) look it up again.
-        let mut st = self.pw.records.get_mut(&uid).expect("inserted");
+        // 2. First sight. The record is looked up once here (twice for a first sight); the
+        // steps below that need the whole kubelet (only for kills, terminations and a
+        // worker's first update) look it up again.
+        let (mut st, first_time) = match self.pw.records.get_mut(&uid) {
+            Some(st) => (st, false),
+            None => {
+                self.first_sight(ctx, uid, &options);
+                (self.pw.records.get_mut(&uid).expect("inserted"), true)
+            }
+        };
         let before = st.work_type();
 
         // 3. Runtime-only substitution: prefer a real pod we already know.
@@ -192,14 +192,10 @@ impl Kubelet {
 
     /// `UpdatePod` step 2: the record of a UID seen for the first time (terminated at once
     /// when its pod's API phase is terminal and nothing of it runs, since PR 105527).
-    fn first_sight(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        fullname: String,
-        options: &UpdatePodOptions,
-    ) {
+    fn first_sight(&mut self, ctx: &mut Ctx, uid: PodUid, options: &UpdatePodOptions) {
         let now = ctx.now();
+        // The full name is built only for a record's first update (it is kept there).
+        let (_, fullname) = full_name(options);
         let mut st = PodSyncStatus::new(fullname, now);
         if let Some(pod) = &options.pod {
             if pod.status.phase.is_terminal() && ctx.epoch() > 0 {
@@ -615,11 +611,6 @@ impl Kubelet {
             return;
         }
         let now = ctx.now();
-        let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
-            return;
-        };
-        let runtime_only = work.options.is_runtime_only();
-        let mut phase_transition = false;
         // Before PR 108366 SyncPod returned only an error: the worker learned that the pod
         // was terminal only from a later update whose pod carried a terminal API phase.
         let result = match result {
@@ -631,6 +622,19 @@ impl Kubelet {
             }
             r => r,
         };
+        // The common ends (a failure, or a sync of a pod still running) change no phase:
+        // `completeWork` alone, on the record the sync's end looks up.
+        if let (Err(_), _) | (Ok(false), WorkType::Sync) = (&result, work.work_type) {
+            if self.pw.end_sync_and_complete(uid, op_id, now, result.err()) == Some(true) {
+                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
+            }
+            return;
+        }
+        let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
+            return;
+        };
+        let runtime_only = work.options.is_runtime_only();
+        let mut phase_transition = false;
         match (&result, work.work_type) {
             (Err(_), _) => {}
             (Ok(_), WorkType::Terminated) => {
@@ -730,13 +734,8 @@ impl Kubelet {
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return;
         };
-        if st.pending_update.is_some() {
-            if !st.signalled {
-                st.signalled = true;
-                let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
-            }
-        } else {
-            st.working = false;
+        if st.take_pending_signal() {
+            let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
     }
 

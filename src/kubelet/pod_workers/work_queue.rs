@@ -28,8 +28,9 @@ impl WorkQueue {
     pub(crate) fn remove(&mut self, uid: PodUid) {
         self.due.remove(&uid);
     }
-    /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order.
-    pub(crate) fn get_work(&mut self, now: SimTime) -> Vec<PodUid> {
+    /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order,
+    /// written to `out` (cleared first; a buffer the caller keeps).
+    pub(crate) fn get_work_into(&mut self, now: SimTime, out: &mut Vec<PodUid>) {
         #[cfg(debug_assertions)]
         let expected = {
             let mut v: Vec<(SimTime, PodUid)> = self
@@ -41,23 +42,50 @@ impl WorkQueue {
             v.sort();
             v.into_iter().map(|(_, u)| u).collect::<Vec<_>>()
         };
-        let mut out = Vec::new();
+        out.clear();
         while let Some(&std::cmp::Reverse((t, uid))) = self.by_time.peek() {
             if t > now {
                 break;
             }
             self.by_time.pop();
-            // A stale entry (replaced, removed, or already taken) is skipped.
-            if self.due.get(&uid) == Some(&t) {
-                self.due.remove(&uid);
-                out.push(uid);
+            // A stale entry (replaced, removed, or already taken) is skipped; a live one is
+            // taken on the same search of `due`.
+            if let std::collections::btree_map::Entry::Occupied(e) = self.due.entry(uid) {
+                if *e.get() == t {
+                    e.remove();
+                    out.push(uid);
+                }
             }
         }
         #[cfg(debug_assertions)]
         assert_eq!(
-            out, expected,
+            *out, expected,
             "work queue rule broken: GetWork returns exactly the due UIDs in due order"
         );
-        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_work_into_clears_the_buffer_and_gives_due_uids_in_due_order() {
+        let mut q = WorkQueue::default();
+        q.enqueue(PodUid(3), SimTime(30));
+        q.enqueue(PodUid(1), SimTime(10));
+        q.enqueue(PodUid(2), SimTime(10));
+        q.enqueue(PodUid(4), SimTime(50));
+        // A replaced entry is due at its new time only; a removed one never.
+        q.enqueue(PodUid(1), SimTime(20));
+        q.enqueue(PodUid(5), SimTime(5));
+        q.remove(PodUid(5));
+        let mut out = vec![PodUid(99)];
+        q.get_work_into(SimTime(30), &mut out);
+        assert_eq!(out, [PodUid(2), PodUid(1), PodUid(3)]);
+        q.get_work_into(SimTime(40), &mut out);
+        assert!(out.is_empty());
+        q.get_work_into(SimTime(50), &mut out);
+        assert_eq!(out, [PodUid(4)]);
     }
 }
