@@ -64,8 +64,7 @@
 //!   `world::Event<K>`) nor the oracle (it writes to a `world::Tracer`); `scenario` names
 //!   neither the kubelet nor the oracle (the entry points below hand it the profile, switch
 //!   and invariant names it checks against); bulk modules never call `cli`.
-//! * No source file over 1,000 lines except the ports that mirror one upstream file
-//!   (`kubelet/pod_workers.rs`, `kubelet/sync.rs`), and no function over 150 lines.
+//! * No source file over 1,000 lines, and no function over 150 lines.
 //! * The documentation stands alone: no pointer to a document outside the repository.
 //!
 //! ## Public API

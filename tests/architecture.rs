@@ -118,15 +118,12 @@ fn scenario_validation_names_no_kubelet_or_oracle() {
     );
 }
 
-/// Ports that mirror one upstream file may be as long as it is.
-const LONG_PORTS: [&str; 2] = ["src/kubelet/pod_workers.rs", "src/kubelet/sync.rs"];
-
 #[test]
-fn no_source_file_over_1000_lines_but_the_ports_of_one_upstream_file() {
+fn no_source_file_over_1000_lines() {
     let mut long = Vec::new();
     for (path, text) in files_under("src") {
         let n = text.lines().count();
-        if n > 1000 && !LONG_PORTS.contains(&path.as_str()) {
+        if n > 1000 {
             long.push(format!("{path}: {n} lines"));
         }
     }
