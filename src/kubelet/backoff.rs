@@ -89,31 +89,20 @@ impl Backoff {
 
 /// The error `SyncPod` returns for a container in crash-loop back-off (the text of
 /// `fmt.Errorf("back-off %s restarting failed container=%s ...")` as the model words it),
-/// written without the formatting machinery: whole seconds, the usual case, are written
-/// digit by digit, any other delay through its `Display`.
+/// built in one buffer of the right size: whole seconds, the usual case, as an integer, any
+/// other delay through its `Display`.
 pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
+    use std::fmt::Write;
     const HEAD: &str = "CrashLoopBackOff: back-off ";
     const MID: &str = " restarting failed container=";
     let mut msg = String::with_capacity(HEAD.len() + 24 + MID.len() + container.len());
     msg.push_str(HEAD);
-    if backoff.0 % 1_000_000_000 == 0 {
-        let mut digits = [0u8; 20];
-        let mut n = backoff.0 / 1_000_000_000;
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        msg.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
-        msg.push('s');
+    // Whole seconds (every back-off step) print as `Ns`; the general `Display` otherwise.
+    let _ = if backoff.0 % 1_000_000_000 == 0 {
+        write!(msg, "{}s", backoff.0 / 1_000_000_000)
     } else {
-        use std::fmt::Write;
-        let _ = write!(msg, "{backoff}");
-    }
+        write!(msg, "{backoff}")
+    };
     msg.push_str(MID);
     msg.push_str(container);
     debug_assert_eq!(

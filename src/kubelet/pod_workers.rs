@@ -233,6 +233,17 @@ impl PodWorkers {
         jitter_with(&mut self.rng, d)
     }
 
+    /// `completeWork`'s wait before the next sync of a worker whose sync moved no phase
+    /// (before jitter): the resync interval after a success, a second after the network's
+    /// transient error, the back-off period after any other error.
+    pub(crate) fn requeue_period(&self, err: Option<SyncError>) -> Dur {
+        match err {
+            None => self.resync_interval,
+            Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
+            Some(SyncError::Other) => self.back_off_period,
+        }
+    }
+
     /// A fresh `CompletedCh` number.
     pub(crate) fn new_channel(&mut self) -> u64 {
         let ch = self.next_channel;
@@ -359,13 +370,9 @@ impl PodWorkers {
         now: SimTime,
         err: Option<SyncError>,
     ) -> Option<bool> {
+        let period = self.requeue_period(err);
         let st = self.records.get_mut(&uid)?;
         st.end_sync(uid, op, now);
-        let period = match err {
-            None => self.resync_interval,
-            Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
-            Some(SyncError::Other) => self.back_off_period,
-        };
         let delay = jitter_with(&mut self.rng, period);
         self.work_queue.enqueue(uid, now + delay);
         Some(st.take_pending_signal())
@@ -671,12 +678,7 @@ mod tests {
             let wake = fast.end_sync_and_complete(uid, op, now, err);
 
             assert!(slow.end_sync(uid, op, now));
-            let period = match err {
-                None => slow.resync_interval,
-                Some(SyncError::NetworkNotReady) => BACKOFF_ON_TRANSIENT_ERROR,
-                Some(SyncError::Other) => slow.back_off_period,
-            };
-            let delay = slow.jitter(period);
+            let delay = slow.jitter(slow.requeue_period(err));
             slow.work_queue.enqueue(uid, now + delay);
             let st = slow.records.get_mut(&uid).expect("kept");
             let expected = pending && !st.signalled;

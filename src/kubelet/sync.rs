@@ -569,14 +569,7 @@ impl Kubelet {
                     1 => Err(op.errors.pop().expect("one error")),
                     _ => Err(op.errors.join("; ")),
                 };
-                match op.kind {
-                    SyncKind::SyncPod | SyncKind::SyncTerminatingRuntimePod => {
-                        self.end_op(ctx, uid, op, result)
-                    }
-                    SyncKind::SyncTerminatingPod | SyncKind::SyncTerminatedPod => {
-                        self.end_op(ctx, uid, op, result)
-                    }
-                }
+                self.end_op(ctx, uid, op, result);
                 return;
             };
             match step {

@@ -7,7 +7,7 @@
 use super::known_report::KnownReport;
 use super::pod_workers::{
     close_channel, KillPodOptions, PodSyncStatus, PodWorkers, StatusFn, SyncError,
-    UpdatePodOptions, UpdateType, Work, WorkType, BACKOFF_ON_TRANSIENT_ERROR,
+    UpdatePodOptions, UpdateType, Work, WorkType,
 };
 use super::profile::Sw;
 use super::{KEv, Kubelet};
@@ -724,11 +724,8 @@ impl Kubelet {
         let delay = if phase_transition {
             Dur::ZERO
         } else {
-            match err {
-                None => self.pw.jitter(self.pw.resync_interval),
-                Some(SyncError::NetworkNotReady) => self.pw.jitter(BACKOFF_ON_TRANSIENT_ERROR),
-                Some(SyncError::Other) => self.pw.jitter(self.pw.back_off_period),
-            }
+            let period = self.pw.requeue_period(err);
+            self.pw.jitter(period)
         };
         self.pw.work_queue.enqueue(uid, now + delay);
         let Some(st) = self.pw.records.get_mut(&uid) else {
