@@ -54,7 +54,8 @@
 //! * [`hunt`]: search over scenario inputs (`podsim hunt`); `hunt::doc` holds a scenario
 //!   as a document tree (a `serde_json::Value`) with a YAML writer; `hunt::shrink` cuts a
 //!   scenario down to a small one that still shows a finding (`podsim shrink`).
-//! * [`cli`]: the command line, thin: one function per subcommand.
+//! * [`cli`]: the command line, thin: one function per subcommand (`cli_run` holds `run`'s
+//!   streamed outputs, `cli_sweep` the `sweep` and `merge` commands).
 //!
 //! ## Architecture invariants (enforced by `tests/architecture.rs`)
 //!
@@ -93,6 +94,7 @@ pub use kubelet::profile_doc::switches_markdown;
 pub use kubelet::release::{NEWEST, RELEASES};
 
 pub(crate) mod cli_run;
+pub(crate) mod cli_sweep;
 pub mod diff;
 pub mod hunt;
 pub(crate) mod junit;
