@@ -506,9 +506,16 @@ mod tests {
         // compares nanoseconds with the field as a duration: the same answer everywhere.
         for delay in [0u32, 1, 2, 7, 3600, u32::MAX] {
             let d = Dur::secs(u64::from(delay));
-            for ran in [0, 1, 999_999_999, 1_000_000_000, 1_000_000_001, 7_500_000_000]
-                .into_iter()
-                .chain([d.0.saturating_sub(1), d.0, d.0.saturating_add(1)])
+            for ran in [
+                0,
+                1,
+                999_999_999,
+                1_000_000_000,
+                1_000_000_001,
+                7_500_000_000,
+            ]
+            .into_iter()
+            .chain([d.0.saturating_sub(1), d.0, d.0.saturating_add(1)])
             {
                 let ran = Dur(ran);
                 assert_eq!(
