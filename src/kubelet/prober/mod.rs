@@ -559,7 +559,7 @@ pub(crate) fn run_probe(
             break;
         }
     }
-    ctx.emit(Transition::Probe {
+    let record = Transition::Probe {
         uid: key.uid,
         container: key.container.clone(),
         kind,
@@ -568,7 +568,9 @@ pub(crate) fn run_probe(
             Ok(false) => ProbeVerdict::Failure,
             Err(_) => ProbeVerdict::Error,
         },
-    });
+    };
+    ctx.emit_ref(&record);
+    drop(record);
     out.map(|ok| {
         if ok {
             ProbeResult::Success
