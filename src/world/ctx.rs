@@ -58,14 +58,6 @@ impl<'a, K> Ctx<'a, K> {
         self.trace.emit(self.sim.now(), &t);
     }
 
-    /// [`Ctx::emit`] of a transition the caller keeps: the caller drops it, where its
-    /// variant is known, instead of this dropping any transition (the probe path's record
-    /// then costs one reference count going down, not a call that looks at the variant).
-    #[inline]
-    pub(crate) fn emit_ref(&mut self, t: &Transition) {
-        self.trace.emit(self.sim.now(), t);
-    }
-
     /// Mark reach point `r` (a rare state this run got into; not part of the trace).
     #[inline]
     pub(crate) fn reach(&mut self, r: crate::model::reach::Reach) {

@@ -559,7 +559,7 @@ pub(crate) fn run_probe(
             break;
         }
     }
-    let record = Transition::Probe {
+    ctx.emit(Transition::Probe {
         uid: key.uid,
         container: key.container.clone(),
         kind,
@@ -568,9 +568,7 @@ pub(crate) fn run_probe(
             Ok(false) => ProbeVerdict::Failure,
             Err(_) => ProbeVerdict::Error,
         },
-    };
-    ctx.emit_ref(&record);
-    drop(record);
+    });
     out.map(|ok| {
         if ok {
             ProbeResult::Success
