@@ -281,8 +281,8 @@ impl World {
         }
     }
 
-    /// [`World::step`] of any event but a kubelet event for the running incarnation on a
-    /// powered node (which it handles as well, for the tests that call it directly).
+    /// [`World::step`] of every other event: the full dispatch, with the power and
+    /// incarnation checks (it would handle the frequent kubelet events in the same way).
     #[inline(never)]
     fn step_other(&mut self, ev: Event) {
         if self.node.powered_off() && ev.on_node() {
