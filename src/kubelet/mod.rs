@@ -310,8 +310,24 @@ impl Kubelet {
         self.shutdown_start(ctx);
     }
 
-    /// One kubelet event.
+    /// One kubelet event. A probe worker's wake-up (two events in three on a node with
+    /// probes) is taken first; the rest go through [`Kubelet::handle_other`], out of line.
+    #[inline]
     pub(crate) fn handle(&mut self, ctx: &mut Ctx, ev: KEv) {
+        match ev {
+            KEv::ProbeWorker {
+                key,
+                slot,
+                gen,
+                wake,
+            } => self.probe_worker_wake(ctx, key, slot, gen, wake),
+            ev => self.handle_other(ctx, ev),
+        }
+    }
+
+    /// [`Kubelet::handle`] of every event but a probe worker's wake-up.
+    #[inline(never)]
+    fn handle_other(&mut self, ctx: &mut Ctx, ev: KEv) {
         match ev {
             KEv::WorkerWake(uid) if self.legacy() => self.legacy_worker_wake(ctx, uid),
             KEv::WorkerWake(uid) => self.worker_wake(ctx, uid),
@@ -359,12 +375,7 @@ impl Kubelet {
             }
             KEv::PreStopTimeout { uid, op, id } => self.prestop_timeout(ctx, uid, op, id),
             KEv::KillTurnTimeout { uid, op, id } => self.kill_turn_timeout(ctx, uid, op, id),
-            KEv::ProbeWorker {
-                key,
-                slot,
-                gen,
-                wake,
-            } => self.probe_worker_wake(ctx, key, slot, gen, wake),
+            KEv::ProbeWorker { .. } => unreachable!("taken by Kubelet::handle"),
             KEv::ProbeUpdates(kind) => self.on_probe_updates(ctx, kind),
             KEv::PrepareForShutdown(now) => self.on_prepare_for_shutdown(ctx, now),
             KEv::ShutdownGroupDeadline { group } => self.shutdown_group_deadline(ctx, group),

@@ -266,7 +266,25 @@ impl World {
 
     /// Handle one event. Whatever is addressed to a kubelet incarnation that no longer
     /// runs is dropped (see [`World::kubelet_crash`]).
+    ///
+    /// A kubelet event for the running incarnation on a powered node (nine events in ten:
+    /// probe ticks above all) goes straight to the kubelet; every other event takes
+    /// [`World::step_other`], out of line, so the frequent path stays a few cache lines.
+    #[inline]
     pub(crate) fn step(&mut self, ev: Event) {
+        match ev {
+            Event::Kubelet(e, k) if !self.node.powered_off() && self.process.live(e) => {
+                let (kubelet, mut ctx) = self.kubelet_ctx();
+                kubelet.handle(&mut ctx, k);
+            }
+            ev => self.step_other(ev),
+        }
+    }
+
+    /// [`World::step`] of every other event: the full dispatch, with the power and
+    /// incarnation checks (it would handle the frequent kubelet events in the same way).
+    #[inline(never)]
+    fn step_other(&mut self, ev: Event) {
         if self.node.powered_off() && ev.on_node() {
             return; // the node is off: no kubelet, no runtime, no requests in flight
         }

@@ -179,8 +179,11 @@ impl<E> EventQueue<E> {
         let slot = match self.free.pop() {
             Some(i) => {
                 let s = &mut self.slots[i as usize];
+                debug_assert!(s.event.is_none(), "a free slot holds no event");
                 s.seq = seq;
-                s.event = Some(event);
+                // A free slot's event was taken: there is nothing to drop, so the new one
+                // is written without looking at the old.
+                std::mem::forget(s.event.replace(event));
                 i
             }
             None => {

@@ -155,14 +155,22 @@ impl<O> Trace<O> {
         rec.hash(&mut self.hasher);
         self.count += 1;
         if self.keep {
-            self.records.push(Record {
-                index: self.count - 1,
-                at,
-                text: rec.to_string(),
-                hash: self.hasher.finish(),
-            });
+            self.keep_record(at, rec);
         }
         self.observer.observe(at, rec);
+    }
+
+    /// [`Trace::emit`]'s readable record, when records are kept: out of line, as most runs
+    /// keep none (the hashing path then needs fewer registers saved).
+    #[cold]
+    #[inline(never)]
+    fn keep_record<T: Display>(&mut self, at: SimTime, rec: &T) {
+        self.records.push(Record {
+            index: self.count - 1,
+            at,
+            text: rec.to_string(),
+            hash: self.hasher.finish(),
+        });
     }
 
     /// Show `rec` to the observer only: it is not hashed, counted or kept. For a

@@ -320,7 +320,7 @@ impl Kubelet {
                 };
                 let cached = self.status.statuses.get(&pod.uid).map(|v| &*v.status);
                 let view = StatusView::of(cached, &c.name);
-                let mut w = Worker::new(gen, key.clone(), pod.clone(), spec.clone(), view);
+                let mut w = Worker::new(gen, key.clone(), pod, spec, view);
                 w.terminating = self.pw.is_pod_termination_requested(pod.uid);
                 let slot = self.prober.insert(w);
                 ctx.emit(Transition::ProbeWorker {
@@ -603,7 +603,7 @@ mod tests {
                 let gen = m.next_gen;
                 m.next_gen += 1;
                 let view = StatusView::NoStatus;
-                m.insert(Worker::new(gen, key, pod.clone(), Probe::default(), view));
+                m.insert(Worker::new(gen, key, &pod, &Probe::default(), view));
             }
         }
         m

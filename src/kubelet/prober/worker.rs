@@ -16,8 +16,8 @@ use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
 use crate::model::{
-    ApiContainerState, ApiPod, ApiPodStatus, ContainerId, Probe, ProbeType, RestartPolicy,
-    Transition,
+    ApiContainerState, ApiPod, ApiPodStatus, ContainerId, Probe, ProbeHandler, ProbeType,
+    RestartPolicy, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use std::sync::Arc;
@@ -85,32 +85,38 @@ impl StatusView {
 }
 
 /// A probe worker (`worker`).
+///
+/// `repr(C)` with the fields a probe reads and writes first: a tick of a worker comes
+/// seconds after its last one, when its state has left the first-level data cache, and the
+/// compiler's own field order spread that state (and a read through the pod object) over
+/// four cache lines; here the probe's fields sit together in the first 64 bytes or so.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct Worker {
     /// This worker instance (events of an exited worker are ignored).
     pub(crate) gen: u64,
-    /// Which probe of which container this worker runs (`probeKey`).
-    pub(crate) key: ProbeKey,
-    /// The pod as given to `AddPod` (never updated).
-    pub(crate) pod: Arc<ApiPod>,
-    pub(crate) spec: Probe,
-    /// The result published for a new container before it is probed.
-    pub(crate) initial: ProbeResult,
-    /// Whether the worker goes on after its container terminated: a sidecar is restarted
-    /// whatever the pod's policy, other containers unless the policy is `Never` (from the
-    /// pod given to `AddPod`, which never changes).
-    pub(crate) keep_after_exit: bool,
     /// The status manager's cached status of the container (see [`StatusView`]).
     pub(crate) view: StatusView,
     pub(crate) container_id: Option<ContainerId>,
+    /// `periodSeconds`, as a duration.
+    pub(crate) period: Dur,
+    /// `initialDelaySeconds`, as a duration: a container that ran for less is not probed
+    /// yet (comparing nanoseconds with it is comparing whole seconds with the field).
+    pub(crate) initial_delay: Dur,
+    pub(crate) success_threshold: u32,
+    pub(crate) failure_threshold: u32,
+    /// How many probes in a row gave `last_result`.
+    pub(crate) result_run: u32,
+    pub(crate) handler: ProbeHandler,
     /// What this worker's results manager holds for `container_id` (only this worker
     /// writes it): a `Set` of the same value is skipped, as the manager would drop it.
     pub(crate) published: Option<ProbeResult>,
     pub(crate) last_result: ProbeResult,
-    /// How many probes in a row gave `last_result`.
-    pub(crate) result_run: u32,
     /// Waiting for a new container after a liveness or startup failure.
     pub(crate) on_hold: bool,
+    /// The pod given to `AddPod` already had a deletion timestamp (that snapshot is never
+    /// updated, so neither is this; it is all the worker read from it).
+    pub(crate) deleting: bool,
     /// Whether the pod workers see the pod's termination as requested
     /// (`IsPodTerminationRequested`), as of the last refresh from their records' second
     /// change log (see [`Kubelet::probe_refresh_terminating`]); only read, and so only kept in
@@ -122,14 +128,25 @@ pub(crate) struct Worker {
     pub(crate) stop_pending: bool,
     /// A value waits in the manual trigger channel.
     pub(crate) trigger_pending: bool,
+    /// Which probe of which container this worker runs (`probeKey`).
+    pub(crate) key: ProbeKey,
+    /// The result published for a new container before it is probed.
+    pub(crate) initial: ProbeResult,
+    /// Whether the worker goes on after its container terminated: a sidecar is restarted
+    /// whatever the pod's policy, other containers unless the policy is `Never` (from the
+    /// pod given to `AddPod`, which never changes).
+    pub(crate) keep_after_exit: bool,
+    /// Debug builds: the pod as given to `AddPod`, to check `deleting` against.
+    #[cfg(debug_assertions)]
+    pub(crate) pod: Arc<ApiPod>,
 }
 
 impl Worker {
     pub(crate) fn new(
         gen: u64,
         key: ProbeKey,
-        pod: Arc<ApiPod>,
-        spec: Probe,
+        pod: &Arc<ApiPod>,
+        spec: &Probe,
         view: StatusView,
     ) -> Self {
         let sidecar = pod
@@ -139,6 +156,23 @@ impl Worker {
             .any(|c| c.name == *key.container && c.is_sidecar());
         Worker {
             gen,
+            view,
+            container_id: None,
+            period: Dur::secs(u64::from(spec.period_seconds)),
+            initial_delay: Dur::secs(u64::from(spec.initial_delay_seconds)),
+            success_threshold: spec.success_threshold,
+            failure_threshold: spec.failure_threshold,
+            result_run: 0,
+            handler: spec.handler,
+            published: None,
+            // Go's zero value of `results.Result` is Success.
+            last_result: ProbeResult::Success,
+            on_hold: false,
+            deleting: pod.deletion_timestamp.is_some(),
+            terminating: false,
+            sleeping: true,
+            stop_pending: false,
+            trigger_pending: false,
             initial: match key.kind {
                 ProbeType::Liveness => ProbeResult::Success,
                 ProbeType::Readiness => ProbeResult::Failure,
@@ -146,19 +180,8 @@ impl Worker {
             },
             keep_after_exit: sidecar || pod.spec.restart_policy != RestartPolicy::Never,
             key,
-            pod,
-            spec,
-            view,
-            container_id: None,
-            published: None,
-            // Go's zero value of `results.Result` is Success.
-            last_result: ProbeResult::Success,
-            result_run: 0,
-            on_hold: false,
-            terminating: false,
-            sleeping: true,
-            stop_pending: false,
-            trigger_pending: false,
+            #[cfg(debug_assertions)]
+            pod: pod.clone(),
         }
     }
 }
@@ -201,6 +224,7 @@ impl Kubelet {
 
     /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
     /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
+    #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
         ctx: &mut Ctx,
@@ -213,7 +237,7 @@ impl Kubelet {
             return;
         };
         debug_assert!(w.key == key, "a probe worker's slot holds its own key");
-        let period = Dur::secs(u64::from(w.spec.period_seconds));
+        let period = w.period;
         match wake {
             ProbeWake::FirstRun | ProbeWake::Tick => {
                 if wake == ProbeWake::FirstRun {
@@ -317,12 +341,19 @@ impl Kubelet {
             self.probe_publish(ctx, slot, ProbeResult::Failure);
             return keep;
         };
-        if w.pod.deletion_timestamp.is_some() && kind != ProbeType::Readiness {
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            w.deleting,
+            w.pod.deletion_timestamp.is_some(),
+            "probe worker {:?}: its copy of the pod's deletion timestamp is wrong",
+            w.key
+        );
+        if w.deleting && kind != ProbeType::Readiness {
             // The pod was already being deleted when the worker started: stay quiet.
             self.probe_publish(ctx, slot, ProbeResult::Success);
             return false;
         }
-        if ctx.now().since(started_at).whole_secs() < u64::from(w.spec.initial_delay_seconds) {
+        if ctx.now().since(started_at) < w.initial_delay {
             return true;
         }
         // Liveness and readiness wait for the startup probe; the startup worker idles once
@@ -347,7 +378,7 @@ impl Kubelet {
             );
         }
         p.probes_run += 1;
-        let Ok(result) = run_probe(ctx, &w.key, id, w.spec.handler) else {
+        let Ok(result) = run_probe(ctx, &w.key, id, w.handler) else {
             return true;
         };
         if w.last_result == result {
@@ -357,8 +388,8 @@ impl Kubelet {
             w.result_run = 1;
         }
         let below = match result {
-            ProbeResult::Failure => w.result_run < w.spec.failure_threshold,
-            ProbeResult::Success => w.result_run < w.spec.success_threshold,
+            ProbeResult::Failure => w.result_run < w.failure_threshold,
+            ProbeResult::Success => w.result_run < w.success_threshold,
             ProbeResult::Unknown => false,
         };
         if below {
@@ -466,6 +497,33 @@ mod tests {
                 container_id: id.map(ContainerId),
             }],
             ..ApiPodStatus::default()
+        }
+    }
+
+    #[test]
+    fn initial_delay_in_nanoseconds_is_the_whole_seconds_test() {
+        // `doProbe` compares the whole seconds the container ran with the field; the worker
+        // compares nanoseconds with the field as a duration: the same answer everywhere.
+        for delay in [0u32, 1, 2, 7, 3600, u32::MAX] {
+            let d = Dur::secs(u64::from(delay));
+            for ran in [
+                0,
+                1,
+                999_999_999,
+                1_000_000_000,
+                1_000_000_001,
+                7_500_000_000,
+            ]
+            .into_iter()
+            .chain([d.0.saturating_sub(1), d.0, d.0.saturating_add(1)])
+            {
+                let ran = Dur(ran);
+                assert_eq!(
+                    ran < d,
+                    ran.whole_secs() < u64::from(delay),
+                    "ran {ran:?}, delay {delay} s"
+                );
+            }
         }
     }
 
