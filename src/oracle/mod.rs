@@ -108,7 +108,7 @@ impl Oracle {
         o
     }
 
-    #[cfg(test)]
+    /// Whether this oracle checks anything (see [`Oracle::new`]).
     pub(crate) fn is_on(&self) -> bool {
         self.on
     }
