@@ -19,6 +19,7 @@ use crate::model::NoteKind;
 use crate::model::{ContainerId, PodUid, RtState, SyncKind, Transition};
 use crate::world::cri::{CriReq, CriResult};
 use crate::world::Caller;
+use std::sync::Arc;
 
 impl Kubelet {
     /// A worker's CRI call (`Caller::Worker`), entered in the ledger of calls awaiting a
@@ -233,27 +234,27 @@ impl Kubelet {
             },
             CriReq::PullImage { image, .. } => {
                 let (idx, _) = op.start.expect("start in progress");
-                let name = op.pod.spec.container_at(idx).name.clone();
+                let name = &op.pod.spec.container_at(idx).name;
                 if let Some(e) = result.error() {
                     // The back-off key is needed only when the pull failed.
                     let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache.insert((uid, name), "ErrImagePull");
+                    self.reason_cache.insert((uid, name.clone()), "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
                     op.start = None;
                     self.advance(ctx, uid, op);
                     return;
                 }
                 let sandbox = op.sandbox.expect("sandbox exists");
-                let attempt = op.status.find(&name).map_or(0, |c| c.restart_count + 1);
-                op.start = Some((idx, StartStage::Create));
+                let attempt = op.status.find(name).map_or(0, |c| c.restart_count + 1);
                 let create = CriReq::CreateContainer {
                     uid,
                     sandbox,
-                    name,
+                    name: Arc::from(name.as_str()),
                     attempt,
-                    image: image.clone(),
+                    image,
                 };
+                op.start = Some((idx, StartStage::Create));
                 self.worker_cri(ctx, uid, op.id, tag, create);
                 self.park_op(uid, op);
             }
@@ -266,7 +267,7 @@ impl Kubelet {
                 }
                 other => {
                     self.reason_cache
-                        .insert((uid, name), "CreateContainerError");
+                        .insert((uid, String::from(&*name)), "CreateContainerError");
                     op.errors.push(format!(
                         "CreateContainerError: {}",
                         other.error().unwrap_or("unknown")

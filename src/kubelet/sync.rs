@@ -587,8 +587,8 @@ impl Kubelet {
                 Step::CreateSandbox { attempt } => {
                     let run = CriReq::RunPodSandbox {
                         uid,
-                        name: op.pod.spec.name.clone(),
-                        namespace: String::from(&*op.pod.spec.namespace),
+                        name: Arc::from(op.pod.spec.name.as_str()),
+                        namespace: op.pod.spec.namespace.clone(),
                         attempt,
                     };
                     self.worker_cri(ctx, uid, op.id, 0, run);
@@ -618,7 +618,7 @@ impl Kubelet {
                     op.start = Some((idx, StartStage::Pull));
                     let pull = CriReq::PullImage {
                         uid,
-                        image: c.image.clone(),
+                        image: Arc::from(c.image.as_str()),
                         always: c.image_pull_policy() == PullPolicy::Always,
                     };
                     self.worker_cri(ctx, uid, op.id, idx as u32, pull);

@@ -385,7 +385,7 @@ impl Runtime {
                 image,
                 always: false,
                 ..
-            } if self.images.contains(image) => (Dur::ZERO, None),
+            } if self.images.contains(&**image) => (Dur::ZERO, None),
             other => {
                 let call = other.call();
                 (self.latency(call), self.fault(call, sim.now()))
