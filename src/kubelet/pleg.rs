@@ -94,6 +94,13 @@ impl Pleg {
         self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
     }
 
+    /// The cache's entries in UID order: each pod's status, or its inspection's error.
+    pub(crate) fn cached_statuses(
+        &self,
+    ) -> impl Iterator<Item = (&PodUid, &Result<Arc<RtPodStatus>, CriError>)> {
+        self.cache.iter().map(|(uid, e)| (uid, &e.status))
+    }
+
     /// The UIDs the cache holds an entry for.
     pub(crate) fn cached_uids(&self) -> Vec<PodUid> {
         self.cache.keys().copied().collect()
