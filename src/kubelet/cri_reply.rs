@@ -238,7 +238,8 @@ impl Kubelet {
                     // The back-off key is needed only when the pull failed.
                     let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache.insert((uid, name.clone()), "ErrImagePull");
+                    self.reason_cache
+                        .insert((uid, name.clone()), "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
                     op.start = None;
                     self.advance(ctx, uid, op);

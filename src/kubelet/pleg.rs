@@ -342,7 +342,9 @@ mod tests {
         assert_eq!(seen, want);
         let mut n = 0;
         each_container_change(&[], &[], |_, _, _| n += 1);
-        each_container_change(&old, &[], |_, a, b| n += usize::from(a.is_some() && b.is_none()));
+        each_container_change(&old, &[], |_, a, b| {
+            n += usize::from(a.is_some() && b.is_none())
+        });
         assert_eq!(n, 3);
     }
 
@@ -370,7 +372,10 @@ mod tests {
         };
         assert_eq!(
             container_states(&s),
-            [(ContainerId(2), RtState::Exited), (ContainerId(7), RtState::Exited)]
+            [
+                (ContainerId(2), RtState::Exited),
+                (ContainerId(7), RtState::Exited)
+            ]
         );
     }
 

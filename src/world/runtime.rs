@@ -535,16 +535,18 @@ impl Runtime {
         // Statuses are cached per pod (the kubelet's pod cache, sync operations): each
         // list is allocated once at its exact length (counted first), with no spare room
         // and no shrinking copy.
-        let sandboxes = p
-            .sandboxes
-            .iter()
-            .rev()
-            .filter_map(|id| self.sandboxes.get(id).filter(|s| !s.removed).map(|s| (id, s)));
-        let containers = p
-            .live
-            .iter()
-            .rev()
-            .filter_map(|id| self.containers.get(id).filter(|c| !c.removed).map(|c| (id, c)));
+        let sandboxes = p.sandboxes.iter().rev().filter_map(|id| {
+            self.sandboxes
+                .get(id)
+                .filter(|s| !s.removed)
+                .map(|s| (id, s))
+        });
+        let containers = p.live.iter().rev().filter_map(|id| {
+            self.containers
+                .get(id)
+                .filter(|c| !c.removed)
+                .map(|c| (id, c))
+        });
         let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
