@@ -80,8 +80,8 @@ impl Kubelet {
     ) -> u32 {
         let now = ctx.now();
         let mut units = Units::new();
-        for uid in self.pleg.cached_uids() {
-            let Ok(status) = self.pleg.cache_get(uid) else {
+        for (&uid, status) in self.pleg.cached_statuses() {
+            let Ok(status) = status else {
                 continue;
             };
             for c in &status.containers {
@@ -138,21 +138,20 @@ impl Kubelet {
 
     /// `evictSandboxes` (v1.31): the inactive sandboxes of each pod in the PLEG cache.
     fn sandbox_gc(&mut self, ctx: &mut Ctx) {
-        for uid in self.pleg.cached_uids() {
-            let Ok(status) = self.pleg.cache_get(uid) else {
+        // One buffer for every pod's sandboxes; the cache is read in place.
+        let mut sandboxes: Vec<GcSandbox> = Vec::new();
+        for (&uid, status) in self.pleg.cached_statuses() {
+            let Ok(status) = status else {
                 continue;
             };
-            let sandboxes: Vec<GcSandbox> = status
-                .sandboxes
-                .iter()
-                .map(|s| GcSandbox {
-                    created: s.created_at,
-                    id: s.id,
-                    active: s.ready || status.containers.iter().any(|c| c.sandbox == s.id),
-                })
-                .collect();
+            sandboxes.clear();
+            sandboxes.extend(status.sandboxes.iter().map(|s| GcSandbox {
+                created: s.created_at,
+                id: s.id,
+                active: s.ready || status.containers.iter().any(|c| c.sandbox == s.id),
+            }));
             let all = self.pw.should_pod_content_be_removed(uid);
-            for id in evict_sandboxes(sandboxes, all) {
+            for id in evict_sandboxes(&mut sandboxes, all) {
                 ctx.cri(Caller::Deletor, CriReq::RemovePodSandbox { uid, id });
             }
         }
@@ -170,7 +169,7 @@ struct GcSandbox {
 
 /// `removeOldestNSandboxes` with `len` (`all`: the pod's content may go) or `len - 1`: the
 /// inactive sandboxes among the oldest that many, oldest first.
-fn evict_sandboxes(mut sandboxes: Vec<GcSandbox>, all: bool) -> Vec<SandboxId> {
+fn evict_sandboxes(sandboxes: &mut [GcSandbox], all: bool) -> Vec<SandboxId> {
     let keep = usize::from(!all).min(sandboxes.len());
     // Newest first (ties by id, for a stable order).
     sandboxes.sort_unstable_by_key(|s| std::cmp::Reverse((s.created, s.id)));
@@ -263,32 +262,32 @@ mod tests {
     #[test]
     fn a_live_pod_keeps_its_newest_sandbox_even_if_stopped() {
         // Sandboxes 1 (oldest) to 3 (newest), all stopped and empty: 1 and 2 go.
-        let s = sandboxes(&[(2, 2, false), (1, 1, false), (3, 3, false)]);
-        let ids: Vec<u32> = evict_sandboxes(s, false).iter().map(|s| s.0).collect();
+        let mut s = sandboxes(&[(2, 2, false), (1, 1, false), (3, 3, false)]);
+        let ids: Vec<u32> = evict_sandboxes(&mut s, false).iter().map(|s| s.0).collect();
         assert_eq!(ids, [1, 2]);
         // A single sandbox is always kept.
-        assert!(evict_sandboxes(sandboxes(&[(1, 1, false)]), false).is_empty());
-        assert!(evict_sandboxes(Vec::new(), false).is_empty());
+        assert!(evict_sandboxes(&mut sandboxes(&[(1, 1, false)]), false).is_empty());
+        assert!(evict_sandboxes(&mut [], false).is_empty());
     }
 
     #[test]
     fn active_sandboxes_are_never_removed() {
         // Ready or still holding a container: kept even when the pod's content may go.
-        let s = sandboxes(&[(1, 1, true), (2, 2, false), (3, 3, true)]);
-        let ids: Vec<u32> = evict_sandboxes(s.clone(), true)
+        let mut s = sandboxes(&[(1, 1, true), (2, 2, false), (3, 3, true)]);
+        let ids: Vec<u32> = evict_sandboxes(&mut s.clone(), true)
             .iter()
             .map(|s| s.0)
             .collect();
         assert_eq!(ids, [2]);
         // The pod lives on: the newest (3) is kept anyway, 1 is active, 2 goes.
-        let ids: Vec<u32> = evict_sandboxes(s, false).iter().map(|s| s.0).collect();
+        let ids: Vec<u32> = evict_sandboxes(&mut s, false).iter().map(|s| s.0).collect();
         assert_eq!(ids, [2]);
     }
 
     #[test]
     fn a_removable_pod_loses_every_inactive_sandbox() {
-        let s = sandboxes(&[(1, 1, false), (2, 2, false)]);
-        let ids: Vec<u32> = evict_sandboxes(s, true).iter().map(|s| s.0).collect();
+        let mut s = sandboxes(&[(1, 1, false), (2, 2, false)]);
+        let ids: Vec<u32> = evict_sandboxes(&mut s, true).iter().map(|s| s.0).collect();
         assert_eq!(ids, [1, 2]);
     }
 

@@ -19,6 +19,7 @@ use crate::model::NoteKind;
 use crate::model::{ContainerId, PodUid, RtState, SyncKind, Transition};
 use crate::world::cri::{CriReq, CriResult};
 use crate::world::Caller;
+use std::sync::Arc;
 
 impl Kubelet {
     /// A worker's CRI call (`Caller::Worker`), entered in the ledger of calls awaiting a
@@ -31,11 +32,13 @@ impl Kubelet {
         tag: u32,
         req: CriReq,
     ) {
-        // Usually the step's only call: no spare slots for the ledger entry.
-        self.worker_calls
-            .entry((uid, op, tag))
-            .or_insert_with(|| Vec::with_capacity(1))
-            .push(req.clone());
+        // Usually the step's only call: kept in the ledger entry itself.
+        match self.worker_calls.entry((uid, op, tag)) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(StepCalls::One(req.clone()));
+            }
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().push(req.clone()),
+        }
         ctx.cri(Caller::Worker { uid, op, tag }, req);
     }
 
@@ -48,20 +51,17 @@ impl Kubelet {
             std::collections::btree_map::Entry::Occupied(e) => Some(e),
             std::collections::btree_map::Entry::Vacant(_) => None,
         };
-        let found = entry.and_then(|e| {
-            let i = e.get().iter().position(|r| r == req)?;
-            Some((e, i))
+        let found = entry.and_then(|mut e| {
+            let emptied = e.get_mut().remove(req)?;
+            Some((e, emptied))
         });
         assert!(
             found.is_some(),
             "CRI reply rule broken: a reply to pod {uid} op {op_id} tag {tag} ({req:?}) \
              answers no call of that operation and step awaiting a reply"
         );
-        if let Some((mut e, i)) = found {
-            e.get_mut().remove(i);
-            if e.get().is_empty() {
-                e.remove();
-            }
+        if let Some((e, true)) = found {
+            e.remove();
         }
     }
 
@@ -233,27 +233,28 @@ impl Kubelet {
             },
             CriReq::PullImage { image, .. } => {
                 let (idx, _) = op.start.expect("start in progress");
-                let name = op.pod.spec.container_at(idx).name.clone();
+                let name = &op.pod.spec.container_at(idx).name;
                 if let Some(e) = result.error() {
                     // The back-off key is needed only when the pull failed.
                     let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache.insert((uid, name), "ErrImagePull");
+                    self.reason_cache
+                        .insert((uid, name.clone()), "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
                     op.start = None;
                     self.advance(ctx, uid, op);
                     return;
                 }
                 let sandbox = op.sandbox.expect("sandbox exists");
-                let attempt = op.status.find(&name).map_or(0, |c| c.restart_count + 1);
-                op.start = Some((idx, StartStage::Create));
+                let attempt = op.status.find(name).map_or(0, |c| c.restart_count + 1);
                 let create = CriReq::CreateContainer {
                     uid,
                     sandbox,
-                    name,
+                    name: Arc::from(name.as_str()),
                     attempt,
-                    image: image.clone(),
+                    image,
                 };
+                op.start = Some((idx, StartStage::Create));
                 self.worker_cri(ctx, uid, op.id, tag, create);
                 self.park_op(uid, op);
             }
@@ -266,7 +267,7 @@ impl Kubelet {
                 }
                 other => {
                     self.reason_cache
-                        .insert((uid, name), "CreateContainerError");
+                        .insert((uid, String::from(&*name)), "CreateContainerError");
                     op.errors.push(format!(
                         "CreateContainerError: {}",
                         other.error().unwrap_or("unknown")
@@ -494,5 +495,88 @@ impl Kubelet {
         });
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);
+        self.recycle_plan(op.plan);
+    }
+}
+
+/// The calls of one step of a worker's operation that await a reply, in the order they
+/// were made. Almost every step makes one call, which is kept inline (no list to
+/// allocate); a second call turns the entry into a list.
+#[derive(Clone, Debug)]
+pub(crate) enum StepCalls {
+    One(CriReq),
+    Many(Vec<CriReq>),
+}
+
+impl StepCalls {
+    /// Enter one more call.
+    fn push(&mut self, req: CriReq) {
+        match self {
+            StepCalls::One(_) => {
+                let StepCalls::One(first) = std::mem::replace(self, StepCalls::Many(Vec::new()))
+                else {
+                    unreachable!("matched above")
+                };
+                *self = StepCalls::Many(vec![first, req]);
+            }
+            StepCalls::Many(v) => v.push(req),
+        }
+    }
+
+    /// Strike off the first call equal to `req`: `None` when there is none, else whether
+    /// no call is left.
+    fn remove(&mut self, req: &CriReq) -> Option<bool> {
+        match self {
+            StepCalls::One(r) => (r == req).then_some(true),
+            StepCalls::Many(v) => {
+                let i = v.iter().position(|r| r == req)?;
+                v.remove(i);
+                Some(v.is_empty())
+            }
+        }
+    }
+
+    /// The calls, oldest first.
+    fn iter(&self) -> std::slice::Iter<'_, CriReq> {
+        match self {
+            StepCalls::One(r) => std::slice::from_ref(r).iter(),
+            StepCalls::Many(v) => v.iter(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop(id: u32) -> CriReq {
+        CriReq::StopContainer {
+            uid: PodUid(1),
+            id: ContainerId(id),
+            timeout_s: 30,
+        }
+    }
+
+    #[test]
+    fn step_calls_keep_order_and_strike_the_first_equal_call() {
+        let mut calls = StepCalls::One(stop(1));
+        assert_eq!(calls.remove(&stop(2)), None);
+        calls.push(stop(2));
+        calls.push(stop(1));
+        let ids: Vec<_> = calls.iter().map(CriReq::uid_target).collect();
+        assert_eq!(ids, [(PodUid(1), 1), (PodUid(1), 2), (PodUid(1), 1)]);
+        assert_eq!(calls.remove(&stop(1)), Some(false));
+        let ids: Vec<_> = calls.iter().map(CriReq::uid_target).collect();
+        assert_eq!(ids, [(PodUid(1), 2), (PodUid(1), 1)]);
+        assert_eq!(calls.remove(&stop(3)), None);
+        assert_eq!(calls.remove(&stop(2)), Some(false));
+        assert_eq!(calls.remove(&stop(1)), Some(true));
+    }
+
+    #[test]
+    fn a_single_call_is_inline_and_struck_whole() {
+        let mut calls = StepCalls::One(stop(7));
+        assert_eq!(calls.iter().count(), 1);
+        assert_eq!(calls.remove(&stop(7)), Some(true));
     }
 }

@@ -33,6 +33,7 @@ use crate::scenario::types::ImageGc;
 use crate::sim::SimTime;
 use crate::world::cri::{Caller, CriReq};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// `imageRecord`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,16 +86,20 @@ impl ImageGcManager {
         &mut self,
         now: SimTime,
         listed: &[(String, u64)],
-        in_use: &BTreeSet<String>,
+        in_use: &BTreeSet<Arc<str>>,
     ) {
         for (image, size) in listed {
-            let r = self.records.entry(image.clone()).or_insert(ImageRecord {
-                first_detected: now,
-                last_used: None,
-                size: *size,
-            });
+            // A known image is found without building an owned key.
+            let r = match self.records.get_mut(image) {
+                Some(r) => r,
+                None => self.records.entry(image.clone()).or_insert(ImageRecord {
+                    first_detected: now,
+                    last_used: None,
+                    size: *size,
+                }),
+            };
             r.size = *size;
-            if in_use.contains(image) {
+            if in_use.contains(image.as_str()) {
                 r.last_used = Some(now);
             }
         }
@@ -107,12 +112,12 @@ impl ImageGcManager {
         &self,
         bytes: u64,
         now: SimTime,
-        in_use: &BTreeSet<String>,
+        in_use: &BTreeSet<Arc<str>>,
     ) -> Vec<(String, u64)> {
         let mut candidates: Vec<(&String, &ImageRecord)> = self
             .records
             .iter()
-            .filter(|(image, _)| !in_use.contains(*image))
+            .filter(|(image, _)| !in_use.contains(image.as_str()))
             .collect();
         // byLastUsedAndDetected (a stable sort: ties keep name order).
         candidates.sort_by_key(|(_, r)| (r.last_used, r.first_detected));
@@ -172,7 +177,7 @@ impl Kubelet {
         self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(to_free, now, &in_use);
         for (image, _) in &chosen {
-            let image = image.clone();
+            let image = std::sync::Arc::from(image.as_str());
             ctx.cri(Caller::ImageGc, CriReq::RemoveImage { image });
         }
         self.image_gc.runs.push(ImageGcRun {
@@ -192,7 +197,7 @@ impl Kubelet {
         self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(u64::MAX, now, &in_use);
         for (image, _) in &chosen {
-            let image = image.clone();
+            let image = std::sync::Arc::from(image.as_str());
             ctx.cri(caller, CriReq::RemoveImage { image });
         }
         chosen.len() as u32
@@ -228,8 +233,8 @@ mod tests {
         }
     }
 
-    fn set(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|s| s.to_string()).collect()
+    fn set(names: &[&str]) -> BTreeSet<Arc<str>> {
+        names.iter().map(|s| Arc::from(*s)).collect()
     }
 
     fn t(s: u64) -> SimTime {

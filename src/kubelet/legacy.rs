@@ -458,6 +458,7 @@ impl Kubelet {
             None,
         );
         op.killer = true;
+        op.plan = self.take_plan();
         op.plan.push_back(Step::KillPod(Box::new(KillPlan {
             containers: running.containers.clone(),
             sandboxes: running.sandboxes.clone(),

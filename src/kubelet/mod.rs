@@ -206,7 +206,10 @@ pub(crate) struct Kubelet {
     pub(crate) ops: BTreeMap<PodUid, Box<sync::Op>>,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
-    pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), Vec<CriReq>>,
+    pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), cri_reply::StepCalls>,
+    /// The emptied plan of the last operation that ended, whose buffer the next
+    /// operation takes (`sync.rs`: most operations end without waiting on the runtime).
+    spare_plan: std::collections::VecDeque<sync::Step>,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
     pub(crate) waiting_work: BTreeMap<PodUid, (u64, Work)>,
     pub(crate) sync_tick: Dur,
@@ -256,6 +259,7 @@ impl Kubelet {
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
             worker_calls: BTreeMap::new(),
+            spare_plan: Default::default(),
             mounted: Default::default(),
             vol_dsw: Default::default(),
             objects: Default::default(),

@@ -50,8 +50,8 @@ pub(crate) struct Pleg {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
     pub(crate) relist_period: Dur,
-    /// The previous relist's view of each pod's containers.
-    old: BTreeMap<PodUid, BTreeMap<ContainerId, RtState>>,
+    /// The previous relist's view of each pod's containers (sorted by container ID).
+    old: BTreeMap<PodUid, Vec<(ContainerId, RtState)>>,
     reinspect: BTreeSet<PodUid>,
     relist_started: Option<SimTime>,
     cache: BTreeMap<PodUid, CacheEntry>,
@@ -94,6 +94,13 @@ impl Pleg {
         self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
     }
 
+    /// The cache's entries in UID order: each pod's status, or its inspection's error.
+    pub(crate) fn cached_statuses(
+        &self,
+    ) -> impl Iterator<Item = (&PodUid, &Result<Arc<RtPodStatus>, CriError>)> {
+        self.cache.iter().map(|(uid, e)| (uid, &e.status))
+    }
+
     /// The UIDs the cache holds an entry for.
     pub(crate) fn cached_uids(&self) -> Vec<PodUid> {
         self.cache.keys().copied().collect()
@@ -104,8 +111,47 @@ impl Pleg {
     }
 }
 
-fn container_states(s: &RtPodStatus) -> BTreeMap<ContainerId, RtState> {
-    s.containers.iter().map(|c| (c.id, c.state)).collect()
+fn container_states(s: &RtPodStatus) -> Vec<(ContainerId, RtState)> {
+    let mut v: Vec<_> = s.containers.iter().map(|c| (c.id, c.state)).collect();
+    // By ID; of two entries with one ID the later counts (as a map's insert would do).
+    v.sort_by_key(|e| e.0);
+    v.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            *kept = *later;
+        }
+        same
+    });
+    v
+}
+
+/// Every container ID of either view, ascending, with its state in each: one merge walk
+/// over the two sorted views (no set of IDs to build).
+fn each_container_change(
+    old: &[(ContainerId, RtState)],
+    new: &[(ContainerId, RtState)],
+    mut f: impl FnMut(ContainerId, Option<RtState>, Option<RtState>),
+) {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (old.get(i), new.get(j)) {
+            (None, None) => return,
+            (Some(&(a, sa)), Some(&(b, sb))) if a == b => {
+                f(a, Some(sa), Some(sb));
+                i += 1;
+                j += 1;
+            }
+            (Some(&(a, sa)), n) if n.is_none_or(|&(b, _)| a < b) => {
+                f(a, Some(sa), None);
+                i += 1;
+            }
+            (_, Some(&(b, sb))) => {
+                f(b, None, Some(sb));
+                j += 1;
+            }
+            (Some(_), None) => unreachable!("taken by the arm above"),
+        }
+    }
 }
 
 /// `generateEvents` for one container.
@@ -197,10 +243,8 @@ impl Kubelet {
                         let old = self.pleg.old.remove(&uid).unwrap_or_default();
                         let mut sync_worthy = false;
                         let mut died = Vec::new();
-                        let ids: BTreeSet<ContainerId> =
-                            old.keys().chain(new.keys()).copied().collect();
-                        for id in ids {
-                            for e in events_for(old.get(&id).copied(), new.get(&id).copied()) {
+                        each_container_change(&old, &new, |id, was, is| {
+                            for e in events_for(was, is) {
                                 if !matches!(
                                     e,
                                     PlegEventType::ContainerRemoved
@@ -212,7 +256,7 @@ impl Kubelet {
                                     died.push(id);
                                 }
                             }
-                        }
+                        });
                         self.pleg.old.insert(uid, new);
                         self.pleg.cache.insert(
                             uid,
@@ -278,6 +322,61 @@ mod tests {
             &[ContainerChanged]
         );
         assert!(events_for(Some(RtState::Running), Some(RtState::Running)).is_empty());
+    }
+
+    #[test]
+    fn container_changes_walk_the_union_of_both_views_in_id_order() {
+        use RtState::*;
+        let id = ContainerId;
+        let old = [(id(1), Running), (id(3), Exited), (id(4), Running)];
+        let new = [(id(2), Created), (id(3), Running), (id(5), Running)];
+        let mut seen = Vec::new();
+        each_container_change(&old, &new, |c, a, b| seen.push((c, a, b)));
+        // What the map-and-set form gave: the sorted union of IDs, each with both states.
+        let (om, nm): (BTreeMap<_, _>, BTreeMap<_, _>) = (old.into(), new.into());
+        let ids: BTreeSet<ContainerId> = om.keys().chain(nm.keys()).copied().collect();
+        let want: Vec<_> = ids
+            .into_iter()
+            .map(|c| (c, om.get(&c).copied(), nm.get(&c).copied()))
+            .collect();
+        assert_eq!(seen, want);
+        let mut n = 0;
+        each_container_change(&[], &[], |_, _, _| n += 1);
+        each_container_change(&old, &[], |_, a, b| {
+            n += usize::from(a.is_some() && b.is_none())
+        });
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn container_states_are_sorted_and_the_later_of_one_id_counts() {
+        let c = |id, state| crate::model::RtContainer {
+            id: ContainerId(id),
+            name: "c".into(),
+            state,
+            exit_code: 0,
+            reason: "",
+            created_at: SimTime(0),
+            started_at: None,
+            finished_at: None,
+            restart_count: 0,
+            sandbox: crate::model::SandboxId(1),
+        };
+        let s = RtPodStatus {
+            containers: vec![
+                c(7, RtState::Running),
+                c(2, RtState::Exited),
+                c(7, RtState::Exited),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            container_states(&s),
+            [
+                (ContainerId(2), RtState::Exited),
+                (ContainerId(7), RtState::Exited)
+            ]
+        );
     }
 
     #[test]

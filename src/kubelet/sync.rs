@@ -361,7 +361,28 @@ pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
     }
 }
 
+/// The largest plan buffer kept for reuse (slots): a longer plan is rare, and a kept
+/// buffer may end up held by an operation waiting on the runtime.
+const SPARE_PLAN_SLOTS: usize = 8;
+
 impl Kubelet {
+    /// An empty plan for a new operation, on the buffer the last ended operation left.
+    pub(super) fn take_plan(&mut self) -> VecDeque<Step> {
+        let plan = std::mem::take(&mut self.spare_plan);
+        debug_assert!(plan.is_empty(), "a kept plan buffer is empty");
+        plan
+    }
+
+    /// Keep an ended operation's plan buffer (emptied) for the next operation, unless
+    /// the kept one is larger or this one is over [`SPARE_PLAN_SLOTS`].
+    pub(super) fn recycle_plan(&mut self, mut plan: VecDeque<Step>) {
+        let cap = plan.capacity();
+        if cap > self.spare_plan.capacity() && cap <= SPARE_PLAN_SLOTS {
+            plan.clear();
+            self.spare_plan = plan;
+        }
+    }
+
     /// Run one unit of work taken from the pending slot (the dispatch in `podWorkerLoop`).
     pub(super) fn run_work(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, work: Work) {
         let runtime_only = work.options.is_runtime_only();
@@ -404,6 +425,7 @@ impl Kubelet {
             },
         });
         let mut op = Op::new(op_id, kind, work, pod, status, grace);
+        op.plan = self.take_plan();
         match kind {
             SyncKind::SyncPod => {
                 self.plan_sync_pod(ctx, uid, op);
@@ -509,6 +531,18 @@ impl Kubelet {
         op.sandbox = actions.sandbox;
         let pod = op.pod.clone();
         self.objects_on_sync_pod(ctx, &pod);
+        // The plan's length is known here: its buffer grows at most once.
+        let kills = match actions.kill_pod {
+            true => 1,
+            false => actions.containers_to_kill.len(),
+        };
+        op.plan.reserve(
+            usize::from(!self.mounted.contains(&uid))
+                + kills
+                + usize::from(actions.create_sandbox)
+                + actions.init_containers_to_start.len()
+                + actions.containers_to_start.len(),
+        );
         if !self.mounted.contains(&uid) {
             op.plan.push_back(Step::MountVolumes);
         }
@@ -587,8 +621,8 @@ impl Kubelet {
                 Step::CreateSandbox { attempt } => {
                     let run = CriReq::RunPodSandbox {
                         uid,
-                        name: op.pod.spec.name.clone(),
-                        namespace: String::from(&*op.pod.spec.namespace),
+                        name: Arc::from(op.pod.spec.name.as_str()),
+                        namespace: op.pod.spec.namespace.clone(),
                         attempt,
                     };
                     self.worker_cri(ctx, uid, op.id, 0, run);
@@ -618,7 +652,7 @@ impl Kubelet {
                     op.start = Some((idx, StartStage::Pull));
                     let pull = CriReq::PullImage {
                         uid,
-                        image: c.image.clone(),
+                        image: Arc::from(c.image.as_str()),
                         always: c.image_pull_policy() == PullPolicy::Always,
                     };
                     self.worker_cri(ctx, uid, op.id, idx as u32, pull);

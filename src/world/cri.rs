@@ -31,28 +31,29 @@ pub(crate) struct CriClient {
     pub(crate) caller: Caller,
 }
 
-/// A CRI request.
+/// A CRI request. Its texts are shared (`Arc<str>`): a request is copied into the
+/// worker's ledger of calls and into the completion, and a copy costs no allocation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum CriReq {
     RunPodSandbox {
         uid: PodUid,
-        name: String,
-        namespace: String,
+        name: Arc<str>,
+        namespace: Arc<str>,
         attempt: u32,
     },
     /// `PullImage` (after the image manager's presence check).
     PullImage {
         uid: PodUid,
-        image: String,
+        image: Arc<str>,
         always: bool,
     },
     CreateContainer {
         uid: PodUid,
         sandbox: SandboxId,
-        name: String,
+        name: Arc<str>,
         attempt: u32,
         /// The container's image (what keeps the image in use).
-        image: String,
+        image: Arc<str>,
     },
     StartContainer {
         uid: PodUid,
@@ -91,7 +92,7 @@ pub(crate) enum CriReq {
     },
     /// `RemoveImage`: remove an image from the node (no pod of its own).
     RemoveImage {
-        image: String,
+        image: Arc<str>,
     },
     /// Host: create the pod's data dirs and cgroup and mount its volumes.
     MountVolumes {

@@ -96,7 +96,7 @@ impl<'a, K> Ctx<'a, K> {
 
     /// The images the runtime's containers (all of them, exited included) were created
     /// from, as `GetPods(all)` shows them. (Instantaneous.)
-    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<String> {
+    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<std::sync::Arc<str>> {
         self.runtime.images_in_use()
     }
 

@@ -385,7 +385,7 @@ impl Runtime {
                 image,
                 always: false,
                 ..
-            } if self.images.contains(image) => (Dur::ZERO, None),
+            } if self.images.contains(&**image) => (Dur::ZERO, None),
             other => {
                 let call = other.call();
                 (self.latency(call), self.fault(call, sim.now()))
@@ -532,53 +532,51 @@ impl Runtime {
                 ..Default::default()
             };
         };
+        // Statuses are cached per pod (the kubelet's pod cache, sync operations): each
+        // list is allocated once at its exact length (counted first), with no spare room
+        // and no shrinking copy.
+        let sandboxes = p.sandboxes.iter().rev().filter_map(|id| {
+            self.sandboxes
+                .get(id)
+                .filter(|s| !s.removed)
+                .map(|s| (id, s))
+        });
+        let containers = p.live.iter().rev().filter_map(|id| {
+            self.containers
+                .get(id)
+                .filter(|c| !c.removed)
+                .map(|c| (id, c))
+        });
         let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
             namespace: p.namespace.clone(),
-            sandboxes: p
-                .sandboxes
-                .iter()
-                .rev()
-                .filter_map(|id| {
-                    self.sandboxes
-                        .get(id)
-                        .filter(|s| !s.removed)
-                        .map(|s| RtSandbox {
-                            id: *id,
-                            ready: s.ready,
-                            attempt: s.attempt,
-                            created_at: s.created_at,
-                        })
-                })
-                .collect(),
-            containers: p
-                .live
-                .iter()
-                .rev()
-                .filter_map(|id| {
-                    self.containers
-                        .get(id)
-                        .filter(|c| !c.removed)
-                        .map(|c| RtContainer {
-                            id: *id,
-                            name: c.name.clone(),
-                            state: c.state,
-                            exit_code: c.exit_code,
-                            reason: c.reason,
-                            created_at: c.created_at,
-                            started_at: c.started_at,
-                            finished_at: c.finished_at,
-                            restart_count: c.attempt,
-                            sandbox: c.sandbox,
-                        })
-                })
-                .collect(),
+            sandboxes: Vec::with_capacity(sandboxes.clone().count()),
+            containers: Vec::with_capacity(containers.clone().count()),
         };
-        // Statuses are cached per pod (the kubelet's pod cache, sync operations): no
-        // spare room from the filtered collection's first growth (four slots).
-        st.sandboxes.shrink_to_fit();
-        st.containers.shrink_to_fit();
+        st.sandboxes.extend(sandboxes.map(|(id, s)| RtSandbox {
+            id: *id,
+            ready: s.ready,
+            attempt: s.attempt,
+            created_at: s.created_at,
+        }));
+        st.containers.extend(containers.map(|(id, c)| RtContainer {
+            id: *id,
+            name: c.name.clone(),
+            state: c.state,
+            exit_code: c.exit_code,
+            reason: c.reason,
+            created_at: c.created_at,
+            started_at: c.started_at,
+            finished_at: c.finished_at,
+            restart_count: c.attempt,
+            sandbox: c.sandbox,
+        }));
+        debug_assert!(
+            st.sandboxes.len() == st.sandboxes.capacity()
+                && st.containers.len() == st.containers.capacity(),
+            "a pod status's lists are allocated at their exact length"
+        );
         st
     }
 

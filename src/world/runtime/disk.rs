@@ -6,6 +6,7 @@ use crate::scenario::types::FsSpec;
 use crate::sim::{Dur, SimTime};
 use crate::world::stats::{ContainerFs, FsStats, NodeDisk};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The node's storage configuration and the pins of `diskPressure`/`pidPressure` actions.
 #[derive(Clone, Debug)]
@@ -250,11 +251,12 @@ impl Runtime {
 
     /// The images of the containers the runtime still has (running or not, not removed):
     /// what `GetPods(all)` shows the image garbage collector as in use.
-    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<String> {
+    pub(crate) fn images_in_use(&self) -> std::collections::BTreeSet<Arc<str>> {
+        // The containers' shared image names: no text is copied.
         self.live
             .iter()
             .filter_map(|id| self.containers.get(id))
-            .map(|c| String::from(&*c.image))
+            .map(|c| c.image.clone())
             .collect()
     }
 
