@@ -108,7 +108,7 @@ impl Oracle {
         o
     }
 
-    /// Whether this oracle checks anything (see [`Oracle::new`]).
+    #[cfg(test)]
     pub(crate) fn is_on(&self) -> bool {
         self.on
     }

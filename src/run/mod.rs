@@ -9,7 +9,6 @@
 //! * `process`: the kubelet process (crash, restart) and the node's power (logind,
 //!   shutdown, power-off).
 //! * `output`: what a run produces (`--json`); `summary`: building it from the world.
-//! * `watch`: what watches the trace (the oracle, and the tap `--perfetto` reads).
 //! * `perfetto`: the run as a Chrome/Perfetto trace-event file (`--perfetto`).
 
 mod output;
@@ -18,7 +17,6 @@ mod process;
 mod sources;
 mod summary;
 mod timeline;
-mod watch;
 mod world;
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! the invariant oracle ([`Trace`]), and every event goes to the part it is for.
 
 use super::process::{KubeletProcess, PowerOffFacts};
-pub(crate) use super::watch::Watch;
 use crate::kubelet::{Ctx, KEv, Kubelet};
 use crate::model::{NoteKind, WatchDelivery};
 use crate::model::{PodUid, Transition};
@@ -30,6 +29,52 @@ pub(crate) type RecordSink<'a> = dyn FnMut(&[crate::sim::trace::Record]) + 'a;
 /// Takes a run's transitions as typed values (what the oracle sees), a batch at a time, in
 /// order: for outputs that need more than a record's text (`run --perfetto`).
 pub(crate) type TransitionSink<'a> = dyn FnMut(&[(SimTime, Transition)]) + 'a;
+
+/// What watches the trace: the invariant oracle and, when an output asks for them, a tap
+/// that keeps the typed transitions until the event loop hands them out. Neither touches the
+/// hash. Dereferences to the oracle.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Watch {
+    pub(crate) oracle: Oracle,
+    pub(crate) tap: Option<Vec<(SimTime, Transition)>>,
+}
+
+impl crate::sim::trace::Observer<Transition> for Watch {
+    /// Without a tap (every run but `run --perfetto`), the oracle's call is the last thing
+    /// done: a tail call, so this keeps no frame of its own.
+    #[inline]
+    fn observe(&mut self, at: SimTime, rec: &Transition) {
+        if self.tap.is_some() {
+            return self.observe_tapped(at, rec);
+        }
+        crate::sim::trace::Observer::observe(&mut self.oracle, at, rec);
+    }
+}
+
+impl Watch {
+    /// [`Watch::observe`] with a tap: the oracle sees the transition, then the tap keeps it.
+    #[cold]
+    #[inline(never)]
+    fn observe_tapped(&mut self, at: SimTime, rec: &Transition) {
+        crate::sim::trace::Observer::observe(&mut self.oracle, at, rec);
+        if let Some(t) = self.tap.as_mut() {
+            t.push((at, rec.clone()));
+        }
+    }
+}
+
+impl std::ops::Deref for Watch {
+    type Target = Oracle;
+    fn deref(&self) -> &Oracle {
+        &self.oracle
+    }
+}
+
+impl std::ops::DerefMut for Watch {
+    fn deref_mut(&mut self) -> &mut Oracle {
+        &mut self.oracle
+    }
+}
 
 /// The trace label of a watch (or, `file`, file-source) event.
 fn watch_label(kind: WatchKind, file: bool) -> WatchDelivery {
@@ -95,7 +140,13 @@ impl World {
         } else {
             Oracle::default()
         };
-        let mut trace = Trace::with_observer(keep_trace, Watch::new(observer, tap));
+        let mut trace = Trace::with_observer(
+            keep_trace,
+            Watch {
+                oracle: observer,
+                tap: tap.then(Vec::new),
+            },
+        );
         let mut runtime = Runtime::new(
             seed,
             sc.runtime.latencies.clone(),
@@ -261,9 +312,9 @@ impl World {
             {
                 // The request would reach the API server after its kubelet died: the
                 // connection is gone, the request never arrives.
-                self.trace.emit_owned(
+                self.trace.emit(
                     self.sim.now(),
-                    Transition::Note {
+                    &Transition::Note {
                         uid,
                         what: NoteKind::DeadKubeletRequestDropped,
                     },
@@ -362,9 +413,9 @@ impl World {
 
     /// A watch (or, `file`, file-source) event reaches the running kubelet.
     fn watch(&mut self, w: WatchEvent, file: bool) {
-        self.trace.emit_owned(
+        self.trace.emit(
             self.sim.now(),
-            Transition::WatchDelivered {
+            &Transition::WatchDelivered {
                 uid: w.pod.uid,
                 kind: watch_label(w.kind, file),
             },
@@ -442,9 +493,6 @@ impl World {
     ) -> StopReason {
         const BATCH: usize = 4096;
         let cap = crate::sim::limits::MAX_KEPT_RECORDS;
-        // The oracle takes the transitions in batches while the loop runs, and all of them
-        // before it returns (see `Watch`).
-        self.trace.observer_mut().begin_deferring();
         let stop = loop {
             match self.sim.next_event() {
                 Ok(ev) => self.step(ev),
@@ -460,7 +508,6 @@ impl World {
                 self.hand_out_typed(f, BATCH);
             }
         };
-        self.trace.observer_mut().end_deferring();
         if let Some(f) = sink {
             f(&self.trace.take_records());
         }

@@ -89,13 +89,6 @@ pub struct Record {
 /// Something that watches the records of a trace as they are emitted, read-only.
 pub trait Observer<T> {
     fn observe(&mut self, at: SimTime, rec: &T);
-
-    /// [`Observer::observe`] of a record the trace has no further use for: an observer
-    /// may keep it instead of copying it. The default looks at it by reference.
-    #[inline]
-    fn observe_owned(&mut self, at: SimTime, rec: T) {
-        self.observe(at, &rec);
-    }
 }
 
 /// The observer that looks at nothing.
@@ -158,34 +151,13 @@ impl<O> Trace<O> {
     where
         O: Observer<T>,
     {
-        self.note(at, rec);
-        self.observer.observe(at, rec);
-    }
-
-    /// [`Trace::emit`] of a record the caller gives up: hashed, counted and kept the same
-    /// way, then handed to the observer by value ([`Observer::observe_owned`]). Inlined
-    /// whole into [`Emit::emit_owned`], the call the model's emits go through, so the
-    /// record is not moved from frame to frame.
-    #[inline(always)]
-    pub fn emit_owned<T: Hash + Display>(&mut self, at: SimTime, rec: T)
-    where
-        O: Observer<T>,
-    {
-        self.note(at, &rec);
-        self.observer.observe_owned(at, rec);
-    }
-
-    /// Hashes, counts and (when kept) records `rec`: [`Trace::emit`] without the observer.
-    /// Out of line, and the one caller of `rec`'s hash (which is then inlined into it, the
-    /// hasher's state staying in a register), whether the record is given up or not.
-    #[inline(never)]
-    fn note<T: Hash + Display>(&mut self, at: SimTime, rec: &T) {
         self.hasher.write_u64(at.0);
         rec.hash(&mut self.hasher);
         self.count += 1;
         if self.keep {
             self.keep_record(at, rec);
         }
+        self.observer.observe(at, rec);
     }
 
     /// [`Trace::emit`]'s readable record, when records are kept: out of line, as most runs
@@ -258,8 +230,6 @@ impl<O> Trace<O> {
 /// type (see [`Trace::emit`] and [`Trace::reach`]).
 pub trait Emit<T> {
     fn emit(&mut self, at: SimTime, rec: &T);
-    /// [`Emit::emit`] of a record the caller gives up (see [`Trace::emit_owned`]).
-    fn emit_owned(&mut self, at: SimTime, rec: T);
     fn reach(&mut self, bit: u32);
 }
 
@@ -267,11 +237,6 @@ impl<T: Hash + Display, O: Observer<T>> Emit<T> for Trace<O> {
     #[inline]
     fn emit(&mut self, at: SimTime, rec: &T) {
         Trace::emit(self, at, rec);
-    }
-
-    #[inline]
-    fn emit_owned(&mut self, at: SimTime, rec: T) {
-        Trace::emit_owned(self, at, rec);
     }
 
     #[inline]
@@ -353,36 +318,6 @@ mod tests {
         assert_eq!(b.len(), 1);
         assert_eq!(b.records(), a.records());
         assert_eq!(b.observer().0, ["x", "fact"]);
-    }
-
-    /// Records the observer saw, marking those it was given by value.
-    #[derive(Default)]
-    struct Kept(Vec<String>);
-
-    impl Observer<String> for Kept {
-        fn observe(&mut self, _at: SimTime, rec: &String) {
-            self.0.push(format!("ref {rec}"));
-        }
-        fn observe_owned(&mut self, _at: SimTime, rec: String) {
-            self.0.push(rec);
-        }
-    }
-
-    #[test]
-    fn an_owned_record_is_traced_like_a_borrowed_one_and_handed_over() {
-        let mut a: Trace<Kept> = Trace::new(true);
-        a.emit(SimTime(1), &"x".to_string());
-        a.emit(SimTime(2), &"y".to_string());
-        let mut b: Trace<Kept> = Trace::new(true);
-        b.emit(SimTime(1), &"x".to_string());
-        Emit::emit_owned(&mut b, SimTime(2), "y".to_string());
-        assert_eq!(a.hash(), b.hash());
-        assert_eq!(a.records(), b.records());
-        assert_eq!(b.observer().0, ["ref x", "y"]);
-        // An observer without its own `observe_owned` looks at it by reference.
-        let mut c: Trace<Seen> = Trace::new(false);
-        c.emit_owned(SimTime(1), "z");
-        assert_eq!(c.observer().0, ["z"]);
     }
 
     #[test]

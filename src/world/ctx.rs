@@ -55,7 +55,7 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     pub(crate) fn emit(&mut self, t: Transition) {
-        self.trace.emit_owned(self.sim.now(), t);
+        self.trace.emit(self.sim.now(), &t);
     }
 
     /// Mark reach point `r` (a rare state this run got into; not part of the trace).
