@@ -177,7 +177,7 @@ impl Kubelet {
         self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(to_free, now, &in_use);
         for (image, _) in &chosen {
-            let image = std::sync::Arc::from(image.as_str());
+            let image = Arc::from(image.as_str());
             ctx.cri(Caller::ImageGc, CriReq::RemoveImage { image });
         }
         self.image_gc.runs.push(ImageGcRun {
@@ -197,7 +197,7 @@ impl Kubelet {
         self.mark_container_awaits_image(ctx);
         let chosen = self.image_gc.choose(u64::MAX, now, &in_use);
         for (image, _) in &chosen {
-            let image = std::sync::Arc::from(image.as_str());
+            let image = Arc::from(image.as_str());
             ctx.cri(caller, CriReq::RemoveImage { image });
         }
         chosen.len() as u32
