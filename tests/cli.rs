@@ -1,17 +1,15 @@
 //! The command line as users see it: exit codes, replay lines, output files.
 
+use crate::scratch::{Scratch, ScratchFile};
 use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::PathBuf;
 
 fn podsim() -> Command {
     Command::cargo_bin("podsim").unwrap()
 }
 
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("podsim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+fn temp_file(name: &str, text: &str) -> ScratchFile {
+    let p = Scratch::new("cli", name).file(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -131,9 +129,7 @@ fn set_override_changes_the_run_and_the_replay_line() {
 
 #[test]
 fn trace_file_is_json_lines_ending_in_the_trace_hash() {
-    let dir = std::env::temp_dir().join(format!("podsim-trace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.jsonl");
+    let path = Scratch::new("cli", "trace").file("t.jsonl");
     let out = podsim()
         .args([
             "run",
@@ -151,7 +147,7 @@ fn trace_file_is_json_lines_ending_in_the_trace_hash() {
     assert_eq!(last["hash"], v["traceHash"]);
     assert!(text.lines().count() > 50);
     // No temporary file is left behind.
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
     assert_eq!(leftovers.len(), 1);
 }
 

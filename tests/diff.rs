@@ -2,9 +2,9 @@
 //! catalog entry, identical sides, trace files, and the PCT and FIFO schedulers through the
 //! binary (determinism, replay lines, bad values).
 
+use crate::scratch::{Scratch, ScratchFile};
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::PathBuf;
 
 const POD_WORKER: &str = "scenarios/races/pod-worker-owns-lifecycle.yaml";
 
@@ -26,10 +26,8 @@ fn json(out: &std::process::Output) -> Value {
     })
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("podsim-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn tmp(name: &str) -> ScratchFile {
+    Scratch::new("diff", name).file(name)
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //! Knobs: `PODSIM_FUZZ_CASES` (cases per property, default 64 here; the long campaign
 //! sets it in the tens of thousands) and proptest's own `PROPTEST_*` variables.
 
+use crate::scratch::Scratch;
 use podsim::load_str;
 use podsim::run::{run, RunOptions};
 use proptest::prelude::*;
@@ -645,9 +646,7 @@ proptest! {
     /// signal. Output paths go to a fresh temp directory.
     #[test]
     fn fuzz_command_lines(args in command_line()) {
-        let dir = std::env::temp_dir().join(format!("podsim-fuzz-cli-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dir = Scratch::new("fuzz", "cli");
         let mut cmd = assert_cmd::Command::cargo_bin("podsim").expect("the binary");
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
         cmd.args(&args);

@@ -5,9 +5,10 @@
 //! script) and the file it writes replays it; guided reaches more coverage than random for
 //! the same budget; bad input exits 2.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const BASE: &str = "scenarios/hunt/mixed-node.yaml";
 
@@ -18,11 +19,8 @@ fn podsim() -> Command {
 }
 
 /// A fresh directory for one test.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-hunt-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("hunt", name)
 }
 
 /// `podsim hunt BASE ARGS --out OUT --json`: (exit code, the JSON).

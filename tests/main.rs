@@ -34,6 +34,7 @@ mod reliability_errors;
 mod reliability_output;
 mod restart;
 mod scenario_errors;
+mod scratch;
 mod shrink;
 mod shutdown;
 mod static_pods;

@@ -2,19 +2,17 @@
 //! in `tests/fixtures/sweep-result/`). Checks that the files appear, carry their text, are
 //! byte-identical across runs (SVG), and that PNGs are valid PNGs.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn podsim() -> Command {
     Command::cargo_bin("podsim").unwrap()
 }
 
 /// A fresh, empty directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("podsim-plots-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> Scratch {
+    Scratch::new("plots", name)
 }
 
 /// The contents of every `<text>` element of an SVG written by plotters.
@@ -149,7 +147,7 @@ fn timeline_rejects_other_extensions() {
 }
 
 /// Copy the fixture sweep result into a fresh directory.
-fn fixture_copy(name: &str) -> PathBuf {
+fn fixture_copy(name: &str) -> Scratch {
     let dir = temp_dir(name);
     for f in ["manifest.json", "runs.jsonl", "summary.json"] {
         std::fs::copy(

@@ -3,6 +3,7 @@
 //! startup gating, and probe lifetime during graceful termination (race catalogue entry 10).
 
 use crate::lifecycle::{compact, ns, pod, run_json, S, SEEDS};
+use crate::scratch::Scratch;
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -22,10 +23,8 @@ fn ready(p: &Value) -> Vec<(u64, bool)> {
 
 /// Run with `--json --trace`; returns the JSON result and the trace as (time, record).
 fn run_traced(file: &str, seed: u64) -> (Value, Vec<(u64, String)>) {
-    let dir = std::env::temp_dir().join(format!("podsim-probes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let stem = file.rsplit('/').next().unwrap();
-    let path = dir.join(format!("{stem}-{seed}.jsonl"));
+    let path = Scratch::new("probes", &format!("{stem}-{seed}")).file("trace.jsonl");
     let out = Command::cargo_bin("podsim")
         .unwrap()
         .args([

@@ -7,7 +7,8 @@
 //! panic. The quick start's printed summary must be what the binary prints today, line
 //! for line (the README elides lines with `...`).
 
-use std::path::{Path, PathBuf};
+use crate::scratch::Scratch;
+use std::path::Path;
 use std::process::Command;
 
 fn readme() -> String {
@@ -109,11 +110,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// A scratch directory laid out like the repository for the README's commands: the
 /// scenarios (linked) and the fixtures (copied, since `plot` writes into its directory).
-pub(crate) fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> Scratch {
     let repo = std::env::current_dir().unwrap();
-    let dir = std::env::temp_dir().join(format!("podsim-readme-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("readme", name);
     std::os::unix::fs::symlink(repo.join("scenarios"), dir.join("scenarios")).unwrap();
     std::os::unix::fs::symlink(repo.join("deploy"), dir.join("deploy")).unwrap();
     copy_dir(&repo.join("tests/fixtures"), &dir.join("tests/fixtures"));

@@ -4,8 +4,9 @@
 //! past it (never by allocating up to it), through the binary: exit code, a message naming
 //! the flag or file and the cap, and no panic.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 fn podsim() -> Command {
@@ -15,11 +16,8 @@ fn podsim() -> Command {
 }
 
 /// A fresh directory for one test.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-bounds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("bounds", name)
 }
 
 /// Runs `c`, expects exit code 2 and no panic; returns stderr.

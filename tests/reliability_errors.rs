@@ -16,11 +16,8 @@ fn podsim() -> Command {
 }
 
 /// A fresh directory for one test.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-relerr-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("relerr", name)
 }
 
 fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
@@ -48,6 +45,7 @@ fn has(stderr: &str, want: &str) {
 }
 
 use crate::scenario_errors::BASE;
+use crate::scratch::Scratch;
 
 fn base(dir: &Path) -> PathBuf {
     write(dir, "base.yaml", BASE)

@@ -3,6 +3,7 @@
 //! mid-sweep then resume, output to devices, FIFOs and symbolic links, `--out` on a
 //! foreign directory, and the per-row checksum of `runs.jsonl` on resume and merge.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -42,11 +43,8 @@ fn sweep(out: &Path, seeds: u64) -> Command {
 }
 
 /// A fresh directory for one test.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-reliability-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("reliability", name)
 }
 
 fn read(p: &Path) -> String {

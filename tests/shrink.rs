@@ -3,6 +3,7 @@
 //! catalog scenario, and is the same file every time; a seed that does not show the
 //! invariant is a usage error.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -14,11 +15,8 @@ fn podsim() -> Command {
     Command::cargo_bin("podsim").unwrap()
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-shrink-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> Scratch {
+    Scratch::new("shrink", name)
 }
 
 /// The catalog scenario with two more pods (one with two containers) and two more

@@ -2,11 +2,12 @@
 //! thread count, resume, shards merged byte for byte, Wilson intervals, JUnit, exit codes,
 //! progress on stderr only. Sweeps here are tens of runs of the quickstart scenario.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
 use podsim::results::{self, Axis, Manifest, Point};
 use podsim::sweep::{replay, run_seed};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn podsim() -> Command {
     let mut c = Command::cargo_bin("podsim").unwrap();
@@ -16,11 +17,8 @@ fn podsim() -> Command {
 }
 
 /// A fresh directory for one test.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("sweep", name)
 }
 
 fn read(p: &Path) -> String {

@@ -2,8 +2,8 @@
 //! scenario's `expect` held, profile names, did-you-mean on every name, the order of
 //! same-instant timeline actions, plurals, `invariants --json`, bisect's wording.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
-use std::path::PathBuf;
 
 const QUICKSTART: &str = "scenarios/quickstart.yaml";
 const SLOW_STOP: &str = "scenarios/shutdown/slow-stop.yaml";
@@ -13,11 +13,8 @@ fn podsim() -> Command {
 }
 
 /// A fresh directory under the system's temporary directory.
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-ux-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("ux-cli", name)
 }
 
 struct Out {

@@ -2,21 +2,19 @@
 //! Perfetto UI or `chrome://tracing`) and `podsim report` (one self-contained HTML page).
 //! Both are checked for structure here, without a browser.
 
+use crate::scratch::{Scratch, ScratchFile};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn podsim() -> Command {
     Command::cargo_bin("podsim").unwrap()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("podsim-ux-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn temp_dir(name: &str) -> Scratch {
+    Scratch::new("ux", name)
 }
 
 /// Runs `scenario` with `--perfetto` into `dir` and returns the file's bytes.
@@ -282,9 +280,8 @@ fn perfetto_into_a_directory_is_refused_before_the_run() {
 
 /// A small sweep with findings (2 points x 2 profiles) into a temporary directory, with
 /// `--report`.
-fn small_sweep(name: &str) -> PathBuf {
-    let dir = temp_dir(name);
-    let out = dir.join("result");
+fn small_sweep(name: &str) -> ScratchFile {
+    let out = temp_dir(name).file("result");
     podsim()
         .args([
             "sweep",
@@ -457,7 +454,7 @@ fn report_errors_name_the_file() {
 
 /// A copy of the bundled `results/shutdown-vs-slow-stop` in a temporary directory (the
 /// report takes the directory's lock, a file in it: tests write only under the temp dir).
-fn copy_bundled(name: &str) -> PathBuf {
+fn copy_bundled(name: &str) -> Scratch {
     let dir = temp_dir(name);
     let from = Path::new("results/shutdown-vs-slow-stop");
     std::fs::create_dir_all(dir.join("plots")).unwrap();

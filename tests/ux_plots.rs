@@ -5,8 +5,9 @@
 //! box plots and a printed table, a resumed sweep counts its resumed runs, PNG write
 //! errors are sentences, `plot --out`, and the timeline's restarts, Ready strip and labels.
 
+use crate::scratch::Scratch;
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn podsim() -> Command {
     let mut c = Command::cargo_bin("podsim").unwrap();
@@ -15,11 +16,8 @@ fn podsim() -> Command {
     c
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("podsim-ux-plots-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("ux-plots", name)
 }
 
 fn read(p: &Path) -> String {
