@@ -357,6 +357,14 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
     }
 }
 
+/// A note that changes no fact and no checker acts on: the crash-loop back-off of a
+/// container, the most frequent note (a failed sync or mount, a v1.21 kill's steps and a
+/// sidecar's timed-out turn are not).
+#[inline]
+pub(crate) fn plain_note(what: NoteKind) -> bool {
+    what == NoteKind::CrashLoopBackOff
+}
+
 impl Facts {
     pub(crate) fn get(&self, uid: PodUid) -> Option<&PodFacts> {
         self.pods.get(uid.0 as usize)
@@ -373,11 +381,22 @@ impl Facts {
         self.syms.text(s)
     }
 
+    /// The facts of `uid`, made (with those of every lower UID) when it has none yet.
+    /// Inlined: a pod seen before, the common case, is one comparison and the index.
+    #[inline]
     fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
         let i = uid.0 as usize;
-        if self.pods.len() <= i {
-            self.pods.resize_with(i + 1, PodFacts::default);
+        if i < self.pods.len() {
+            return &mut self.pods[i];
         }
+        self.pod_new(i)
+    }
+
+    /// [`Facts::pod_mut`] of a UID the facts do not reach yet.
+    #[cold]
+    #[inline(never)]
+    fn pod_new(&mut self, i: usize) -> &mut PodFacts {
+        self.pods.resize_with(i + 1, PodFacts::default);
         &mut self.pods[i]
     }
 
@@ -446,6 +465,15 @@ impl Facts {
     pub(crate) fn watch(&mut self, at: SimTime, uid: PodUid, kind: WatchDelivery) {
         self.pod_mut(uid);
         self.rings.push(uid, at, Rec::Watch(kind));
+    }
+
+    /// [`Facts::update`] of a `Note` that changes no fact ([`plain_note`]; the oracle's
+    /// direct path): only the pod's history.
+    #[inline]
+    pub(crate) fn plain_note(&mut self, at: SimTime, uid: PodUid, what: NoteKind) {
+        debug_assert!(plain_note(what), "{what:?} changes a fact");
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::Note(what));
     }
 
     /// [`Facts::update`] of a SyncPod's beginning (the oracle's direct path).
