@@ -10,9 +10,9 @@
 
 use super::ring::{NodeRing, Rec, Rings, Sym, Syms};
 use crate::model::{
-    ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
-    ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
-    UpdateType, WatchDelivery, WorkerStep,
+    ApiPodStatus, ConfigOpKind, ContainerId, CriFailure, CriOp, HostOp, NoteKind, PodPhase,
+    PodSpec, PodUid, ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind,
+    Transition, UpdateType, WatchDelivery, WorkerStep,
 };
 use crate::sim::SimTime;
 use std::sync::Arc;
@@ -476,6 +476,60 @@ impl Facts {
         self.rings.push(uid, at, Rec::Note(what));
     }
 
+    /// [`Facts::update`] of a CRI call's beginning (the oracle's direct path): only the
+    /// pod's history.
+    #[inline]
+    pub(crate) fn cri_begin(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        call: CriOp,
+        target: u32,
+        timeout_s: Option<i64>,
+    ) {
+        self.pod_mut(uid);
+        let rec = match timeout_s {
+            Some(t) => Rec::CriBeginTimeout(call, target, super::ring::I64::new(t)),
+            None => Rec::CriBegin(call, target),
+        };
+        self.rings.push(uid, at, rec);
+    }
+
+    /// [`Facts::update`] of a CRI call's end (the oracle's direct path): the pod's history
+    /// and [`Facts::cri_end_fact`].
+    #[inline]
+    pub(crate) fn cri_end(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        call: CriOp,
+        target: u32,
+        error: Option<CriFailure>,
+    ) {
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::CriEnd(call, target, error));
+        self.cri_end_fact(at, uid, call, target, error.is_some());
+    }
+
+    /// What the end of CRI call `call` on `target` changes (`failed`: with an error): the
+    /// pod's errors, and a removed container's instance.
+    fn cri_end_fact(&mut self, at: SimTime, uid: PodUid, call: CriOp, target: u32, failed: bool) {
+        let p = self.pod_mut(uid);
+        if failed {
+            let c = p.cold_mut();
+            c.errors.push(at);
+            if call == CriOp::StartContainer {
+                c.start_errors.push(at);
+            }
+        }
+        if call == CriOp::RemoveContainer && !failed {
+            let id = ContainerId(target);
+            if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+                i.removed_at.get_or_insert(at);
+            }
+        }
+    }
+
     /// [`Facts::update`] of a SyncPod's beginning (the oracle's direct path).
     #[inline]
     pub(crate) fn sync_pod_begin(&mut self, at: SimTime, uid: PodUid, grace: Option<i64>) {
@@ -692,22 +746,7 @@ impl Facts {
                 call,
                 target,
                 error,
-            } => {
-                let p = self.pod_mut(*uid);
-                if error.is_some() {
-                    let c = p.cold_mut();
-                    c.errors.push(at);
-                    if *call == CriOp::StartContainer {
-                        c.start_errors.push(at);
-                    }
-                }
-                if *call == CriOp::RemoveContainer && error.is_none() {
-                    let id = ContainerId(*target);
-                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
-                        i.removed_at.get_or_insert(at);
-                    }
-                }
-            }
+            } => self.cri_end_fact(at, *uid, *call, *target, error.is_some()),
             SandboxReady { uid, id } => {
                 push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
             }
