@@ -231,8 +231,12 @@ impl<O> Trace<O> {
     where
         O: Observer<T>,
     {
-        self.hasher.write_u64(at.0);
-        rec.trace_hash(&mut self.hasher);
+        // Hashed in a local copy, written back once: the state stays in a register for the
+        // record's words instead of a load and a store of `self.hasher` around each.
+        let mut h = self.hasher.clone();
+        h.write_u64(at.0);
+        rec.trace_hash(&mut h);
+        self.hasher = h;
         self.count += 1;
         if self.keep {
             self.keep_record(at, rec);
