@@ -149,7 +149,7 @@ impl Syms {
             sets.try_into().expect("HINT_SETS sets")
         });
         let [first, second] = &mut hints[set];
-        *second = std::mem::replace(first, Some((s.clone(), id)));
+        *second = first.replace((s.clone(), id));
         id
     }
 
