@@ -5,7 +5,9 @@
 
 use super::vocab::*;
 use super::{ApiPodStatus, ContainerId, PodPhase, PodSpec, PodUid, ProbeType, SandboxId};
+use crate::sim::trace::{StableHasher, TraceHash};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// One observable transition of the world or the kubelet.
@@ -310,6 +312,88 @@ fn fmt_fs_pinned(
     Ok(())
 }
 
+/// The position of a variant in [`Transition`], which its derived `Hash` feeds first (as
+/// an `isize`): [`Transition::trace_hash`]'s arms give the same (a unit test checks each).
+mod pos {
+    pub(super) const WATCH_DELIVERED: isize = 5;
+    pub(super) const UPDATE_POD: isize = 22;
+    pub(super) const SYNC_BEGIN: isize = 24;
+    pub(super) const SYNC_END: isize = 25;
+    pub(super) const PROBE: isize = 30;
+    pub(super) const NOTE: isize = 34;
+}
+
+/// The words of a probe's kind's `Hash` (its text's, as [`ProbeType::as_str`] gives it).
+#[inline]
+fn probe_type_words(kind: ProbeType) -> &'static [u64] {
+    match kind {
+        ProbeType::Liveness => crate::str_words!("liveness"),
+        ProbeType::Readiness => crate::str_words!("readiness"),
+        ProbeType::Startup => crate::str_words!("startup"),
+    }
+}
+
+/// The trace's hash of a transition: the frequent kinds feed [`StableHasher`] the words
+/// their derived `Hash` feeds, with each vocabulary word's words worked out at compile time
+/// (`hash_words`) instead of hashing its text's bytes; any other kind is hashed as derived.
+/// (Unit tests compare both for every value of the words these kinds hold.)
+impl TraceHash for Transition {
+    #[inline]
+    fn trace_hash(&self, h: &mut StableHasher) {
+        use Transition as T;
+        // A probe, the most frequent kind, is told apart by one comparison first.
+        if let T::Probe {
+            uid,
+            container,
+            kind,
+            result,
+        } = self
+        {
+            h.write_isize(pos::PROBE);
+            h.write_u32(uid.0);
+            container.hash(h);
+            h.write_words(probe_type_words(*kind));
+            h.write_words(result.hash_words());
+            return;
+        }
+        match self {
+            T::SyncBegin { uid, kind, grace } => {
+                h.write_isize(pos::SYNC_BEGIN);
+                h.write_u32(uid.0);
+                h.write_words(kind.hash_words());
+                grace.hash(h);
+            }
+            T::SyncEnd { uid, kind, error } => {
+                h.write_isize(pos::SYNC_END);
+                h.write_u32(uid.0);
+                h.write_words(kind.hash_words());
+                error.hash(h);
+            }
+            T::UpdatePod {
+                uid,
+                ty,
+                runtime_only,
+            } => {
+                h.write_isize(pos::UPDATE_POD);
+                h.write_u32(uid.0);
+                h.write_words(ty.hash_words());
+                runtime_only.hash(h);
+            }
+            T::WatchDelivered { uid, kind } => {
+                h.write_isize(pos::WATCH_DELIVERED);
+                h.write_u32(uid.0);
+                h.write_words(kind.hash_words());
+            }
+            T::Note { uid, what } => {
+                h.write_isize(pos::NOTE);
+                h.write_u32(uid.0);
+                h.write_words(what.hash_words());
+            }
+            _ => self.hash(h),
+        }
+    }
+}
+
 // Transitions are held in the trace's batches and the oracle's node ring: keep them small.
 const _: () = assert!(std::mem::size_of::<Transition>() <= 48);
 
@@ -464,3 +548,7 @@ impl fmt::Display for Transition {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "transition_tests.rs"]
+mod tests;

@@ -40,6 +40,15 @@ macro_rules! words {
                     $($name::$var => $s,)+
                 }
             }
+            /// The words [`crate::sim::trace::StableHasher`] takes for this word's `Hash`
+            /// (its text's), worked out at compile time.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn hash_words(self) -> &'static [u64] {
+                match self {
+                    $($name::$var => $crate::str_words!($s),)+
+                }
+            }
         }
         impl Word for $name {
             fn all() -> &'static [Self] {
@@ -615,6 +624,35 @@ mod tests {
             h(&s),
             h(&"group priority 7: every kill completed".to_string())
         );
+    }
+
+    #[test]
+    fn a_words_hash_words_are_its_texts() {
+        fn same<W: Word + Hash>(w: W, words: &[u64]) {
+            let mut plain = StableHasher::default();
+            w.hash(&mut plain);
+            let mut fast = StableHasher::default();
+            fast.write_words(words);
+            assert_eq!(plain.finish(), fast.finish(), "{}", w.text());
+        }
+        for &w in ProbeVerdict::ALL {
+            same(w, w.hash_words());
+        }
+        for &w in SyncKind::ALL {
+            same(w, w.hash_words());
+        }
+        for &w in UpdateType::ALL {
+            same(w, w.hash_words());
+        }
+        for &w in NoteKind::ALL {
+            same(w, w.hash_words());
+        }
+        for &w in WatchDelivery::ALL {
+            same(w, w.hash_words());
+        }
+        for &w in WorkerStep::ALL {
+            same(w, w.hash_words());
+        }
     }
 
     #[test]

@@ -10,9 +10,9 @@
 
 use super::ring::{NodeRing, Rec, Rings, Sym, Syms};
 use crate::model::{
-    ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
-    ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
-    UpdateType, WatchDelivery, WorkerStep,
+    ApiPodStatus, ConfigOpKind, ContainerId, CriFailure, CriOp, HostOp, NoteKind, PodPhase,
+    PodSpec, PodUid, ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind,
+    Transition, UpdateType, WatchDelivery, WorkerStep,
 };
 use crate::sim::SimTime;
 use std::sync::Arc;
@@ -357,6 +357,14 @@ pub(crate) fn uid_of(tr: &Transition) -> Option<PodUid> {
     }
 }
 
+/// A note that changes no fact and no checker acts on: the crash-loop back-off of a
+/// container, the most frequent note (a failed sync or mount, a v1.21 kill's steps and a
+/// sidecar's timed-out turn are not).
+#[inline]
+pub(crate) fn plain_note(what: NoteKind) -> bool {
+    what == NoteKind::CrashLoopBackOff
+}
+
 impl Facts {
     pub(crate) fn get(&self, uid: PodUid) -> Option<&PodFacts> {
         self.pods.get(uid.0 as usize)
@@ -373,11 +381,22 @@ impl Facts {
         self.syms.text(s)
     }
 
+    /// The facts of `uid`, made (with those of every lower UID) when it has none yet.
+    /// Inlined: a pod seen before, the common case, is one comparison and the index.
+    #[inline]
     fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
         let i = uid.0 as usize;
-        if self.pods.len() <= i {
-            self.pods.resize_with(i + 1, PodFacts::default);
+        if i < self.pods.len() {
+            return &mut self.pods[i];
         }
+        self.pod_new(i)
+    }
+
+    /// [`Facts::pod_mut`] of a UID the facts do not reach yet.
+    #[cold]
+    #[inline(never)]
+    fn pod_new(&mut self, i: usize) -> &mut PodFacts {
+        self.pods.resize_with(i + 1, PodFacts::default);
         &mut self.pods[i]
     }
 
@@ -446,6 +465,69 @@ impl Facts {
     pub(crate) fn watch(&mut self, at: SimTime, uid: PodUid, kind: WatchDelivery) {
         self.pod_mut(uid);
         self.rings.push(uid, at, Rec::Watch(kind));
+    }
+
+    /// [`Facts::update`] of a `Note` that changes no fact ([`plain_note`]; the oracle's
+    /// direct path): only the pod's history.
+    #[inline]
+    pub(crate) fn plain_note(&mut self, at: SimTime, uid: PodUid, what: NoteKind) {
+        debug_assert!(plain_note(what), "{what:?} changes a fact");
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::Note(what));
+    }
+
+    /// [`Facts::update`] of a CRI call's beginning (the oracle's direct path): only the
+    /// pod's history.
+    #[inline]
+    pub(crate) fn cri_begin(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        call: CriOp,
+        target: u32,
+        timeout_s: Option<i64>,
+    ) {
+        self.pod_mut(uid);
+        let rec = match timeout_s {
+            Some(t) => Rec::CriBeginTimeout(call, target, super::ring::I64::new(t)),
+            None => Rec::CriBegin(call, target),
+        };
+        self.rings.push(uid, at, rec);
+    }
+
+    /// [`Facts::update`] of a CRI call's end (the oracle's direct path): the pod's history
+    /// and [`Facts::cri_end_fact`].
+    #[inline]
+    pub(crate) fn cri_end(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        call: CriOp,
+        target: u32,
+        error: Option<CriFailure>,
+    ) {
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::CriEnd(call, target, error));
+        self.cri_end_fact(at, uid, call, target, error.is_some());
+    }
+
+    /// What the end of CRI call `call` on `target` changes (`failed`: with an error): the
+    /// pod's errors, and a removed container's instance.
+    fn cri_end_fact(&mut self, at: SimTime, uid: PodUid, call: CriOp, target: u32, failed: bool) {
+        let p = self.pod_mut(uid);
+        if failed {
+            let c = p.cold_mut();
+            c.errors.push(at);
+            if call == CriOp::StartContainer {
+                c.start_errors.push(at);
+            }
+        }
+        if call == CriOp::RemoveContainer && !failed {
+            let id = ContainerId(target);
+            if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+                i.removed_at.get_or_insert(at);
+            }
+        }
     }
 
     /// [`Facts::update`] of a SyncPod's beginning (the oracle's direct path).
@@ -664,22 +746,7 @@ impl Facts {
                 call,
                 target,
                 error,
-            } => {
-                let p = self.pod_mut(*uid);
-                if error.is_some() {
-                    let c = p.cold_mut();
-                    c.errors.push(at);
-                    if *call == CriOp::StartContainer {
-                        c.start_errors.push(at);
-                    }
-                }
-                if *call == CriOp::RemoveContainer && error.is_none() {
-                    let id = ContainerId(*target);
-                    if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
-                        i.removed_at.get_or_insert(at);
-                    }
-                }
-            }
+            } => self.cri_end_fact(at, *uid, *call, *target, error.is_some()),
             SandboxReady { uid, id } => {
                 push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
             }

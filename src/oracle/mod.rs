@@ -204,7 +204,8 @@ impl Oracle {
     }
 
     /// Any transition but a probe run. The frequent kinds (a pod worker's update, a
-    /// SyncPod's beginning, any sync's end, a watch delivery, a relist, a housekeeping)
+    /// SyncPod's beginning, any sync's end, a CRI call no checker acts on, a watch delivery,
+    /// a crash-loop note, a relist, a housekeeping)
     /// take a direct path: the same facts update and the same checkers as
     /// [`Oracle::general`], without its several dispatches on the kind; debug builds check
     /// that the kinds without a checker have none and that the pod's record is the one the
@@ -239,6 +240,32 @@ impl Oracle {
                 self.facts.sync_end_of(at, uid, kind, error.as_deref());
                 self.check_direct(at, tr, checkers::topic::SYNC_END);
                 self.checkers.sync_end(at, uid, kind);
+            }
+            T::Note { uid, what } if facts::plain_note(what) => {
+                self.facts.plain_note(at, uid, what);
+                self.check_direct(at, tr, checkers::topic::NOTE);
+                // No checker acts on it (debug builds show it to those that look at notes).
+                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+            }
+            T::CriBegin {
+                uid,
+                call,
+                target,
+                timeout_s,
+            } if !checkers::cri_begin_watched(call) => {
+                self.facts.cri_begin(at, uid, call, target, timeout_s);
+                self.check_direct(at, tr, checkers::topic::CRI_BEGIN);
+                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+            }
+            T::CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            } if !checkers::cri_end_watched(call, error.is_some()) => {
+                self.facts.cri_end(at, uid, call, target, error);
+                self.check_direct(at, tr, checkers::topic::CRI_END);
+                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
             }
             T::WatchDelivered { uid, kind } => {
                 self.facts.watch(at, uid, kind);

@@ -46,7 +46,9 @@ pub(crate) struct Syms {
     /// the `Arc` keeps its allocation alive, so an equal address is the same string. Two
     /// ways per set: two names whose addresses pick the same set both stay found (with
     /// one way, two probe workers sharing a slot took it from each other at every probe).
-    hints: Vec<Option<(Arc<str>, Sym)>>,
+    /// Allocated at the first shared string, a fixed number of sets, so a set's index
+    /// (below [`HINT_SETS`] by construction) needs no bounds check.
+    hints: Option<Box<[HintSet; HINT_SETS]>>,
     /// The id [`Syms::intern`] gave last: the same text again (a pod's sync error, retried)
     /// is found by one comparison, without hashing it.
     last: Option<Sym>,
@@ -57,14 +59,20 @@ pub(crate) struct Syms {
 /// a run starts a new worker for each new container). 96 KiB per run, and the names it
 /// holds.
 const HINT_SET_BITS: u32 = 11;
-const HINTS: usize = 2 << HINT_SET_BITS;
+const HINT_SETS: usize = 1 << HINT_SET_BITS;
+/// Slots of [`Syms::hints`], two a set.
+#[cfg(test)]
+const HINTS: usize = 2 * HINT_SETS;
 
-/// The first slot of the set of [`Syms::hints`] of a shared string: Fibonacci hashing of
-/// its address (the top bits of the product), times two.
+/// One set of [`Syms::hints`]: two slots, each a shared string and its id.
+type HintSet = [Option<(Arc<str>, Sym)>; 2];
+
+/// The set of [`Syms::hints`] of a shared string (below [`HINT_SETS`]): Fibonacci
+/// hashing of its address (the top bits of the product).
 #[inline]
 fn hint_set(s: &Arc<str>) -> usize {
     let addr = s.as_ptr() as usize as u64;
-    2 * (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINT_SET_BITS)) as usize
+    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - HINT_SET_BITS)) as usize
 }
 
 /// The id of a static text in [`Syms`].
@@ -121,10 +129,7 @@ impl Syms {
     /// The id of `s` when a slot of its set of the hints holds it (no change to the table).
     #[inline]
     pub(crate) fn hinted(&self, s: &Arc<str>) -> Option<Sym> {
-        let set = hint_set(s);
-        let Some([first, second]) = self.hints.get(set..set + 2) else {
-            return None;
-        };
+        let [first, second] = &self.hints.as_deref()?[hint_set(s)];
         match (first, second) {
             (Some((a, id)), _) if Arc::ptr_eq(a, s) => Some(*id),
             (_, Some((a, id))) if Arc::ptr_eq(a, s) => Some(*id),
@@ -139,11 +144,12 @@ impl Syms {
     #[inline(never)]
     fn intern_shared_slow(&mut self, s: &Arc<str>, set: usize) -> Sym {
         let id = self.intern(s);
-        if self.hints.is_empty() {
-            self.hints = vec![None; HINTS];
-        }
-        let newest = Some((s.clone(), id));
-        self.hints[set + 1] = std::mem::replace(&mut self.hints[set], newest);
+        let hints = self.hints.get_or_insert_with(|| {
+            let sets: Box<[HintSet]> = vec![[None, None]; HINT_SETS].into_boxed_slice();
+            sets.try_into().expect("HINT_SETS sets")
+        });
+        let [first, second] = &mut hints[set];
+        *second = first.replace((s.clone(), id));
         id
     }
 

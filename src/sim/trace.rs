@@ -30,6 +30,86 @@ impl StableHasher {
     }
 }
 
+impl StableHasher {
+    /// Feed `ws` one word at a time: what [`Hasher::write`] of a text and the `0xff` that
+    /// ends a `str`'s `Hash` feed, when `ws` is [`str_words`] of it.
+    #[inline]
+    pub fn write_words(&mut self, ws: &[u64]) {
+        for &w in ws {
+            self.word(w);
+        }
+    }
+}
+
+/// How many words [`StableHasher`] takes for a `str`'s `Hash`: one a full eight bytes, one
+/// for the 1 to 7 bytes left (if any), and the `0xff` that ends every string.
+pub const fn str_word_count(s: &str) -> usize {
+    s.len().div_ceil(8) + 1
+}
+
+/// The words [`StableHasher`] takes for `s`'s `Hash` (`N` is [`str_word_count`] of it),
+/// worked out at compile time: [`Hasher::write`] of its bytes (whole little-endian words,
+/// then the tail zero-padded with its length in the top byte), then `write_u8(0xff)`.
+pub const fn str_words<const N: usize>(s: &str) -> [u64; N] {
+    let b = s.as_bytes();
+    let mut out = [0u64; N];
+    let mut k = 0;
+    while k < b.len() / 8 {
+        out[k] = le_word(b, 8 * k, 8);
+        k += 1;
+    }
+    let rest = b.len() % 8;
+    if rest != 0 {
+        out[k] = le_word(b, 8 * k, rest) ^ ((rest as u64) << 56);
+        k += 1;
+    }
+    out[k] = 0xff;
+    assert!(k + 1 == N, "N is str_word_count(s)");
+    out
+}
+
+/// The `n` bytes of `b` from `at`, little-endian, zero-padded to a word.
+const fn le_word(b: &[u8], at: usize, n: usize) -> u64 {
+    let mut w = 0u64;
+    let mut j = 0;
+    while j < n {
+        w |= (b[at + j] as u64) << (8 * j);
+        j += 1;
+    }
+    w
+}
+
+/// [`str_words`] of a constant text, as a `&'static [u64]`.
+#[macro_export]
+macro_rules! str_words {
+    ($s:expr) => {{
+        const S: &str = $s;
+        const N: usize = $crate::sim::trace::str_word_count(S);
+        const W: [u64; N] = $crate::sim::trace::str_words::<N>(S);
+        &W
+    }};
+}
+
+/// What a trace record feeds [`StableHasher`]: its `Hash`, or (for [`crate::model::Transition`])
+/// the same words given a faster way.
+pub trait TraceHash {
+    fn trace_hash(&self, h: &mut StableHasher);
+}
+
+impl TraceHash for u32 {
+    #[inline]
+    fn trace_hash(&self, h: &mut StableHasher) {
+        self.hash(h);
+    }
+}
+
+impl TraceHash for &str {
+    #[inline]
+    fn trace_hash(&self, h: &mut StableHasher) {
+        self.hash(h);
+    }
+}
+
 impl Hasher for StableHasher {
     fn finish(&self) -> u64 {
         super::rng::mix64(self.h)
@@ -147,12 +227,16 @@ impl<O> Trace<O> {
 
     /// Append one transition (the observer sees it after it is hashed).
     #[inline]
-    pub fn emit<T: Hash + Display>(&mut self, at: SimTime, rec: &T)
+    pub fn emit<T: TraceHash + Display>(&mut self, at: SimTime, rec: &T)
     where
         O: Observer<T>,
     {
-        self.hasher.write_u64(at.0);
-        rec.hash(&mut self.hasher);
+        // Hashed in a local copy, written back once: the state stays in a register for the
+        // record's words instead of a load and a store of `self.hasher` around each.
+        let mut h = self.hasher.clone();
+        h.write_u64(at.0);
+        rec.trace_hash(&mut h);
+        self.hasher = h;
         self.count += 1;
         if self.keep {
             self.keep_record(at, rec);
@@ -233,7 +317,7 @@ pub trait Emit<T> {
     fn reach(&mut self, bit: u32);
 }
 
-impl<T: Hash + Display, O: Observer<T>> Emit<T> for Trace<O> {
+impl<T: TraceHash + Display, O: Observer<T>> Emit<T> for Trace<O> {
     #[inline]
     fn emit(&mut self, at: SimTime, rec: &T) {
         Trace::emit(self, at, rec);
@@ -277,6 +361,35 @@ mod tests {
                 slow.word(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 56));
             }
             assert_eq!(fast.finish(), slow.finish(), "length {len}");
+        }
+    }
+
+    #[test]
+    fn str_words_are_the_words_a_str_hash_feeds() {
+        // Every length from 0 to 23 bytes: the constant words give the hasher the same
+        // state as the `str`'s own `Hash`.
+        let text = "abcdefghijklmnopqrstuvw";
+        for len in 0..=text.len() {
+            let s = &text[..len];
+            let mut plain = StableHasher::default();
+            s.hash(&mut plain);
+            let mut words = StableHasher::default();
+            match len {
+                0 => words.write_words(crate::str_words!("")),
+                3 => words.write_words(crate::str_words!("abc")),
+                7 => words.write_words(crate::str_words!("abcdefg")),
+                8 => words.write_words(crate::str_words!("abcdefgh")),
+                9 => words.write_words(crate::str_words!("abcdefghi")),
+                16 => words.write_words(crate::str_words!("abcdefghijklmnop")),
+                23 => words.write_words(crate::str_words!("abcdefghijklmnopqrstuvw")),
+                _ => {
+                    let n = str_word_count(s);
+                    assert_eq!(n, len.div_ceil(8) + 1);
+                    continue;
+                }
+            }
+            assert_eq!(plain.finish(), words.finish(), "length {len}");
+            assert_eq!(plain.h, words.h, "length {len}");
         }
     }
 

@@ -189,7 +189,13 @@ impl Checkers {
     /// (see [`cri_begin_watched`]): nothing to do. Debug builds show it to those
     /// checkers all the same and check that none reported.
     #[inline(always)]
-    fn unwatched(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    pub(crate) fn unwatched(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
         #[cfg(debug_assertions)]
         {
             let found = out.list().len();

@@ -1,0 +1,113 @@
+use super::*;
+use crate::sim::trace::StableHasher;
+
+/// The derived `Hash` and [`TraceHash`] of `t` leave the hasher in the same state.
+fn same(t: &Transition) {
+    let mut derived = StableHasher::default();
+    t.hash(&mut derived);
+    let mut fast = StableHasher::default();
+    t.trace_hash(&mut fast);
+    assert_eq!(derived.finish(), fast.finish(), "{t:?}");
+}
+
+const UIDS: [PodUid; 3] = [PodUid(0), PodUid(7), PodUid(u32::MAX)];
+
+#[test]
+fn probes_hash_as_derived() {
+    let kinds = [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ];
+    for uid in UIDS {
+        for container in ["", "app", "side-car", "a-container-named-at-length"] {
+            for kind in kinds {
+                for &result in ProbeVerdict::ALL {
+                    same(&Transition::Probe {
+                        uid,
+                        container: Arc::from(container),
+                        kind,
+                        result,
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn syncs_hash_as_derived() {
+    let errors = [
+        None,
+        Some(String::new()),
+        Some("x".to_string()),
+        Some("failed to \"StartContainer\" for \"app\" with CrashLoopBackOff".to_string()),
+    ];
+    for uid in UIDS {
+        for &kind in SyncKind::ALL {
+            for grace in [None, Some(0), Some(30), Some(-1), Some(i64::MAX)] {
+                same(&Transition::SyncBegin { uid, kind, grace });
+            }
+            for error in &errors {
+                same(&Transition::SyncEnd {
+                    uid,
+                    kind,
+                    error: error.clone(),
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn updates_watches_and_notes_hash_as_derived() {
+    for uid in UIDS {
+        for &ty in UpdateType::ALL {
+            for runtime_only in [false, true] {
+                same(&Transition::UpdatePod {
+                    uid,
+                    ty,
+                    runtime_only,
+                });
+            }
+        }
+        for &kind in WatchDelivery::ALL {
+            same(&Transition::WatchDelivered { uid, kind });
+        }
+        for &what in NoteKind::ALL {
+            same(&Transition::Note { uid, what });
+        }
+    }
+}
+
+#[test]
+fn other_kinds_hash_as_derived() {
+    // The path for every other kind is the derived `Hash` itself; a few of them, and the
+    // neighbours of the positions the fast arms name.
+    for t in [
+        Transition::Housekeeping,
+        Transition::Relist { changed: 3 },
+        Transition::ApiForceDeleted { uid: PodUid(2) },
+        Transition::Worker {
+            uid: PodUid(2),
+            what: WorkerStep::ALL[0],
+        },
+        Transition::LocalStatus {
+            uid: PodUid(2),
+            phase: PodPhase::Running,
+        },
+        Transition::ProbeWorker {
+            uid: PodUid(4),
+            container: Arc::from("app"),
+            kind: ProbeType::Readiness,
+            what: ProbeWorkerStep::ALL[0],
+        },
+    ] {
+        same(&t);
+    }
+}
+
+#[test]
+fn a_transition_is_48_bytes() {
+    assert_eq!(std::mem::size_of::<Transition>(), 48);
+}
