@@ -28,6 +28,46 @@ pub(crate) struct ReconcileIndex {
     changed: (Vec<PodUid>, Vec<PodUid>),
 }
 
+/// `mergePodStatus` of the API's `old` status and the cached `new` one, as the status to
+/// PATCH: the cached status itself, shared, when the merge leaves it as it is (the usual
+/// case). A phase that is not terminal is neither held back nor forces readiness off, so
+/// the merge then changes only the conditions: the status is the same exactly when the
+/// merged conditions are, and nothing is cloned to find out. Debug builds merge in full
+/// and compare.
+fn merged_for_patch(
+    old: &ApiPodStatus,
+    new: &Arc<ApiPodStatus>,
+    could_have_running: bool,
+) -> Arc<ApiPodStatus> {
+    let out = if new.phase.is_terminal() {
+        None
+    } else {
+        let conditions = super::conditions::merge(old, new, could_have_running);
+        Some(if conditions == new.conditions {
+            Arc::clone(new)
+        } else {
+            Arc::new(ApiPodStatus {
+                conditions,
+                ..(**new).clone()
+            })
+        })
+    };
+    let out = out.unwrap_or_else(|| {
+        let merged = merge_pod_status(old, new, could_have_running);
+        if merged == **new {
+            Arc::clone(new)
+        } else {
+            Arc::new(merged)
+        }
+    });
+    debug_assert_eq!(
+        *out,
+        merge_pod_status(old, new, could_have_running),
+        "the status to patch differs from mergePodStatus' answer"
+    );
+    out
+}
+
 impl Kubelet {
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.
     pub(super) fn status_recheck(&mut self, uid: PodUid) {
@@ -330,13 +370,7 @@ impl Kubelet {
         let could = !self.legacy()
             && self.pw.could_have_running_containers(uid)
             && self.status.b.on(Sw::TerminalPhaseAfterTermination);
-        let merged = merge_pod_status(&api.status, &v.status, could);
-        // The usual case, the cached status written as it is, shares it with the object.
-        Some(if merged == *v.status {
-            Arc::clone(&v.status)
-        } else {
-            Arc::new(merged)
-        })
+        Some(merged_for_patch(&api.status, &v.status, could))
     }
 
     /// `TranslatePodUID` (`pkg/kubelet/pod/pod_manager.go`, v1.31, and by full name in every
@@ -434,4 +468,46 @@ pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
         && pod.mirror_of.is_none()
         && pod.status.phase.is_terminal()
         && pod_is_finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ConditionStatus, Conditions, PodCondition, PodConditionType, PodPhase};
+
+    fn status(phase: PodPhase, kinds: &[PodConditionType]) -> ApiPodStatus {
+        let conditions = kinds
+            .iter()
+            .map(|k| PodCondition::new(k.clone(), ConditionStatus::True))
+            .collect();
+        ApiPodStatus {
+            phase,
+            ready: true,
+            conditions: Conditions::from_vec(conditions),
+            ..Default::default()
+        }
+    }
+
+    /// The cached status is shared when the merge keeps it, and a merged one is the full
+    /// merge's answer otherwise: a running pod, a pod whose API copy holds a condition the
+    /// kubelet does not own, a terminal phase held back, a terminal phase written.
+    #[test]
+    fn the_status_to_patch_is_mergepodstatus_answer() {
+        use PodConditionType::{Other, Ready};
+        let gate = Other("example.com/gate".into());
+        let cases = [
+            (PodPhase::Running, vec![Ready], PodPhase::Running, vec![Ready], true),
+            (PodPhase::Running, vec![Ready, gate.clone()], PodPhase::Running, vec![Ready], true),
+            (PodPhase::Running, vec![Ready], PodPhase::Failed, vec![Ready], true),
+            (PodPhase::Running, vec![Ready], PodPhase::Failed, vec![Ready], false),
+            (PodPhase::Failed, vec![], PodPhase::Failed, vec![], false),
+        ];
+        for (i, (op, oc, np, nc, could)) in cases.into_iter().enumerate() {
+            let (old, new) = (status(op, &oc), Arc::new(status(np, &nc)));
+            let got = merged_for_patch(&old, &new, could);
+            let full = merge_pod_status(&old, &new, could);
+            assert_eq!(*got, full, "case {i}");
+            assert_eq!(Arc::ptr_eq(&got, &new), full == *new, "case {i}");
+        }
+    }
 }

@@ -408,14 +408,14 @@ impl Runtime {
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
         caller: CriClient,
-        req: CriReq,
+        req: &CriReq,
         fault: Option<CriError>,
     ) -> Option<CriResult> {
         let now = sim.now();
         let result = if let Some(e) = fault {
             CriResult::Err(e)
         } else {
-            match &req {
+            match req {
                 CriReq::RunPodSandbox {
                     uid,
                     name,
@@ -433,7 +433,7 @@ impl Runtime {
                 CriReq::StartContainer { uid, id } => self.start_container(sim, trace, *uid, *id),
                 CriReq::StopContainer { uid, id, timeout_s } => {
                     // Finished here if it returns at once; else its reply waits for the exit.
-                    return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
+                    return self.stop_container(sim, trace, caller, req, (*uid, *id, *timeout_s));
                 }
                 CriReq::ExecPreStop { id, .. } | CriReq::ExecPostStart { id, .. } => {
                     let op = req.name();
@@ -450,7 +450,7 @@ impl Runtime {
                             c.hooks.remove(k);
                         }
                     }
-                    match (&req, self.containers.get(id)) {
+                    match (req, self.containers.get(id)) {
                         (CriReq::ExecPreStop { .. }, _) => CriResult::Ok,
                         (_, Some(c)) if c.behaviour.post_start_sleep => CriResult::Ok,
                         (_, Some(c))
@@ -486,7 +486,7 @@ impl Runtime {
                 CriReq::Relist { reinspect, all, .. } => self.relist(now, reinspect, *all),
             }
         };
-        Some(self.finish(sim, trace, &req, result))
+        Some(self.finish(sim, trace, req, result))
     }
 
     fn finish<K>(
