@@ -411,7 +411,9 @@ impl Kubelet {
         };
         let version = v.version;
         let cgroups = self.status_cgroups(ctx);
-        self.status.orphans_possible |= !self.config.pods.contains_key(&uid);
+        if !self.config.pods.contains_key(&uid) {
+            self.status.orphans_possible.note(uid);
+        }
         self.status.api_versions.insert(uid, version);
         self.status_recheck(uid);
         if let Some(pod) = after {
@@ -440,6 +442,42 @@ impl Kubelet {
 
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
+        // Every orphan was removed at the last call, so only a UID noted since can be one
+        // (usually a pod or two that left config): those are removed one by one, and only
+        // their probe workers' views change.
+        let noted = self.status.orphans_possible.uids().map(|noted| {
+            let mut gone: Vec<PodUid> = (noted.iter().copied())
+                .filter(|u| !keep.contains_key(u))
+                .collect();
+            gone.sort_unstable();
+            gone.dedup();
+            gone
+        });
+        match noted {
+            Some(gone) => {
+                for uid in &gone {
+                    if self.status.statuses.remove(uid).is_some() {
+                        self.probe_status_changed(*uid);
+                    }
+                    self.status.api_versions.remove(uid);
+                    self.status.stale_unqueued.remove(uid);
+                    self.status.finished_fresh.remove(uid);
+                }
+            }
+            None => self.status_remove_orphans_in_full(keep),
+        }
+        debug_assert!(
+            (self.status.statuses.keys())
+                .chain(self.status.api_versions.keys())
+                .chain(&self.status.stale_unqueued)
+                .chain(&self.status.finished_fresh)
+                .all(|u| keep.contains_key(u)),
+            "RemoveOrphanedStatuses left an orphan"
+        );
+    }
+
+    /// [`Kubelet::status_remove_orphans`] by a walk of every map.
+    fn status_remove_orphans_in_full(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
         // `retain` visits in ascending UID order, so `keep` is walked beside each map
         // instead of searched per entry.
         let kept = || {
@@ -459,6 +497,43 @@ impl Kubelet {
         self.status.finished_fresh.retain(kept());
         let mut f = kept();
         self.status.api_versions.retain(|uid, _| f(uid));
+    }
+}
+
+/// The UIDs that may be orphans in the status manager's maps (see
+/// `StatusManager::orphans_possible`), noted in any order, with repeats; past
+/// [`OrphanCandidates::MAX`] notes, "any UID may be" (a full check), so the list stays
+/// small even where nothing clears it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct OrphanCandidates {
+    uids: Vec<PodUid>,
+    all: bool,
+}
+
+impl OrphanCandidates {
+    const MAX: usize = 64;
+
+    /// `uid` may have become an orphan.
+    pub(crate) fn note(&mut self, uid: PodUid) {
+        if self.all || self.uids.last() == Some(&uid) {
+            return;
+        }
+        if self.uids.len() >= Self::MAX {
+            self.all = true;
+            self.uids = Vec::new();
+            return;
+        }
+        self.uids.push(uid);
+    }
+
+    /// The noted UIDs, or `None` if any UID may be an orphan.
+    pub(crate) fn uids(&self) -> Option<&[PodUid]> {
+        (!self.all).then_some(&self.uids[..])
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.uids.clear();
+        self.all = false;
     }
 }
 
@@ -496,10 +571,34 @@ mod tests {
         use PodConditionType::{Other, Ready};
         let gate = Other("example.com/gate".into());
         let cases = [
-            (PodPhase::Running, vec![Ready], PodPhase::Running, vec![Ready], true),
-            (PodPhase::Running, vec![Ready, gate.clone()], PodPhase::Running, vec![Ready], true),
-            (PodPhase::Running, vec![Ready], PodPhase::Failed, vec![Ready], true),
-            (PodPhase::Running, vec![Ready], PodPhase::Failed, vec![Ready], false),
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Running,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready, gate.clone()],
+                PodPhase::Running,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Failed,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Failed,
+                vec![Ready],
+                false,
+            ),
             (PodPhase::Failed, vec![], PodPhase::Failed, vec![], false),
         ];
         for (i, (op, oc, np, nc, could)) in cases.into_iter().enumerate() {
@@ -509,5 +608,23 @@ mod tests {
             assert_eq!(*got, full, "case {i}");
             assert_eq!(Arc::ptr_eq(&got, &new), full == *new, "case {i}");
         }
+    }
+
+    /// Notes are kept (a repeat of the last one once) up to the bound, then stand for
+    /// every UID until cleared.
+    #[test]
+    fn orphan_candidates_fall_back_to_every_uid() {
+        let mut c = OrphanCandidates::default();
+        assert_eq!(c.uids(), Some(&[][..]));
+        c.note(PodUid(3));
+        c.note(PodUid(3));
+        c.note(PodUid(1));
+        assert_eq!(c.uids(), Some(&[PodUid(3), PodUid(1)][..]));
+        for u in 0..OrphanCandidates::MAX as u32 {
+            c.note(PodUid(10 + u));
+        }
+        assert_eq!(c.uids(), None);
+        c.clear();
+        assert_eq!(c.uids(), Some(&[][..]));
     }
 }

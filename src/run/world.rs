@@ -306,7 +306,10 @@ impl World {
                 let replies = self.runtime.on_event(&mut self.sim, &mut self.trace, rt);
                 self.deliver(replies);
             }
-            Event::CriComplete { caller, req, fault } => self.cri_complete(caller, *req, fault),
+            Event::CriComplete { caller, req, fault } => {
+                let req = self.runtime.unbox(req);
+                self.cri_complete(caller, req, fault);
+            }
             Event::ApiStatusSync { uid, epoch: e } | Event::ApiDelete { uid, epoch: e }
                 if !live(self, e) =>
             {

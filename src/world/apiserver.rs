@@ -727,9 +727,11 @@ mod tests {
         let mut t: crate::sim::Trace = crate::sim::Trace::new(false);
         let fixed = Dist::Fixed(Dur::ZERO);
         let mut api = ApiServer::new(1, fixed, fixed);
-        let found = |api: &ApiServer, hint: u64, name: &str| {
+        let found = |api: &ApiServer, hint: u32, name: &str| {
             let by_index = api.uid_by_name("default", name);
-            let hinted = api.get_by_name(PodUid(hint), "default", name).map(|p| p.uid);
+            let hinted = api
+                .get_by_name(PodUid(hint), "default", name)
+                .map(|p| p.uid);
             assert_eq!(hinted, by_index, "hint {hint}, name {name}");
             hinted
         };
