@@ -326,7 +326,7 @@ impl Kubelet {
     /// `HandlePodRemoves` and `deletePod`.
     fn handle_pod_removes(&mut self, ctx: &mut Ctx, pod: Arc<ApiPod>) {
         self.config.remove(pod.uid);
-        self.status.orphans_possible = true;
+        self.status.orphans_possible.note(pod.uid);
         if !self.b.on(Sw::StopProbesAtTermination) {
             self.probe_remove_pod(ctx, &pod); // before PR 110191
         }

@@ -7,11 +7,12 @@
 //! runtime pods with grace 1. Pod directories, cgroups, mirror pods and user namespaces
 //! are not modelled yet.
 //!
-//! Upstream walks every pod every pass, and so does this port, but cheaply: every
-//! collection read here is in UID order, so one walk of the desired pods beside them
-//! (`cleanup_scan`, free of side effects) tells whether any step has anything to do; a
-//! step with nothing to do is skipped, one with work runs its full loop as upstream
-//! writes it. The reports and listings live in buffers kept between passes.
+//! Upstream walks every pod every pass; this port asks first, cheaply, whether any step
+//! has anything to do (`cleanup_scan`, free of side effects: the desired pods the
+//! workers' report does not know, which the report keeps listed, and the UIDs the status
+//! manager noted as possible orphans since the last pass); a step with nothing to do is
+//! skipped, one with work runs its full loop as upstream writes it. The reports and
+//! listings live in buffers kept between passes.
 
 use super::known_report::KnownReport;
 use super::pod_workers::{KillPodOptions, KnownPods, PodWorkerSync, UpdatePodOptions, WorkType};
@@ -55,24 +56,6 @@ impl<'a> KnownCursor<'a> {
     }
 }
 
-/// [`KnownCursor`] for questions in descending UID order.
-struct KnownCursorRev<'a>(&'a [(PodUid, PodWorkerSync)]);
-
-impl<'a> KnownCursorRev<'a> {
-    fn get(&mut self, uid: PodUid) -> Option<&'a PodWorkerSync> {
-        while let Some(((u, _), rest)) = self.0.split_last() {
-            if *u <= uid {
-                break;
-            }
-            self.0 = rest;
-        }
-        match self.0.last() {
-            Some((u, w)) if *u == uid => Some(w),
-            _ => None,
-        }
-    }
-}
-
 /// `possiblyRunning`: the worker is syncing or terminating the pod.
 fn possibly_running(w: Option<&PodWorkerSync>) -> bool {
     matches!(w, Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
@@ -109,18 +92,19 @@ impl Kubelet {
         // runtime's listing or whose report entry changed (all of it if any side lost track).
         let mut orphans = std::mem::take(&mut self.hk.orphans);
         self.list_orphans(ctx, &mut report, &mut orphans);
-        let working = &report.pods;
+        let (working, unknown) = (&report.pods, report.unknown());
         let is_running = |uid: &PodUid| {
             debug_assert!(!possibly_running(working.get(uid)));
             orphans.binary_search(uid).is_ok()
         };
         let push_terminal = self.b.on(Sw::DeletionUsesLocalPhase);
-        let scan = self.cleanup_scan(&all_pods, working, known_desired, push_terminal, is_running);
+        let known = (working, unknown, known_desired);
+        let scan = self.cleanup_scan(&all_pods, known, push_terminal, is_running);
         // RemoveOrphanedStatuses.
         if scan.statuses_orphaned {
             self.status_remove_orphans(&all_pods);
         }
-        self.status.orphans_possible = false;
+        self.status.orphans_possible.clear();
         // filterOutInactivePods + restart of desired pods unknown to the workers.
         if scan.restart {
             self.restart_unknown(ctx, &all_pods, working);
@@ -230,19 +214,11 @@ impl Kubelet {
     fn cleanup_scan(
         &self,
         all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
-        working: &KnownPods,
-        known_desired: usize,
+        (working, unknown_uids, known_desired): (&KnownPods, &[PodUid], usize),
         push_terminal: bool,
         is_running: impl Fn(&PodUid) -> bool,
     ) -> Scan {
         let sm = &self.status;
-        // The status maps are walked beside the pods only if an orphan may be among them;
-        // a key of theirs not met by the walk is an orphan (they are in UID order too).
-        let check = sm.orphans_possible;
-        let mut statuses = sm.statuses.keys().filter(|_| check).peekable();
-        let mut versions = sm.api_versions.keys().filter(|_| check).peekable();
-        let (mut statuses_kept, mut versions_kept) = (0, 0);
-        let mut known = KnownCursor(&working.0);
         let mut scan = Scan::default();
         // The restart and kill tests hold only for desired pods the workers do not know.
         // The report marks the records not desired (orphans), so its other entries are
@@ -251,44 +227,44 @@ impl Kubelet {
             known_desired,
             working.0.iter().filter(|(_, w)| !w.orphan).count()
         );
-        // Desired pods the workers do not know: the walk looks for them (none: no walk).
-        let mut unknown_left = all_pods.len() - known_desired;
-        let unknown = |scan: &mut Scan, uid: &PodUid, pod: &ApiPod| {
-            scan.restart |= self.restart_wanted(uid, pod);
-            scan.terminal |=
-                push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
-        };
-        if check {
-            for (uid, pod) in all_pods.iter() {
-                while statuses.next_if(|k| *k < uid).is_some() {}
-                statuses_kept += usize::from(statuses.next_if_eq(&uid).is_some());
-                while versions.next_if(|k| *k < uid).is_some() {}
-                versions_kept += usize::from(versions.next_if_eq(&uid).is_some());
-                if known.get(*uid).is_none() {
-                    unknown(&mut scan, uid, pod);
-                }
-            }
-        } else {
-            // Only the unknown pods matter, and the answer does not depend on the order they
-            // are met in: walk from the newest UIDs (where pods the workers forgot or never
-            // saw usually are) and stop once all of them were met.
-            let mut known = KnownCursorRev(&working.0);
-            for (uid, pod) in all_pods.iter().rev() {
-                if unknown_left == 0 {
-                    break;
-                }
-                if known.get(*uid).is_none() {
-                    unknown_left -= 1;
-                    unknown(&mut scan, uid, pod);
-                }
+        // Desired pods the workers do not know: the report keeps their list.
+        debug_assert_eq!(unknown_uids.len(), all_pods.len() - known_desired);
+        #[cfg(debug_assertions)]
+        {
+            let mut cur = KnownCursor(&working.0);
+            let full: Vec<PodUid> = all_pods
+                .keys()
+                .filter(|u| cur.get(**u).is_none())
+                .copied()
+                .collect();
+            assert_eq!(unknown_uids, full, "the report's unknown pods out of step");
+        }
+        // Only the unknown pods matter: the report's list of them, each looked up (no
+        // walk of the desired pods).
+        for uid in unknown_uids {
+            if let Some(pod) = all_pods.get(uid) {
+                scan.restart |= self.restart_wanted(uid, pod);
+                scan.terminal |=
+                    push_terminal && self.kill_terminal_wanted(uid, pod, working, &is_running);
             }
         }
+        // An orphan in the status manager's maps is a UID noted since the last pass (every
+        // orphan was removed then): one the pod manager no longer holds and a map does.
         let gone = |u: &PodUid| !all_pods.contains_key(u);
-        scan.statuses_orphaned = check
-            && (statuses_kept != sm.statuses.len()
-                || versions_kept != sm.api_versions.len()
-                || sm.stale_unqueued.iter().any(gone)
-                || sm.finished_fresh.iter().any(gone));
+        let held = |u: &PodUid| {
+            sm.statuses.contains_key(u)
+                || sm.api_versions.contains_key(u)
+                || sm.stale_unqueued.contains(u)
+                || sm.finished_fresh.contains(u)
+        };
+        scan.statuses_orphaned = match sm.orphans_possible.uids() {
+            Some(noted) => noted.iter().any(|u| gone(u) && held(u)),
+            None => (sm.statuses.keys())
+                .chain(sm.api_versions.keys())
+                .chain(&sm.stale_unqueued)
+                .chain(&sm.finished_fresh)
+                .any(gone),
+        };
         #[cfg(debug_assertions)]
         {
             let full = Scan {
@@ -444,16 +420,6 @@ mod tests {
             let uid = PodUid(u);
             let got = cur.get(uid).map(|w| w.state);
             assert_eq!(got, known.get(&uid).map(|w| w.state), "uid {u}");
-        }
-        let mut rev = KnownCursorRev(&r);
-        for u in [12, 11, 10, 9, 9, 8, 7, 6, 5, 5, 3, 2, 1, 0] {
-            let uid = PodUid(u);
-            let got = rev.get(uid).map(|w| w.state);
-            assert_eq!(
-                got,
-                known.get(&uid).map(|w| w.state),
-                "uid {u} (descending)"
-            );
         }
         let mut cur = KnownCursor(&r);
         let running: Vec<u32> = (0..12)

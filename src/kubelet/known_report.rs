@@ -21,6 +21,9 @@ pub(crate) struct KnownReport {
     act: Vec<PodUid>,
     /// How many entries of `pods` are orphans (records of UIDs not desired).
     orphans: usize,
+    /// The desired UIDs with no record (no entry in `pods`), in UID order: few, and what
+    /// housekeeping's restart and kill tests look at.
+    unknown: Vec<PodUid>,
     /// The epochs of the records' log and of the pod manager's log it was built at.
     synced: Option<(u64, u64)>,
     /// Scratch: the UIDs the two logs name.
@@ -78,6 +81,11 @@ impl KnownReport {
         self.pods.0.len() - self.orphans
     }
 
+    /// The desired pods no record stands for (the workers do not know them), in UID order.
+    pub(crate) fn unknown(&self) -> &[PodUid] {
+        &self.unknown
+    }
+
     /// Bring the report up to date with `records` and `desired` (the pod manager's pods,
     /// whose changes `desired_log` notes).
     pub(crate) fn refresh(
@@ -121,8 +129,8 @@ impl KnownReport {
             let mut full = KnownReport::default();
             full.rebuild(map, desired);
             assert_eq!(
-                (&self.pods.0, &self.act, self.orphans),
-                (&full.pods.0, &full.act, full.orphans),
+                (&self.pods.0, &self.act, self.orphans, &self.unknown),
+                (&full.pods.0, &full.act, full.orphans, &full.unknown),
                 "SyncKnownPods' kept report out of step with the records"
             );
         }
@@ -136,11 +144,14 @@ impl KnownReport {
     ) {
         self.pods.0.clear();
         self.act.clear();
+        self.unknown.clear();
         self.orphans = 0;
         let mut want = desired.keys().peekable();
         for (&uid, st) in records {
-            while want.next_if(|d| **d < uid).is_some() {}
-            let orphan = want.peek() != Some(&&uid);
+            while let Some(d) = want.next_if(|d| **d < uid) {
+                self.unknown.push(*d);
+            }
+            let orphan = want.next_if_eq(&&uid).is_none();
             let (w, act) = entry(st, orphan);
             self.orphans += usize::from(orphan);
             if act {
@@ -148,6 +159,7 @@ impl KnownReport {
             }
             self.pods.0.push((uid, w));
         }
+        self.unknown.extend(want.copied());
     }
 
     /// Recompute the entry of one UID; `named`: the pod manager's log names it (else its
@@ -164,6 +176,7 @@ impl KnownReport {
             self.orphans -= usize::from(self.pods.0[i].1.orphan);
         }
         let acted = self.act.binary_search(&uid);
+        let unknown = self.unknown.binary_search(&uid);
         let Some(st) = records.get(&uid) else {
             if let Ok(i) = at {
                 self.pods.0.remove(i);
@@ -171,8 +184,19 @@ impl KnownReport {
             if let Ok(i) = acted {
                 self.act.remove(i);
             }
+            // No record: unknown to the workers if desired.
+            match (unknown, desired.contains_key(&uid)) {
+                (Err(i), true) => self.unknown.insert(i, uid),
+                (Ok(i), false) => {
+                    self.unknown.remove(i);
+                }
+                _ => {}
+            }
             return;
         };
+        if let Ok(i) = unknown {
+            self.unknown.remove(i);
+        }
         let orphan = match at {
             Ok(i) if !named => self.pods.0[i].1.orphan,
             _ => !desired.contains_key(&uid),

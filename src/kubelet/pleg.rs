@@ -61,6 +61,8 @@ pub(crate) struct Pleg {
     waiters: BTreeMap<PodUid, Option<SimTime>>,
     pub(crate) relists: u64,
     empty: Arc<RtPodStatus>,
+    /// Scratch: a relist's new view of one pod's containers.
+    scratch: Vec<(ContainerId, RtState)>,
 }
 
 impl Pleg {
@@ -76,6 +78,7 @@ impl Pleg {
             waiters: BTreeMap::new(),
             relists: 0,
             empty: Arc::new(RtPodStatus::default()),
+            scratch: Vec::new(),
         }
     }
 
@@ -111,8 +114,17 @@ impl Pleg {
     }
 }
 
+#[cfg(test)]
 fn container_states(s: &RtPodStatus) -> Vec<(ContainerId, RtState)> {
-    let mut v: Vec<_> = s.containers.iter().map(|c| (c.id, c.state)).collect();
+    let mut v = Vec::new();
+    container_states_into(s, &mut v);
+    v
+}
+
+/// The pod's containers and their states, sorted by ID, into `v` (emptied first).
+fn container_states_into(s: &RtPodStatus, v: &mut Vec<(ContainerId, RtState)>) {
+    v.clear();
+    v.extend(s.containers.iter().map(|c| (c.id, c.state)));
     // By ID; of two entries with one ID the later counts (as a map's insert would do).
     v.sort_by_key(|e| e.0);
     v.dedup_by(|later, kept| {
@@ -122,7 +134,6 @@ fn container_states(s: &RtPodStatus) -> Vec<(ContainerId, RtState)> {
         }
         same
     });
-    v
 }
 
 /// Every container ID of either view, ascending, with its state in each: one merge walk
@@ -239,11 +250,15 @@ impl Kubelet {
                     }
                     Ok(status) => {
                         self.pleg.reinspect.remove(&uid);
-                        let new = container_states(&status);
-                        let old = self.pleg.old.remove(&uid).unwrap_or_default();
+                        // The new view is built in a buffer kept between relists and
+                        // copied over the pod's old one in place (no list allocated, one
+                        // search of the view map).
+                        let mut new = std::mem::take(&mut self.pleg.scratch);
+                        container_states_into(&status, &mut new);
+                        let old = self.pleg.old.entry(uid).or_default();
                         let mut sync_worthy = false;
                         let mut died = Vec::new();
-                        each_container_change(&old, &new, |id, was, is| {
+                        each_container_change(old, &new, |id, was, is| {
                             for e in events_for(was, is) {
                                 if !matches!(
                                     e,
@@ -257,7 +272,10 @@ impl Kubelet {
                                 }
                             }
                         });
-                        self.pleg.old.insert(uid, new);
+                        old.clear();
+                        old.reserve_exact(new.len());
+                        old.extend_from_slice(&new);
+                        self.pleg.scratch = new;
                         self.pleg.cache.insert(
                             uid,
                             CacheEntry {

@@ -55,12 +55,11 @@ pub(crate) struct StatusManager {
     /// only once the pod can be deleted).
     pub(super) stale_unqueued: BTreeSet<PodUid>,
     pub(super) finished_fresh: BTreeSet<PodUid>,
-    /// Set when a UID outside the pod manager may have entered one of the maps above (a
-    /// pod left config, or a status or API version was stored for a UID not in config);
-    /// cleared by housekeeping's check. While clear, `RemoveOrphanedStatuses` has nothing
-    /// to remove, so housekeeping does not walk the maps to find out (debug builds do, and
-    /// check).
-    pub(crate) orphans_possible: bool,
+    /// The UIDs that may have become orphans in the maps above since housekeeping's last
+    /// check (a pod left config, or a status or API version was stored for a UID not in
+    /// config). While none is noted, `RemoveOrphanedStatuses` has nothing to remove, and
+    /// otherwise only the noted UIDs are looked at (debug builds check the maps in full).
+    pub(crate) orphans_possible: super::status_sync::OrphanCandidates,
 }
 
 impl StatusManager {
@@ -549,7 +548,9 @@ impl Kubelet {
                 phase: status.phase,
             });
         }
-        self.status.orphans_possible |= !self.config.pods.contains_key(&uid);
+        if !self.config.pods.contains_key(&uid) {
+            self.status.orphans_possible.note(uid);
+        }
         self.status.statuses.insert(
             uid,
             Versioned {

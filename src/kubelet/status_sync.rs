@@ -28,6 +28,46 @@ pub(crate) struct ReconcileIndex {
     changed: (Vec<PodUid>, Vec<PodUid>),
 }
 
+/// `mergePodStatus` of the API's `old` status and the cached `new` one, as the status to
+/// PATCH: the cached status itself, shared, when the merge leaves it as it is (the usual
+/// case). A phase that is not terminal is neither held back nor forces readiness off, so
+/// the merge then changes only the conditions: the status is the same exactly when the
+/// merged conditions are, and nothing is cloned to find out. Debug builds merge in full
+/// and compare.
+fn merged_for_patch(
+    old: &ApiPodStatus,
+    new: &Arc<ApiPodStatus>,
+    could_have_running: bool,
+) -> Arc<ApiPodStatus> {
+    let out = if new.phase.is_terminal() {
+        None
+    } else {
+        let conditions = super::conditions::merge(old, new, could_have_running);
+        Some(if conditions == new.conditions {
+            Arc::clone(new)
+        } else {
+            Arc::new(ApiPodStatus {
+                conditions,
+                ..(**new).clone()
+            })
+        })
+    };
+    let out = out.unwrap_or_else(|| {
+        let merged = merge_pod_status(old, new, could_have_running);
+        if merged == **new {
+            Arc::clone(new)
+        } else {
+            Arc::new(merged)
+        }
+    });
+    debug_assert_eq!(
+        *out,
+        merge_pod_status(old, new, could_have_running),
+        "the status to patch differs from mergePodStatus' answer"
+    );
+    out
+}
+
 impl Kubelet {
     /// Keep `uid`'s membership of the candidate sets in step with its cached status.
     pub(super) fn status_recheck(&mut self, uid: PodUid) {
@@ -330,13 +370,7 @@ impl Kubelet {
         let could = !self.legacy()
             && self.pw.could_have_running_containers(uid)
             && self.status.b.on(Sw::TerminalPhaseAfterTermination);
-        let merged = merge_pod_status(&api.status, &v.status, could);
-        // The usual case, the cached status written as it is, shares it with the object.
-        Some(if merged == *v.status {
-            Arc::clone(&v.status)
-        } else {
-            Arc::new(merged)
-        })
+        Some(merged_for_patch(&api.status, &v.status, could))
     }
 
     /// `TranslatePodUID` (`pkg/kubelet/pod/pod_manager.go`, v1.31, and by full name in every
@@ -377,7 +411,9 @@ impl Kubelet {
         };
         let version = v.version;
         let cgroups = self.status_cgroups(ctx);
-        self.status.orphans_possible |= !self.config.pods.contains_key(&uid);
+        if !self.config.pods.contains_key(&uid) {
+            self.status.orphans_possible.note(uid);
+        }
         self.status.api_versions.insert(uid, version);
         self.status_recheck(uid);
         if let Some(pod) = after {
@@ -406,6 +442,42 @@ impl Kubelet {
 
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
     pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
+        // Every orphan was removed at the last call, so only a UID noted since can be one
+        // (usually a pod or two that left config): those are removed one by one, and only
+        // their probe workers' views change.
+        let noted = self.status.orphans_possible.uids().map(|noted| {
+            let mut gone: Vec<PodUid> = (noted.iter().copied())
+                .filter(|u| !keep.contains_key(u))
+                .collect();
+            gone.sort_unstable();
+            gone.dedup();
+            gone
+        });
+        match noted {
+            Some(gone) => {
+                for uid in &gone {
+                    if self.status.statuses.remove(uid).is_some() {
+                        self.probe_status_changed(*uid);
+                    }
+                    self.status.api_versions.remove(uid);
+                    self.status.stale_unqueued.remove(uid);
+                    self.status.finished_fresh.remove(uid);
+                }
+            }
+            None => self.status_remove_orphans_in_full(keep),
+        }
+        debug_assert!(
+            (self.status.statuses.keys())
+                .chain(self.status.api_versions.keys())
+                .chain(&self.status.stale_unqueued)
+                .chain(&self.status.finished_fresh)
+                .all(|u| keep.contains_key(u)),
+            "RemoveOrphanedStatuses left an orphan"
+        );
+    }
+
+    /// [`Kubelet::status_remove_orphans`] by a walk of every map.
+    fn status_remove_orphans_in_full(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
         // `retain` visits in ascending UID order, so `keep` is walked beside each map
         // instead of searched per entry.
         let kept = || {
@@ -428,10 +500,131 @@ impl Kubelet {
     }
 }
 
+/// The UIDs that may be orphans in the status manager's maps (see
+/// `StatusManager::orphans_possible`), noted in any order, with repeats; past
+/// [`OrphanCandidates::MAX`] notes, "any UID may be" (a full check), so the list stays
+/// small even where nothing clears it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct OrphanCandidates {
+    uids: Vec<PodUid>,
+    all: bool,
+}
+
+impl OrphanCandidates {
+    const MAX: usize = 64;
+
+    /// `uid` may have become an orphan.
+    pub(crate) fn note(&mut self, uid: PodUid) {
+        if self.all || self.uids.last() == Some(&uid) {
+            return;
+        }
+        if self.uids.len() >= Self::MAX {
+            self.all = true;
+            self.uids = Vec::new();
+            return;
+        }
+        self.uids.push(uid);
+    }
+
+    /// The noted UIDs, or `None` if any UID may be an orphan.
+    pub(crate) fn uids(&self) -> Option<&[PodUid]> {
+        (!self.all).then_some(&self.uids[..])
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.uids.clear();
+        self.all = false;
+    }
+}
+
 /// `canBeDeleted` (v1.27+): never a mirror pod.
 pub(crate) fn can_be_deleted(pod: &ApiPod, pod_is_finished: bool) -> bool {
     pod.deletion_timestamp.is_some()
         && pod.mirror_of.is_none()
         && pod.status.phase.is_terminal()
         && pod_is_finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ConditionStatus, Conditions, PodCondition, PodConditionType, PodPhase};
+
+    fn status(phase: PodPhase, kinds: &[PodConditionType]) -> ApiPodStatus {
+        let conditions = kinds
+            .iter()
+            .map(|k| PodCondition::new(k.clone(), ConditionStatus::True))
+            .collect();
+        ApiPodStatus {
+            phase,
+            ready: true,
+            conditions: Conditions::from_vec(conditions),
+            ..Default::default()
+        }
+    }
+
+    /// The cached status is shared when the merge keeps it, and a merged one is the full
+    /// merge's answer otherwise: a running pod, a pod whose API copy holds a condition the
+    /// kubelet does not own, a terminal phase held back, a terminal phase written.
+    #[test]
+    fn the_status_to_patch_is_mergepodstatus_answer() {
+        use PodConditionType::{Other, Ready};
+        let gate = Other("example.com/gate".into());
+        let cases = [
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Running,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready, gate.clone()],
+                PodPhase::Running,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Failed,
+                vec![Ready],
+                true,
+            ),
+            (
+                PodPhase::Running,
+                vec![Ready],
+                PodPhase::Failed,
+                vec![Ready],
+                false,
+            ),
+            (PodPhase::Failed, vec![], PodPhase::Failed, vec![], false),
+        ];
+        for (i, (op, oc, np, nc, could)) in cases.into_iter().enumerate() {
+            let (old, new) = (status(op, &oc), Arc::new(status(np, &nc)));
+            let got = merged_for_patch(&old, &new, could);
+            let full = merge_pod_status(&old, &new, could);
+            assert_eq!(*got, full, "case {i}");
+            assert_eq!(Arc::ptr_eq(&got, &new), full == *new, "case {i}");
+        }
+    }
+
+    /// Notes are kept (a repeat of the last one once) up to the bound, then stand for
+    /// every UID until cleared.
+    #[test]
+    fn orphan_candidates_fall_back_to_every_uid() {
+        let mut c = OrphanCandidates::default();
+        assert_eq!(c.uids(), Some(&[][..]));
+        c.note(PodUid(3));
+        c.note(PodUid(3));
+        c.note(PodUid(1));
+        assert_eq!(c.uids(), Some(&[PodUid(3), PodUid(1)][..]));
+        for u in 0..OrphanCandidates::MAX as u32 {
+            c.note(PodUid(10 + u));
+        }
+        assert_eq!(c.uids(), None);
+        c.clear();
+        assert_eq!(c.uids(), Some(&[][..]));
+    }
 }

@@ -306,7 +306,10 @@ impl World {
                 let replies = self.runtime.on_event(&mut self.sim, &mut self.trace, rt);
                 self.deliver(replies);
             }
-            Event::CriComplete { caller, req, fault } => self.cri_complete(caller, *req, fault),
+            Event::CriComplete { caller, req, fault } => {
+                let req = self.runtime.unbox(req);
+                self.cri_complete(caller, req, fault);
+            }
             Event::ApiStatusSync { uid, epoch: e } | Event::ApiDelete { uid, epoch: e }
                 if !live(self, e) =>
             {
@@ -393,9 +396,9 @@ impl World {
             // pod object with the volumes mounted: hunt finding delete-only-after-reclamation.)
             return;
         }
-        let result =
-            self.runtime
-                .complete(&mut self.sim, &mut self.trace, caller, req.clone(), fault);
+        let result = self
+            .runtime
+            .complete(&mut self.sim, &mut self.trace, caller, &req, fault);
         if self.runtime.deferred.is_empty() {
             // The common case, one reply and nothing released: no list to build.
             if let Some(result) = result {
@@ -434,9 +437,8 @@ impl World {
         let current = self
             .kubelet
             .status_get_key(uid)
-            .and_then(|(namespace, name)| self.api.uid_by_name(namespace, name))
-            .and_then(|u| self.api.get(u))
-            .cloned();
+            .and_then(|(namespace, name)| self.api.get_by_name(uid, namespace, name))
+            .map(|p| (**p).clone());
         let patch = {
             let (kubelet, mut ctx) = self.kubelet_ctx();
             kubelet.status_on_get(&mut ctx, uid, current.as_ref())

@@ -168,6 +168,10 @@ pub(crate) struct ApiServer {
     /// object only while a watcher still holds the previous version).
     pods: BTreeMap<PodUid, Arc<ApiPod>>,
     by_name: BTreeMap<NameKey, PodUid>,
+    /// How many live objects the name index does not name (a later object of theirs
+    /// took their name): while none does, an object whose name matches is the one the
+    /// index gives, with no search of the index.
+    shadowed: usize,
     watch_delay: Dist,
     write_delay: Dist,
     watch_rng: Stream,
@@ -191,12 +195,14 @@ impl ApiServer {
     pub(crate) fn release_objects(&mut self) {
         self.pods = BTreeMap::new();
         self.by_name = BTreeMap::new();
+        self.shadowed = 0;
     }
 
     pub(crate) fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
         ApiServer {
             pods: BTreeMap::new(),
             by_name: BTreeMap::new(),
+            shadowed: 0,
             watch_delay,
             write_delay,
             watch_rng: Stream::new(seed, "api/watch"),
@@ -292,7 +298,10 @@ impl ApiServer {
                 mirror_of: None,
             },
         );
-        self.by_name.insert(NameKey(spec.clone()), uid);
+        if let Some(before) = self.by_name.insert(NameKey(spec.clone()), uid) {
+            // The object that held the name keeps living, without the index naming it.
+            self.shadowed += usize::from(self.pods.contains_key(&before));
+        }
         self.history.insert(
             uid,
             Box::new(ObjectHistory {
@@ -325,6 +334,36 @@ impl ApiServer {
     /// The current object with this name, if any.
     pub(crate) fn uid_by_name(&self, namespace: &str, name: &str) -> Option<PodUid> {
         self.by_name.get(&(namespace, name) as &dyn Named).copied()
+    }
+
+    /// The current object with this name, if any, tried first as object `hint` (usually
+    /// the one asked for: the status manager GETs a pod by its own name). Debug builds
+    /// search the name index too and compare.
+    pub(crate) fn get_by_name(
+        &self,
+        hint: PodUid,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Arc<ApiPod>> {
+        let hinted = self.pods.get(&hint).filter(|p| {
+            self.shadowed == 0 && p.spec.name == name && *p.spec.namespace == *namespace
+        });
+        let found = match hinted {
+            Some(p) => Some(p),
+            None => self
+                .uid_by_name(namespace, name)
+                .and_then(|u| self.pods.get(&u)),
+        };
+        #[cfg(debug_assertions)]
+        {
+            let full = self.uid_by_name(namespace, name).and_then(|u| self.get(u));
+            assert_eq!(
+                found.map(|p| p.uid),
+                full.map(|p| p.uid),
+                "the name lookup's hint gave another object"
+            );
+        }
+        found
     }
 
     /// A user's (graceful) delete. `grace = None` uses the pod's terminationGracePeriodSeconds.
@@ -421,6 +460,8 @@ impl ApiServer {
             let key = (&*pod.spec.namespace, pod.spec.name.as_str());
             if self.by_name.get(&key as &dyn Named) == Some(&uid) {
                 self.by_name.remove(&key as &dyn Named);
+            } else {
+                self.shadowed -= 1;
             }
             trace.emit(sim.now(), &Transition::ApiRemoved { uid, by });
             if let Some(h) = self.history.get_mut(&uid) {
@@ -489,7 +530,15 @@ impl ApiServer {
                         _ => None,
                     });
                 if let Some(r) = term.filter(|r| !r.is_empty()) {
-                    h.end_mut().last_reasons.insert(c.name.clone(), r);
+                    // A container's name is copied only the first time (a crash-looping
+                    // container's last state is written again at every patch).
+                    let reasons = &mut h.end_mut().last_reasons;
+                    match reasons.get_mut(&*c.name) {
+                        Some(kept) => *kept = r,
+                        None => {
+                            reasons.insert(c.name.to_string(), r);
+                        }
+                    }
                 }
             }
             h.conditions.clone_from(&pod.status.conditions);
@@ -657,5 +706,50 @@ impl ApiServer {
         } else {
             false
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, PodSpec, RestartPolicy};
+
+    fn spec(name: &str) -> Arc<PodSpec> {
+        let c = vec![ContainerSpec::named("app", "img:1")];
+        Arc::new(PodSpec::new(name, "default", RestartPolicy::Always, c))
+    }
+
+    /// The name lookup with a hint gives what the name index gives, also after a second
+    /// object took a live object's name and after either of them left.
+    #[test]
+    fn the_hinted_name_lookup_is_the_name_index() {
+        let mut sim: Sim<Event<()>> = Sim::new(1, Default::default(), Default::default());
+        let mut t: crate::sim::Trace = crate::sim::Trace::new(false);
+        let fixed = Dist::Fixed(Dur::ZERO);
+        let mut api = ApiServer::new(1, fixed, fixed);
+        let found = |api: &ApiServer, hint: u32, name: &str| {
+            let by_index = api.uid_by_name("default", name);
+            let hinted = api
+                .get_by_name(PodUid(hint), "default", name)
+                .map(|p| p.uid);
+            assert_eq!(hinted, by_index, "hint {hint}, name {name}");
+            hinted
+        };
+        let a = api.create(&mut sim, &mut t, spec("a"), 0);
+        let b = api.create(&mut sim, &mut t, spec("b"), 0);
+        assert_eq!(api.shadowed, 0);
+        assert_eq!(found(&api, a.0, "a"), Some(a));
+        assert_eq!(found(&api, a.0, "b"), Some(b), "a hint of another name");
+        assert_eq!(found(&api, 99, "a"), Some(a), "a hint of no object");
+        // A second object named "a": the first one lives on, unnamed by the index.
+        let a2 = api.create(&mut sim, &mut t, spec("a"), 0);
+        assert_eq!(api.shadowed, 1);
+        assert_eq!(found(&api, a.0, "a"), Some(a2));
+        api.remove(&mut sim, &mut t, a2, RemovedBy::UserDeleteGraceZero);
+        assert_eq!(api.shadowed, 1);
+        assert_eq!(found(&api, a.0, "a"), None, "the index holds no \"a\" now");
+        api.remove(&mut sim, &mut t, a, RemovedBy::UserDeleteGraceZero);
+        assert_eq!(api.shadowed, 0);
+        assert_eq!(found(&api, b.0, "b"), Some(b));
     }
 }

@@ -138,6 +138,10 @@ pub(crate) struct ContainerFacts {
     pub(crate) removed: bool,
 }
 
+/// How many emptied request boxes the runtime keeps for reuse (about the calls in flight
+/// at once on a busy node).
+const SPARE_BOXES: usize = 64;
+
 /// Ground truth of the node's containers.
 #[derive(Clone, Debug)]
 pub(crate) struct Runtime {
@@ -190,6 +194,11 @@ pub(crate) struct Runtime {
     pub(crate) sigkills: u64,
     /// Stop replies released by a host operation; the world delivers them after it.
     pub(crate) deferred: Vec<(CriClient, CriReq, CriResult)>,
+    /// The boxes of completed calls' requests (a pending call's event carries its request
+    /// boxed), reused by the next calls instead of allocated: at most [`SPARE_BOXES`].
+    /// (The boxes, not the requests, are what is kept.)
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<CriReq>>,
     /// The node's memory capacity (for the stats summary).
     pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
@@ -240,6 +249,7 @@ impl Runtime {
             next_sandbox: 1,
             sigkills: 0,
             deferred: Vec::new(),
+            spare: Vec::new(),
             node_memory_bytes: 0,
             memory_available_override: None,
             disk: DiskConfig::default(),
@@ -391,14 +401,27 @@ impl Runtime {
                 (self.latency(call), self.fault(call, sim.now()))
             }
         };
-        let _ = sim.after(
-            delay,
-            Event::CriComplete {
-                caller,
-                req: Box::new(req),
-                fault,
-            },
-        );
+        let req = match self.spare.pop() {
+            Some(mut b) => {
+                *b = req;
+                b
+            }
+            None => Box::new(req),
+        };
+        let _ = sim.after(delay, Event::CriComplete { caller, req, fault });
+    }
+
+    /// A completing call's request out of its event's box; the box is kept for a later
+    /// call.
+    #[inline]
+    pub(crate) fn unbox(&mut self, mut b: Box<CriReq>) -> CriReq {
+        // A request that owns nothing stands in the box until it is reused.
+        let placeholder = CriReq::MountVolumes { uid: PodUid(0) };
+        let req = std::mem::replace(&mut *b, placeholder);
+        if self.spare.len() < SPARE_BOXES {
+            self.spare.push(b);
+        }
+        req
     }
 
     /// A call completes: apply its effect. `None` means the reply comes later (a stop
@@ -408,14 +431,14 @@ impl Runtime {
         sim: &mut Sim<Event<K>>,
         trace: &mut Tracer,
         caller: CriClient,
-        req: CriReq,
+        req: &CriReq,
         fault: Option<CriError>,
     ) -> Option<CriResult> {
         let now = sim.now();
         let result = if let Some(e) = fault {
             CriResult::Err(e)
         } else {
-            match &req {
+            match req {
                 CriReq::RunPodSandbox {
                     uid,
                     name,
@@ -433,7 +456,7 @@ impl Runtime {
                 CriReq::StartContainer { uid, id } => self.start_container(sim, trace, *uid, *id),
                 CriReq::StopContainer { uid, id, timeout_s } => {
                     // Finished here if it returns at once; else its reply waits for the exit.
-                    return self.stop_container(sim, trace, caller, &req, (*uid, *id, *timeout_s));
+                    return self.stop_container(sim, trace, caller, req, (*uid, *id, *timeout_s));
                 }
                 CriReq::ExecPreStop { id, .. } | CriReq::ExecPostStart { id, .. } => {
                     let op = req.name();
@@ -450,7 +473,7 @@ impl Runtime {
                             c.hooks.remove(k);
                         }
                     }
-                    match (&req, self.containers.get(id)) {
+                    match (req, self.containers.get(id)) {
                         (CriReq::ExecPreStop { .. }, _) => CriResult::Ok,
                         (_, Some(c)) if c.behaviour.post_start_sleep => CriResult::Ok,
                         (_, Some(c))
@@ -486,7 +509,7 @@ impl Runtime {
                 CriReq::Relist { reinspect, all, .. } => self.relist(now, reinspect, *all),
             }
         };
-        Some(self.finish(sim, trace, &req, result))
+        Some(self.finish(sim, trace, req, result))
     }
 
     fn finish<K>(

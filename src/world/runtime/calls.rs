@@ -498,6 +498,22 @@ mod tests {
         rt
     }
 
+    /// A request comes out of its box unchanged; emptied boxes are kept up to the bound.
+    #[test]
+    fn unboxed_requests_leave_their_boxes_for_reuse() {
+        let mut rt = runtime();
+        let req = CriReq::StartContainer {
+            uid: PodUid(1),
+            id: ContainerId(7),
+        };
+        assert_eq!(rt.unbox(Box::new(req.clone())), req);
+        assert_eq!(rt.spare.len(), 1);
+        for _ in 0..2 * super::super::SPARE_BOXES {
+            let _ = rt.unbox(Box::new(req.clone()));
+        }
+        assert_eq!(rt.spare.len(), super::super::SPARE_BOXES);
+    }
+
     #[test]
     fn create_container_needs_its_image_on_the_node() {
         let (uid, id) = (PodUid(1), SandboxId(1));
