@@ -425,12 +425,17 @@ impl Kubelet {
         let id = op.id;
         let killer = op.killer;
         let other = if killer {
-            self.legacy.killer_ops.insert(uid, Box::new(op))
+            self.legacy
+                .killer_ops
+                .insert(uid, Box::new(op))
+                .map(|o| o.id)
         } else {
-            self.ops.insert(uid, Box::new(op))
+            // The box the last reply emptied holds this operation (`spare.rs`).
+            let parked = super::spare::ParkedOp::new(op, self.spare_op_box.take());
+            self.ops.insert(uid, parked).map(|o| o.id)
         };
         assert!(
-            other.is_none_or(|o| o.id == id),
+            other.is_none_or(|o| o == id),
             "sync operation rule broken: a pod worker (or pod-killer goroutine) has one \
              operation in flight (pod {uid}, op {id}, killer {killer})"
         );
@@ -448,7 +453,9 @@ impl Kubelet {
                     "sync operation rule broken: the operation parked for pod {uid} is the \
                      one its worker runs"
                 );
-                return Some(*e.remove());
+                let (op, emptied) = e.remove().take();
+                self.spare_op_box = Some(emptied);
+                return Some(op);
             }
         }
         if self
@@ -496,6 +503,7 @@ impl Kubelet {
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);
         self.recycle_plan(op.plan);
+        self.recycle_errors(op.errors);
     }
 }
 

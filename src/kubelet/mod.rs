@@ -61,6 +61,7 @@ pub(crate) mod record_map;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
 pub(crate) mod restart;
+mod spare;
 pub(crate) mod status;
 mod status_memo;
 pub(crate) mod status_sync;
@@ -202,8 +203,15 @@ pub(crate) struct Kubelet {
     /// Secret and configmap registrations, and the mount back-off.
     pub(crate) objects: objects::Objects,
     /// In-flight sync operations by UID.
-    /// Boxed, as the pod workers' records are (half-full tree nodes).
-    pub(crate) ops: BTreeMap<PodUid, Box<sync::Op>>,
+    /// Boxed, as the pod workers' records are (half-full tree nodes); a box is reused from
+    /// one park to the next (`spare.rs`).
+    pub(crate) ops: BTreeMap<PodUid, spare::ParkedOp>,
+    /// The emptied box of the last parked operation a reply took (`spare.rs`).
+    spare_op_box: Option<Box<Option<sync::Op>>>,
+    /// The emptied error list of the last operation that ended (`spare.rs`).
+    spare_errors: Vec<String>,
+    /// The crash-loop back-off key's buffer, kept between checks (`spare.rs`).
+    spare_key: String,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
     pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), cri_reply::StepCalls>,
@@ -258,6 +266,9 @@ impl Kubelet {
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: BTreeMap::new(),
             ops: BTreeMap::new(),
+            spare_op_box: None,
+            spare_errors: Vec::new(),
+            spare_key: String::new(),
             worker_calls: BTreeMap::new(),
             spare_plan: Default::default(),
             mounted: Default::default(),
