@@ -238,8 +238,7 @@ impl Kubelet {
                     // The back-off key is needed only when the pull failed.
                     let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache
-                        .insert((uid, name.clone()), "ErrImagePull");
+                    self.reason_cache.set(uid, name, "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
                     op.start = None;
                     self.advance(ctx, uid, op);
@@ -266,8 +265,7 @@ impl Kubelet {
                     self.park_op(uid, op);
                 }
                 other => {
-                    self.reason_cache
-                        .insert((uid, String::from(&*name)), "CreateContainerError");
+                    self.reason_cache.set(uid, &name, "CreateContainerError");
                     op.errors.push(format!(
                         "CreateContainerError: {}",
                         other.error().unwrap_or("unknown")
@@ -278,15 +276,15 @@ impl Kubelet {
             },
             CriReq::StartContainer { id, .. } => {
                 let (idx, _) = op.start.take().expect("start in progress");
-                let name = op.pod.spec.container_at(idx).name.clone();
+                let name = &op.pod.spec.container_at(idx).name;
                 if let Some(e) = result.error() {
-                    self.reason_cache.insert((uid, name), "RunContainerError");
+                    self.reason_cache.set(uid, name, "RunContainerError");
                     op.errors.push(format!("RunContainerError: {e}"));
                 } else if op.pod.spec.container_at(idx).post_start.0.is_some() {
                     self.run_post_start(ctx, uid, op, (idx, id, tag));
                     return;
                 } else {
-                    self.reason_cache.remove(&(uid, name));
+                    self.reason_cache.remove(uid, name);
                 }
                 self.advance(ctx, uid, op);
             }

@@ -57,6 +57,7 @@ pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
 pub(crate) mod profile_doc;
+pub(crate) mod reason_cache;
 pub(crate) mod record_map;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
@@ -195,7 +196,7 @@ pub(crate) struct Kubelet {
     pub(crate) crash_backoff: Backoff,
     pub(crate) image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
-    pub(crate) reason_cache: BTreeMap<(PodUid, String), &'static str>,
+    pub(crate) reason_cache: reason_cache::ReasonCache,
     /// The volume manager's actual state: pods whose volumes are mounted.
     pub(crate) mounted: std::collections::BTreeSet<PodUid>,
     /// The volume manager's desired state of world for reconstructed volumes (restart.rs).
@@ -264,7 +265,7 @@ impl Kubelet {
             shutdown: ShutdownManager::new(&spec.config),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
-            reason_cache: BTreeMap::new(),
+            reason_cache: Default::default(),
             ops: BTreeMap::new(),
             spare_op_box: None,
             spare_errors: Vec::new(),

@@ -19,7 +19,6 @@
 //! yet: ephemeral containers, spec-hash changes, volumes (mount/unmount are
 //! instantaneous).
 
-use super::api_statuses::set_cached_reason;
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
@@ -659,7 +658,7 @@ impl Kubelet {
                             .is_in_back_off_since_update(&key, ctx.now())
                     };
                     if in_image_backoff {
-                        set_cached_reason(&mut self.reason_cache, uid, &c.name, "ImagePullBackOff");
+                        self.reason_cache.set(uid, &c.name, "ImagePullBackOff");
                         op.errors.push(format!(
                             "ImagePullBackOff: back-off pulling image {:?}",
                             c.image
@@ -850,7 +849,7 @@ impl Kubelet {
         }
         self.put_key_buffer(key);
         if let Some(backoff) = backoff {
-            set_cached_reason(&mut self.reason_cache, uid, &c.name, "CrashLoopBackOff");
+            self.reason_cache.set(uid, &c.name, "CrashLoopBackOff");
             ctx.emit(Transition::Note {
                 uid,
                 what: NoteKind::CrashLoopBackOff,
