@@ -499,7 +499,7 @@ impl Kubelet {
             error,
         });
         let _ = op.grace;
-        self.finish_work(ctx, uid, op.id, &op.work, result, op.status_memo);
+        self.finish_work(ctx, uid, op.id, &op.work, result);
         self.recycle_plan(op.plan);
         self.recycle_errors(op.errors);
     }

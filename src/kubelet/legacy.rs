@@ -244,7 +244,7 @@ impl Kubelet {
             options,
         };
         if self.pleg.cache_is_newer(uid, min) {
-            self.run_work(ctx, uid, op, work, None);
+            self.run_work(ctx, uid, op, work);
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));

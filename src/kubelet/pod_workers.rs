@@ -369,12 +369,10 @@ impl PodWorkers {
         op: u64,
         now: SimTime,
         err: Option<SyncError>,
-        memo: Option<crate::kubelet::status_memo::StatusMemo>,
     ) -> Option<bool> {
         let period = self.requeue_period(err);
         let st = self.records.get_mut(&uid)?;
         st.end_sync(uid, op, now);
-        st.status_memo = memo;
         let delay = jitter_with(&mut self.rng, period);
         self.work_queue.enqueue(uid, now + delay);
         Some(st.take_pending_signal())
@@ -677,7 +675,7 @@ mod tests {
             let (op, _) = fast.begin_sync(uid);
             let mut slow = fast.clone();
             let now = SimTime(1_000);
-            let wake = fast.end_sync_and_complete(uid, op, now, err, None);
+            let wake = fast.end_sync_and_complete(uid, op, now, err);
 
             assert!(slow.end_sync(uid, op, now));
             let delay = slow.jitter(slow.requeue_period(err));
@@ -705,7 +703,7 @@ mod tests {
         // A record already gone: nothing is queued.
         let mut pw = PodWorkers::new(3, Dur::secs(10), Dur::secs(20));
         assert_eq!(
-            pw.end_sync_and_complete(PodUid(9), 1, SimTime(5), None, None),
+            pw.end_sync_and_complete(PodUid(9), 1, SimTime(5), None),
             None
         );
         let mut due = Vec::new();

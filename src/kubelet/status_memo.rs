@@ -15,10 +15,6 @@
 //! `ready` flags equal the cached status's, would generate the same status again and write
 //! nothing: it is skipped, and only the generation's side effect (triggering the readiness
 //! probes of started containers without a success) runs. Debug builds regenerate and check.
-//!
-//! The worker hands the memo to the sync operation it starts (`run_work`) and gets it back
-//! when the operation ends (`finish_work`), so the status step reads and writes it on the
-//! operation, without looking the worker's record up.
 
 use super::prober::{ProbeKey, ProbeResult};
 use super::Kubelet;
@@ -48,18 +44,8 @@ impl Kubelet {
         ctx: &mut Ctx,
         pod: &Arc<ApiPod>,
         rt: &Arc<RtPodStatus>,
-        memo: &mut Option<StatusMemo>,
     ) -> PodPhase {
-        debug_assert!(
-            self.pw
-                .records
-                .get(&pod.uid)
-                .is_none_or(|st| st.status_memo.is_none()),
-            "status memo rule broken: during a sync the memo rides on the operation, not in \
-             the record (pod {})",
-            pod.uid
-        );
-        if let Some((phase, trigger)) = self.status_memo_hit(pod, rt, memo.as_ref()) {
+        if let Some((phase, trigger)) = self.status_memo_hit(pod, rt) {
             #[cfg(debug_assertions)]
             self.check_status_memo(pod, rt, ctx.now(), &trigger);
             for key in trigger {
@@ -70,7 +56,7 @@ impl Kubelet {
         let api = self.generate_api_pod_status(ctx, pod, rt, false);
         let phase = api.phase;
         let unchanged = self.set_pod_status_unchanged(ctx, pod, api);
-        *memo = if unchanged && self.status_memoizable(pod) {
+        let memo = if unchanged && self.status_memoizable(pod) {
             self.status.statuses.get(&pod.uid).map(|v| StatusMemo {
                 pod: Arc::clone(pod),
                 rt: Arc::clone(rt),
@@ -83,6 +69,9 @@ impl Kubelet {
         } else {
             None
         };
+        if let Some(st) = self.pw.records.get_mut(&pod.uid) {
+            st.status_memo = memo;
+        }
         phase
     }
 
@@ -103,9 +92,8 @@ impl Kubelet {
         &self,
         pod: &Arc<ApiPod>,
         rt: &Arc<RtPodStatus>,
-        memo: Option<&StatusMemo>,
     ) -> Option<(PodPhase, Vec<ProbeKey>)> {
-        let memo = memo?;
+        let memo = self.pw.records.get(&pod.uid)?.status_memo.as_ref()?;
         let v = self.status.statuses.get(&pod.uid)?;
         let same = Arc::ptr_eq(&memo.pod, pod)
             && Arc::ptr_eq(&memo.rt, rt)

@@ -25,7 +25,6 @@ use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
-use super::status_memo::StatusMemo;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::{
@@ -129,9 +128,6 @@ pub(crate) struct Op {
     pub(super) plan: VecDeque<Step>,
     /// Boxed: most parked operations are not kills (a start waits far longer).
     pub(super) kill: Option<Box<KillState>>,
-    /// The worker record's status memo (`status_memo.rs`), carried by the operation from
-    /// its start to its end, where it goes back to the record.
-    pub(super) status_memo: Option<StatusMemo>,
     pub(super) start: Option<(usize, StartStage)>,
     pub(super) sandbox: Option<SandboxId>,
     pub(super) errors: Vec<String>,
@@ -165,7 +161,6 @@ impl Op {
             status,
             plan: VecDeque::new(),
             kill: None,
-            status_memo: None,
             start: None,
             sandbox: None,
             errors: Vec::new(),
@@ -388,15 +383,7 @@ impl Kubelet {
     }
 
     /// Run one unit of work taken from the pending slot (the dispatch in `podWorkerLoop`).
-    /// `memo`: the worker record's status memo, which the operation carries to its end.
-    pub(super) fn run_work(
-        &mut self,
-        ctx: &mut Ctx,
-        uid: PodUid,
-        op_id: u64,
-        work: Work,
-        memo: Option<StatusMemo>,
-    ) {
+    pub(super) fn run_work(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, work: Work) {
         let runtime_only = work.options.is_runtime_only();
         let kind = match work.work_type {
             WorkType::Sync => SyncKind::SyncPod,
@@ -423,8 +410,7 @@ impl Kubelet {
                         what: NoteKind::FailedSyncStatus,
                     });
                     let err = format!("error determining status: {}", e.as_str());
-                    let err = Err(SyncError::of(&err));
-                    self.finish_work(ctx, uid, op_id, &work, err, memo);
+                    self.finish_work(ctx, uid, op_id, &work, Err(SyncError::of(&err)));
                     return;
                 }
             }
@@ -440,7 +426,6 @@ impl Kubelet {
         let mut op = Op::new(op_id, kind, work, pod, status, grace);
         op.plan = self.take_plan();
         op.errors = self.take_errors();
-        op.status_memo = memo;
         match kind {
             SyncKind::SyncPod => {
                 self.plan_sync_pod(ctx, uid, op);
@@ -505,7 +490,7 @@ impl Kubelet {
         }
         // generateAPIPodStatus and SetPodStatus (skipped when nothing they read changed
         // since they last wrote nothing: `status_memo.rs`).
-        let phase = self.sync_pod_status(ctx, &op.pod, &op.status, &mut op.status_memo);
+        let phase = self.sync_pod_status(ctx, &op.pod, &op.status);
         let terminal = phase.is_terminal();
         let failed = phase == PodPhase::Failed;
         if terminal && failed && self.legacy() {

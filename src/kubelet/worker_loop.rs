@@ -10,7 +10,6 @@ use super::pod_workers::{
     UpdatePodOptions, UpdateType, Work, WorkType,
 };
 use super::profile::Sw;
-use super::status_memo::StatusMemo;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
@@ -547,15 +546,12 @@ impl Kubelet {
         let work = Work { work_type, options };
         let (op, min) = st.begin_sync(uid, &mut self.pw.next_op);
         if work.options.is_runtime_only() {
-            let memo = st.status_memo.take();
-            self.run_work(ctx, uid, op, work, memo);
+            self.run_work(ctx, uid, op, work);
             return;
         }
         // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status.
         if self.pleg.cache_is_newer(uid, min) {
-            // The status memo rides on the operation until its end (`status_memo.rs`).
-            let memo = st.status_memo.take();
-            self.run_work(ctx, uid, op, work, memo);
+            self.run_work(ctx, uid, op, work);
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));
@@ -566,9 +562,7 @@ impl Kubelet {
     pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
         if let Some((op, work)) = self.waiting_work.remove(&uid) {
             if self.pw.records.get(&uid).and_then(|s| s.op) == Some(op) {
-                let st = self.pw.records.get_mut(&uid).expect("present");
-                let memo = st.status_memo.take();
-                self.run_work(ctx, uid, op, work, memo);
+                self.run_work(ctx, uid, op, work);
             }
         }
     }
@@ -611,7 +605,6 @@ impl Kubelet {
         op_id: u64,
         work: &Work,
         result: Result<bool, SyncError>,
-        memo: Option<StatusMemo>,
     ) {
         if self.legacy() {
             self.legacy_finish_work(ctx, uid, op_id, work, result);
@@ -632,11 +625,7 @@ impl Kubelet {
         // The common ends (a failure, or a sync of a pod still running) change no phase:
         // `completeWork` alone, on the record the sync's end looks up.
         if let (Err(_), _) | (Ok(false), WorkType::Sync) = (&result, work.work_type) {
-            if self
-                .pw
-                .end_sync_and_complete(uid, op_id, now, result.err(), memo)
-                == Some(true)
-            {
+            if self.pw.end_sync_and_complete(uid, op_id, now, result.err()) == Some(true) {
                 let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
             }
             return;
@@ -644,7 +633,6 @@ impl Kubelet {
         let Some(st) = self.pw.end_sync_record(uid, op_id, now) else {
             return;
         };
-        st.status_memo = memo;
         let runtime_only = work.options.is_runtime_only();
         let mut phase_transition = false;
         match (&result, work.work_type) {
