@@ -7,7 +7,6 @@ use super::Kubelet;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, PodUid, RestartPolicy, RtPodStatus, RtState,
 };
-use std::collections::BTreeMap;
 
 /// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
 pub(crate) fn should_container_be_restarted(
@@ -47,43 +46,10 @@ pub(super) fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
     }
 }
 
-/// `reasonCache.Update` for one container: the entry of (`uid`, `name`) becomes `reason`.
-/// An entry already there is overwritten in place, so the owned key is built only for a
-/// new entry (a crash loop sets the same entry at every sync in back-off).
-pub(super) fn set_cached_reason(
-    cache: &mut BTreeMap<(PodUid, String), &'static str>,
-    uid: PodUid,
-    name: &str,
-    reason: &'static str,
-) {
-    let held = cache
-        .range_mut((uid, String::new())..)
-        .take_while(|((u, _), _)| *u == uid)
-        .find(|((_, n), _)| n == name);
-    match held {
-        Some((_, r)) => *r = reason,
-        None => {
-            cache.insert((uid, name.to_owned()), reason);
-        }
-    }
-}
-
 impl Kubelet {
-    /// The reason cache's entry for a container, looked up without building an owned key
-    /// (the cache is keyed by UID then name, so the UID's entries are one range).
+    /// The reason cache's entry for a container (`reason_cache.rs`).
     fn cached_reason(&self, uid: PodUid, name: &str) -> Option<&'static str> {
-        let found = self
-            .reason_cache
-            .range((uid, String::new())..)
-            .take_while(|((u, _), _)| *u == uid)
-            .find(|((_, n), _)| n == name)
-            .map(|(_, r)| *r);
-        debug_assert_eq!(
-            found,
-            self.reason_cache.get(&(uid, name.to_owned())).copied(),
-            "reason cache range lookup disagrees with the keyed lookup"
-        );
-        found
+        self.reason_cache.get(uid, name)
     }
 
     /// `convertToAPIContainerStatuses` for one list of containers (regular or init).
@@ -167,31 +133,5 @@ impl Kubelet {
             statuses.push(s);
         }
         statuses
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_cached_reason_is_a_keyed_insert() {
-        let mut fast = BTreeMap::new();
-        let mut keyed = BTreeMap::new();
-        let steps = [
-            (2, "app", "CrashLoopBackOff"),
-            (2, "app", "CrashLoopBackOff"),
-            (1, "app", "ErrImagePull"),
-            (2, "side", "ImagePullBackOff"),
-            (2, "app", "ImagePullBackOff"),
-            (3, "", "RunContainerError"),
-            (2, "ap", "CrashLoopBackOff"),
-            (2, "side", "CrashLoopBackOff"),
-        ];
-        for (u, name, reason) in steps {
-            set_cached_reason(&mut fast, PodUid(u), name, reason);
-            keyed.insert((PodUid(u), name.to_owned()), reason);
-            assert_eq!(fast, keyed);
-        }
     }
 }

@@ -97,12 +97,14 @@ pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
     const MID: &str = " restarting failed container=";
     let mut msg = String::with_capacity(HEAD.len() + 24 + MID.len() + container.len());
     msg.push_str(HEAD);
-    // Whole seconds (every back-off step) print as `Ns`; the general `Display` otherwise.
-    let _ = if backoff.0 % 1_000_000_000 == 0 {
-        write!(msg, "{}s", backoff.0 / 1_000_000_000)
+    // Whole seconds (every back-off step) print as `Ns`, written digit by digit; the
+    // general `Display` otherwise.
+    if backoff.0 % 1_000_000_000 == 0 {
+        push_decimal(&mut msg, backoff.0 / 1_000_000_000);
+        msg.push('s');
     } else {
-        write!(msg, "{backoff}")
-    };
+        let _ = write!(msg, "{backoff}");
+    }
     msg.push_str(MID);
     msg.push_str(container);
     debug_assert_eq!(
@@ -112,9 +114,35 @@ pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
     msg
 }
 
+/// Append `n` in decimal, as `Display` writes it, without the formatting machinery.
+fn push_decimal(buf: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        buf.push(char::from(d));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_decimal_is_display() {
+        for n in [0, 1, 9, 10, 99, 100, 300, 1_000_000_007, u64::MAX] {
+            let mut s = String::from("x");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
 
     #[test]
     fn crash_loop_message_is_the_formatted_text() {

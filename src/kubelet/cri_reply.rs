@@ -238,8 +238,7 @@ impl Kubelet {
                     // The back-off key is needed only when the pull failed.
                     let key = super::sync::image_backoff_key(uid, &image);
                     self.image_backoff.next(&key, ctx.now(), ctx.now());
-                    self.reason_cache
-                        .insert((uid, name.clone()), "ErrImagePull");
+                    self.reason_cache.set(uid, name, "ErrImagePull");
                     op.errors.push(format!("ErrImagePull: {e}"));
                     op.start = None;
                     self.advance(ctx, uid, op);
@@ -266,8 +265,7 @@ impl Kubelet {
                     self.park_op(uid, op);
                 }
                 other => {
-                    self.reason_cache
-                        .insert((uid, String::from(&*name)), "CreateContainerError");
+                    self.reason_cache.set(uid, &name, "CreateContainerError");
                     op.errors.push(format!(
                         "CreateContainerError: {}",
                         other.error().unwrap_or("unknown")
@@ -278,15 +276,15 @@ impl Kubelet {
             },
             CriReq::StartContainer { id, .. } => {
                 let (idx, _) = op.start.take().expect("start in progress");
-                let name = op.pod.spec.container_at(idx).name.clone();
+                let name = &op.pod.spec.container_at(idx).name;
                 if let Some(e) = result.error() {
-                    self.reason_cache.insert((uid, name), "RunContainerError");
+                    self.reason_cache.set(uid, name, "RunContainerError");
                     op.errors.push(format!("RunContainerError: {e}"));
                 } else if op.pod.spec.container_at(idx).post_start.0.is_some() {
                     self.run_post_start(ctx, uid, op, (idx, id, tag));
                     return;
                 } else {
-                    self.reason_cache.remove(&(uid, name));
+                    self.reason_cache.remove(uid, name);
                 }
                 self.advance(ctx, uid, op);
             }
@@ -425,12 +423,17 @@ impl Kubelet {
         let id = op.id;
         let killer = op.killer;
         let other = if killer {
-            self.legacy.killer_ops.insert(uid, Box::new(op))
+            self.legacy
+                .killer_ops
+                .insert(uid, Box::new(op))
+                .map(|o| o.id)
         } else {
-            self.ops.insert(uid, Box::new(op))
+            // The box the last reply emptied holds this operation (`spare.rs`).
+            let parked = super::spare::ParkedOp::new(op, self.spare_op_box.take());
+            self.ops.insert(uid, parked).map(|o| o.id)
         };
         assert!(
-            other.is_none_or(|o| o.id == id),
+            other.is_none_or(|o| o == id),
             "sync operation rule broken: a pod worker (or pod-killer goroutine) has one \
              operation in flight (pod {uid}, op {id}, killer {killer})"
         );
@@ -448,7 +451,9 @@ impl Kubelet {
                     "sync operation rule broken: the operation parked for pod {uid} is the \
                      one its worker runs"
                 );
-                return Some(*e.remove());
+                let (op, emptied) = e.remove().take();
+                self.spare_op_box = Some(emptied);
+                return Some(op);
             }
         }
         if self
@@ -496,6 +501,7 @@ impl Kubelet {
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);
         self.recycle_plan(op.plan);
+        self.recycle_errors(op.errors);
     }
 }
 

@@ -126,8 +126,8 @@ impl Kubelet {
             self.post_start_failed(ctx, uid, op, idx, id);
             return;
         }
-        let name = op.pod.spec.container_at(idx).name.clone();
-        self.reason_cache.remove(&(uid, name));
+        self.reason_cache
+            .remove(uid, &op.pod.spec.container_at(idx).name);
         self.advance(ctx, uid, op);
     }
 
@@ -146,8 +146,7 @@ impl Kubelet {
             what: NoteKind::FailedPostStartHook,
         });
         let name = op.pod.spec.container_at(idx).name.clone();
-        self.reason_cache
-            .insert((uid, name.clone()), POST_START_HOOK_ERROR);
+        self.reason_cache.set(uid, &name, POST_START_HOOK_ERROR);
         op.errors.push(format!(
             "{POST_START_HOOK_ERROR}: PostStartHook failed for container {name}"
         ));

@@ -57,10 +57,12 @@ pub(crate) mod pod_workers;
 pub(crate) mod prober;
 pub(crate) mod profile;
 pub(crate) mod profile_doc;
+pub(crate) mod reason_cache;
 pub(crate) mod record_map;
 #[allow(dead_code)] // wired in by the release profiles and the feature-gate table
 pub(crate) mod release;
 pub(crate) mod restart;
+mod spare;
 pub(crate) mod status;
 mod status_memo;
 pub(crate) mod status_sync;
@@ -194,7 +196,7 @@ pub(crate) struct Kubelet {
     pub(crate) crash_backoff: Backoff,
     pub(crate) image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
-    pub(crate) reason_cache: BTreeMap<(PodUid, String), &'static str>,
+    pub(crate) reason_cache: reason_cache::ReasonCache,
     /// The volume manager's actual state: pods whose volumes are mounted.
     pub(crate) mounted: std::collections::BTreeSet<PodUid>,
     /// The volume manager's desired state of world for reconstructed volumes (restart.rs).
@@ -202,8 +204,15 @@ pub(crate) struct Kubelet {
     /// Secret and configmap registrations, and the mount back-off.
     pub(crate) objects: objects::Objects,
     /// In-flight sync operations by UID.
-    /// Boxed, as the pod workers' records are (half-full tree nodes).
-    pub(crate) ops: BTreeMap<PodUid, Box<sync::Op>>,
+    /// Boxed, as the pod workers' records are (half-full tree nodes); a box is reused from
+    /// one park to the next (`spare.rs`).
+    pub(crate) ops: BTreeMap<PodUid, spare::ParkedOp>,
+    /// The emptied box of the last parked operation a reply took (`spare.rs`).
+    spare_op_box: Option<Box<Option<sync::Op>>>,
+    /// The emptied error list of the last operation that ended (`spare.rs`).
+    spare_errors: Vec<String>,
+    /// The crash-loop back-off key's buffer, kept between checks (`spare.rs`).
+    spare_key: String,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
     pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), cri_reply::StepCalls>,
@@ -256,8 +265,11 @@ impl Kubelet {
             shutdown: ShutdownManager::new(&spec.config),
             crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
-            reason_cache: BTreeMap::new(),
+            reason_cache: Default::default(),
             ops: BTreeMap::new(),
+            spare_op_box: None,
+            spare_errors: Vec::new(),
+            spare_key: String::new(),
             worker_calls: BTreeMap::new(),
             spare_plan: Default::default(),
             mounted: Default::default(),

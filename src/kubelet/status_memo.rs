@@ -83,10 +83,7 @@ impl Kubelet {
 
     /// The reason cache's entries for `uid` (one range of the map, keyed by UID then name).
     fn cached_reasons(&self, uid: PodUid) -> impl Iterator<Item = (&str, &'static str)> {
-        self.reason_cache
-            .range((uid, String::new())..)
-            .take_while(move |((u, _), _)| *u == uid)
-            .map(|((_, n), r)| (n.as_str(), *r))
+        self.reason_cache.entries(uid)
     }
 
     /// The phase and the probe triggers of a generation the memo shows unchanged, or

@@ -19,7 +19,6 @@
 //! yet: ephemeral containers, spec-hash changes, volumes (mount/unmount are
 //! instantaneous).
 
-use super::api_statuses::set_cached_reason;
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
 use super::legacy::legacy_plan_kill;
 use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
@@ -426,6 +425,7 @@ impl Kubelet {
         });
         let mut op = Op::new(op_id, kind, work, pod, status, grace);
         op.plan = self.take_plan();
+        op.errors = self.take_errors();
         match kind {
             SyncKind::SyncPod => {
                 self.plan_sync_pod(ctx, uid, op);
@@ -536,14 +536,15 @@ impl Kubelet {
             true => 1,
             false => actions.containers_to_kill.len(),
         };
+        let mounted = self.mounted.contains(&uid);
         op.plan.reserve(
-            usize::from(!self.mounted.contains(&uid))
+            usize::from(!mounted)
                 + kills
                 + usize::from(actions.create_sandbox)
                 + actions.init_containers_to_start.len()
                 + actions.containers_to_start.len(),
         );
-        if !self.mounted.contains(&uid) {
+        if !mounted {
             op.plan.push_back(Step::MountVolumes);
         }
         if actions.kill_pod {
@@ -642,7 +643,7 @@ impl Kubelet {
                             .is_in_back_off_since_update(&key, ctx.now())
                     };
                     if in_image_backoff {
-                        set_cached_reason(&mut self.reason_cache, uid, &c.name, "ImagePullBackOff");
+                        self.reason_cache.set(uid, &c.name, "ImagePullBackOff");
                         op.errors.push(format!(
                             "ImagePullBackOff: back-off pulling image {:?}",
                             c.image
@@ -818,25 +819,28 @@ impl Kubelet {
             .iter()
             .find(|s| *s.name == *c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
-        // `name_namespace_uid_container`, built in one sized buffer.
+        // `name_namespace_uid_container`, built in the kept key buffer (`spare.rs`).
         let spec = &op.pod.spec;
-        let mut key =
-            String::with_capacity(spec.name.len() + spec.namespace.len() + c.name.len() + 16);
+        let mut key = self.take_key_buffer();
         for part in [spec.name.as_str(), "_", &*spec.namespace, "_"] {
             key.push_str(part);
         }
         uid.push_to(&mut key);
         key.push('_');
         key.push_str(&c.name);
-        if let Some(backoff) = self.crash_backoff.back_off_since(&key, ts, ctx.now()) {
-            set_cached_reason(&mut self.reason_cache, uid, &c.name, "CrashLoopBackOff");
+        let backoff = self.crash_backoff.back_off_since(&key, ts, ctx.now());
+        if backoff.is_none() {
+            self.crash_backoff.next(&key, ts, ctx.now());
+        }
+        self.put_key_buffer(key);
+        if let Some(backoff) = backoff {
+            self.reason_cache.set(uid, &c.name, "CrashLoopBackOff");
             ctx.emit(Transition::Note {
                 uid,
                 what: NoteKind::CrashLoopBackOff,
             });
             return Some(super::backoff::crash_loop_message(backoff, &c.name));
         }
-        self.crash_backoff.next(&key, ts, ctx.now());
         None
     }
 }
