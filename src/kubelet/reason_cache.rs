@@ -1,5 +1,8 @@
-//! `reasonCache` (`pkg/kubelet/kubelet_pods.go`, v1.31): the reason of the last failed
-//! start of each container, by pod UID and container name.
+//! `ReasonCache` (`pkg/kubelet/reason_cache.go`, v1.31; written by `SyncPod`'s results in
+//! `kubelet.go`, read by `convertToAPIContainerStatuses` in `kubelet_pods.go`): the reason
+//! of the last failed start of each container, by pod UID and container name. Upstream
+//! bounds it as an LRU of 1,000 entries; here it is not bounded, which differs only on a
+//! node with more than 1,000 containers failing to start at once.
 //!
 //! Kept per pod: a tree keyed by UID alone, each pod's entries a short list sorted by
 //! container name. A lookup compares integers down the tree and a name or two in the pod's
