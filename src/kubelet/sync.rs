@@ -28,8 +28,8 @@ use super::status::should_container_be_restarted;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::{
-    ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
-    RtState, RunningPod, SandboxId, Transition,
+    ApiPod, ApiPodStatus, ContainerId, CriError, PodPhase, PodUid, ProbeType, RestartPolicy,
+    RtPodStatus, RtState, RunningPod, SandboxId, Transition,
 };
 use crate::model::{NoteKind, PullPolicy, SyncStepKind};
 use crate::sim::{Dur, SimTime};
@@ -383,7 +383,15 @@ impl Kubelet {
     }
 
     /// Run one unit of work taken from the pending slot (the dispatch in `podWorkerLoop`).
-    pub(super) fn run_work(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, work: Work) {
+    /// `cached`: the PLEG cache's entry for the pod when the caller searched it already.
+    pub(super) fn run_work(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        work: Work,
+        cached: Option<Result<Arc<RtPodStatus>, CriError>>,
+    ) {
         let runtime_only = work.options.is_runtime_only();
         let kind = match work.work_type {
             WorkType::Sync => SyncKind::SyncPod,
@@ -400,7 +408,21 @@ impl Kubelet {
         let status = if runtime_only {
             Arc::new(RtPodStatus::default())
         } else {
-            match self.pleg.cache_get(uid) {
+            #[cfg(debug_assertions)]
+            if let Some(c) = &cached {
+                // The caller's entry is the one the cache holds now.
+                let now = self.pleg.cache_get(uid);
+                assert!(
+                    match (c, &now) {
+                        (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
+                        (Err(a), Err(b)) => a == b,
+                        _ => false,
+                    },
+                    "PLEG cache rule broken: a sync reads the entry its GetNewerThan found \
+                     (pod {uid})"
+                );
+            }
+            match cached.unwrap_or_else(|| self.pleg.cache_get(uid)) {
                 Ok(s) => s,
                 Err(e) => {
                     // GetNewerThan returned the inspection error: no sync runs, the worker

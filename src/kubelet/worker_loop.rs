@@ -546,12 +546,13 @@ impl Kubelet {
         let work = Work { work_type, options };
         let (op, min) = st.begin_sync(uid, &mut self.pw.next_op);
         if work.options.is_runtime_only() {
-            self.run_work(ctx, uid, op, work);
+            self.run_work(ctx, uid, op, work, None);
             return;
         }
-        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status.
-        if self.pleg.cache_is_newer(uid, min) {
-            self.run_work(ctx, uid, op, work);
+        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status
+        // (found on the same search the sync reads it from).
+        if let Some(cached) = self.pleg.cache_get_if_newer(uid, min) {
+            self.run_work(ctx, uid, op, work, Some(cached));
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));
@@ -562,7 +563,7 @@ impl Kubelet {
     pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
         if let Some((op, work)) = self.waiting_work.remove(&uid) {
             if self.pw.records.get(&uid).and_then(|s| s.op) == Some(op) {
-                self.run_work(ctx, uid, op, work);
+                self.run_work(ctx, uid, op, work, None);
             }
         }
     }
