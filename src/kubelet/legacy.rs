@@ -244,7 +244,8 @@ impl Kubelet {
             options,
         };
         if let Some(cached) = self.pleg.cache_get_if_newer(uid, min) {
-            self.run_work(ctx, uid, op, work, Some(cached));
+            let found = super::status_memo::Found { cached, memo: None };
+            self.run_work(ctx, uid, op, work, Some(found));
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));

@@ -115,6 +115,21 @@ impl Pleg {
         })
     }
 
+    /// Debug builds: `cached` is the entry the cache holds for `uid` now (the same shared
+    /// status, or the same error).
+    #[cfg(debug_assertions)]
+    pub(crate) fn assert_current(&self, uid: PodUid, cached: &Result<Arc<RtPodStatus>, CriError>) {
+        let same = match (cached, self.cache_get(uid)) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, &b),
+            (Err(a), Err(b)) => *a == b,
+            _ => false,
+        };
+        assert!(
+            same,
+            "PLEG cache rule broken: a sync reads the entry its GetNewerThan found (pod {uid})"
+        );
+    }
+
     /// The cache's entries in UID order: each pod's status, or its inspection's error.
     pub(crate) fn cached_statuses(
         &self,
