@@ -243,8 +243,9 @@ impl Kubelet {
             work_type: WorkType::Sync,
             options,
         };
-        if self.pleg.cache_is_newer(uid, min) {
-            self.run_work(ctx, uid, op, work);
+        if let Some(cached) = self.pleg.cache_get_if_newer(uid, min) {
+            let found = super::status_memo::Found { cached, memo: None };
+            self.run_work(ctx, uid, op, work, Some(found));
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));

@@ -97,6 +97,39 @@ impl Pleg {
         self.cache.get(&uid).is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)
     }
 
+    /// `GetNewerThan(uid, min)` when it would return now: the status `cache_get` gives, on
+    /// one search of the cache; `None` when the worker must wait for a newer one.
+    pub(crate) fn cache_get_if_newer(
+        &self,
+        uid: PodUid,
+        min: Option<SimTime>,
+    ) -> Option<Result<Arc<RtPodStatus>, CriError>> {
+        let after = |t: SimTime| min.is_none_or(|m| t > m);
+        let entry = self.cache.get(&uid);
+        if !(entry.is_some_and(|e| after(e.modified)) || self.global.is_some_and(after)) {
+            return None;
+        }
+        Some(match entry {
+            Some(e) => e.status.clone(),
+            None => Ok(self.empty.clone()),
+        })
+    }
+
+    /// Debug builds: `cached` is the entry the cache holds for `uid` now (the same shared
+    /// status, or the same error).
+    #[cfg(debug_assertions)]
+    pub(crate) fn assert_current(&self, uid: PodUid, cached: &Result<Arc<RtPodStatus>, CriError>) {
+        let same = match (cached, self.cache_get(uid)) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, &b),
+            (Err(a), Err(b)) => *a == b,
+            _ => false,
+        };
+        assert!(
+            same,
+            "PLEG cache rule broken: a sync reads the entry its GetNewerThan found (pod {uid})"
+        );
+    }
+
     /// The cache's entries in UID order: each pod's status, or its inspection's error.
     pub(crate) fn cached_statuses(
         &self,
@@ -413,5 +446,45 @@ mod tests {
         );
         assert!(p.cache_is_newer(PodUid(1), Some(SimTime(4))));
         assert!(!p.cache_is_newer(PodUid(1), Some(SimTime(5))));
+    }
+
+    #[test]
+    fn cache_get_if_newer_is_the_newer_test_then_the_get() {
+        let mut p = Pleg::new(Dur::secs(1));
+        let same = |p: &Pleg, uid: PodUid, min: Option<SimTime>| {
+            let got = p.cache_get_if_newer(uid, min);
+            assert_eq!(got.is_some(), p.cache_is_newer(uid, min));
+            if let Some(got) = got {
+                match (got, p.cache_get(uid)) {
+                    (Ok(a), Ok(b)) => assert!(Arc::ptr_eq(&a, &b)),
+                    (Err(a), Err(b)) => assert_eq!(a, b),
+                    _ => panic!("another answer than cache_get"),
+                }
+            }
+        };
+        let mins = [None, Some(SimTime(0)), Some(SimTime(4)), Some(SimTime(5))];
+        for min in mins {
+            same(&p, PodUid(1), min);
+        }
+        p.global = Some(SimTime(0));
+        p.cache.insert(
+            PodUid(1),
+            CacheEntry {
+                status: Ok(Arc::new(RtPodStatus::default())),
+                modified: SimTime(5),
+            },
+        );
+        p.cache.insert(
+            PodUid(2),
+            CacheEntry {
+                status: Err(CriError::Unavailable),
+                modified: SimTime(3),
+            },
+        );
+        for uid in [PodUid(1), PodUid(2), PodUid(3)] {
+            for min in mins {
+                same(&p, uid, min);
+            }
+        }
     }
 }

@@ -325,6 +325,8 @@ impl PodWorkers {
             "pod worker rule broken: a record is dropped only while it exists and no sync of \
              it runs ({uid})"
         );
+        // A slot the work queue keeps only as taken goes with the record.
+        self.work_queue.drop_taken(uid);
     }
 
     // ---- the sync operations of a worker ----

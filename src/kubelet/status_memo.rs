@@ -20,8 +20,8 @@ use super::prober::{ProbeKey, ProbeResult};
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::{
-    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodUid, ProbeType,
-    RtPodStatus,
+    ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, CriError, PodPhase, PodUid,
+    ProbeType, RtPodStatus,
 };
 use std::sync::Arc;
 
@@ -36,72 +36,68 @@ pub(crate) struct StatusMemo {
     reasons: Vec<(String, &'static str)>,
 }
 
-impl Kubelet {
-    /// `SyncPod`'s `generateAPIPodStatus(pod, podStatus, false)` and `SetPodStatus`;
-    /// returns the generated phase.
-    pub(super) fn sync_pod_status(
-        &mut self,
-        ctx: &mut Ctx,
-        pod: &Arc<ApiPod>,
-        rt: &Arc<RtPodStatus>,
-    ) -> PodPhase {
-        if let Some((phase, trigger)) = self.status_memo_hit(pod, rt) {
-            #[cfg(debug_assertions)]
-            self.check_status_memo(pod, rt, ctx.now(), &trigger);
-            for key in trigger {
-                self.probe_worker_trigger(ctx, &key);
-            }
-            return phase;
+/// What the pod worker looked up before a sync ran, so the sync does not search again:
+/// the PLEG cache's entry for the pod (`GetNewerThan`'s answer) and, for a `SyncPod`, the
+/// status memo's test run on the worker record the worker held (`None`: not run).
+pub(crate) struct Found {
+    pub(super) cached: Result<Arc<RtPodStatus>, CriError>,
+    pub(super) memo: Option<MemoHit>,
+}
+
+/// The parts of the kubelet a memo's test reads besides the pod's worker record: held
+/// apart so the pod worker can run the test on the record it holds (`worker_wake`), with
+/// no second search of the records.
+pub(super) struct MemoView<'a> {
+    statuses: &'a super::record_map::RecordMap<super::status::Versioned>,
+    reasons: &'a super::reason_cache::ReasonCache,
+    prober: &'a super::prober::ProbeManager,
+    legacy: bool,
+}
+
+/// What a memo's test found: the phase and the readiness probes to trigger of a
+/// generation that would change nothing, or `None` when the generation must run.
+pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>)>;
+
+impl<'a> MemoView<'a> {
+    /// The view of `k`'s parts other than the pod workers' records.
+    pub(super) fn of(
+        b: &super::profile::Behaviours,
+        statuses: &'a super::record_map::RecordMap<super::status::Versioned>,
+        reasons: &'a super::reason_cache::ReasonCache,
+        prober: &'a super::prober::ProbeManager,
+    ) -> Self {
+        MemoView {
+            statuses,
+            reasons,
+            prober,
+            legacy: !b.on(super::profile::Sw::PodWorkerOwnsLifecycle),
         }
-        let api = self.generate_api_pod_status(ctx, pod, rt, false);
-        let phase = api.phase;
-        let unchanged = self.set_pod_status_unchanged(ctx, pod, api);
-        let memo = if unchanged && self.status_memoizable(pod) {
-            self.status.statuses.get(&pod.uid).map(|v| StatusMemo {
-                pod: Arc::clone(pod),
-                rt: Arc::clone(rt),
-                cached: Arc::clone(&v.status),
-                reasons: self
-                    .cached_reasons(pod.uid)
-                    .map(|(n, r)| (n.to_owned(), r))
-                    .collect(),
-            })
-        } else {
-            None
-        };
-        if let Some(st) = self.pw.records.get_mut(&pod.uid) {
-            st.status_memo = memo;
-        }
-        phase
     }
 
     /// Whether a generation for `pod` depends only on what the memo compares: not the
     /// v1.21 design, no deletion (a forced write), no active deadline (the clock).
-    fn status_memoizable(&self, pod: &ApiPod) -> bool {
-        !self.legacy() && pod.deletion_timestamp.is_none() && pod.spec.active_deadline.0.is_none()
+    fn memoizable(&self, pod: &ApiPod) -> bool {
+        !self.legacy && pod.deletion_timestamp.is_none() && pod.spec.active_deadline.0.is_none()
     }
 
-    /// The reason cache's entries for `uid` (one range of the map, keyed by UID then name).
-    fn cached_reasons(&self, uid: PodUid) -> impl Iterator<Item = (&str, &'static str)> {
-        self.reason_cache.entries(uid)
-    }
-
-    /// The phase and the probe triggers of a generation the memo shows unchanged, or
-    /// `None` when it must run.
-    fn status_memo_hit(
+    /// The phase and the probe triggers of a generation `memo` (the pod's worker record's)
+    /// shows unchanged, or `None` when it must run.
+    pub(super) fn hit(
         &self,
+        memo: Option<&StatusMemo>,
         pod: &Arc<ApiPod>,
         rt: &Arc<RtPodStatus>,
-    ) -> Option<(PodPhase, Vec<ProbeKey>)> {
-        let memo = self.pw.records.get(&pod.uid)?.status_memo.as_ref()?;
-        let v = self.status.statuses.get(&pod.uid)?;
+    ) -> MemoHit {
+        let memo = memo?;
+        let v = self.statuses.get(&pod.uid)?;
         let same = Arc::ptr_eq(&memo.pod, pod)
             && Arc::ptr_eq(&memo.rt, rt)
             && Arc::ptr_eq(&memo.cached, &v.status);
         if !same
-            || !self.status_memoizable(pod)
+            || !self.memoizable(pod)
             || !self
-                .cached_reasons(pod.uid)
+                .reasons
+                .entries(pod.uid)
                 .eq(memo.reasons.iter().map(|(n, r)| (n.as_str(), *r)))
         {
             return None;
@@ -161,6 +157,80 @@ impl Kubelet {
             trigger.push(self.prober.worker(slot).key.clone());
         }
         (true, slot.is_none())
+    }
+}
+
+impl Kubelet {
+    /// `SyncPod`'s `generateAPIPodStatus(pod, podStatus, false)` and `SetPodStatus`;
+    /// returns the generated phase. `tested`: the memo's test, when the caller ran it
+    /// already on the pod's worker record (`MemoView::hit`); otherwise it runs here.
+    pub(super) fn sync_pod_status(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &Arc<ApiPod>,
+        rt: &Arc<RtPodStatus>,
+        tested: Option<MemoHit>,
+    ) -> PodPhase {
+        #[cfg(debug_assertions)]
+        if let Some(t) = &tested {
+            // The caller's test saw the inputs this sync sees.
+            assert_eq!(
+                *t,
+                self.status_memo_hit(pod, rt),
+                "status memo rule broken: the memo test run by the pod worker gives the \
+                 answer the sync's own test gives (pod {})",
+                pod.uid
+            );
+        }
+        let hit = match tested {
+            Some(t) => t,
+            None => self.status_memo_hit(pod, rt),
+        };
+        if let Some((phase, trigger)) = hit {
+            #[cfg(debug_assertions)]
+            self.check_status_memo(pod, rt, ctx.now(), &trigger);
+            for key in trigger {
+                self.probe_worker_trigger(ctx, &key);
+            }
+            return phase;
+        }
+        let api = self.generate_api_pod_status(ctx, pod, rt, false);
+        let phase = api.phase;
+        let unchanged = self.set_pod_status_unchanged(ctx, pod, api);
+        let memo = if unchanged && self.memo_view().memoizable(pod) {
+            self.status.statuses.get(&pod.uid).map(|v| StatusMemo {
+                pod: Arc::clone(pod),
+                rt: Arc::clone(rt),
+                cached: Arc::clone(&v.status),
+                reasons: self
+                    .reason_cache
+                    .entries(pod.uid)
+                    .map(|(n, r)| (n.to_owned(), r))
+                    .collect(),
+            })
+        } else {
+            None
+        };
+        if let Some(st) = self.pw.records.get_mut(&pod.uid) {
+            st.status_memo = memo;
+        }
+        phase
+    }
+
+    /// The view a memo's test reads.
+    pub(super) fn memo_view(&self) -> MemoView<'_> {
+        MemoView::of(
+            &self.b,
+            &self.status.statuses,
+            &self.reason_cache,
+            &self.prober,
+        )
+    }
+
+    /// The memo's test on the pod's worker record, looked up.
+    fn status_memo_hit(&self, pod: &Arc<ApiPod>, rt: &Arc<RtPodStatus>) -> MemoHit {
+        let memo = self.pw.records.get(&pod.uid)?.status_memo.as_ref();
+        self.memo_view().hit(memo, pod, rt)
     }
 
     /// Debug builds: the skipped generation, run in full, gives a status `SetPodStatus`

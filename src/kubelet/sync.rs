@@ -25,6 +25,7 @@ use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
+use super::status_memo::{Found, MemoHit};
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::{
@@ -383,7 +384,19 @@ impl Kubelet {
     }
 
     /// Run one unit of work taken from the pending slot (the dispatch in `podWorkerLoop`).
-    pub(super) fn run_work(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64, work: Work) {
+    /// `found`: what the caller looked up already (see [`Found`]).
+    pub(super) fn run_work(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op_id: u64,
+        work: Work,
+        found: Option<Found>,
+    ) {
+        let (cached, tested) = match found {
+            Some(f) => (Some(f.cached), f.memo),
+            None => (None, None),
+        };
         let runtime_only = work.options.is_runtime_only();
         let kind = match work.work_type {
             WorkType::Sync => SyncKind::SyncPod,
@@ -400,7 +413,11 @@ impl Kubelet {
         let status = if runtime_only {
             Arc::new(RtPodStatus::default())
         } else {
-            match self.pleg.cache_get(uid) {
+            #[cfg(debug_assertions)]
+            if let Some(c) = &cached {
+                self.pleg.assert_current(uid, c);
+            }
+            match cached.unwrap_or_else(|| self.pleg.cache_get(uid)) {
                 Ok(s) => s,
                 Err(e) => {
                     // GetNewerThan returned the inspection error: no sync runs, the worker
@@ -428,7 +445,7 @@ impl Kubelet {
         op.errors = self.take_errors();
         match kind {
             SyncKind::SyncPod => {
-                self.plan_sync_pod(ctx, uid, op);
+                self.plan_sync_pod(ctx, uid, op, tested);
                 return;
             }
             SyncKind::SyncTerminatingPod => {
@@ -483,14 +500,14 @@ impl Kubelet {
 
     /// `SyncPod`: write the generated status, then plan the runtime's `SyncPod` (or end
     /// the sync at once for a terminal phase).
-    fn plan_sync_pod(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+    fn plan_sync_pod(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, tested: Option<MemoHit>) {
         if self.legacy() && self.legacy_sync_pod_kill(ctx, &mut op) {
             self.advance(ctx, uid, op);
             return;
         }
         // generateAPIPodStatus and SetPodStatus (skipped when nothing they read changed
         // since they last wrote nothing: `status_memo.rs`).
-        let phase = self.sync_pod_status(ctx, &op.pod, &op.status);
+        let phase = self.sync_pod_status(ctx, &op.pod, &op.status, tested);
         let terminal = phase.is_terminal();
         let failed = phase == PodPhase::Failed;
         if terminal && failed && self.legacy() {

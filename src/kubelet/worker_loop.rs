@@ -10,6 +10,8 @@ use super::pod_workers::{
     UpdatePodOptions, UpdateType, Work, WorkType,
 };
 use super::profile::Sw;
+use super::status_memo::Found;
+use super::status_memo::MemoView;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
@@ -546,12 +548,26 @@ impl Kubelet {
         let work = Work { work_type, options };
         let (op, min) = st.begin_sync(uid, &mut self.pw.next_op);
         if work.options.is_runtime_only() {
-            self.run_work(ctx, uid, op, work);
+            self.run_work(ctx, uid, op, work, None);
             return;
         }
-        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status.
-        if self.pleg.cache_is_newer(uid, min) {
-            self.run_work(ctx, uid, op, work);
+        // podCache.GetNewerThan(uid, lastSyncTime): blocks until the PLEG has a newer status
+        // (found on the same search the sync reads it from).
+        if let Some(cached) = self.pleg.cache_get_if_newer(uid, min) {
+            // A `SyncPod`'s status memo is tested here, on the record held.
+            let memo = match (&cached, work.work_type, &work.options.pod) {
+                (Ok(rt), WorkType::Sync, Some(pod)) => {
+                    let view = MemoView::of(
+                        &self.b,
+                        &self.status.statuses,
+                        &self.reason_cache,
+                        &self.prober,
+                    );
+                    Some(view.hit(st.status_memo.as_ref(), pod, rt))
+                }
+                _ => None,
+            };
+            self.run_work(ctx, uid, op, work, Some(Found { cached, memo }));
         } else {
             self.pleg.add_waiter(uid, min);
             self.waiting_work.insert(uid, (op, work));
@@ -562,7 +578,7 @@ impl Kubelet {
     pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
         if let Some((op, work)) = self.waiting_work.remove(&uid) {
             if self.pw.records.get(&uid).and_then(|s| s.op) == Some(op) {
-                self.run_work(ctx, uid, op, work);
+                self.run_work(ctx, uid, op, work, None);
             }
         }
     }

@@ -307,11 +307,11 @@ impl PodSyncStatus {
         };
         // A runtime-only update does not replace a real pod already known.
         if !(other.is_runtime_only() && active.pod.is_some()) {
-            active.pod.clone_from(&other.pod);
+            assign_shared(&mut active.pod, &other.pod);
         }
-        active.running_pod.clone_from(&other.running_pod);
+        assign_shared(&mut active.running_pod, &other.running_pod);
         if other.mirror.is_some() {
-            active.mirror.clone_from(&other.mirror);
+            assign_shared(&mut active.mirror, &other.mirror);
         }
         if let Some(k) = &other.kill {
             active.kill = Some(Box::new(KillPodOptions {
@@ -321,5 +321,43 @@ impl PodSyncStatus {
                 grace_override: k.grace_override,
             }));
         }
+    }
+}
+
+/// `*slot = from.clone()` for a shared object, skipping the count's increment and
+/// decrement when the slot already holds the same object (a resync's update carries the
+/// pod object the last update did).
+fn assign_shared<T>(slot: &mut Option<std::sync::Arc<T>>, from: &Option<std::sync::Arc<T>>) {
+    let same = match (&*slot, from) {
+        (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    };
+    if !same {
+        slot.clone_from(from);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assign_shared;
+    use std::sync::Arc;
+
+    #[test]
+    fn assign_shared_gives_the_source_object_and_counts_it_once() {
+        let (a, b) = (Arc::new(1), Arc::new(1));
+        let mut slot = None;
+        assign_shared(&mut slot, &Some(Arc::clone(&a)));
+        assert!(slot.as_ref().is_some_and(|s| Arc::ptr_eq(s, &a)));
+        // The same object again: one count for the slot, as before.
+        assign_shared(&mut slot, &Some(Arc::clone(&a)));
+        assert_eq!(Arc::strong_count(&a), 2);
+        // An equal but other object replaces it (by identity, not by value).
+        assign_shared(&mut slot, &Some(Arc::clone(&b)));
+        assert!(slot.as_ref().is_some_and(|s| Arc::ptr_eq(s, &b)));
+        assert_eq!(Arc::strong_count(&a), 1);
+        assign_shared(&mut slot, &None);
+        assert!(slot.is_none());
+        assert_eq!(Arc::strong_count(&b), 1);
     }
 }

@@ -11,22 +11,45 @@ use std::collections::BTreeMap;
 /// until its time passes and is then skipped (it no longer matches `due`), so an
 /// `Enqueue` costs one map insert and one heap push instead of two search-tree updates.
 /// `GetWork` pops in (time, UID) order, the order a sorted set of the live entries gives.
+///
+/// A UID `GetWork` takes keeps its slot in `due`, marked [`TAKEN`]: its worker syncs it and
+/// queues it again when the sync ends, and writing the time into a slot that exists costs
+/// less than removing the key and inserting it again. Only [`WorkQueue::remove`] drops a
+/// slot (the UID's record is forgotten).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WorkQueue {
     due: BTreeMap<PodUid, SimTime>,
     by_time: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, PodUid)>>,
 }
 
+/// The mark of a slot whose UID `GetWork` took (no due time; no heap entry has it).
+const TAKEN: SimTime = SimTime(u64::MAX);
+
 impl WorkQueue {
     /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
     pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
-        let old = self.due.insert(uid, at);
+        debug_assert!(at != TAKEN, "a due time is never the taken mark");
+        let old = match self.due.entry(uid) {
+            std::collections::btree_map::Entry::Occupied(mut e) => Some(e.insert(at)),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(at);
+                None
+            }
+        };
         if old != Some(at) {
             self.by_time.push(std::cmp::Reverse((at, uid)));
         }
     }
     pub(crate) fn remove(&mut self, uid: PodUid) {
         self.due.remove(&uid);
+    }
+    /// Drop `uid`'s slot if it is only marked taken (no due time: the same as no slot).
+    pub(crate) fn drop_taken(&mut self, uid: PodUid) {
+        if let std::collections::btree_map::Entry::Occupied(e) = self.due.entry(uid) {
+            if *e.get() == TAKEN {
+                e.remove();
+            }
+        }
     }
     /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order,
     /// written to `out` (cleared first; a buffer the caller keeps).
@@ -36,7 +59,7 @@ impl WorkQueue {
             let mut v: Vec<(SimTime, PodUid)> = self
                 .due
                 .iter()
-                .filter(|(_, t)| **t <= now)
+                .filter(|(_, t)| **t <= now && **t != TAKEN)
                 .map(|(u, t)| (*t, *u))
                 .collect();
             v.sort();
@@ -49,10 +72,10 @@ impl WorkQueue {
             }
             self.by_time.pop();
             // A stale entry (replaced, removed, or already taken) is skipped; a live one is
-            // taken on the same search of `due`.
-            if let std::collections::btree_map::Entry::Occupied(e) = self.due.entry(uid) {
-                if *e.get() == t {
-                    e.remove();
+            // marked taken on the same search of `due`.
+            if let Some(slot) = self.due.get_mut(&uid) {
+                if *slot == t {
+                    *slot = TAKEN;
                     out.push(uid);
                 }
             }
@@ -87,5 +110,34 @@ mod tests {
         assert!(out.is_empty());
         q.get_work_into(SimTime(50), &mut out);
         assert_eq!(out, [PodUid(4)]);
+    }
+
+    #[test]
+    fn a_taken_uid_keeps_its_slot_and_is_due_again_only_when_queued_again() {
+        let mut q = WorkQueue::default();
+        q.enqueue(PodUid(1), SimTime(10));
+        q.enqueue(PodUid(2), SimTime(10));
+        let mut out = Vec::new();
+        q.get_work_into(SimTime(10), &mut out);
+        assert_eq!(out, [PodUid(1), PodUid(2)]);
+        assert_eq!(q.due.get(&PodUid(1)), Some(&TAKEN));
+        // A taken slot is never due, even at the end of time.
+        q.get_work_into(SimTime(u64::MAX), &mut out);
+        assert!(out.is_empty());
+        // Queued again at the time it was taken at: due again (the slot's old time is
+        // gone, so the heap gets the entry again).
+        q.enqueue(PodUid(1), SimTime(10));
+        q.enqueue(PodUid(2), SimTime(40));
+        q.remove(PodUid(2));
+        q.get_work_into(SimTime(50), &mut out);
+        assert_eq!(out, [PodUid(1)]);
+        assert_eq!(q.due.len(), 1);
+        // Dropping a taken slot leaves a live one alone.
+        q.enqueue(PodUid(3), SimTime(60));
+        q.drop_taken(PodUid(1));
+        q.drop_taken(PodUid(3));
+        assert_eq!(q.due.len(), 1);
+        q.get_work_into(SimTime(60), &mut out);
+        assert_eq!(out, [PodUid(3)]);
     }
 }
