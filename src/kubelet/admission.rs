@@ -110,12 +110,43 @@ pub(crate) fn is_critical_pod(pod: &ApiPod) -> bool {
     pod.static_pod || pod.mirror_of.is_some() || pod.spec.priority >= SYSTEM_CRITICAL_PRIORITY
 }
 
+/// What the resource fit reads of the active pods other than the one admitted: how many
+/// there are, and (when the pod asks for CPU or memory) the sum of their requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ActiveUse {
+    pub(crate) pods: u64,
+    pub(crate) used: Resources,
+}
+
+impl ActiveUse {
+    /// Count one active pod, adding its requests if `sum` (a saturating sum: its value does
+    /// not depend on the order the pods come in).
+    fn add(&mut self, spec: &PodSpec, sum: bool) {
+        self.pods += 1;
+        if sum {
+            let r = pod_requests(spec);
+            self.used.cpu_milli = self.used.cpu_milli.saturating_add(r.cpu_milli);
+            self.used.memory_bytes = self.used.memory_bytes.saturating_add(r.memory_bytes);
+        }
+    }
+
+    /// The use of a list of active pods.
+    pub(crate) fn of<'a>(pods: impl IntoIterator<Item = &'a Arc<ApiPod>>, sum: bool) -> Self {
+        let mut u = ActiveUse::default();
+        for p in pods {
+            u.add(&p.spec, sum);
+        }
+        u
+    }
+}
+
 /// The predicate handler's resource fit (`fitsRequest`): the first insufficient resource
-/// in upstream's order (pods, cpu, memory) as (reason, message).
+/// in upstream's order (pods, cpu, memory) as (reason, message). `others` must hold the
+/// requests' sum if the pod asks for CPU or memory.
 fn resource_fit(
     alloc: &Allocatable,
     pod: &ApiPod,
-    others: &[Arc<ApiPod>],
+    others: &ActiveUse,
 ) -> Option<(RejectReason, String)> {
     let insufficient = |reason: RejectReason, requested: u64, used: u64, capacity: u64| {
         // The resource's name is what follows `OutOf` in upstream's reason.
@@ -127,19 +158,14 @@ fn resource_fit(
             ),
         ))
     };
-    if others.len() as u64 + 1 > alloc.pods {
-        return insufficient(RejectReason::OutOfPods, 1, others.len() as u64, alloc.pods);
+    if others.pods + 1 > alloc.pods {
+        return insufficient(RejectReason::OutOfPods, 1, others.pods, alloc.pods);
     }
     let want = pod_requests(&pod.spec);
     if want == Resources::default() {
         return None;
     }
-    let mut used = Resources::default();
-    for p in others {
-        let r = pod_requests(&p.spec);
-        used.cpu_milli = used.cpu_milli.saturating_add(r.cpu_milli);
-        used.memory_bytes = used.memory_bytes.saturating_add(r.memory_bytes);
-    }
+    let used = others.used;
     if want.cpu_milli > 0 && want.cpu_milli > alloc.cpu_milli.saturating_sub(used.cpu_milli) {
         return insufficient(
             RejectReason::OutOfCpu,
@@ -189,23 +215,29 @@ impl Kubelet {
     }
 
     /// `filterOutInactivePods` over the pod manager's pods other than `uid`, as admission
-    /// asks for them, visiting only `config.candidates` (the pods skipped are inactive).
-    /// Debug builds check the answer against the scan of every pod.
-    pub(crate) fn active_pods_for_admission(&mut self, uid: PodUid) -> Vec<Arc<ApiPod>> {
-        let config = &mut self.config;
-        // `retain` visits in ascending order: the pod map is walked beside it.
-        let mut in_config = Cursor::new(&config.pods);
-        config.candidates.retain(|u| in_config.seek(u).is_some());
-        // `filterOutInactivePods` over the candidates, with the pod manager's, the pod
-        // workers' and the status manager's maps walked beside them in UID order.
-        let (mut pods, mut records) = (
-            Cursor::new(&self.config.pods),
-            Cursor::new(&self.pw.records),
-        );
-        let mut statuses = Cursor::new(&self.status.statuses);
-        let mut active = Vec::new();
-        for u in self.config.candidates.iter().filter(|u| **u != uid) {
-            let Some(p) = pods.seek(u) else { continue };
+    /// asks for them, reduced to what the resource fit reads of them (their number, and
+    /// their requests' sum if `sum`), visiting only `config.candidates` (the pods skipped
+    /// are inactive). One walk visits them, with the pod manager's, the pod workers' and
+    /// the status manager's maps walked beside it in UID order, and notes those gone from
+    /// config, dropped after it; no list of the active pods is built. Debug builds
+    /// check the answer against the scan of every pod.
+    pub(crate) fn active_use_for_admission(&mut self, uid: PodUid, sum: bool) -> ActiveUse {
+        let (config, pw, status) = (&self.config, &self.pw, &self.status);
+        let mut pods = Cursor::new(&config.pods);
+        let mut records = Cursor::new(&pw.records);
+        let mut statuses = Cursor::new(&status.statuses);
+        let mut active = ActiveUse::default();
+        // The candidates gone from config, dropped after the walk (rarely any: a plain walk
+        // costs less than `retain`'s).
+        let mut gone = Vec::new();
+        for u in &config.candidates {
+            let Some(p) = pods.seek(u) else {
+                gone.push(*u);
+                continue;
+            };
+            if *u == uid {
+                continue;
+            }
             let record = records.seek(u);
             if record.is_some_and(|s| s.is_terminated()) {
                 continue; // isPodKnownTerminated
@@ -215,17 +247,19 @@ impl Kubelet {
                 || statuses
                     .seek(u)
                     .is_some_and(|v| v.status.phase.is_terminal());
-            if terminal && !record.is_some_and(|s| s.is_termination_requested()) {
-                continue;
+            if !terminal || record.is_some_and(|s| s.is_termination_requested()) {
+                active.add(&p.spec, sum);
             }
-            active.push(Arc::clone(p));
+        }
+        for u in &gone {
+            self.config.candidates.remove(u);
         }
         debug_assert_eq!(
-            active.iter().map(|p| p.uid).collect::<Vec<_>>(),
-            self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != uid))
-                .iter()
-                .map(|p| p.uid)
-                .collect::<Vec<_>>(),
+            active,
+            ActiveUse::of(
+                &self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != uid)),
+                sum
+            ),
             "admission's candidate pods miss an active pod"
         );
         active
@@ -254,7 +288,7 @@ impl Kubelet {
     pub(crate) fn admission_reason(
         &self,
         pod: &ApiPod,
-        active: &[Arc<ApiPod>],
+        active: &ActiveUse,
     ) -> Option<(RejectReason, String)> {
         // Upstream's admit handlers in registration order: the eviction manager, the
         // predicate handler (resource fit), the graceful node shutdown manager.
@@ -317,26 +351,50 @@ mod tests {
             pods: 2,
         };
         let two = [pod(1, 1000, 0), pod(2, 500, 0)];
-        let (r, m) = resource_fit(&alloc, &pod(3, 0, 0), &two).unwrap();
+        let (r, m) = resource_fit(&alloc, &pod(3, 0, 0), &ActiveUse::of(&two, true)).unwrap();
         assert_eq!(r.as_str(), "OutOfpods");
         assert_eq!(
             m,
             "Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2"
         );
         let one = [pod(1, 1500, 0)];
-        assert_eq!(resource_fit(&alloc, &pod(3, 500, 0), &one), None);
         assert_eq!(
-            resource_fit(&alloc, &pod(3, 501, 0), &one).unwrap().0,
+            resource_fit(&alloc, &pod(3, 500, 0), &ActiveUse::of(&one, true)),
+            None
+        );
+        assert_eq!(
+            resource_fit(&alloc, &pod(3, 501, 0), &ActiveUse::of(&one, true))
+                .unwrap()
+                .0,
             RejectReason::OutOfCpu
         );
         assert_eq!(
-            resource_fit(&alloc, &pod(3, 0, (1 << 30) + 1), &[])
+            resource_fit(&alloc, &pod(3, 0, (1 << 30) + 1), &ActiveUse::default())
                 .unwrap()
                 .0,
             RejectReason::OutOfMemory
         );
         // A pod without requests only needs a pod slot.
-        assert_eq!(resource_fit(&alloc, &pod(3, 0, 0), &one), None);
+        assert_eq!(
+            resource_fit(&alloc, &pod(3, 0, 0), &ActiveUse::of(&one, true)),
+            None
+        );
+    }
+
+    #[test]
+    fn active_use_counts_pods_and_sums_requests_only_when_asked() {
+        let pods = [pod(1, 1000, 1 << 20), pod(2, 500, 0), pod(3, u64::MAX, 1)];
+        let counted = ActiveUse::of(&pods, false);
+        assert_eq!(counted.pods, 3);
+        assert_eq!(counted.used, Resources::default());
+        let summed = ActiveUse::of(&pods, true);
+        assert_eq!(summed.pods, 3);
+        // The sum saturates, whatever the order of the pods.
+        assert_eq!(summed.used.cpu_milli, u64::MAX);
+        assert_eq!(summed.used.memory_bytes, (1 << 20) + 1);
+        let reversed: Vec<_> = pods.iter().rev().cloned().collect();
+        assert_eq!(ActiveUse::of(&reversed, true), summed);
+        assert_eq!(ActiveUse::of(&[], true), ActiveUse::default());
     }
 
     #[test]

@@ -9,11 +9,13 @@
 //! `nodeshutdown.rs`). The static-pod file source is modelled (changes arrive at once, as
 //! with inotify); the HTTP source is not.
 
+use super::admission::{pod_requests, ActiveUse};
+use super::eviction_signals::has_local_storage_limits;
 use super::pod_workers::UpdatePodOptions;
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{ApiPod, PodUid, Transition};
+use crate::model::{ApiPod, PodUid, Resources, Transition};
 use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,12 +36,16 @@ pub(crate) struct PodManager {
     /// (`UpdatePod`), so all but pods rejected at admission and never updated since
     /// (inactive: terminal in the status manager, no pod worker). UIDs gone from `pods`
     /// are dropped at the next scan. Keeps the scan proportional to the admitted pods,
-    /// not to every pod the node ever rejected (`admission::active_pods_for_admission`).
+    /// not to every pod the node ever rejected (`admission::active_use_for_admission`).
     pub(crate) candidates: BTreeSet<PodUid>,
     /// The UIDs in `pods` whose spec sets `activeDeadlineSeconds`: the only pods the
     /// active-deadline handler can ask to sync, so `getPodsToSync` asks it about these
     /// alone instead of every pod at every sync-loop tick (kept by `put` and `remove`).
     with_deadline: BTreeSet<PodUid>,
+    /// How many pods in `pods` set a local storage limit (an ephemeral-storage limit or an
+    /// `emptyDir` size limit): while none does, the eviction manager's local storage pass
+    /// has nothing to check and skips its walk of the specs (kept by `put` and `remove`).
+    storage_limited: usize,
     /// UIDs added to or removed from `pods` (read by housekeeping's `SyncKnownPods`).
     pub(crate) changed: super::record_map::ChangeLog,
     /// UIDs whose pod was added, replaced or removed, and every UID at a mirror pod's
@@ -56,8 +62,10 @@ impl PodManager {
             self.with_deadline.remove(&pod.uid);
         }
         let uid = pod.uid;
-        if self.pods.insert(uid, pod).is_none() {
-            self.changed.note(uid, self.pods.len());
+        self.storage_limited += usize::from(has_local_storage_limits(&pod.spec));
+        match self.pods.insert(uid, pod) {
+            None => self.changed.note(uid, self.pods.len()),
+            Some(old) => self.storage_limited -= usize::from(has_local_storage_limits(&old.spec)),
         }
         self.touched.note(uid, self.pods.len());
     }
@@ -65,10 +73,24 @@ impl PodManager {
     /// Remove a pod (`pods.remove`, keeping `with_deadline` in step).
     pub(crate) fn remove(&mut self, uid: PodUid) {
         self.with_deadline.remove(&uid);
-        if self.pods.remove(&uid).is_some() {
+        if let Some(old) = self.pods.remove(&uid) {
+            self.storage_limited -= usize::from(has_local_storage_limits(&old.spec));
             self.changed.note(uid, self.pods.len());
             self.touched.note(uid, self.pods.len());
         }
+    }
+
+    /// Whether some pod in config sets a local storage limit (debug builds check the kept
+    /// count against a scan of every spec).
+    pub(crate) fn any_storage_limited(&self) -> bool {
+        debug_assert_eq!(
+            self.storage_limited,
+            (self.pods.values())
+                .filter(|p| has_local_storage_limits(&p.spec))
+                .count(),
+            "pod manager's count of pods with local storage limits out of step"
+        );
+        self.storage_limited > 0
     }
 
     /// The pods with an active deadline, in UID order.
@@ -232,9 +254,10 @@ impl Kubelet {
         let needs_admission =
             !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal();
         let active = if needs_admission && self.admission_needs_active(&pod) {
-            self.active_pods_for_admission(pod.uid)
+            let sum = pod_requests(&pod.spec) != Resources::default();
+            self.active_use_for_admission(pod.uid, sum)
         } else {
-            Vec::new()
+            ActiveUse::default()
         };
         self.config.put(pod.clone());
         self.objects_on_pod_manager_update(ctx, &pod);
@@ -350,5 +373,49 @@ impl Kubelet {
                 self.dispatch_work(ctx, opts);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerSpec, EmptyDir, PodSpec, RestartPolicy};
+
+    fn pod(uid: u32, ephemeral_limit: u64) -> Arc<ApiPod> {
+        let mut c = ContainerSpec::named("c", "img");
+        c.ephemeral.limit = ephemeral_limit;
+        Arc::new(ApiPod::new(
+            PodUid(uid),
+            PodSpec::new("p", "default", RestartPolicy::Always, vec![c]),
+        ))
+    }
+
+    #[test]
+    fn the_count_of_pods_with_storage_limits_follows_puts_and_removes() {
+        let mut m = PodManager::default();
+        assert!(!m.any_storage_limited());
+        m.put(pod(1, 0));
+        assert!(!m.any_storage_limited());
+        m.put(pod(2, 100));
+        assert!(m.any_storage_limited());
+        // Replacing a limited pod by one without a limit, and back.
+        m.put(pod(2, 0));
+        assert!(!m.any_storage_limited());
+        let mut with_dir = (*pod(1, 0)).clone();
+        Arc::make_mut(&mut with_dir.spec)
+            .empty_dirs
+            .0
+            .push(EmptyDir {
+                name: "scratch".into(),
+                size_limit: Some(1 << 20),
+                usage: Default::default(),
+            });
+        m.put(Arc::new(with_dir));
+        assert!(m.any_storage_limited());
+        m.remove(PodUid(1));
+        assert!(!m.any_storage_limited());
+        // Removing a pod not in config changes nothing.
+        m.remove(PodUid(7));
+        assert_eq!(m.storage_limited, 0);
     }
 }

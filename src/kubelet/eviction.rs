@@ -476,13 +476,10 @@ impl Kubelet {
     /// such pod in the round, one blocking kill after the other; here the round ends with
     /// the first and the next round (right after its cleanup) finds the next.
     fn local_storage_eviction(&mut self, ctx: &mut Ctx) -> bool {
-        // A scan of the specs first: without any limit the O(pods) filter of the active pods
-        // and the per-pod summary are skipped (the decision is the same).
-        let pods = self.config.pods.values();
-        if !pods
-            .into_iter()
-            .any(|p| signals::has_local_storage_limits(&p.spec))
-        {
+        // Without any limit in config the O(pods) filter of the active pods and the per-pod
+        // summary are skipped (the decision is the same); the pod manager counts the pods
+        // with a limit as they come and go, so this costs no walk of the specs.
+        if !self.config.any_storage_limited() {
             return false;
         }
         let active = self.active_pods();

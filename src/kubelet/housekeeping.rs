@@ -179,7 +179,9 @@ impl Kubelet {
         } else {
             let mut reps = rep.iter().peekable();
             let mut visit = |uid: PodUid| {
-                let orphan = ctx.pod_listed_running(uid) && !possibly_running(working.get(&uid));
+                // Most visits are of pods a worker syncs: the report answers them without
+                // asking the runtime (both tests are pure, so their order is free).
+                let orphan = !possibly_running(working.get(&uid)) && ctx.pod_listed_running(uid);
                 match (orphans.binary_search(&uid), orphan) {
                     (Err(i), true) => orphans.insert(i, uid),
                     (Ok(i), false) => {

@@ -176,8 +176,8 @@ impl KnownReport {
             self.orphans -= usize::from(self.pods.0[i].1.orphan);
         }
         let acted = self.act.binary_search(&uid);
-        let unknown = self.unknown.binary_search(&uid);
         let Some(st) = records.get(&uid) else {
+            let unknown = self.unknown.binary_search(&uid);
             if let Ok(i) = at {
                 self.pods.0.remove(i);
             }
@@ -194,8 +194,13 @@ impl KnownReport {
             }
             return;
         };
-        if let Ok(i) = unknown {
-            self.unknown.remove(i);
+        // A UID with an entry had a record, so it is not among the unknown pods: the list
+        // is searched only when the record is new (debug builds check).
+        debug_assert!(at.is_err() || self.unknown.binary_search(&uid).is_err());
+        if at.is_err() {
+            if let Ok(i) = self.unknown.binary_search(&uid) {
+                self.unknown.remove(i);
+            }
         }
         let orphan = match at {
             Ok(i) if !named => self.pods.0[i].1.orphan,

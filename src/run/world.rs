@@ -434,24 +434,27 @@ impl World {
     /// The status manager's GET + PATCH for `uid` reaches the API server.
     fn api_status_sync(&mut self, uid: PodUid) {
         // GET by namespace/name, as the status manager does.
+        // The objects the kubelet reads are shared, not copied: the API server changes a
+        // pod by copy on write, so a held object keeps what it held when taken.
         let current = self
             .kubelet
             .status_get_key(uid)
             .and_then(|(namespace, name)| self.api.get_by_name(uid, namespace, name))
-            .map(|p| (**p).clone());
+            .cloned();
         let patch = {
             let (kubelet, mut ctx) = self.kubelet_ctx();
-            kubelet.status_on_get(&mut ctx, uid, current.as_ref())
+            kubelet.status_on_get(&mut ctx, uid, current.as_deref())
         };
         if let Some(status) = patch {
             // The object found by name: the pod itself, or a static pod's mirror.
             let target = current.as_ref().map_or(uid, |p| p.uid);
-            let after = self
-                .api
+            // Let go of the object before the PATCH, which may then change it in place.
+            drop(current);
+            let after = (self.api)
                 .patch_status(&mut self.sim, &mut self.trace, target, status)
                 .cloned();
             let (kubelet, mut ctx) = self.kubelet_ctx();
-            kubelet.status_on_api_patched(&mut ctx, uid, after.as_ref());
+            kubelet.status_on_api_patched(&mut ctx, uid, after.as_deref());
         }
     }
 

@@ -480,12 +480,12 @@ impl ApiServer {
         trace: &mut Tracer,
         uid: PodUid,
         status: Arc<ApiPodStatus>,
-    ) -> Option<&ApiPod> {
+    ) -> Option<&Arc<ApiPod>> {
         let now = sim.now();
         let rv = self.next_rv;
         let shared = self.pods.get_mut(&uid)?;
         if Arc::ptr_eq(&shared.status, &status) || shared.status == status {
-            return self.get(uid);
+            return self.pods.get(&uid);
         }
         let pod = Arc::make_mut(shared);
         let phase_changed = pod.status.phase != status.phase;
@@ -553,7 +553,7 @@ impl ApiServer {
         );
         let snapshot = shared.clone();
         self.notify(sim, WatchKind::Modified, snapshot);
-        self.get(uid)
+        self.pods.get(&uid)
     }
 
     /// Another controller sets one condition of a pod's status (replacing the condition of
