@@ -141,10 +141,12 @@ impl Oracle {
     }
 
     /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
-    /// workers were told nothing (S8), whose name and ring the oracle has: the pod's history
-    /// and [`Facts::container`] take it in, and no check is needed. It makes no call (so
-    /// [`Oracle::probe_run`] saves no registers on its way); false, having changed
-    /// nothing, for any other probe, which then takes [`Oracle::probe`].
+    /// workers were told nothing (S8), whose ring the oracle has: the pod's history and
+    /// [`Facts::container`] take it in, and no check is needed. The probes checker's
+    /// record of the pod gives the container's interned name (the probe carries the
+    /// shared name the cache was confirmed with), so the name is not looked up. It makes
+    /// no call (so [`Oracle::probe_run`] saves no registers on its way); false, having
+    /// changed nothing, for any other probe, which then takes [`Oracle::probe`].
     #[inline(always)]
     fn quiet_probe(&mut self, at: SimTime, tr: &Transition) -> bool {
         let Transition::Probe {
@@ -157,12 +159,9 @@ impl Oracle {
             return false;
         };
         let uid = *uid;
-        let Some(name) = self.facts.syms.hinted(container) else {
+        let Some(name) = self.checkers.quiet_probe(uid, container, *kind) else {
             return false;
         };
-        if !self.checkers.quiet_probe(uid, name) {
-            return false;
-        }
         // The one change, made last: nothing else is left to undo when there is no ring.
         // (A pod with a ring has its facts: every push follows `Facts::pod_mut`.)
         if !self
@@ -174,13 +173,21 @@ impl Oracle {
         }
         debug_assert!(self.facts.get(uid).is_some(), "{uid} has a ring, no facts");
         self.facts.container = name;
-        // Debug builds check the cache's claim in full: an instance of it runs now.
+        // Debug builds check the cache's claims in full: `name` is the container's interned
+        // name, and an instance of it runs now.
         #[cfg(debug_assertions)]
-        assert_eq!(
-            checkers::probes::runs_now(self.facts.pod(uid), name),
-            (true, true),
-            "quiet probe of {uid}'s container {container}: no instance of it runs"
-        );
+        {
+            assert!(
+                self.facts.syms.holds(name, container),
+                "quiet probe of {uid}'s container {container}: the cache names {}",
+                self.facts.syms.text(name)
+            );
+            assert_eq!(
+                checkers::probes::runs_now(self.facts.pod(uid), name),
+                (true, true),
+                "quiet probe of {uid}'s container {container}: no instance of it runs"
+            );
+        }
         true
     }
 

@@ -78,14 +78,23 @@ fn probes_of_a_running_container_take_the_quiet_path() {
             .syms
             .hinted(&app)
             .expect("interned by the first probe");
-    assert!(f.o.checkers.quiet_probe(P, name));
+    assert_eq!(
+        f.o.checkers.quiet_probe(P, &app, ProbeType::Liveness),
+        Some(name)
+    );
+    // Another allocation of the same text is not recognised by its address.
+    assert_eq!(
+        f.o.checkers
+            .quiet_probe(P, &Arc::from("app"), ProbeType::Liveness),
+        None
+    );
     f.probe(P, "readiness").probe(P, "liveness");
     assert_eq!(f.o.facts.rings.of(P).count(), RING);
     assert!(f.o.findings().is_empty());
     // Once the container exited, the next probe takes the full path (and is a finding:
     // a success with no instance running).
     f.exited(P, 1, 0);
-    assert!(!f.o.checkers.quiet_probe(P, name));
+    assert_eq!(f.o.checkers.quiet_probe(P, &app, ProbeType::Liveness), None);
     f.probe(P, "liveness");
     assert!(f.has(Inv::ProbesOnlyRunningContainers));
 }
