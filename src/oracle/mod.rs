@@ -31,13 +31,14 @@ pub(crate) mod findings;
 pub mod invariants;
 pub(crate) mod ring;
 
-use crate::model::{PodUid, SyncKind, Transition};
+use crate::model::{PodUid, ProbeType, ProbeVerdict, SyncKind, Transition};
 use crate::sim::{Observer, SimTime};
 use checkers::Checkers;
 use facts::Facts;
 use findings::Findings;
 #[cfg(test)]
 use invariants::Inv;
+use std::sync::Arc;
 
 /// Transitions kept per pod for a finding's diagnosis.
 pub(crate) const RING: usize = 20;
@@ -124,19 +125,33 @@ impl Oracle {
     /// saves of the general path.
     #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
-        if let Transition::Probe { .. } = tr {
-            self.probe_run(at, tr);
+        if let Transition::Probe {
+            uid,
+            container,
+            kind,
+            result,
+        } = tr
+        {
+            self.probe_run(at, *uid, container, *kind, *result);
         } else {
             self.other(at, tr);
         }
     }
 
-    /// A probe ran: [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
+    /// A probe ran (its fields, taken out by the caller, so this path does not test the
+    /// kind again): [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
     /// quiet path stays without a frame, and the caller can tail-call this).
     #[inline(never)]
-    fn probe_run(&mut self, at: SimTime, tr: &Transition) {
-        if !self.quiet_probe(at, tr) {
-            self.probe(at, tr);
+    fn probe_run(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
+        if !self.quiet_probe(at, uid, container, kind, result) {
+            self.probe(at, uid, container, kind, result);
         }
     }
 
@@ -148,18 +163,15 @@ impl Oracle {
     /// no call (so [`Oracle::probe_run`] saves no registers on its way); false, having
     /// changed nothing, for any other probe, which then takes [`Oracle::probe`].
     #[inline(always)]
-    fn quiet_probe(&mut self, at: SimTime, tr: &Transition) -> bool {
-        let Transition::Probe {
-            uid,
-            container,
-            kind,
-            result,
-        } = tr
-        else {
-            return false;
-        };
-        let uid = *uid;
-        let Some(name) = self.checkers.quiet_probe(uid, container, *kind) else {
+    fn quiet_probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) -> bool {
+        let Some(name) = self.checkers.quiet_probe(uid, container, kind) else {
             return false;
         };
         // The one change, made last: nothing else is left to undo when there is no ring.
@@ -167,7 +179,7 @@ impl Oracle {
         if !self
             .facts
             .rings
-            .try_push(uid, at, ring::Rec::Probe(name, *kind, *result))
+            .try_push(uid, at, ring::Rec::Probe(name, kind, result))
         {
             return false;
         }
@@ -194,17 +206,14 @@ impl Oracle {
     /// A probe ran: the most frequent transition of a run with probes, taken the short
     /// way: the same facts update and the one checker that looks at probes.
     #[inline(never)]
-    fn probe(&mut self, at: SimTime, tr: &Transition) {
-        let Transition::Probe {
-            uid,
-            container,
-            kind,
-            result,
-        } = tr
-        else {
-            unreachable!("Oracle::probe of {tr:?}");
-        };
-        let (uid, kind, result) = (*uid, *kind, *result);
+    fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
         self.facts.probe(at, uid, container, kind, result);
         self.checkers
             .probe(at, uid, container, kind, result, &self.facts, &mut self.out);
