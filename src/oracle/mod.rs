@@ -31,13 +31,14 @@ pub(crate) mod findings;
 pub mod invariants;
 pub(crate) mod ring;
 
-use crate::model::{PodUid, SyncKind, Transition};
+use crate::model::{PodUid, ProbeType, ProbeVerdict, SyncKind, Transition};
 use crate::sim::{Observer, SimTime};
 use checkers::Checkers;
 use facts::Facts;
 use findings::Findings;
 #[cfg(test)]
 use invariants::Inv;
+use std::sync::Arc;
 
 /// Transitions kept per pod for a finding's diagnosis.
 pub(crate) const RING: usize = 20;
@@ -124,80 +125,95 @@ impl Oracle {
     /// saves of the general path.
     #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
-        if let Transition::Probe { .. } = tr {
-            self.probe_run(at, tr);
-        } else {
-            self.other(at, tr);
-        }
-    }
-
-    /// A probe ran: [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
-    /// quiet path stays without a frame, and the caller can tail-call this).
-    #[inline(never)]
-    fn probe_run(&mut self, at: SimTime, tr: &Transition) {
-        if !self.quiet_probe(at, tr) {
-            self.probe(at, tr);
-        }
-    }
-
-    /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
-    /// workers were told nothing (S8), whose name and ring the oracle has: the pod's history
-    /// and [`Facts::container`] take it in, and no check is needed. It makes no call (so
-    /// [`Oracle::probe_run`] saves no registers on its way); false, having changed
-    /// nothing, for any other probe, which then takes [`Oracle::probe`].
-    #[inline(always)]
-    fn quiet_probe(&mut self, at: SimTime, tr: &Transition) -> bool {
-        let Transition::Probe {
+        if let Transition::Probe {
             uid,
             container,
             kind,
             result,
         } = tr
-        else {
-            return false;
-        };
-        let uid = *uid;
-        let Some(name) = self.facts.syms.hinted(container) else {
-            return false;
-        };
-        if !self.checkers.quiet_probe(uid, name) {
-            return false;
+        {
+            self.probe_run(at, *uid, container, *kind, *result);
+        } else {
+            self.other(at, tr);
         }
+    }
+
+    /// A probe ran (its fields, taken out by the caller, so this path does not test the
+    /// kind again): [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
+    /// quiet path stays without a frame, and the caller can tail-call this).
+    #[inline(never)]
+    fn probe_run(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
+        if !self.quiet_probe(at, uid, container, kind, result) {
+            self.probe(at, uid, container, kind, result);
+        }
+    }
+
+    /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
+    /// workers were told nothing (S8), whose ring the oracle has: the pod's history and
+    /// [`Facts::container`] take it in, and no check is needed. The probes checker's
+    /// record of the pod gives the container's interned name (the probe carries the
+    /// shared name the cache was confirmed with), so the name is not looked up. It makes
+    /// no call (so [`Oracle::probe_run`] saves no registers on its way); false, having
+    /// changed nothing, for any other probe, which then takes [`Oracle::probe`].
+    #[inline(always)]
+    fn quiet_probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) -> bool {
+        let Some(name) = self.checkers.quiet_probe(uid, container, kind) else {
+            return false;
+        };
         // The one change, made last: nothing else is left to undo when there is no ring.
         // (A pod with a ring has its facts: every push follows `Facts::pod_mut`.)
         if !self
             .facts
             .rings
-            .try_push(uid, at, ring::Rec::Probe(name, *kind, *result))
+            .try_push(uid, at, ring::Rec::Probe(name, kind, result))
         {
             return false;
         }
         debug_assert!(self.facts.get(uid).is_some(), "{uid} has a ring, no facts");
         self.facts.container = name;
-        // Debug builds check the cache's claim in full: an instance of it runs now.
+        // Debug builds check the cache's claims in full: `name` is the container's interned
+        // name, and an instance of it runs now.
         #[cfg(debug_assertions)]
-        assert_eq!(
-            checkers::probes::runs_now(self.facts.pod(uid), name),
-            (true, true),
-            "quiet probe of {uid}'s container {container}: no instance of it runs"
-        );
+        {
+            assert!(
+                self.facts.syms.holds(name, container),
+                "quiet probe of {uid}'s container {container}: the cache names {}",
+                self.facts.syms.text(name)
+            );
+            assert_eq!(
+                checkers::probes::runs_now(self.facts.pod(uid), name),
+                (true, true),
+                "quiet probe of {uid}'s container {container}: no instance of it runs"
+            );
+        }
         true
     }
 
     /// A probe ran: the most frequent transition of a run with probes, taken the short
     /// way: the same facts update and the one checker that looks at probes.
     #[inline(never)]
-    fn probe(&mut self, at: SimTime, tr: &Transition) {
-        let Transition::Probe {
-            uid,
-            container,
-            kind,
-            result,
-        } = tr
-        else {
-            unreachable!("Oracle::probe of {tr:?}");
-        };
-        let (uid, kind, result) = (*uid, *kind, *result);
+    fn probe(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        container: &Arc<str>,
+        kind: ProbeType,
+        result: ProbeVerdict,
+    ) {
         self.facts.probe(at, uid, container, kind, result);
         self.checkers
             .probe(at, uid, container, kind, result, &self.facts, &mut self.out);

@@ -78,16 +78,53 @@ fn probes_of_a_running_container_take_the_quiet_path() {
             .syms
             .hinted(&app)
             .expect("interned by the first probe");
-    assert!(f.o.checkers.quiet_probe(P, name));
+    assert_eq!(
+        f.o.checkers.quiet_probe(P, &app, ProbeType::Liveness),
+        Some(name)
+    );
+    // Another allocation of the same text is not recognised by its address.
+    assert_eq!(
+        f.o.checkers
+            .quiet_probe(P, &Arc::from("app"), ProbeType::Liveness),
+        None
+    );
     f.probe(P, "readiness").probe(P, "liveness");
     assert_eq!(f.o.facts.rings.of(P).count(), RING);
     assert!(f.o.findings().is_empty());
     // Once the container exited, the next probe takes the full path (and is a finding:
     // a success with no instance running).
     f.exited(P, 1, 0);
-    assert!(!f.o.checkers.quiet_probe(P, name));
+    assert_eq!(f.o.checkers.quiet_probe(P, &app, ProbeType::Liveness), None);
     f.probe(P, "liveness");
     assert!(f.has(Inv::ProbesOnlyRunningContainers));
+}
+
+/// Each probe kind's worker holds its own copy of the container's name: S9's cache keeps
+/// the address of each kind's copy, so the liveness and readiness probes of one container
+/// are both quiet, and a copy is recognised only for its own kind.
+#[test]
+fn each_probe_kind_is_recognised_by_its_own_copy_of_the_name() {
+    let mut f = Feed::new();
+    f.running_pod(P, RestartPolicy::Always);
+    let live: Arc<str> = Arc::from("app");
+    let ready: Arc<str> = Arc::from("app");
+    let probe = |container: &Arc<str>, kind| Transition::Probe {
+        uid: P,
+        container: container.clone(),
+        kind,
+        result: ProbeVerdict::Success,
+    };
+    f.tr(probe(&live, ProbeType::Liveness))
+        .tr(probe(&ready, ProbeType::Readiness));
+    let name = f.o.facts.syms.find("app").expect("interned");
+    let quiet = |f: &Feed, c: &Arc<str>, kind| f.o.checkers.quiet_probe(P, c, kind);
+    assert_eq!(quiet(&f, &live, ProbeType::Liveness), Some(name));
+    assert_eq!(quiet(&f, &ready, ProbeType::Readiness), Some(name));
+    assert_eq!(quiet(&f, &live, ProbeType::Readiness), None);
+    assert_eq!(quiet(&f, &ready, ProbeType::Startup), None);
+    f.tr(probe(&live, ProbeType::Liveness))
+        .tr(probe(&ready, ProbeType::Readiness));
+    assert!(f.o.findings().is_empty());
 }
 
 /// The quiet-probe path's debug check: with S9's cache left stale by a container's exit

@@ -322,7 +322,7 @@ impl Checkers {
         &mut self,
         at: SimTime,
         uid: PodUid,
-        container: &str,
+        container: &std::sync::Arc<str>,
         kind: ProbeType,
         result: ProbeVerdict,
         facts: &Facts,
@@ -338,11 +338,17 @@ impl Checkers {
         &mut self.probes
     }
 
-    /// A probe of `uid`'s container `name` that no checker needs to see (see
-    /// [`probes::Probes::quiet`]): only the probes checker looks at probes.
+    /// A probe of `uid`'s container shared as `container` that no checker needs to see
+    /// (see [`probes::Probes::quiet`]; only the probes checker looks at probes): its
+    /// interned name.
     #[inline(always)]
-    pub(crate) fn quiet_probe(&self, uid: PodUid, name: Sym) -> bool {
-        self.probes.quiet(uid, name)
+    pub(crate) fn quiet_probe(
+        &self,
+        uid: PodUid,
+        container: &std::sync::Arc<str>,
+        kind: ProbeType,
+    ) -> Option<Sym> {
+        self.probes.quiet(uid, container, kind)
     }
 
     pub(crate) fn finish(&mut self, end: SimTime, facts: &Facts, out: &mut Findings) {

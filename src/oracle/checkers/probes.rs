@@ -10,6 +10,7 @@ use crate::oracle::invariants::{Inv, Invariant, Kind, ALL, V121_V125, V125};
 use crate::oracle::ring::Sym;
 use crate::sim::SimTime;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The invariants this checker owns: their rows of the table.
 pub(crate) const ROWS: &[(Inv, Invariant)] = &[
@@ -52,18 +53,26 @@ pub(crate) const ROWS: &[(Inv, Invariant)] = &[
 ];
 
 /// What the probe workers of one worker record were told, and a cache of S9's check:
-/// 8 bytes per pod (the rare per-container counts of S8 live in [`Probes::after_stop`]).
+/// 32 bytes per pod, the one record a quiet probe reads (the rare per-container counts of
+/// S8 live in [`Probes::after_stop`]).
 #[derive(Clone, Copy, Debug)]
 struct Stops {
-    /// What the pod's probe workers were told, a bit each: [`Stops::LVS_STOPPED`],
-    /// [`Stops::STATUS_SET`], [`Stops::REMOVED`] (0: nothing, the common case, tested
-    /// with one comparison on every probe).
-    told: u8,
+    /// Per probe kind (a worker each, each with its own copy of the container's name): the
+    /// address of the shared name (`Arc<str>`) of the probe of that kind that last
+    /// confirmed [`Stops::running`], 0 when none. A probe that carries the same allocation
+    /// names the same container, found without interning its name. [`Probes::names`]
+    /// holds a clone of that `Arc`, so the allocation cannot be freed and its address
+    /// reused for another text while it is recorded here.
+    addr: [usize; 3],
     /// S9's cache: the interned name of a container of the pod that has an instance
     /// running (ground truth) as [`target_check`] last found it, else [`Sym::NONE`].
     /// Containers start running but stop only by exiting: it is forgotten when one of the
     /// pod's containers exits.
     running: Sym,
+    /// What the pod's probe workers were told, a bit each: [`Stops::LVS_STOPPED`],
+    /// [`Stops::STATUS_SET`], [`Stops::REMOVED`] (0: nothing, the common case, tested
+    /// with one comparison on every probe).
+    told: u8,
 }
 
 impl Stops {
@@ -80,18 +89,26 @@ impl Stops {
         let lvs = self.told & (Stops::LVS_STOPPED | Stops::STATUS_SET) != 0;
         self.told & Stops::REMOVED != 0 || (lvs && kind != ProbeType::Readiness)
     }
+
+    /// S9's cache is stale (a container of the pod exited): no container is known running,
+    /// and no name is recognised by its address.
+    fn forget_running(&mut self) {
+        self.running = Sym::NONE;
+        self.addr = [0; 3];
+    }
 }
 
 impl Default for Stops {
     fn default() -> Self {
         Stops {
-            told: 0,
+            addr: [0; 3],
             running: Sym::NONE,
+            told: 0,
         }
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Stops>() == 8);
+const _: () = assert!(std::mem::size_of::<Stops>() == 32);
 
 /// Probes per (pod, container, kind) after that kind's workers were told to stop (S8).
 type AfterStop = BTreeMap<(PodUid, String, ProbeType), u32>;
@@ -133,6 +150,10 @@ fn after_stop_probe(
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Probes {
     stops: PerPod<Stops>,
+    /// Per pod (by UID) and probe kind, the shared name whose address [`Stops::addr`]
+    /// holds, kept alive by this clone; read only in debug builds, written on the full
+    /// probe path. Pods never probed leave it short.
+    names: Vec<[Option<Arc<str>>; 3]>,
     /// S8's counts (only pods whose workers were told to stop have any).
     after_stop: AfterStop,
     /// Tests only: a container's exit leaves S9's cache as it was (the update a cache
@@ -174,7 +195,7 @@ impl Checker for Probes {
                 }
                 // The pod's running containers changed: S9's cache is stale.
                 if let Some(s) = self.stops.get_mut(*uid) {
-                    s.running = Sym::NONE;
+                    s.forget_running();
                 }
             }
             Transition::ProbeWorker {
@@ -185,11 +206,15 @@ impl Checker for Probes {
             } => self.readiness_stopped(at, *uid, container, facts, out),
             _ if crashed(tr) => {
                 self.stops.reset_all();
+                self.names.clear();
                 self.after_stop.clear();
             }
             _ => {
                 if let Some(uid) = record_removed(tr) {
                     self.stops.reset(uid);
+                    if let Some(n) = self.names.get_mut(uid.0 as usize) {
+                        *n = Default::default();
+                    }
                     if !self.after_stop.is_empty() {
                         self.after_stop.retain(|k, _| k.0 != uid);
                     }
@@ -200,13 +225,30 @@ impl Checker for Probes {
 }
 
 impl Probes {
-    /// A probe of `uid`'s container interned as `name` needs no check: S9's cache says an
-    /// instance of it runs, and the pod's workers were told nothing (S8). Changes nothing.
-    #[inline]
-    pub(crate) fn quiet(&self, uid: PodUid, name: Sym) -> bool {
-        self.stops
-            .get(uid)
-            .is_some_and(|s| s.running == name && s.told == 0)
+    /// A probe of `uid`'s container shared as `container` needs no check: S9's cache
+    /// says an instance of it runs (the probe carries the very allocation the cache was
+    /// confirmed with), and the pod's workers were told nothing (S8). The container's
+    /// interned name, else `None`. One record read, no call; changes nothing.
+    #[inline(always)]
+    pub(crate) fn quiet(&self, uid: PodUid, container: &Arc<str>, kind: ProbeType) -> Option<Sym> {
+        let s = self.stops.get(uid)?;
+        if s.addr[kind as usize] == container.as_ptr() as usize && s.told == 0 {
+            // Debug builds: the address is backed by the kept clone, and names `running`.
+            #[cfg(debug_assertions)]
+            assert!(
+                s.running != Sym::NONE
+                    && self
+                        .names
+                        .get(uid.0 as usize)
+                        .is_some_and(|n| n[kind as usize]
+                            .as_ref()
+                            .is_some_and(|n| Arc::ptr_eq(n, container))),
+                "S9's cache of {uid}: address of {container} not kept"
+            );
+            Some(s.running)
+        } else {
+            None
+        }
     }
 
     /// A probe ran (S9, then S8). Inlined into the oracle's probe path.
@@ -216,12 +258,13 @@ impl Probes {
         &mut self,
         at: SimTime,
         uid: PodUid,
-        container: &str,
+        shared: &Arc<str>,
         kind: ProbeType,
         result: ProbeVerdict,
         facts: &Facts,
         out: &mut Findings,
     ) {
+        let container: &str = shared;
         let s = self.stops.at(uid);
         let name = facts.container;
         if s.running == name {
@@ -232,7 +275,16 @@ impl Probes {
                 "S9's cache of {uid}: container {container} has no instance running"
             );
         } else if target_check(at, uid, container, kind, result, facts, out) {
+            // Another container: the addresses were those of the last one's names.
+            s.forget_running();
             s.running = name;
+        }
+        // The cache holds: the next probe of this kind carrying this allocation is
+        // recognised by its address (see [`Probes::quiet`]).
+        let k = kind as usize;
+        if s.running == name && s.addr[k] != shared.as_ptr() as usize {
+            s.addr[k] = shared.as_ptr() as usize;
+            keep_name(&mut self.names, uid, kind, shared);
         }
         // S8: probes after the workers of the probe's kind were told to stop (a pod's
         // workers told nothing, the common case, is one comparison).
@@ -272,6 +324,23 @@ impl Probes {
             format!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
         );
     }
+}
+
+/// Keep a clone of `shared` as pod `uid`'s entry of [`Probes::names`] for probes of
+/// `kind` (growing it).
+#[cold]
+#[inline(never)]
+fn keep_name(
+    names: &mut Vec<[Option<Arc<str>>; 3]>,
+    uid: PodUid,
+    kind: ProbeType,
+    shared: &Arc<str>,
+) {
+    let i = uid.0 as usize;
+    if names.len() <= i {
+        names.resize_with(i + 1, Default::default);
+    }
+    names[i][kind as usize] = Some(shared.clone());
 }
 
 /// Has an instance of the container named `name` run, and does one run now (ground truth)?
