@@ -551,7 +551,24 @@ pub(crate) fn run_probe(
     id: ContainerId,
     handler: ProbeHandler,
 ) -> Result<ProbeResult, &'static str> {
-    let kind = key.kind;
+    run_probe_keyed(ctx, key.clone(), id, handler).0
+}
+
+/// [`run_probe`] with the key given by value and handed back: the `Probe` transition takes
+/// the key's container name and gives it back after the trace saw it, so a probe neither
+/// counts a reference to the name up nor drops one.
+#[inline]
+pub(crate) fn run_probe_keyed(
+    ctx: &mut Ctx,
+    key: ProbeKey,
+    id: ContainerId,
+    handler: ProbeHandler,
+) -> (Result<ProbeResult, &'static str>, ProbeKey) {
+    let ProbeKey {
+        uid,
+        container,
+        kind,
+    } = key;
     let mut out = Err("not run");
     for _ in 0..MAX_PROBE_RETRIES {
         out = ctx.exec_probe(id, kind, handler);
@@ -559,23 +576,35 @@ pub(crate) fn run_probe(
             break;
         }
     }
-    ctx.emit(Transition::Probe {
-        uid: key.uid,
-        container: key.container.clone(),
+    let t = Transition::Probe {
+        uid,
+        container,
         kind,
         result: match out {
             Ok(true) => ProbeVerdict::Success,
             Ok(false) => ProbeVerdict::Failure,
             Err(_) => ProbeVerdict::Error,
         },
-    });
-    out.map(|ok| {
+    };
+    ctx.emit_ref(&t);
+    let Transition::Probe { container, .. } = t else {
+        unreachable!("built as a probe above")
+    };
+    let out = out.map(|ok| {
         if ok {
             ProbeResult::Success
         } else {
             ProbeResult::Failure
         }
-    })
+    });
+    (
+        out,
+        ProbeKey {
+            uid,
+            container,
+            kind,
+        },
+    )
 }
 
 #[cfg(test)]
