@@ -95,6 +95,11 @@ pub(crate) struct ProbeManager {
     terminating_synced: Option<u64>,
     /// Scratch list of the UIDs that log names (kept to reuse its allocation).
     terminating_changed: Vec<PodUid>,
+    /// Whether housekeeping's `CleanupPods` may have a worker to stop that it was not
+    /// already told to stop: a worker was added, or a refresh from the pod workers' second
+    /// change log found a pod with workers whose worker is neither syncing nor terminating
+    /// it. While false the pass is skipped (debug builds check it would send nothing).
+    cleanup_due: bool,
 }
 
 impl ProbeManager {
@@ -115,6 +120,7 @@ impl ProbeManager {
             stop_scratch: Vec::new(),
             terminating_synced: None,
             terminating_changed: Vec::new(),
+            cleanup_due: true,
         }
     }
 
@@ -181,20 +187,23 @@ impl ProbeManager {
     }
 
     /// Bring the workers' `terminating` copies up to date: take `log` and set the copies of
-    /// the pods it names (of every pod when it cannot name them) from `requested` (whether
-    /// the pod workers see the pod's termination as requested).
+    /// the pods it names (of every pod when it cannot name them) from `standing` (whether
+    /// the pod workers see the pod's termination as requested, and whether their worker
+    /// may still run it: syncing or terminating, housekeeping's `possiblyRunning`). A pod
+    /// with workers that may no longer run makes `CleanupPods` due.
     #[inline(never)]
     pub(crate) fn refresh_terminating(
         &mut self,
         log: &mut ChangeLog,
-        requested: impl Fn(PodUid) -> bool,
+        standing: impl Fn(PodUid) -> (bool, bool),
     ) {
         let mut changed = std::mem::take(&mut self.terminating_changed);
         let all = log.take(self.terminating_synced, &mut changed) == Changes::All;
         self.terminating_synced = Some(log.epoch());
         let mut set = |i: usize| {
             let (uid, pod) = &self.index[i];
-            let t = requested(*uid);
+            let (t, running) = standing(*uid);
+            self.cleanup_due |= !running;
             for &(_, _, slot) in pod {
                 let w = self.slots[slot as usize].as_mut().expect("worker present");
                 w.terminating = t;
@@ -240,6 +249,8 @@ impl ProbeManager {
 
     /// Add worker `w` (its key has none yet); returns its slot.
     fn insert(&mut self, w: Worker) -> u32 {
+        // Its pod may be one housekeeping stops the workers of.
+        self.cleanup_due = true;
         let key = w.key.clone();
         let slot = match self.free.pop() {
             Some(i) => {
@@ -384,12 +395,59 @@ impl Kubelet {
         );
     }
 
-    /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
-    /// the pods whose worker is syncing or terminating).
+    /// Housekeeping's `CleanupPods`: stop the workers of every pod whose worker is neither
+    /// syncing nor terminating it (`desired`: whether it is, from `SyncKnownPods`' report,
+    /// which stands for the pod workers' records).
+    ///
+    /// Stops are sends on a one-slot channel: a second stop of a worker told once is
+    /// dropped, so a pass changes something only for a worker added since the last full
+    /// pass, or a pod whose worker record changed to not running; the pod workers' second
+    /// change log names those records (see [`ProbeManager::refresh_terminating`]). Other
+    /// passes are skipped; debug builds walk them in full and assert every worker they would
+    /// stop was told already.
+    #[inline(never)]
+    pub(crate) fn probe_cleanup_pods(
+        &mut self,
+        ctx: &mut Ctx,
+        desired: impl FnMut(PodUid) -> bool,
+    ) {
+        if self.prober.terminating_stale(self.pw.records.watch()) {
+            self.probe_refresh_terminating();
+        }
+        if !self.prober.cleanup_due {
+            #[cfg(debug_assertions)]
+            self.probe_check_cleanup_skip(desired);
+            #[cfg(not(debug_assertions))]
+            let _ = desired;
+            return;
+        }
+        self.prober.cleanup_due = false;
+        self.probe_cleanup_pods_all(ctx, desired);
+    }
+
+    /// Debug builds: a skipped `CleanupPods` would have stopped no worker not told already.
+    #[cfg(debug_assertions)]
+    fn probe_check_cleanup_skip(&self, mut desired: impl FnMut(PodUid) -> bool) {
+        for (uid, pod) in &self.prober.index {
+            if !desired(*uid) {
+                for &(_, _, slot) in pod {
+                    let w = self.prober.worker(slot);
+                    assert!(
+                        w.stop_pending,
+                        "probe worker {:?}: a skipped CleanupPods would have stopped it",
+                        w.key
+                    );
+                }
+            }
+        }
+    }
+
+    /// `CleanupPods` in full: stop the workers of every pod not in `desired` (the legacy
+    /// housekeeping passes the pods in config).
     /// `desired` is asked in ascending UID order (the per-pod index's key order), once per
     /// pod, so it may walk a sorted listing instead of searching it.
     #[inline(never)]
-    pub(crate) fn probe_cleanup_pods(
+    pub(crate) fn probe_cleanup_pods_all(
         &mut self,
         ctx: &mut Ctx,
         mut desired: impl FnMut(PodUid) -> bool,
@@ -652,7 +710,7 @@ mod tests {
         let mut log = ChangeLog::default();
         // Never taken: every pod is refreshed.
         assert!(m.terminating_stale(&log));
-        m.refresh_terminating(&mut log, |uid| uid == PodUid(2));
+        m.refresh_terminating(&mut log, |uid| (uid == PodUid(2), true));
         let want = vec![
             (1, false),
             (1, false),
@@ -668,7 +726,7 @@ mod tests {
         log.note(PodUid(3), 3);
         log.note(PodUid(4), 3);
         assert!(m.terminating_stale(&log));
-        m.refresh_terminating(&mut log, |uid| uid != PodUid(4));
+        m.refresh_terminating(&mut log, |uid| (uid != PodUid(4), true));
         let want = vec![
             (1, false),
             (1, false),
@@ -680,7 +738,7 @@ mod tests {
         assert_eq!(copies(&m), want);
         // An overflowed log refreshes everyone.
         log.note_all();
-        m.refresh_terminating(&mut log, |_| false);
+        m.refresh_terminating(&mut log, |_| (false, true));
         assert!(copies(&m).iter().all(|&(_, t)| !t));
         // Another log (or another epoch of it) is out of step: everyone again.
         let mut other = ChangeLog::default();
@@ -688,7 +746,7 @@ mod tests {
         let _ = other.take(None, &mut out);
         let _ = other.take(Some(other.epoch()), &mut out);
         assert!(m.terminating_stale(&other));
-        m.refresh_terminating(&mut other, |uid| uid == PodUid(1));
+        m.refresh_terminating(&mut other, |uid| (uid == PodUid(1), true));
         let want = vec![
             (1, true),
             (1, true),
@@ -698,5 +756,37 @@ mod tests {
             (3, false),
         ];
         assert_eq!(copies(&m), want);
+    }
+
+    #[test]
+    fn cleanup_is_due_after_an_added_worker_or_a_pod_no_longer_running() {
+        let mut m = manager(&[1, 2, 3]);
+        assert!(m.cleanup_due, "workers were added");
+        m.cleanup_due = false;
+        let mut log = ChangeLog::default();
+        // Every pod still runs: nothing to stop.
+        m.refresh_terminating(&mut log, |_| (false, true));
+        assert!(!m.cleanup_due);
+        // A named pod that stopped running makes the pass due; one without workers not.
+        log.note(PodUid(4), 3);
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(4)));
+        assert!(!m.cleanup_due, "pod 4 has no workers");
+        log.note(PodUid(2), 3);
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(2)));
+        assert!(m.cleanup_due);
+        // So does every pod refreshed at once, if any of them stopped running.
+        m.cleanup_due = false;
+        log.note_all();
+        m.refresh_terminating(&mut log, |_| (false, true));
+        assert!(!m.cleanup_due);
+        log.note_all();
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(3)));
+        assert!(m.cleanup_due);
+        // A new worker makes it due too.
+        m.cleanup_due = false;
+        let mut more = manager(&[5]);
+        let w = more.slots[0].take().expect("a worker");
+        m.insert(w);
+        assert!(m.cleanup_due);
     }
 }

@@ -561,13 +561,13 @@ impl Kubelet {
     /// Bring the workers' copies of `IsPodTerminationRequested` up to date with the pod
     /// workers' records (debug builds check each copy against the records when it is read).
     #[inline(never)]
-    fn probe_refresh_terminating(&mut self) {
+    pub(super) fn probe_refresh_terminating(&mut self) {
         let (records, log) = self.pw.records.split_watch();
-        self.prober.refresh_terminating(log, |uid| {
-            records
-                .get(&uid)
-                .is_some_and(|s| s.is_termination_requested())
-        });
+        self.prober
+            .refresh_terminating(log, |uid| match records.get(&uid) {
+                Some(s) => (s.is_termination_requested(), !s.is_terminated()),
+                None => (false, false),
+            });
     }
 
     /// The worker's `resultsManager.Set` for its current container. The manager queues an
