@@ -37,8 +37,8 @@ use crate::model::change_log::{ChangeLog, Changes};
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
-    ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeHandler, ProbeType,
-    Transition,
+    ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, ContainerSpec, Containers, PodUid,
+    ProbeHandler, ProbeType, Transition,
 };
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
@@ -58,6 +58,17 @@ pub(crate) struct ProbeKey {
 /// One pod's probe workers: (container, kind, slot), sorted by (container, kind).
 type PodProbes = Vec<(Arc<str>, ProbeType, u32)>;
 
+/// One pod's entry in the prober's index: its workers, and the regular containers' list
+/// (a shared, copy-on-write `Containers`) of the last `AddPod` whose first probe is a
+/// regular container's, while no worker of the pod has exited since: `AddPod` of a pod
+/// with that same list finds that probe's worker and returns at once. The entry holds the
+/// list, so the same address is the same list with the same probes.
+#[derive(Clone, Debug, Default)]
+struct PodEntry {
+    workers: PodProbes,
+    added: Option<Containers>,
+}
+
 /// The probe manager's state.
 ///
 /// Upstream's `workers` map (`map[probeKey]*worker`) is split in two here: the workers
@@ -75,7 +86,7 @@ pub(crate) struct ProbeManager {
     /// in `ProbeKey` order. A vector sorted by UID rather than a B-tree: housekeeping walks
     /// it every pass (a slice walk costs a few instructions a pod, a B-tree walk ~40),
     /// lookups are a binary search, and pods are added and removed far less often.
-    index: Vec<(PodUid, PodProbes)>,
+    index: Vec<(PodUid, PodEntry)>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
@@ -142,7 +153,7 @@ impl ProbeManager {
 
     /// The slot of the worker for (pod, container, kind), if it has one.
     pub(crate) fn slot_of(&self, uid: PodUid, container: &str, kind: ProbeType) -> Option<u32> {
-        let pod = self.index_pos(uid).ok().map(|i| &self.index[i].1)?;
+        let pod = self.index_pos(uid).ok().map(|i| &self.index[i].1.workers)?;
         pod.iter()
             .find(|(c, k, _)| *k == kind && **c == *container)
             .map(|&(_, _, slot)| slot)
@@ -155,7 +166,7 @@ impl ProbeManager {
     /// The workers of pod `uid` as (container, kind, slot), sorted by (container, kind).
     fn pod_workers(&self, uid: PodUid) -> &[(Arc<str>, ProbeType, u32)] {
         match self.index_pos(uid) {
-            Ok(i) => &self.index[i].1,
+            Ok(i) => &self.index[i].1.workers,
             Err(_) => &[],
         }
     }
@@ -168,7 +179,7 @@ impl ProbeManager {
         };
         // The pod's workers are sorted by container: a container's view is found once.
         let mut last: Option<(&Arc<str>, StatusView)> = None;
-        for (container, _, slot) in &self.index[i].1 {
+        for (container, _, slot) in &self.index[i].1.workers {
             let view = match last {
                 Some((c, view)) if Arc::ptr_eq(c, container) || **c == **container => view,
                 _ => StatusView::of(status, container),
@@ -204,7 +215,7 @@ impl ProbeManager {
             let (uid, pod) = &self.index[i];
             let (t, running) = standing(*uid);
             self.cleanup_due |= !running;
-            for &(_, _, slot) in pod {
+            for &(_, _, slot) in &pod.workers {
                 let w = self.slots[slot as usize].as_mut().expect("worker present");
                 w.terminating = t;
             }
@@ -265,11 +276,11 @@ impl ProbeManager {
         let i = match self.index_pos(key.uid) {
             Ok(i) => i,
             Err(i) => {
-                self.index.insert(i, (key.uid, Vec::new()));
+                self.index.insert(i, (key.uid, PodEntry::default()));
                 i
             }
         };
-        let pod = &mut self.index[i].1;
+        let pod = &mut self.index[i].1.workers;
         let at = pod.partition_point(|(c, k, _)| (&**c, *k) < (&*key.container, key.kind));
         pod.insert(at, (key.container.clone(), key.kind, slot));
         slot
@@ -281,8 +292,10 @@ impl ProbeManager {
         self.free.push(slot);
         if let Ok(i) = self.index_pos(w.key.uid) {
             let pod = &mut self.index[i].1;
-            pod.retain(|&(_, _, s)| s != slot);
-            if pod.is_empty() {
+            pod.workers.retain(|&(_, _, s)| s != slot);
+            // The worker of the first probe may be the one gone.
+            pod.added = None;
+            if pod.workers.is_empty() {
                 self.index.remove(i);
             }
         }
@@ -298,7 +311,53 @@ impl ProbeManager {
 impl Kubelet {
     /// `AddPod`: start a worker for every probe that has none. Upstream's quirk is kept: the
     /// first probe found with a worker already running ends the whole call.
+    ///
+    /// A resync (every `SyncPod` calls it) of a pod whose first probe's worker runs returns
+    /// after one search of the index (see `PodEntry::added`); debug builds walk the probes
+    /// and assert the first has a worker.
     pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
+        if let Ok(i) = self.prober.index_pos(pod.uid) {
+            let same = |c: &Containers| std::ptr::eq::<Vec<_>>(&**c, &*pod.spec.containers);
+            if self.prober.index[i].1.added.as_ref().is_some_and(same) {
+                debug_assert!(
+                    self.probe_first_has_worker(pod) == Some(true),
+                    "pod {}: AddPod skipped, but its first probe has no worker",
+                    pod.uid
+                );
+                return;
+            }
+        }
+        self.probe_add_pod_walk(ctx, pod);
+        // The first probe has a worker now (it had one, or the walk started one).
+        let kinds = [
+            ProbeType::Startup,
+            ProbeType::Readiness,
+            ProbeType::Liveness,
+        ];
+        let probed = |c: &ContainerSpec| kinds.iter().any(|&k| c.probe(k).is_some());
+        if pod.spec.containers.iter().any(probed) {
+            if let Ok(i) = self.prober.index_pos(pod.uid) {
+                self.prober.index[i].1.added = Some(pod.spec.containers.clone());
+            }
+        }
+    }
+
+    /// Whether the first probe `AddPod` walks to has a worker (`None`: the pod has none).
+    fn probe_first_has_worker(&self, pod: &ApiPod) -> Option<bool> {
+        let kinds = [
+            ProbeType::Startup,
+            ProbeType::Readiness,
+            ProbeType::Liveness,
+        ];
+        let containers = pod.spec.containers.iter().chain(&pod.spec.init_containers);
+        containers
+            .flat_map(|c| kinds.iter().map(move |&k| (c, k)))
+            .find(|(c, k)| c.probe(*k).is_some())
+            .map(|(c, k)| self.prober.has_worker(pod.uid, &c.name, k))
+    }
+
+    /// `AddPod`'s walk over the pod's probes.
+    fn probe_add_pod_walk(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
         let now = ctx.now();
         // Sidecars are probed as regular containers are (classic init containers have no
         // probes): `AddPod` walks them after the regular ones (`prober_manager.go`, v1.31).
@@ -430,7 +489,7 @@ impl Kubelet {
     fn probe_check_cleanup_skip(&self, mut desired: impl FnMut(PodUid) -> bool) {
         for (uid, pod) in &self.prober.index {
             if !desired(*uid) {
-                for &(_, _, slot) in pod {
+                for &(_, _, slot) in &pod.workers {
                     let w = self.prober.worker(slot);
                     assert!(
                         w.stop_pending,
@@ -455,7 +514,7 @@ impl Kubelet {
         let mut stop = std::mem::take(&mut self.prober.stop_scratch);
         for (uid, pod) in &self.prober.index {
             if !desired(*uid) {
-                stop.extend(pod.iter().map(|&(_, _, slot)| slot));
+                stop.extend(pod.workers.iter().map(|&(_, _, slot)| slot));
             }
         }
         for &slot in &stop {
@@ -668,7 +727,7 @@ pub(crate) fn run_probe_keyed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, PodSpec, Probe, RestartPolicy};
+    use crate::model::{PodSpec, Probe, RestartPolicy};
 
     /// A manager with one readiness and one liveness worker for each of `uids`.
     fn manager(uids: &[u32]) -> ProbeManager {
