@@ -517,7 +517,7 @@ impl Kubelet {
                 self.legacy_forget_worker(ctx, uid);
             }
         }
-        self.probe_cleanup_pods(ctx, |u| desired.contains(&u));
+        self.probe_cleanup_pods_all(ctx, |u| desired.contains(&u));
         // Kill every running pod that is not desired.
         let running = self.legacy_runtime_pods(ctx);
         let running_uids: BTreeSet<PodUid> = running.iter().map(|p| p.uid).collect();

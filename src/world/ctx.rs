@@ -58,6 +58,12 @@ impl<'a, K> Ctx<'a, K> {
         self.trace.emit(self.sim.now(), &t);
     }
 
+    /// [`Ctx::emit`] of a transition the caller keeps (to take its fields back).
+    #[inline]
+    pub(crate) fn emit_ref(&mut self, t: &Transition) {
+        self.trace.emit(self.sim.now(), t);
+    }
+
     /// Mark reach point `r` (a rare state this run got into; not part of the trace).
     #[inline]
     pub(crate) fn reach(&mut self, r: crate::model::reach::Reach) {

@@ -37,8 +37,8 @@ use crate::model::change_log::{ChangeLog, Changes};
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
-    ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, PodUid, ProbeHandler, ProbeType,
-    Transition,
+    ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, ContainerSpec, Containers, PodUid,
+    ProbeHandler, ProbeType, Transition,
 };
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
@@ -58,6 +58,17 @@ pub(crate) struct ProbeKey {
 /// One pod's probe workers: (container, kind, slot), sorted by (container, kind).
 type PodProbes = Vec<(Arc<str>, ProbeType, u32)>;
 
+/// One pod's entry in the prober's index: its workers, and the regular containers' list
+/// (a shared, copy-on-write `Containers`) of the last `AddPod` whose first probe is a
+/// regular container's, while no worker of the pod has exited since: `AddPod` of a pod
+/// with that same list finds that probe's worker and returns at once. The entry holds the
+/// list, so the same address is the same list with the same probes.
+#[derive(Clone, Debug, Default)]
+struct PodEntry {
+    workers: PodProbes,
+    added: Option<Containers>,
+}
+
 /// The probe manager's state.
 ///
 /// Upstream's `workers` map (`map[probeKey]*worker`) is split in two here: the workers
@@ -75,7 +86,7 @@ pub(crate) struct ProbeManager {
     /// in `ProbeKey` order. A vector sorted by UID rather than a B-tree: housekeeping walks
     /// it every pass (a slice walk costs a few instructions a pod, a B-tree walk ~40),
     /// lookups are a binary search, and pods are added and removed far less often.
-    index: Vec<(PodUid, PodProbes)>,
+    index: Vec<(PodUid, PodEntry)>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
@@ -95,6 +106,11 @@ pub(crate) struct ProbeManager {
     terminating_synced: Option<u64>,
     /// Scratch list of the UIDs that log names (kept to reuse its allocation).
     terminating_changed: Vec<PodUid>,
+    /// Whether housekeeping's `CleanupPods` may have a worker to stop that it was not
+    /// already told to stop: a worker was added, or a refresh from the pod workers' second
+    /// change log found a pod with workers whose worker is neither syncing nor terminating
+    /// it. While false the pass is skipped (debug builds check it would send nothing).
+    cleanup_due: bool,
 }
 
 impl ProbeManager {
@@ -115,6 +131,7 @@ impl ProbeManager {
             stop_scratch: Vec::new(),
             terminating_synced: None,
             terminating_changed: Vec::new(),
+            cleanup_due: true,
         }
     }
 
@@ -136,7 +153,7 @@ impl ProbeManager {
 
     /// The slot of the worker for (pod, container, kind), if it has one.
     pub(crate) fn slot_of(&self, uid: PodUid, container: &str, kind: ProbeType) -> Option<u32> {
-        let pod = self.index_pos(uid).ok().map(|i| &self.index[i].1)?;
+        let pod = self.index_pos(uid).ok().map(|i| &self.index[i].1.workers)?;
         pod.iter()
             .find(|(c, k, _)| *k == kind && **c == *container)
             .map(|&(_, _, slot)| slot)
@@ -149,7 +166,7 @@ impl ProbeManager {
     /// The workers of pod `uid` as (container, kind, slot), sorted by (container, kind).
     fn pod_workers(&self, uid: PodUid) -> &[(Arc<str>, ProbeType, u32)] {
         match self.index_pos(uid) {
-            Ok(i) => &self.index[i].1,
+            Ok(i) => &self.index[i].1.workers,
             Err(_) => &[],
         }
     }
@@ -162,7 +179,7 @@ impl ProbeManager {
         };
         // The pod's workers are sorted by container: a container's view is found once.
         let mut last: Option<(&Arc<str>, StatusView)> = None;
-        for (container, _, slot) in &self.index[i].1 {
+        for (container, _, slot) in &self.index[i].1.workers {
             let view = match last {
                 Some((c, view)) if Arc::ptr_eq(c, container) || **c == **container => view,
                 _ => StatusView::of(status, container),
@@ -181,21 +198,24 @@ impl ProbeManager {
     }
 
     /// Bring the workers' `terminating` copies up to date: take `log` and set the copies of
-    /// the pods it names (of every pod when it cannot name them) from `requested` (whether
-    /// the pod workers see the pod's termination as requested).
+    /// the pods it names (of every pod when it cannot name them) from `standing` (whether
+    /// the pod workers see the pod's termination as requested, and whether their worker
+    /// may still run it: syncing or terminating, housekeeping's `possiblyRunning`). A pod
+    /// with workers that may no longer run makes `CleanupPods` due.
     #[inline(never)]
     pub(crate) fn refresh_terminating(
         &mut self,
         log: &mut ChangeLog,
-        requested: impl Fn(PodUid) -> bool,
+        standing: impl Fn(PodUid) -> (bool, bool),
     ) {
         let mut changed = std::mem::take(&mut self.terminating_changed);
         let all = log.take(self.terminating_synced, &mut changed) == Changes::All;
         self.terminating_synced = Some(log.epoch());
         let mut set = |i: usize| {
             let (uid, pod) = &self.index[i];
-            let t = requested(*uid);
-            for &(_, _, slot) in pod {
+            let (t, running) = standing(*uid);
+            self.cleanup_due |= !running;
+            for &(_, _, slot) in &pod.workers {
                 let w = self.slots[slot as usize].as_mut().expect("worker present");
                 w.terminating = t;
             }
@@ -240,6 +260,8 @@ impl ProbeManager {
 
     /// Add worker `w` (its key has none yet); returns its slot.
     fn insert(&mut self, w: Worker) -> u32 {
+        // Its pod may be one housekeeping stops the workers of.
+        self.cleanup_due = true;
         let key = w.key.clone();
         let slot = match self.free.pop() {
             Some(i) => {
@@ -254,11 +276,11 @@ impl ProbeManager {
         let i = match self.index_pos(key.uid) {
             Ok(i) => i,
             Err(i) => {
-                self.index.insert(i, (key.uid, Vec::new()));
+                self.index.insert(i, (key.uid, PodEntry::default()));
                 i
             }
         };
-        let pod = &mut self.index[i].1;
+        let pod = &mut self.index[i].1.workers;
         let at = pod.partition_point(|(c, k, _)| (&**c, *k) < (&*key.container, key.kind));
         pod.insert(at, (key.container.clone(), key.kind, slot));
         slot
@@ -270,8 +292,10 @@ impl ProbeManager {
         self.free.push(slot);
         if let Ok(i) = self.index_pos(w.key.uid) {
             let pod = &mut self.index[i].1;
-            pod.retain(|&(_, _, s)| s != slot);
-            if pod.is_empty() {
+            pod.workers.retain(|&(_, _, s)| s != slot);
+            // The worker of the first probe may be the one gone.
+            pod.added = None;
+            if pod.workers.is_empty() {
                 self.index.remove(i);
             }
         }
@@ -287,7 +311,53 @@ impl ProbeManager {
 impl Kubelet {
     /// `AddPod`: start a worker for every probe that has none. Upstream's quirk is kept: the
     /// first probe found with a worker already running ends the whole call.
+    ///
+    /// A resync (every `SyncPod` calls it) of a pod whose first probe's worker runs returns
+    /// after one search of the index (see `PodEntry::added`); debug builds walk the probes
+    /// and assert the first has a worker.
     pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
+        if let Ok(i) = self.prober.index_pos(pod.uid) {
+            let same = |c: &Containers| std::ptr::eq::<Vec<_>>(&**c, &*pod.spec.containers);
+            if self.prober.index[i].1.added.as_ref().is_some_and(same) {
+                debug_assert!(
+                    self.probe_first_has_worker(pod) == Some(true),
+                    "pod {}: AddPod skipped, but its first probe has no worker",
+                    pod.uid
+                );
+                return;
+            }
+        }
+        self.probe_add_pod_walk(ctx, pod);
+        // The first probe has a worker now (it had one, or the walk started one).
+        let kinds = [
+            ProbeType::Startup,
+            ProbeType::Readiness,
+            ProbeType::Liveness,
+        ];
+        let probed = |c: &ContainerSpec| kinds.iter().any(|&k| c.probe(k).is_some());
+        if pod.spec.containers.iter().any(probed) {
+            if let Ok(i) = self.prober.index_pos(pod.uid) {
+                self.prober.index[i].1.added = Some(pod.spec.containers.clone());
+            }
+        }
+    }
+
+    /// Whether the first probe `AddPod` walks to has a worker (`None`: the pod has none).
+    fn probe_first_has_worker(&self, pod: &ApiPod) -> Option<bool> {
+        let kinds = [
+            ProbeType::Startup,
+            ProbeType::Readiness,
+            ProbeType::Liveness,
+        ];
+        let containers = pod.spec.containers.iter().chain(&pod.spec.init_containers);
+        containers
+            .flat_map(|c| kinds.iter().map(move |&k| (c, k)))
+            .find(|(c, k)| c.probe(*k).is_some())
+            .map(|(c, k)| self.prober.has_worker(pod.uid, &c.name, k))
+    }
+
+    /// `AddPod`'s walk over the pod's probes.
+    fn probe_add_pod_walk(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
         let now = ctx.now();
         // Sidecars are probed as regular containers are (classic init containers have no
         // probes): `AddPod` walks them after the regular ones (`prober_manager.go`, v1.31).
@@ -384,12 +454,59 @@ impl Kubelet {
         );
     }
 
-    /// `CleanupPods`: stop the workers of every pod not in `desired` (housekeeping passes
-    /// the pods whose worker is syncing or terminating).
+    /// Housekeeping's `CleanupPods`: stop the workers of every pod whose worker is neither
+    /// syncing nor terminating it (`desired`: whether it is, from `SyncKnownPods`' report,
+    /// which stands for the pod workers' records).
+    ///
+    /// Stops are sends on a one-slot channel: a second stop of a worker told once is
+    /// dropped, so a pass changes something only for a worker added since the last full
+    /// pass, or a pod whose worker record changed to not running; the pod workers' second
+    /// change log names those records (see [`ProbeManager::refresh_terminating`]). Other
+    /// passes are skipped; debug builds walk them in full and assert every worker they would
+    /// stop was told already.
+    #[inline(never)]
+    pub(crate) fn probe_cleanup_pods(
+        &mut self,
+        ctx: &mut Ctx,
+        desired: impl FnMut(PodUid) -> bool,
+    ) {
+        if self.prober.terminating_stale(self.pw.records.watch()) {
+            self.probe_refresh_terminating();
+        }
+        if !self.prober.cleanup_due {
+            #[cfg(debug_assertions)]
+            self.probe_check_cleanup_skip(desired);
+            #[cfg(not(debug_assertions))]
+            let _ = desired;
+            return;
+        }
+        self.prober.cleanup_due = false;
+        self.probe_cleanup_pods_all(ctx, desired);
+    }
+
+    /// Debug builds: a skipped `CleanupPods` would have stopped no worker not told already.
+    #[cfg(debug_assertions)]
+    fn probe_check_cleanup_skip(&self, mut desired: impl FnMut(PodUid) -> bool) {
+        for (uid, pod) in &self.prober.index {
+            if !desired(*uid) {
+                for &(_, _, slot) in &pod.workers {
+                    let w = self.prober.worker(slot);
+                    assert!(
+                        w.stop_pending,
+                        "probe worker {:?}: a skipped CleanupPods would have stopped it",
+                        w.key
+                    );
+                }
+            }
+        }
+    }
+
+    /// `CleanupPods` in full: stop the workers of every pod not in `desired` (the legacy
+    /// housekeeping passes the pods in config).
     /// `desired` is asked in ascending UID order (the per-pod index's key order), once per
     /// pod, so it may walk a sorted listing instead of searching it.
     #[inline(never)]
-    pub(crate) fn probe_cleanup_pods(
+    pub(crate) fn probe_cleanup_pods_all(
         &mut self,
         ctx: &mut Ctx,
         mut desired: impl FnMut(PodUid) -> bool,
@@ -397,7 +514,7 @@ impl Kubelet {
         let mut stop = std::mem::take(&mut self.prober.stop_scratch);
         for (uid, pod) in &self.prober.index {
             if !desired(*uid) {
-                stop.extend(pod.iter().map(|&(_, _, slot)| slot));
+                stop.extend(pod.workers.iter().map(|&(_, _, slot)| slot));
             }
         }
         for &slot in &stop {
@@ -551,7 +668,24 @@ pub(crate) fn run_probe(
     id: ContainerId,
     handler: ProbeHandler,
 ) -> Result<ProbeResult, &'static str> {
-    let kind = key.kind;
+    run_probe_keyed(ctx, key.clone(), id, handler).0
+}
+
+/// [`run_probe`] with the key given by value and handed back: the `Probe` transition takes
+/// the key's container name and gives it back after the trace saw it, so a probe neither
+/// counts a reference to the name up nor drops one.
+#[inline]
+pub(crate) fn run_probe_keyed(
+    ctx: &mut Ctx,
+    key: ProbeKey,
+    id: ContainerId,
+    handler: ProbeHandler,
+) -> (Result<ProbeResult, &'static str>, ProbeKey) {
+    let ProbeKey {
+        uid,
+        container,
+        kind,
+    } = key;
     let mut out = Err("not run");
     for _ in 0..MAX_PROBE_RETRIES {
         out = ctx.exec_probe(id, kind, handler);
@@ -559,29 +693,41 @@ pub(crate) fn run_probe(
             break;
         }
     }
-    ctx.emit(Transition::Probe {
-        uid: key.uid,
-        container: key.container.clone(),
+    let t = Transition::Probe {
+        uid,
+        container,
         kind,
         result: match out {
             Ok(true) => ProbeVerdict::Success,
             Ok(false) => ProbeVerdict::Failure,
             Err(_) => ProbeVerdict::Error,
         },
-    });
-    out.map(|ok| {
+    };
+    ctx.emit_ref(&t);
+    let Transition::Probe { container, .. } = t else {
+        unreachable!("built as a probe above")
+    };
+    let out = out.map(|ok| {
         if ok {
             ProbeResult::Success
         } else {
             ProbeResult::Failure
         }
-    })
+    });
+    (
+        out,
+        ProbeKey {
+            uid,
+            container,
+            kind,
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, PodSpec, Probe, RestartPolicy};
+    use crate::model::{PodSpec, Probe, RestartPolicy};
 
     /// A manager with one readiness and one liveness worker for each of `uids`.
     fn manager(uids: &[u32]) -> ProbeManager {
@@ -623,7 +769,7 @@ mod tests {
         let mut log = ChangeLog::default();
         // Never taken: every pod is refreshed.
         assert!(m.terminating_stale(&log));
-        m.refresh_terminating(&mut log, |uid| uid == PodUid(2));
+        m.refresh_terminating(&mut log, |uid| (uid == PodUid(2), true));
         let want = vec![
             (1, false),
             (1, false),
@@ -639,7 +785,7 @@ mod tests {
         log.note(PodUid(3), 3);
         log.note(PodUid(4), 3);
         assert!(m.terminating_stale(&log));
-        m.refresh_terminating(&mut log, |uid| uid != PodUid(4));
+        m.refresh_terminating(&mut log, |uid| (uid != PodUid(4), true));
         let want = vec![
             (1, false),
             (1, false),
@@ -651,7 +797,7 @@ mod tests {
         assert_eq!(copies(&m), want);
         // An overflowed log refreshes everyone.
         log.note_all();
-        m.refresh_terminating(&mut log, |_| false);
+        m.refresh_terminating(&mut log, |_| (false, true));
         assert!(copies(&m).iter().all(|&(_, t)| !t));
         // Another log (or another epoch of it) is out of step: everyone again.
         let mut other = ChangeLog::default();
@@ -659,7 +805,7 @@ mod tests {
         let _ = other.take(None, &mut out);
         let _ = other.take(Some(other.epoch()), &mut out);
         assert!(m.terminating_stale(&other));
-        m.refresh_terminating(&mut other, |uid| uid == PodUid(1));
+        m.refresh_terminating(&mut other, |uid| (uid == PodUid(1), true));
         let want = vec![
             (1, true),
             (1, true),
@@ -669,5 +815,37 @@ mod tests {
             (3, false),
         ];
         assert_eq!(copies(&m), want);
+    }
+
+    #[test]
+    fn cleanup_is_due_after_an_added_worker_or_a_pod_no_longer_running() {
+        let mut m = manager(&[1, 2, 3]);
+        assert!(m.cleanup_due, "workers were added");
+        m.cleanup_due = false;
+        let mut log = ChangeLog::default();
+        // Every pod still runs: nothing to stop.
+        m.refresh_terminating(&mut log, |_| (false, true));
+        assert!(!m.cleanup_due);
+        // A named pod that stopped running makes the pass due; one without workers not.
+        log.note(PodUid(4), 3);
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(4)));
+        assert!(!m.cleanup_due, "pod 4 has no workers");
+        log.note(PodUid(2), 3);
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(2)));
+        assert!(m.cleanup_due);
+        // So does every pod refreshed at once, if any of them stopped running.
+        m.cleanup_due = false;
+        log.note_all();
+        m.refresh_terminating(&mut log, |_| (false, true));
+        assert!(!m.cleanup_due);
+        log.note_all();
+        m.refresh_terminating(&mut log, |uid| (false, uid != PodUid(3)));
+        assert!(m.cleanup_due);
+        // A new worker makes it due too.
+        m.cleanup_due = false;
+        let mut more = manager(&[5]);
+        let w = more.slots[0].take().expect("a worker");
+        m.insert(w);
+        assert!(m.cleanup_due);
     }
 }

@@ -11,7 +11,7 @@
 //! the same instant, the run's scheduler picks which one the worker's `select` sees first,
 //! as Go's `select` would pick at random.
 
-use super::{run_probe, ProbeKey, ProbeResult};
+use super::{run_probe, run_probe_keyed, ProbeKey, ProbeResult};
 use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
@@ -186,6 +186,69 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// The container `doProbe` would probe now, if the probe runs this time with nothing
+    /// to do first: the cached status shows the container this worker already knows,
+    /// running, past its initial delay and through the startup gate, and the worker is
+    /// neither on hold nor quiet for a pod deleted before it started. `None`: `doProbe`'s
+    /// step-by-step path decides (and may publish before it probes, or not probe).
+    #[inline]
+    pub(crate) fn probes_now(&self, now: SimTime) -> Option<ContainerId> {
+        let kind = self.key.kind;
+        match self.view {
+            StatusView::Container {
+                id,
+                running_since: Some(since),
+                started,
+                ..
+            } if self.container_id == Some(id)
+                && !self.on_hold
+                && !(self.deleting && kind != ProbeType::Readiness)
+                && now.since(since) >= self.initial_delay
+                && started != (kind == ProbeType::Startup) =>
+            {
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(
+                    self.deleting,
+                    self.pod.deletion_timestamp.is_some(),
+                    "probe worker {:?}: its copy of the pod's deletion timestamp is wrong",
+                    self.key
+                );
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+
+    /// Count a probe's `result` against the thresholds. `None`: the run is still below
+    /// its threshold; otherwise whether the result differs from the one published (and so
+    /// must be published). A liveness or startup failure puts the worker on hold until
+    /// the next container.
+    #[inline]
+    pub(crate) fn record(&mut self, result: ProbeResult) -> Option<bool> {
+        if self.last_result == result {
+            self.result_run += 1;
+        } else {
+            self.last_result = result;
+            self.result_run = 1;
+        }
+        let below = match result {
+            ProbeResult::Failure => self.result_run < self.failure_threshold,
+            ProbeResult::Success => self.result_run < self.success_threshold,
+            ProbeResult::Unknown => false,
+        };
+        if below {
+            return None;
+        }
+        if self.key.kind != ProbeType::Readiness && result == ProbeResult::Failure {
+            // The container will be restarted: wait for the next one.
+            self.on_hold = true;
+            self.result_run = 0;
+        }
+        Some(self.published != Some(result))
+    }
+}
+
 impl Kubelet {
     /// Trigger the readiness worker `key` (`UpdatePodStatus`'s non-blocking send on the
     /// manual trigger channel), if it still runs.
@@ -224,6 +287,12 @@ impl Kubelet {
 
     /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
     /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
+    ///
+    /// A wake-up that probes the container the worker already knows (almost all of them)
+    /// takes one pass over the worker: the `Probe` transition borrows the event's key and
+    /// hands it on to the next tick, which is scheduled right after the probe. Nothing
+    /// else is scheduled before that point on this path, so the queue sees its events in
+    /// the order the step-by-step path ([`Kubelet::do_probe`]) gives them.
     #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
@@ -233,49 +302,132 @@ impl Kubelet {
         gen: u64,
         wake: ProbeWake,
     ) {
-        let Some(w) = self.prober.worker_mut(slot, gen) else {
-            return;
+        let tick = match wake {
+            ProbeWake::FirstRun | ProbeWake::Tick => true,
+            ProbeWake::Trigger => false,
+            ProbeWake::Stop => {
+                if self.prober.worker_mut(slot, gen).is_some() {
+                    self.probe_worker_exit(ctx, slot);
+                }
+                return;
+            }
+        };
+        // The workers' copies of `IsPodTerminationRequested` are brought up to date before
+        // the worker is read (a cheap test when nothing changed; only while the reach
+        // point they serve is unmarked).
+        let unmarked = !self.prober.reached_probe_while_terminating;
+        if unmarked && self.prober.terminating_stale(self.pw.records.watch()) {
+            self.probe_refresh_terminating();
+        }
+        let p = &mut self.prober;
+        let w = match p.slots.get_mut(slot as usize) {
+            Some(Some(w)) if w.gen == gen => w,
+            _ => return,
         };
         debug_assert!(w.key == key, "a probe worker's slot holds its own key");
-        let period = w.period;
         match wake {
-            ProbeWake::FirstRun | ProbeWake::Tick => {
-                if wake == ProbeWake::FirstRun {
-                    w.sleeping = false;
-                }
+            ProbeWake::FirstRun => w.sleeping = false,
+            ProbeWake::Trigger => w.trigger_pending = false,
+            ProbeWake::Tick | ProbeWake::Stop => {}
+        }
+        #[cfg(debug_assertions)]
+        {
+            let cached = self.status.statuses.get(&w.key.uid).map(|v| &*v.status);
+            debug_assert_eq!(
+                w.view,
+                StatusView::of(cached, &w.key.container),
+                "probe worker {:?}: its view of the status manager's cache is stale",
+                w.key
+            );
+        }
+        let Some(id) = w.probes_now(ctx.now()) else {
+            // Anything else (no status or container yet, a new container, a container not
+            // running, a worker on hold, waiting or quitting): step by step.
+            if tick {
                 let tick = KEv::ProbeWorker {
                     key,
                     slot,
                     gen,
                     wake: ProbeWake::Tick,
                 };
-                let _ = ctx.after(period, tick);
+                let _ = ctx.after(w.period, tick);
             }
-            ProbeWake::Trigger => w.trigger_pending = false,
-            ProbeWake::Stop => {
-                self.probe_worker_exit(ctx, slot);
-                return;
+            let keep = self.do_probe(ctx, slot);
+            self.probe_wake_end(ctx, slot, gen, wake, keep);
+            return;
+        };
+        // The reach point is a bit that stays set: once marked, the copy is not read.
+        if unmarked && w.terminating {
+            debug_assert!(
+                self.pw.is_pod_termination_requested(w.key.uid),
+                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+                w.key
+            );
+            p.reached_probe_while_terminating = true;
+            ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
+        } else {
+            debug_assert!(
+                !unmarked || !self.pw.is_pod_termination_requested(w.key.uid),
+                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+                w.key
+            );
+        }
+        p.probes_run += 1;
+        let (out, key) = run_probe_keyed(ctx, key, id, w.handler);
+        if tick {
+            let tick = KEv::ProbeWorker {
+                key,
+                slot,
+                gen,
+                wake: ProbeWake::Tick,
+            };
+            let _ = ctx.after(w.period, tick);
+        }
+        // Publishing touches neither pending flag: both are read now, acted on after it.
+        let stop = w.stop_pending;
+        let trigger = wake == ProbeWake::FirstRun && w.trigger_pending;
+        if let Ok(result) = out {
+            match w.record(result) {
+                Some(true) => self.probe_publish_changed(ctx, slot, result),
+                #[cfg(debug_assertions)]
+                Some(false) => self.probe_check_published(slot),
+                _ => {}
             }
         }
-        let keep = self.do_probe(ctx, slot);
+        if stop {
+            self.probe_worker_exit(ctx, slot);
+        } else if trigger {
+            self.probe_worker_send_trigger_now(ctx, slot, gen);
+        }
+    }
+
+    /// Back in `select` after a probe (`keep`: whether the worker goes on): a waiting stop
+    /// ends the worker (when a tick was due at the same instant, the scheduler let the tick
+    /// go first); after the first run, a trigger that waited during the sleep is taken.
+    fn probe_wake_end(&mut self, ctx: &mut Ctx, slot: u32, gen: u64, wake: ProbeWake, keep: bool) {
         let w = self.prober.worker_at(slot);
-        // Back in `select`: a waiting stop ends the worker (when a tick was due at the same
-        // instant, the scheduler let the tick go first).
         if !keep || w.stop_pending {
             self.probe_worker_exit(ctx, slot);
             return;
         }
         if wake == ProbeWake::FirstRun && w.trigger_pending {
-            let _ = ctx.after(
-                Dur::ZERO,
-                KEv::ProbeWorker {
-                    key: w.key.clone(),
-                    slot,
-                    gen,
-                    wake: ProbeWake::Trigger,
-                },
-            );
+            self.probe_worker_send_trigger_now(ctx, slot, gen);
         }
+    }
+
+    /// Schedule the trigger that waited in the channel while the worker slept.
+    #[cold]
+    fn probe_worker_send_trigger_now(&mut self, ctx: &mut Ctx, slot: u32, gen: u64) {
+        let w = self.prober.worker_at(slot);
+        let _ = ctx.after(
+            Dur::ZERO,
+            KEv::ProbeWorker {
+                key: w.key.clone(),
+                slot,
+                gen,
+                wake: ProbeWake::Trigger,
+            },
+        );
     }
 
     /// The worker exits: its result is forgotten and it leaves the manager.
@@ -381,30 +533,11 @@ impl Kubelet {
         let Ok(result) = run_probe(ctx, &w.key, id, w.handler) else {
             return true;
         };
-        if w.last_result == result {
-            w.result_run += 1;
-        } else {
-            w.last_result = result;
-            w.result_run = 1;
-        }
-        let below = match result {
-            ProbeResult::Failure => w.result_run < w.failure_threshold,
-            ProbeResult::Success => w.result_run < w.success_threshold,
-            ProbeResult::Unknown => false,
-        };
-        if below {
-            return true;
-        }
-        if kind != ProbeType::Readiness && result == ProbeResult::Failure {
-            // The container will be restarted: wait for the next one.
-            w.on_hold = true;
-            w.result_run = 0;
-        }
-        if w.published != Some(result) {
-            self.probe_publish_changed(ctx, slot, result);
-        } else {
+        match w.record(result) {
+            Some(true) => self.probe_publish_changed(ctx, slot, result),
             #[cfg(debug_assertions)]
-            self.probe_check_published(slot);
+            Some(false) => self.probe_check_published(slot),
+            _ => {}
         }
         true
     }
@@ -428,13 +561,13 @@ impl Kubelet {
     /// Bring the workers' copies of `IsPodTerminationRequested` up to date with the pod
     /// workers' records (debug builds check each copy against the records when it is read).
     #[inline(never)]
-    fn probe_refresh_terminating(&mut self) {
+    pub(super) fn probe_refresh_terminating(&mut self) {
         let (records, log) = self.pw.records.split_watch();
-        self.prober.refresh_terminating(log, |uid| {
-            records
-                .get(&uid)
-                .is_some_and(|s| s.is_termination_requested())
-        });
+        self.prober
+            .refresh_terminating(log, |uid| match records.get(&uid) {
+                Some(s) => (s.is_termination_requested(), !s.is_terminated()),
+                None => (false, false),
+            });
     }
 
     /// The worker's `resultsManager.Set` for its current container. The manager queues an
