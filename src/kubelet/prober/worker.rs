@@ -12,6 +12,7 @@
 //! as Go's `select` would pick at random.
 
 use super::{run_probe, run_probe_keyed, ProbeKey, ProbeResult};
+use crate::kubelet::pod_workers::PodWorkers;
 use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
@@ -356,22 +357,13 @@ impl Kubelet {
             self.probe_wake_end(ctx, slot, gen, wake, keep);
             return;
         };
-        // The reach point is a bit that stays set: once marked, the copy is not read.
-        if unmarked && w.terminating {
-            debug_assert!(
-                self.pw.is_pod_termination_requested(w.key.uid),
-                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
-                w.key
-            );
-            p.reached_probe_while_terminating = true;
-            ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
-        } else {
-            debug_assert!(
-                !unmarked || !self.pw.is_pod_termination_requested(w.key.uid),
-                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
-                w.key
-            );
-        }
+        note_probe_while_terminating(
+            ctx,
+            &mut p.reached_probe_while_terminating,
+            &self.pw,
+            w,
+            unmarked,
+        );
         p.probes_run += 1;
         let (out, key) = run_probe_keyed(ctx, key, id, w.handler);
         if tick {
@@ -513,22 +505,13 @@ impl Kubelet {
         if started == (kind == ProbeType::Startup) {
             return true;
         }
-        // The reach point is a bit that stays set: once marked, the copy is not read.
-        if unmarked && w.terminating {
-            debug_assert!(
-                self.pw.is_pod_termination_requested(w.key.uid),
-                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
-                w.key
-            );
-            p.reached_probe_while_terminating = true;
-            ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
-        } else {
-            debug_assert!(
-                !unmarked || !self.pw.is_pod_termination_requested(w.key.uid),
-                "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
-                w.key
-            );
-        }
+        note_probe_while_terminating(
+            ctx,
+            &mut p.reached_probe_while_terminating,
+            &self.pw,
+            w,
+            unmarked,
+        );
         p.probes_run += 1;
         let Ok(result) = run_probe(ctx, &w.key, id, w.handler) else {
             return true;
@@ -609,6 +592,35 @@ impl Kubelet {
             .expect("a worker publishes for its container");
         let queued = self.probe_set_result(ctx, kind, uid, id, result);
         debug_assert!(queued, "a changed result queues an update");
+    }
+}
+
+/// Marks the "probe while terminating" reach point when worker `w` probes for a pod whose
+/// termination was requested. The mark is a bit that stays set, so the worker's copy of
+/// `IsPodTerminationRequested` is read only while it is `unmarked`; debug builds check
+/// that copy against the pod workers.
+#[inline]
+fn note_probe_while_terminating(
+    ctx: &mut Ctx,
+    reached: &mut bool,
+    pw: &PodWorkers,
+    w: &Worker,
+    unmarked: bool,
+) {
+    if unmarked && w.terminating {
+        debug_assert!(
+            pw.is_pod_termination_requested(w.key.uid),
+            "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+            w.key
+        );
+        *reached = true;
+        ctx.reach(crate::model::reach::Reach::ProbeWhileTerminating);
+    } else {
+        debug_assert!(
+            !unmarked || !pw.is_pod_termination_requested(w.key.uid),
+            "probe worker {:?}: its copy of IsPodTerminationRequested is stale",
+            w.key
+        );
     }
 }
 
