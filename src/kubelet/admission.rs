@@ -18,9 +18,7 @@
 use super::cursor::Cursor;
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{
-    ApiPod, ApiPodStatus, PodPhase, PodSpec, PodUid, RejectReason, Resources, Transition,
-};
+use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, RejectReason, Resources, Transition};
 use crate::scenario::{KubeletConfig, NodeSpec, Threshold};
 use std::sync::Arc;
 
@@ -214,14 +212,16 @@ impl Kubelet {
             .collect()
     }
 
-    /// `filterOutInactivePods` over the pod manager's pods other than `uid`, as admission
+    /// `filterOutInactivePods` over the pod manager's pods other than `pod`, as admission
     /// asks for them, reduced to what the resource fit reads of them (their number, and
-    /// their requests' sum if `sum`), visiting only `config.candidates` (the pods skipped
+    /// their requests' sum when `pod` asks for CPU or memory, the only case in which
+    /// [`resource_fit`] reads it), visiting only `config.candidates` (the pods skipped
     /// are inactive). One walk visits them, with the pod manager's, the pod workers' and
     /// the status manager's maps walked beside it in UID order, and notes those gone from
     /// config, dropped after it; no list of the active pods is built. Debug builds
     /// check the answer against the scan of every pod.
-    pub(crate) fn active_use_for_admission(&mut self, uid: PodUid, sum: bool) -> ActiveUse {
+    pub(crate) fn active_use_for_admission(&mut self, pod: &ApiPod) -> ActiveUse {
+        let (uid, sum) = (pod.uid, pod_requests(&pod.spec) != Resources::default());
         let (config, pw, status) = (&self.config, &self.pw, &self.status);
         let mut pods = Cursor::new(&config.pods);
         let mut records = Cursor::new(&pw.records);
@@ -329,7 +329,7 @@ impl Kubelet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContainerSpec, RestartPolicy};
+    use crate::model::{ContainerSpec, PodUid, RestartPolicy};
 
     fn pod(uid: u32, cpu_milli: u64, memory_bytes: u64) -> Arc<ApiPod> {
         let mut c = ContainerSpec::named("c", "img");

@@ -9,13 +9,13 @@
 //! `nodeshutdown.rs`). The static-pod file source is modelled (changes arrive at once, as
 //! with inotify); the HTTP source is not.
 
-use super::admission::{pod_requests, ActiveUse};
+use super::admission::ActiveUse;
 use super::eviction_signals::has_local_storage_limits;
 use super::pod_workers::UpdatePodOptions;
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::{ApiPod, PodUid, Resources, Transition};
+use crate::model::{ApiPod, PodUid, Transition};
 use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -254,8 +254,7 @@ impl Kubelet {
         let needs_admission =
             !self.pw.is_pod_termination_requested(pod.uid) && !pod.status.phase.is_terminal();
         let active = if needs_admission && self.admission_needs_active(&pod) {
-            let sum = pod_requests(&pod.spec) != Resources::default();
-            self.active_use_for_admission(pod.uid, sum)
+            self.active_use_for_admission(&pod)
         } else {
             ActiveUse::default()
         };
