@@ -44,6 +44,16 @@ pub(crate) struct PodSyncStatus {
     pub(crate) status_memo: Option<crate::kubelet::status_memo::StatusMemo>,
 }
 
+/// What the prober's copy of a record reads (`ProbeManager::refresh_terminating`): whether
+/// termination was requested, and whether the worker is terminated. Only
+/// `request_termination` and `mark_terminated` change it, on a record taken with
+/// `RecordMap::get_mut_watched` (or a record not yet inserted).
+impl crate::kubelet::record_map::Watched for Box<PodSyncStatus> {
+    fn watched(&self) -> u8 {
+        u8::from(self.is_termination_requested()) | u8::from(self.is_terminated()) << 1
+    }
+}
+
 impl PodSyncStatus {
     pub(crate) fn new(fullname: String, now: SimTime) -> Self {
         PodSyncStatus {
