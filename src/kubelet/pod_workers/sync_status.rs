@@ -370,4 +370,23 @@ mod tests {
         assert!(slot.is_none());
         assert_eq!(Arc::strong_count(&b), 1);
     }
+
+    #[test]
+    fn the_watched_part_moves_only_with_termination() {
+        use super::{PodSyncStatus, SimTime};
+        use crate::kubelet::record_map::Watched;
+        let mut st = Box::new(PodSyncStatus::new("p_default".into(), SimTime(0)));
+        let fresh = st.watched();
+        st.mark_started(SimTime(1));
+        st.working = true;
+        st.signalled = true;
+        assert_eq!(st.watched(), fresh, "syncing fields leave it alone");
+        st.request_termination(SimTime(2));
+        let requested = st.watched();
+        assert_ne!(requested, fresh);
+        st.acknowledge_termination();
+        assert_eq!(st.watched(), requested);
+        st.mark_terminated(SimTime(3));
+        assert!(st.watched() != requested && st.watched() != fresh);
+    }
 }
