@@ -232,7 +232,6 @@ impl Kubelet {
                 } = *plan;
                 let kill = (containers, sandboxes, grace_override, reason);
                 self.begin_kill(ctx, uid, op, kill);
-                return None;
             }
             Step::CreateSandbox { attempt } => {
                 let run = CriReq::RunPodSandbox {
@@ -243,7 +242,6 @@ impl Kubelet {
                 };
                 self.worker_cri(ctx, uid, op.id, 0, run);
                 self.park_op(uid, op);
-                return None;
             }
             Step::StartContainer { .. } => unreachable!("a start is issued by advance"),
             Step::VerifyStopped => {
@@ -259,7 +257,6 @@ impl Kubelet {
                 self.worker_cri(ctx, uid, op.id, 0, CriReq::PodStatus { uid });
                 op.plan.push_front(Step::VerifyStopped);
                 self.park_op(uid, op);
-                return None;
             }
             Step::MountVolumes => {
                 if let Err(e) = self.mount_backoff(uid, ctx.now()) {
@@ -268,12 +265,10 @@ impl Kubelet {
                 }
                 self.worker_cri(ctx, uid, op.id, 0, CriReq::MountVolumes { uid });
                 self.park_op(uid, op);
-                return None;
             }
             Step::UnmountVolumes => {
                 self.worker_cri(ctx, uid, op.id, 0, CriReq::UnmountVolumes { uid });
                 self.park_op(uid, op);
-                return None;
             }
             Step::RemovePodCgroup => {
                 // Secrets and configmaps are unregistered (in memory) before this.
@@ -285,15 +280,14 @@ impl Kubelet {
                 });
                 self.worker_cri(ctx, uid, op.id, 0, CriReq::RemovePodCgroup { uid });
                 self.park_op(uid, op);
-                return None;
             }
             Step::FinishTerminated => {
                 let pod = op.pod.clone();
                 self.terminate_pod_status(ctx, &pod);
                 self.end_op(ctx, uid, op, Ok(false));
-                return None;
             }
         }
+        None
     }
 
     /// The `KillPod` step: every listed container is stopped in parallel (through its
