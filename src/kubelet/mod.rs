@@ -67,6 +67,7 @@ pub(crate) mod status;
 mod status_memo;
 pub(crate) mod status_sync;
 pub(crate) mod sync;
+mod sync_rare;
 mod v122;
 pub(crate) mod worker_loop;
 

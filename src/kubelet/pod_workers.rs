@@ -355,7 +355,8 @@ impl PodWorkers {
         op: u64,
         now: SimTime,
     ) -> Option<&mut PodSyncStatus> {
-        let st = self.records.get_mut(&uid)?;
+        // The callers go on to end a termination (`completeTerminating` and friends).
+        let st = self.records.get_mut_watched(&uid)?;
         st.end_sync(uid, op, now);
         Some(st)
     }
@@ -782,7 +783,10 @@ mod tests {
                     Box::new(PodSyncStatus::new(full.into(), SimTime::ZERO)),
                 );
             }
-            pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
+            pw.records
+                .get_mut_watched(&PodUid(2))
+                .unwrap()
+                .terminating_at = Some(SimTime(1));
             pw.waiting_static_by_fullname
                 .insert(full.into(), vec![PodUid(2), PodUid(3)]);
             assert_eq!(pw.allow_static_pod_start(full, PodUid(3)), v3_starts);
@@ -816,7 +820,10 @@ mod tests {
         assert!(!pw.allow_static_pod_start(full, PodUid(2)));
         // Releasing the name lets the next live UID start; a terminating one is skipped.
         pw.release_static(PodUid(1));
-        pw.records.get_mut(&PodUid(2)).unwrap().terminating_at = Some(SimTime(1));
+        pw.records
+            .get_mut_watched(&PodUid(2))
+            .unwrap()
+            .terminating_at = Some(SimTime(1));
         assert!(pw.allow_static_pod_start(full, PodUid(3)));
         assert_eq!(pw.started_static_by_fullname.get(full), Some(&PodUid(3)));
         assert!(!pw.waiting_static_by_fullname.contains_key(full));

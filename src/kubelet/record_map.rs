@@ -13,16 +13,32 @@ use std::collections::BTreeMap;
 use std::ops::Deref;
 
 /// A UID-keyed map whose every mutable access notes the key in a [`ChangeLog`]. Reads go
-/// through `Deref` to the map; writes only through `get_mut`, `insert` and `remove`.
+/// through `Deref` to the map; writes only through `get_mut`, `get_mut_watched`, `insert`
+/// and `remove`.
 ///
-/// A second log ([`RecordMap::watch`]) notes the same keys for a second reader (the
-/// prober's per-worker copy of whether its pod's termination was requested). A log never
-/// taken stays in its "everything" state, where noting costs one test.
+/// A second log ([`RecordMap::watch`]) serves a second reader that reads only a small
+/// part of each value (the prober reads whether a pod's termination was requested and
+/// whether it is terminated: [`Watched`]). It notes the keys inserted and removed, and
+/// those handed out by [`RecordMap::get_mut_watched`], which the callers that may change
+/// that part use; a plain `get_mut` leaves it alone. Debug builds keep each value's part
+/// as of the last take and assert, whenever the second log is read, that it names every
+/// key whose part changed since. A log never taken stays in its "everything" state, where
+/// noting costs one test.
 #[derive(Clone, Debug)]
 pub(crate) struct RecordMap<V> {
     map: BTreeMap<PodUid, V>,
     log: ChangeLog,
     watch: ChangeLog,
+    /// Debug builds: each value's [`Watched::watched`] part at the second log's last take.
+    #[cfg(debug_assertions)]
+    seen: BTreeMap<PodUid, u8>,
+}
+
+/// The part of a value the second log's reader reads: a change of it must be noted there.
+/// Only debug builds call it (to check the log).
+pub(crate) trait Watched {
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    fn watched(&self) -> u8;
 }
 
 impl<V> Default for RecordMap<V> {
@@ -31,6 +47,8 @@ impl<V> Default for RecordMap<V> {
             map: BTreeMap::new(),
             log: ChangeLog::default(),
             watch: ChangeLog::default(),
+            #[cfg(debug_assertions)]
+            seen: BTreeMap::new(),
         }
     }
 }
@@ -43,9 +61,19 @@ impl<V> Deref for RecordMap<V> {
 }
 
 impl<V> RecordMap<V> {
-    /// A mutable entry (noted as changed whether or not the caller changes it).
+    /// A mutable entry (noted as changed in the first log whether or not the caller
+    /// changes it). The caller must not change the value's [`Watched`] part: that takes
+    /// [`RecordMap::get_mut_watched`].
     #[inline]
     pub(crate) fn get_mut(&mut self, uid: &PodUid) -> Option<&mut V> {
+        let len = self.map.len();
+        let v = self.map.get_mut(uid)?;
+        self.log.note(*uid, len);
+        Some(v)
+    }
+
+    /// A mutable entry whose [`Watched`] part the caller may change: noted in both logs.
+    pub(crate) fn get_mut_watched(&mut self, uid: &PodUid) -> Option<&mut V> {
         let len = self.map.len();
         let v = self.map.get_mut(uid)?;
         self.log.note(*uid, len);
@@ -83,22 +111,60 @@ impl<V> RecordMap<V> {
     pub(crate) fn split(&mut self) -> (&BTreeMap<PodUid, V>, &mut ChangeLog) {
         (&self.map, &mut self.log)
     }
+}
 
-    /// The map and its second change log (the map read-only).
+impl<V: Watched> RecordMap<V> {
+    /// The map and its second change log (the map read-only), for the reader to take the
+    /// log.
     pub(crate) fn split_watch(&mut self) -> (&BTreeMap<PodUid, V>, &mut ChangeLog) {
+        #[cfg(debug_assertions)]
+        {
+            self.check_watch();
+            self.seen = self.map.iter().map(|(u, v)| (*u, v.watched())).collect();
+        }
         (&self.map, &mut self.watch)
     }
 
     /// The second change log, read-only (to ask whether it is clean).
     #[inline]
     pub(crate) fn watch(&self) -> &ChangeLog {
+        #[cfg(debug_assertions)]
+        self.check_watch();
         &self.watch
+    }
+
+    /// Debug builds: the second log names every key inserted, removed, or whose
+    /// [`Watched`] part changed since its last take (compared with the parts kept then).
+    #[cfg(debug_assertions)]
+    fn check_watch(&self) {
+        if self.watch.names_all() {
+            return;
+        }
+        for (u, v) in &self.map {
+            let same = self.seen.get(u) == Some(&v.watched());
+            assert!(
+                same || self.watch.names(*u),
+                "the second change log misses a change of {u}'s watched part"
+            );
+        }
+        for u in self.seen.keys() {
+            assert!(
+                self.map.contains_key(u) || self.watch.names(*u),
+                "the second change log misses the removal of {u}"
+            );
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Watched for u32 {
+        fn watched(&self) -> u8 {
+            (*self & 1) as u8
+        }
+    }
 
     #[test]
     fn the_log_names_what_changed_and_overflows_to_all() {
@@ -136,16 +202,24 @@ mod tests {
     }
 
     #[test]
-    fn the_second_log_notes_the_same_keys_for_its_own_reader() {
+    fn the_second_log_notes_inserts_removals_and_watched_accesses() {
         let mut m: RecordMap<u32> = RecordMap::default();
         let mut out = Vec::new();
         m.insert(PodUid(1), 0);
+        m.insert(PodUid(4), 0);
         // The first log is read; the second, never read, still names everything.
         assert_eq!(m.split().1.take(None, &mut out), Changes::All);
         assert_eq!(m.split_watch().1.take(None, &mut out), Changes::All);
         let w = m.watch().epoch();
         assert!(m.watch().is_clean(Some(w)));
-        let _ = m.get_mut(&PodUid(1));
+        // A plain mutable access that leaves the watched part alone: the second log
+        // stays clean, the first notes it.
+        let e = m.split().1.epoch();
+        *m.get_mut(&PodUid(4)).unwrap() += 2;
+        assert!(m.watch().is_clean(Some(w)));
+        assert_eq!(m.split().1.take(Some(e), &mut out), Changes::Some);
+        assert_eq!(out, vec![PodUid(4)]);
+        *m.get_mut_watched(&PodUid(1)).unwrap() += 1;
         m.insert(PodUid(2), 0);
         m.remove(&PodUid(2));
         m.insert(PodUid(3), 0);
@@ -155,9 +229,21 @@ mod tests {
         assert_eq!(out, vec![PodUid(1), PodUid(2), PodUid(3)]);
         // Taking one log leaves the other's notes alone.
         let e = m.split().1.epoch();
-        let _ = m.get_mut(&PodUid(1));
+        let _ = m.get_mut_watched(&PodUid(1));
         let w = m.watch().epoch();
         assert_eq!(m.split().1.take(Some(e), &mut out), Changes::Some);
         assert!(!m.watch().is_clean(Some(w)));
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "misses a change")]
+    fn debug_builds_catch_a_watched_change_through_a_plain_access() {
+        let mut m: RecordMap<u32> = RecordMap::default();
+        let mut out = Vec::new();
+        m.insert(PodUid(1), 0);
+        let _ = m.split_watch().1.take(None, &mut out);
+        *m.get_mut(&PodUid(1)).unwrap() = 1;
+        let _ = m.watch();
     }
 }

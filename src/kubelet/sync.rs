@@ -20,20 +20,19 @@
 //! instantaneous).
 
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
-use super::legacy::legacy_plan_kill;
-use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
+use super::pod_workers::{StatusFn, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
 use super::status_memo::{Found, MemoHit};
-use super::{KEv, Kubelet};
+use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::{
     ApiPod, ApiPodStatus, ContainerId, PodPhase, PodUid, ProbeType, RestartPolicy, RtPodStatus,
     RtState, RunningPod, SandboxId, Transition,
 };
-use crate::model::{NoteKind, PullPolicy, SyncStepKind};
-use crate::sim::{Dur, SimTime};
+use crate::model::{NoteKind, PullPolicy};
+use crate::sim::SimTime;
 use crate::world::cri::CriReq;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -172,14 +171,6 @@ impl Op {
     }
 }
 
-/// What a `KillPod` step kills: containers, sandboxes, grace override, probe reason.
-type KillArgs = (
-    Vec<(ContainerId, String)>,
-    Vec<SandboxId>,
-    Option<i64>,
-    Option<ProbeType>,
-);
-
 /// The actions `computePodActions` decides.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PodActions {
@@ -240,33 +231,7 @@ pub(crate) fn compute_pod_actions_with_probes(
         ..Default::default()
     };
     if changed {
-        let restart_on_failure = pod.spec.restart_policy != RestartPolicy::Never;
-        if !restart_on_failure && attempt != 0 && !status.containers.is_empty() {
-            a.create_sandbox = false;
-            return a;
-        }
-        for (i, c) in pod.spec.containers.iter().enumerate() {
-            let succeeded = status
-                .find(&c.name)
-                .is_some_and(|s| s.state == RtState::Exited && s.exit_code == 0);
-            if pod.spec.restart_policy == RestartPolicy::OnFailure && succeeded {
-                continue;
-            }
-            a.containers_to_start.push(i);
-        }
-        if a.containers_to_start.is_empty()
-            && (pod.spec.init_containers.is_empty()
-                || has_any_regular_container_created(pod, status))
-        {
-            a.create_sandbox = false;
-            return a;
-        }
-        // A new sandbox starts over from the first init container.
-        if !pod.spec.init_containers.is_empty() {
-            a.containers_to_start.clear();
-            a.init_containers_to_start = vec![0];
-        }
-        return a;
+        return actions_for_new_sandbox(pod, status, a);
     }
     let init = compute_init_container_actions(pod, status, probes, init_rerun_guard);
     a.init_containers_to_start = init.to_start;
@@ -306,6 +271,40 @@ pub(crate) fn compute_pod_actions_with_probes(
         a.kill_pod = true;
         // Sidecars alone do not keep a pod alive.
         a.init_containers_to_start.clear();
+    }
+    a
+}
+
+/// `computePodActions` when the sandbox changed (a new pod, or its sandbox died): the
+/// containers to start in a new sandbox, or a kill alone. Out of line: rare.
+#[cold]
+#[inline(never)]
+fn actions_for_new_sandbox(pod: &ApiPod, status: &RtPodStatus, mut a: PodActions) -> PodActions {
+    let attempt = a.attempt;
+    let restart_on_failure = pod.spec.restart_policy != RestartPolicy::Never;
+    if !restart_on_failure && attempt != 0 && !status.containers.is_empty() {
+        a.create_sandbox = false;
+        return a;
+    }
+    for (i, c) in pod.spec.containers.iter().enumerate() {
+        let succeeded = status
+            .find(&c.name)
+            .is_some_and(|s| s.state == RtState::Exited && s.exit_code == 0);
+        if pod.spec.restart_policy == RestartPolicy::OnFailure && succeeded {
+            continue;
+        }
+        a.containers_to_start.push(i);
+    }
+    if a.containers_to_start.is_empty()
+        && (pod.spec.init_containers.is_empty() || has_any_regular_container_created(pod, status))
+    {
+        a.create_sandbox = false;
+        return a;
+    }
+    // A new sandbox starts over from the first init container.
+    if !pod.spec.init_containers.is_empty() {
+        a.containers_to_start.clear();
+        a.init_containers_to_start = vec![0];
     }
     a
 }
@@ -420,14 +419,7 @@ impl Kubelet {
             match cached.unwrap_or_else(|| self.pleg.cache_get(uid)) {
                 Ok(s) => s,
                 Err(e) => {
-                    // GetNewerThan returned the inspection error: no sync runs, the worker
-                    // backs off (event FailedSync).
-                    ctx.emit(Transition::Note {
-                        uid,
-                        what: NoteKind::FailedSyncStatus,
-                    });
-                    let err = format!("error determining status: {}", e.as_str());
-                    self.finish_work(ctx, uid, op_id, &work, Err(SyncError::of(&err)));
+                    self.sync_status_failed(ctx, uid, op_id, work, e);
                     return;
                 }
             }
@@ -443,59 +435,11 @@ impl Kubelet {
         let mut op = Op::new(op_id, kind, work, pod, status, grace);
         op.plan = self.take_plan();
         op.errors = self.take_errors();
-        match kind {
-            SyncKind::SyncPod => {
-                self.plan_sync_pod(ctx, uid, op, tested);
-                return;
-            }
-            SyncKind::SyncTerminatingPod => {
-                let mut api = self.generate_api_pod_status(ctx, &op.pod, &op.status, false);
-                let status_fn = self.acknowledge_terminating(ctx, uid);
-                if let Some(f) = &status_fn {
-                    apply_status_fn(&mut api, f);
-                }
-                self.set_pod_status(ctx, &op.pod, api);
-                ctx.emit(Transition::SyncStep {
-                    uid,
-                    step: SyncStepKind::StatusSet,
-                });
-                if self.b.on(Sw::StopProbesAtTermination) {
-                    self.probe_stop_liveness_and_startup(ctx, &op.pod);
-                    ctx.emit(Transition::SyncStep {
-                        uid,
-                        step: SyncStepKind::ProbesStopped,
-                    });
-                }
-                let (containers, sandboxes) = running_pod_from(&op.status);
-                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                    containers,
-                    sandboxes,
-                    grace_override: grace,
-                    reason: None,
-                })));
-                op.plan.push_back(Step::VerifyStopped);
-            }
-            SyncKind::SyncTerminatingRuntimePod => {
-                let _ = self.acknowledge_terminating(ctx, uid);
-                let rp = op.work.options.running_pod.clone().expect("runtime pod");
-                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                    containers: rp.containers.clone(),
-                    sandboxes: rp.sandboxes.clone(),
-                    grace_override: Some(1),
-                    reason: None,
-                })));
-            }
-            SyncKind::SyncTerminatedPod => {
-                let api = self.generate_api_pod_status(ctx, &op.pod, &op.status, true);
-                self.set_pod_status(ctx, &op.pod, api);
-                if self.mounted.contains(&uid) {
-                    op.plan.push_back(Step::UnmountVolumes);
-                }
-                op.plan.push_back(Step::RemovePodCgroup);
-                op.plan.push_back(Step::FinishTerminated);
-            }
+        if kind == SyncKind::SyncPod {
+            self.plan_sync_pod(ctx, uid, op, tested);
+        } else {
+            self.plan_termination(ctx, uid, op);
         }
-        self.advance(ctx, uid, op);
     }
 
     /// `SyncPod`: write the generated status, then plan the runtime's `SyncPod` (or end
@@ -508,32 +452,13 @@ impl Kubelet {
         // generateAPIPodStatus and SetPodStatus (skipped when nothing they read changed
         // since they last wrote nothing: `status_memo.rs`).
         let phase = self.sync_pod_status(ctx, &op.pod, &op.status, tested);
-        let terminal = phase.is_terminal();
-        let failed = phase == PodPhase::Failed;
-        if terminal && failed && self.legacy() {
-            // v1.21: a Failed pod is killed from its ordinary sync.
-            legacy_plan_kill(&mut op, None);
-            self.advance(ctx, uid, op);
-            return;
-        }
-        if terminal {
-            ctx.reach(crate::model::reach::Reach::TerminalPhaseWhileSyncing);
-            self.end_op(ctx, uid, op, Ok(true));
+        if phase.is_terminal() {
+            self.end_terminal_sync(ctx, uid, op, phase);
             return;
         }
         // Static pod: create or repair its mirror pod.
         if op.pod.static_pod {
-            let mirror = self.config.mirror_for(&op.pod);
-            let mut deleted = false;
-            if let Some(m) = &mirror {
-                if m.deletion_timestamp.is_some() || m.mirror_of != Some(uid) {
-                    ctx.api_delete_mirror(m.uid);
-                    deleted = true;
-                }
-            }
-            if mirror.is_none() || deleted {
-                ctx.api_create_mirror(op.pod.clone());
-            }
+            self.sync_mirror_pod(ctx, uid, &op.pod);
         }
         // Before PR 110191 (switch off) probes follow config (HandlePodAdditions).
         if self.b.on(Sw::StopProbesAtTermination) {
@@ -564,31 +489,14 @@ impl Kubelet {
         if !mounted {
             op.plan.push_back(Step::MountVolumes);
         }
-        if actions.kill_pod {
-            let (containers, sandboxes) = running_pod_from(&op.status);
-            op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                containers,
-                sandboxes,
-                grace_override: None,
-                reason: None,
-            })));
-        } else {
-            for (id, name, reason) in actions.containers_to_kill {
-                ctx.emit(Transition::Note {
-                    uid,
-                    what: match reason {
-                        ProbeType::Liveness => NoteKind::LivenessKill,
-                        ProbeType::Startup => NoteKind::StartupKill,
-                        ProbeType::Readiness => unreachable!("readiness never kills"),
-                    },
-                });
-                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                    containers: vec![(id, name)],
-                    sandboxes: Vec::new(),
-                    grace_override: None,
-                    reason: Some(reason),
-                })));
-            }
+        if actions.kill_pod || !actions.containers_to_kill.is_empty() {
+            self.plan_kills(
+                ctx,
+                uid,
+                &mut op,
+                actions.kill_pod,
+                actions.containers_to_kill,
+            );
         }
         if actions.create_sandbox {
             op.plan.push_back(Step::CreateSandbox {
@@ -624,206 +532,35 @@ impl Kubelet {
                 self.end_op(ctx, uid, op, result);
                 return;
             };
-            match step {
-                Step::KillPod(plan) => {
-                    let KillPlan {
-                        containers,
-                        sandboxes,
-                        grace_override,
-                        reason,
-                    } = *plan;
-                    let kill = (containers, sandboxes, grace_override, reason);
-                    self.begin_kill(ctx, uid, op, kill);
-                    return;
-                }
-                Step::CreateSandbox { attempt } => {
-                    let run = CriReq::RunPodSandbox {
-                        uid,
-                        name: Arc::from(op.pod.spec.name.as_str()),
-                        namespace: op.pod.spec.namespace.clone(),
-                        attempt,
-                    };
-                    self.worker_cri(ctx, uid, op.id, 0, run);
-                    self.park_op(uid, op);
-                    return;
-                }
-                Step::StartContainer { idx } => {
-                    if let Some(e) = self.do_back_off(ctx, &op, idx) {
-                        op.errors.push(e);
+            let Step::StartContainer { idx } = step else {
+                // Every other step is rare: issued out of line.
+                match self.issue_step(ctx, uid, op, step) {
+                    Some(back) => {
+                        op = back;
                         continue;
                     }
-                    let c = op.pod.spec.container_at(idx);
-                    // No entry at all: not in back-off (and no key to build).
-                    let in_image_backoff = !self.image_backoff.is_empty() && {
-                        let key = image_backoff_key(uid, &c.image);
-                        self.image_backoff
-                            .is_in_back_off_since_update(&key, ctx.now())
-                    };
-                    if in_image_backoff {
-                        self.reason_cache.set(uid, &c.name, "ImagePullBackOff");
-                        op.errors.push(format!(
-                            "ImagePullBackOff: back-off pulling image {:?}",
-                            c.image
-                        ));
-                        continue;
-                    }
-                    op.start = Some((idx, StartStage::Pull));
-                    let pull = CriReq::PullImage {
-                        uid,
-                        image: Arc::from(c.image.as_str()),
-                        always: c.image_pull_policy() == PullPolicy::Always,
-                    };
-                    self.worker_cri(ctx, uid, op.id, idx as u32, pull);
-                    self.park_op(uid, op);
-                    return;
+                    None => return,
                 }
-                Step::VerifyStopped => {
-                    // The kill succeeded: every probe worker of the pod stops.
-                    if self.b.on(Sw::StopProbesAtTermination) {
-                        let pod = op.pod.clone();
-                        self.probe_remove_pod(ctx, &pod);
-                        ctx.emit(Transition::SyncStep {
-                            uid,
-                            step: SyncStepKind::ProbesRemoved,
-                        });
-                    }
-                    self.worker_cri(ctx, uid, op.id, 0, CriReq::PodStatus { uid });
-                    op.plan.push_front(Step::VerifyStopped);
-                    self.park_op(uid, op);
-                    return;
-                }
-                Step::MountVolumes => {
-                    if let Err(e) = self.mount_backoff(uid, ctx.now()) {
-                        op.fatal = Some(e);
-                        continue;
-                    }
-                    self.worker_cri(ctx, uid, op.id, 0, CriReq::MountVolumes { uid });
-                    self.park_op(uid, op);
-                    return;
-                }
-                Step::UnmountVolumes => {
-                    self.worker_cri(ctx, uid, op.id, 0, CriReq::UnmountVolumes { uid });
-                    self.park_op(uid, op);
-                    return;
-                }
-                Step::RemovePodCgroup => {
-                    // Secrets and configmaps are unregistered (in memory) before this.
-                    let pod = op.pod.clone();
-                    self.objects_unregister(&pod);
-                    ctx.emit(Transition::Note {
-                        uid,
-                        what: NoteKind::ObjectsUnregistered,
-                    });
-                    self.worker_cri(ctx, uid, op.id, 0, CriReq::RemovePodCgroup { uid });
-                    self.park_op(uid, op);
-                    return;
-                }
-                Step::FinishTerminated => {
-                    let pod = op.pod.clone();
-                    self.terminate_pod_status(ctx, &pod);
-                    self.end_op(ctx, uid, op, Ok(false));
-                    return;
-                }
+            };
+            if let Some(e) = self.do_back_off(ctx, &op, idx) {
+                op.errors.push(e);
+                continue;
             }
-        }
-    }
-
-    /// The `KillPod` step: every listed container is stopped in parallel (through its
-    /// PreStop hook if it has one), then the sandboxes one by one.
-    fn begin_kill(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, kill: KillArgs) {
-        let (containers, sandboxes, grace_override, reason) = kill;
-        assert!(
-            op.kill.is_none(),
-            "sync operation rule broken: a kill starts only when no kill is in progress (pod {uid})"
-        );
-        let order = self.kill_ordering(&op.pod, &containers);
-        let spec = &op.pod.spec;
-        let has = |f: &dyn Fn(&str) -> bool| containers.iter().any(|(_, n)| f(n));
-        if spec.has_sidecars()
-            && has(&|n| spec.containers.iter().any(|c| c.name == n))
-            && has(&|n| spec.container_named(n).is_some_and(|c| c.is_sidecar()))
-        {
-            ctx.reach(crate::model::reach::Reach::SidecarKilledWithApp);
-        }
-        let ks = KillState {
-            pending: containers
-                .iter()
-                .map(|(id, _)| (*id, KillStage::Stopping))
-                .collect(),
-            sandboxes: sandboxes.into(),
-            errors: Vec::new(),
-            order,
-            unstopped: Vec::new(),
-        };
-        op.kill = Some(Box::new(ks));
-        // `killContainer` before PR 115835 (`pkg/kubelet/kuberuntime/kuberuntime_container.go`,
-        // v1.22 to v1.27): the preStop hook gets setTerminationGracePeriod's grace, and the
-        // override replaces the rest afterwards, below the 2 s minimum too.
-        let late = (!self.b.on(Sw::GraceOverrideBeforePreStop)).then_some(grace_override);
-        for (id, name) in containers {
-            let early = if late.is_some() { None } else { grace_override };
-            let g = self.container_grace(&op.pod, &name, reason, early);
-            let then = late.flatten();
-            let spec = op.pod.spec.container_named(&name);
-            let has_pre_stop = spec.is_some_and(|c| c.has_pre_stop) && g > 0;
-            // A hook that fails at once leaves the stop its whole grace.
-            if has_pre_stop && !super::hooks::pre_stop_fails_at_once(ctx, uid, spec) {
-                let ks = op.kill.as_mut().expect("kill in progress");
-                ks.pending.insert(
-                    id,
-                    KillStage::PreStop {
-                        started: ctx.now(),
-                        grace: g,
-                        then,
-                    },
-                );
-                self.worker_cri(ctx, uid, op.id, id.0, CriReq::ExecPreStop { uid, id });
-                let _ = ctx.after(
-                    Dur::secs(g as u64),
-                    KEv::PreStopTimeout { uid, op: op.id, id },
-                );
-            } else {
-                let (g, min) = then.map_or((g, MIN_CONTAINER_GRACE), |o| (o, 0));
-                self.stop_or_wait(ctx, uid, &mut op, id, g, min);
+            // No entry at all: not in back-off (and no key to build).
+            if !self.image_backoff.is_empty() && self.in_image_backoff(ctx, uid, &mut op, idx) {
+                continue;
             }
-        }
-        let nothing_to_stop = op.kill.as_ref().is_some_and(|k| k.pending.is_empty());
-        if nothing_to_stop {
-            self.kill_next_sandbox(ctx, uid, op);
-        } else {
+            let c = op.pod.spec.container_at(idx);
+            op.start = Some((idx, StartStage::Pull));
+            let pull = CriReq::PullImage {
+                uid,
+                image: Arc::from(c.image.as_str()),
+                always: c.image_pull_policy() == PullPolicy::Always,
+            };
+            self.worker_cri(ctx, uid, op.id, idx as u32, pull);
             self.park_op(uid, op);
+            return;
         }
-    }
-
-    /// `setTerminationGracePeriod` then the override (per container, before PreStop): a
-    /// kill for a failed liveness or startup probe uses the probe's own
-    /// `terminationGracePeriodSeconds` when it is set.
-    fn container_grace(
-        &self,
-        pod: &ApiPod,
-        name: &str,
-        reason: Option<ProbeType>,
-        grace_override: Option<i64>,
-    ) -> i64 {
-        if let Some(o) = grace_override {
-            return o;
-        }
-        if let Some(d) = pod.deletion_grace_period_seconds {
-            return d;
-        }
-        let Some(tgps) = pod.spec.termination_grace_period_seconds else {
-            return MIN_CONTAINER_GRACE;
-        };
-        // The ProbeTerminationGracePeriod gate (`setTerminationGracePeriod` in
-        // `pkg/kubelet/kuberuntime/kuberuntime_container.go`), off by default before v1.25.
-        let gate = self.b.on(Sw::ProbeTerminationGracePeriod);
-        let probe_grace = reason.filter(|_| gate).and_then(|r| {
-            pod.spec
-                .container_named(name)
-                .and_then(|c| c.probe(r))
-                .and_then(|p| p.termination_grace_period_seconds)
-        });
-        probe_grace.unwrap_or(tgps)
     }
 
     /// `doBackOff`: is the container in crash-loop back-off? Returns the error if so.
@@ -864,6 +601,8 @@ impl Kubelet {
 
 /// The pod object `SyncTerminatingRuntimePod` hands to the runtime: identity and container
 /// names only (no grace period, no hooks).
+#[cold]
+#[inline(never)]
 pub(super) fn synthetic_pod(rp: &RunningPod) -> ApiPod {
     use crate::model::{ContainerSpec, PodSpec};
     let containers = rp

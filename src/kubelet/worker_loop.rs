@@ -41,6 +41,28 @@ fn pod_uid(o: &UpdatePodOptions) -> PodUid {
     }
 }
 
+/// `UpdatePod` step 3 for a runtime-only update: decide on the pod the worker knows
+/// already (pending, else active), if any. Out of line: rare.
+#[cold]
+#[inline(never)]
+fn prefer_known_pod(
+    st: &mut PodSyncStatus,
+    options: &mut UpdatePodOptions,
+    decision_pod: &mut Option<Arc<ApiPod>>,
+) {
+    st.observed_runtime = true;
+    let known = st
+        .pending_update
+        .as_ref()
+        .and_then(|u| u.pod.clone())
+        .or_else(|| st.active_update.as_ref().and_then(|u| u.pod.clone()));
+    if let Some(p) = known {
+        options.pod = Some(p.clone());
+        options.running_pod = None;
+        *decision_pod = Some(p);
+    }
+}
+
 impl Kubelet {
     /// `UpdatePod`: hand an update to the pod's worker.
     pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
@@ -85,17 +107,7 @@ impl Kubelet {
         // 3. Runtime-only substitution: prefer a real pod we already know.
         let mut decision_pod: Option<Arc<ApiPod>> = options.pod.clone();
         if is_runtime_pod {
-            st.observed_runtime = true;
-            let known = st
-                .pending_update
-                .as_ref()
-                .and_then(|u| u.pod.clone())
-                .or_else(|| st.active_update.as_ref().and_then(|u| u.pod.clone()));
-            if let Some(p) = known {
-                options.pod = Some(p.clone());
-                options.running_pod = None;
-                decision_pod = Some(p);
-            }
+            prefer_known_pod(st, &mut options, &mut decision_pod);
         }
         // Upstream keeps deciding on `isRuntimePod` (the update as it arrived) below, even
         // when a known pod replaced the running pod in the options.
@@ -194,6 +206,8 @@ impl Kubelet {
 
     /// `UpdatePod` step 2: the record of a UID seen for the first time (terminated at once
     /// when its pod's API phase is terminal and nothing of it runs, since PR 105527).
+    #[cold]
+    #[inline(never)]
     fn first_sight(&mut self, ctx: &mut Ctx, uid: PodUid, options: &UpdatePodOptions) {
         let now = ctx.now();
         // The full name is built only for a record's first update (it is kept there).
@@ -231,6 +245,8 @@ impl Kubelet {
     /// `UpdatePod` step 6: a syncing worker becomes terminating when the update deletes
     /// the pod (a runtime-only update, or a deletion timestamp), carries a terminal phase,
     /// or is a kill. Returns whether it did.
+    #[cold]
+    #[inline(never)]
     fn terminate_for_update(
         &mut self,
         ctx: &mut Ctx,
@@ -241,7 +257,7 @@ impl Kubelet {
     ) -> bool {
         let now = ctx.now();
         let pulling = self.ops.get(&uid).is_some_and(|op| op.is_pulling());
-        let st = self.pw.records.get_mut(&uid).expect("present");
+        let st = self.pw.records.get_mut_watched(&uid).expect("present");
         if st.is_termination_requested() {
             return false;
         }
@@ -276,6 +292,8 @@ impl Kubelet {
     /// and status function and computes the grace period; a syncing one (no kill) closes
     /// the channel. Returns whether the grace period was shortened, or `None` when the
     /// update is dropped (a runtime-only update for a terminated worker).
+    #[cold]
+    #[inline(never)]
     fn kill_options_for_update(
         &mut self,
         ctx: &mut Ctx,
@@ -341,6 +359,8 @@ impl Kubelet {
 
     /// `UpdatePod` step 8: start the worker goroutine if none runs; a static pod joins the
     /// wait queue for its full name.
+    #[cold]
+    #[inline(never)]
     fn start_worker_if_none(&mut self, ctx: &mut Ctx, uid: PodUid, options: &UpdatePodOptions) {
         let st = self.pw.records.get_mut(&uid).expect("present");
         if st.has_worker {
@@ -455,7 +475,6 @@ impl Kubelet {
 
     /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
     pub(super) fn worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let now = ctx.now();
         let Some(st) = self.pw.records.get_mut(&uid) else {
             return; // record gone: no work
         };
@@ -471,77 +490,17 @@ impl Kubelet {
         st.cancelled = false;
         // Started pods, and runtime pods going straight to termination, proceed (with the
         // record looked up above; a first start looks it up again).
-        let st = if st.is_started()
+        let (st, options) = if st.is_started()
             || (options.is_runtime_only() && work_type == WorkType::Terminating)
         {
             st.merge_last_update(&options);
-            st
-        } else if options.pod.is_none() {
-            st.merge_last_update(&options);
-            self.cleanup_unstarted_pod(ctx, uid);
-            return;
+            (st, options)
         } else {
-            // allowPodStart: non-static pods may always start; a static pod whose
-            // termination was requested never can; another only when it holds its full name.
-            let is_static = options.pod.as_ref().is_some_and(|p| p.static_pod);
-            let gate = self.pw.b.on(Sw::StaticPodFullNameGate);
-            let unstarted_fix = self.pw.b.on(Sw::UnstartedPodsDoNotBlockStart);
-            let mut beside_runtime = false;
-            if is_static && !gate {
-                // v1.22.0: no full-name gate; remember the UID last started under the name
-                // (for the orphaned mirror-pod check).
-                let full = st.fullname.clone();
-                self.pw.started_static_by_fullname.insert(full, uid);
-            } else if is_static {
-                if st.is_termination_requested() && unstarted_fix {
-                    st.merge_last_update(&options);
-                    self.cleanup_unstarted_pod(ctx, uid);
-                    return;
-                }
-                let full = st.fullname.clone();
-                // Containers of another UID with this full name that the runtime runs (after
-                // a restart: a runtime-only pod the gate does not know, issues 112814,
-                // 116880). Counted only with switch `fullNameGateCountsRuntimePods`.
-                let runtime_other = ctx.list_running_pods().iter().any(|rp| {
-                    rp.uid != uid
-                        && !rp.containers.is_empty()
-                        && rp.name.len() + rp.namespace.len() + 1 == full.len()
-                        && full.starts_with(rp.name.as_str())
-                        && full.ends_with(rp.namespace.as_str())
-                });
-                let runtime_blocks =
-                    runtime_other && self.pw.b.on(Sw::FullNameGateCountsRuntimePods);
-                beside_runtime = runtime_other;
-                if runtime_blocks || !self.pw.allow_static_pod_start(&full, uid) {
-                    ctx.reach(Reach::StaticPodWaitsForFullName);
-                    let st = self.pw.records.get_mut(&uid).expect("present");
-                    if unstarted_fix {
-                        st.pending_update = Some(options);
-                    }
-                    // else (v1.22.5 / v1.23.0, PR 104743 before PR 107900): the update is
-                    // consumed; only a later UpdatePod (the work queue's resync of a pod
-                    // still in config) asks again.
-                    st.working = false;
-                    let delay = self.pw.jitter(self.pw.back_off_period);
-                    self.pw.work_queue.enqueue(uid, now + delay);
-                    ctx.emit(Transition::Worker {
-                        uid,
-                        what: WorkerStep::StaticPodBlocked,
-                    });
-                    return;
-                }
-            }
+            let Some(options) = self.worker_first_start(ctx, uid, options) else {
+                return;
+            };
             let st = self.pw.records.get_mut(&uid).expect("present");
-            if beside_runtime {
-                ctx.reach(Reach::StaticPodStartedBesideRuntimePod);
-            }
-            st.mark_started(now);
-            st.merge_last_update(&options);
-            ctx.emit(Transition::Worker {
-                uid,
-                what: WorkerStep::Started,
-            });
-            st
+            (st, options)
         };
         // The update moves into the work (no copy): every branch above that returns
         // before this point consumed or merged it.
@@ -574,6 +533,86 @@ impl Kubelet {
         }
     }
 
+    /// A worker's wake-up for a pod not started yet (`allowPodStart`, then `startedAt`):
+    /// the options to run with, or `None` when the pod cannot start (it finished
+    /// unstarted, or a static pod waits for its full name). Out of line: once per pod.
+    #[cold]
+    #[inline(never)]
+    fn worker_first_start(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        options: UpdatePodOptions,
+    ) -> Option<UpdatePodOptions> {
+        let now = ctx.now();
+        let st = self.pw.records.get_mut(&uid).expect("present");
+        if options.pod.is_none() {
+            st.merge_last_update(&options);
+            self.cleanup_unstarted_pod(ctx, uid);
+            return None;
+        }
+        // allowPodStart: non-static pods may always start; a static pod whose
+        // termination was requested never can; another only when it holds its full name.
+        let is_static = options.pod.as_ref().is_some_and(|p| p.static_pod);
+        let gate = self.pw.b.on(Sw::StaticPodFullNameGate);
+        let unstarted_fix = self.pw.b.on(Sw::UnstartedPodsDoNotBlockStart);
+        let mut beside_runtime = false;
+        if is_static && !gate {
+            // v1.22.0: no full-name gate; remember the UID last started under the name
+            // (for the orphaned mirror-pod check).
+            let full = st.fullname.clone();
+            self.pw.started_static_by_fullname.insert(full, uid);
+        } else if is_static {
+            if st.is_termination_requested() && unstarted_fix {
+                st.merge_last_update(&options);
+                self.cleanup_unstarted_pod(ctx, uid);
+                return None;
+            }
+            let full = st.fullname.clone();
+            // Containers of another UID with this full name that the runtime runs (after
+            // a restart: a runtime-only pod the gate does not know, issues 112814,
+            // 116880). Counted only with switch `fullNameGateCountsRuntimePods`.
+            let runtime_other = ctx.list_running_pods().iter().any(|rp| {
+                rp.uid != uid
+                    && !rp.containers.is_empty()
+                    && rp.name.len() + rp.namespace.len() + 1 == full.len()
+                    && full.starts_with(rp.name.as_str())
+                    && full.ends_with(rp.namespace.as_str())
+            });
+            let runtime_blocks = runtime_other && self.pw.b.on(Sw::FullNameGateCountsRuntimePods);
+            beside_runtime = runtime_other;
+            if runtime_blocks || !self.pw.allow_static_pod_start(&full, uid) {
+                ctx.reach(Reach::StaticPodWaitsForFullName);
+                let st = self.pw.records.get_mut(&uid).expect("present");
+                if unstarted_fix {
+                    st.pending_update = Some(options);
+                }
+                // else (v1.22.5 / v1.23.0, PR 104743 before PR 107900): the update is
+                // consumed; only a later UpdatePod (the work queue's resync of a pod
+                // still in config) asks again.
+                st.working = false;
+                let delay = self.pw.jitter(self.pw.back_off_period);
+                self.pw.work_queue.enqueue(uid, now + delay);
+                ctx.emit(Transition::Worker {
+                    uid,
+                    what: WorkerStep::StaticPodBlocked,
+                });
+                return None;
+            }
+        }
+        let st = self.pw.records.get_mut(&uid).expect("present");
+        if beside_runtime {
+            ctx.reach(Reach::StaticPodStartedBesideRuntimePod);
+        }
+        st.mark_started(now);
+        st.merge_last_update(&options);
+        ctx.emit(Transition::Worker {
+            uid,
+            what: WorkerStep::Started,
+        });
+        Some(options)
+    }
+
     /// The PLEG released a worker blocked in `GetNewerThan`.
     pub(super) fn worker_cache_ready(&mut self, ctx: &mut Ctx, uid: PodUid) {
         if let Some((op, work)) = self.waiting_work.remove(&uid) {
@@ -587,7 +626,7 @@ impl Kubelet {
     fn cleanup_unstarted_pod(&mut self, ctx: &mut Ctx, uid: PodUid) {
         let now = ctx.now();
         self.pw.release_static(uid);
-        if let Some(st) = self.pw.records.get_mut(&uid) {
+        if let Some(st) = self.pw.records.get_mut_watched(&uid) {
             st.finish_unstarted(now);
             ctx.emit(Transition::Worker {
                 uid,
@@ -787,7 +826,7 @@ impl Kubelet {
             return;
         }
         for (uid, orphan) in act {
-            let st = self.pw.records.get_mut(&uid).expect("listed");
+            let st = self.pw.records.get_mut_watched(&uid).expect("listed");
             {
                 // removeTerminatedWorker
                 if st.finished {

@@ -70,6 +70,18 @@ impl ChangeLog {
         !self.all && self.uids.is_empty() && synced == Some(self.epoch)
     }
 
+    /// Debug builds: whether the log stands for every UID (overflowed, or never taken).
+    #[cfg(debug_assertions)]
+    pub(crate) fn names_all(&self) -> bool {
+        self.all
+    }
+
+    /// Debug builds: whether the log names `uid` (or every UID).
+    #[cfg(debug_assertions)]
+    pub(crate) fn names(&self, uid: PodUid) -> bool {
+        self.all || self.uids.contains(&uid)
+    }
+
     /// The epoch the next [`ChangeLog::take`] will hand out.
     pub(crate) fn epoch(&self) -> u64 {
         self.epoch

@@ -44,6 +44,16 @@ pub(crate) struct PodSyncStatus {
     pub(crate) status_memo: Option<crate::kubelet::status_memo::StatusMemo>,
 }
 
+/// What the prober's copy of a record reads (`ProbeManager::refresh_terminating`): whether
+/// termination was requested, and whether the worker is terminated. Only
+/// `request_termination` and `mark_terminated` change it, on a record taken with
+/// `RecordMap::get_mut_watched` (or a record not yet inserted).
+impl crate::kubelet::record_map::Watched for Box<PodSyncStatus> {
+    fn watched(&self) -> u8 {
+        u8::from(self.is_termination_requested()) | u8::from(self.is_terminated()) << 1
+    }
+}
+
 impl PodSyncStatus {
     pub(crate) fn new(fullname: String, now: SimTime) -> Self {
         PodSyncStatus {
@@ -359,5 +369,24 @@ mod tests {
         assign_shared(&mut slot, &None);
         assert!(slot.is_none());
         assert_eq!(Arc::strong_count(&b), 1);
+    }
+
+    #[test]
+    fn the_watched_part_moves_only_with_termination() {
+        use super::{PodSyncStatus, SimTime};
+        use crate::kubelet::record_map::Watched;
+        let mut st = Box::new(PodSyncStatus::new("p_default".into(), SimTime(0)));
+        let fresh = st.watched();
+        st.mark_started(SimTime(1));
+        st.working = true;
+        st.signalled = true;
+        assert_eq!(st.watched(), fresh, "syncing fields leave it alone");
+        st.request_termination(SimTime(2));
+        let requested = st.watched();
+        assert_ne!(requested, fresh);
+        st.acknowledge_termination();
+        assert_eq!(st.watched(), requested);
+        st.mark_terminated(SimTime(3));
+        assert!(st.watched() != requested && st.watched() != fresh);
     }
 }
