@@ -313,8 +313,10 @@ mod tests {
 
     /// The facts and the history the general path leaves after `trs`.
     fn general(trs: &[Transition]) -> (Facts, Vec<Vec<(SimTime, Rec)>>) {
-        let mut f = Facts::default();
-        f.rings = super::super::ring::Rings::new(super::super::RING, 0);
+        let mut f = Facts {
+            rings: super::super::ring::Rings::new(super::super::RING, 0),
+            ..Default::default()
+        };
         for (k, tr) in trs.iter().enumerate() {
             f.update(SimTime(k as u64 * 10), tr);
         }
