@@ -10,9 +10,9 @@
 
 use super::ring::{NodeRing, Rec, Rings, Sym, Syms};
 use crate::model::{
-    ApiPodStatus, ConfigOpKind, ContainerId, CriFailure, CriOp, HostOp, NoteKind, PodPhase,
-    PodSpec, PodUid, ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind,
-    Transition, UpdateType, WatchDelivery, WorkerStep,
+    ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
+    ProbeType, ProbeVerdict, ProcessEvent, SandboxId, ShutdownStep, SyncKind, Transition,
+    WorkerStep,
 };
 use crate::sim::SimTime;
 use std::sync::Arc;
@@ -384,7 +384,7 @@ impl Facts {
     /// The facts of `uid`, made (with those of every lower UID) when it has none yet.
     /// Inlined: a pod seen before, the common case, is one comparison and the index.
     #[inline]
-    fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
+    pub(super) fn pod_mut(&mut self, uid: PodUid) -> &mut PodFacts {
         let i = uid.0 as usize;
         if i < self.pods.len() {
             return &mut self.pods[i];
@@ -435,86 +435,28 @@ impl Facts {
         self.rings.push(uid, at, Rec::Probe(c, kind, result));
     }
 
-    /// [`Facts::update`] of an `UpdatePod` (the oracle's direct path: it has no other
-    /// record to keep, and no checker looks at it).
-    #[inline]
-    pub(crate) fn update_pod(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        ty: UpdateType,
-        runtime_only: bool,
-    ) {
-        self.pod_mut(uid);
-        self.rings.push(uid, at, Rec::UpdatePod(ty, runtime_only));
-        self.update_pod_fact(at, uid, runtime_only);
-    }
-
     /// The fact an `UpdatePod` changes: when the UID was first seen as a runtime-only pod.
+    /// (The oracle's direct path pushes the record itself.)
     #[inline]
-    fn update_pod_fact(&mut self, at: SimTime, uid: PodUid, runtime_only: bool) {
+    pub(super) fn update_pod_fact(&mut self, at: SimTime, uid: PodUid, runtime_only: bool) {
         let p = &mut self.pods[uid.0 as usize];
         if runtime_only && !p.inc.config_known {
             p.inc.runtime_only_at.get_or_insert(at);
         }
     }
 
-    /// [`Facts::update`] of a `WatchDelivered` (the oracle's direct path): only the pod's
-    /// history.
-    #[inline]
-    pub(crate) fn watch(&mut self, at: SimTime, uid: PodUid, kind: WatchDelivery) {
-        self.pod_mut(uid);
-        self.rings.push(uid, at, Rec::Watch(kind));
-    }
-
-    /// [`Facts::update`] of a `Note` that changes no fact ([`plain_note`]; the oracle's
-    /// direct path): only the pod's history.
-    #[inline]
-    pub(crate) fn plain_note(&mut self, at: SimTime, uid: PodUid, what: NoteKind) {
-        debug_assert!(plain_note(what), "{what:?} changes a fact");
-        self.pod_mut(uid);
-        self.rings.push(uid, at, Rec::Note(what));
-    }
-
-    /// [`Facts::update`] of a CRI call's beginning (the oracle's direct path): only the
-    /// pod's history.
-    #[inline]
-    pub(crate) fn cri_begin(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        call: CriOp,
-        target: u32,
-        timeout_s: Option<i64>,
-    ) {
-        self.pod_mut(uid);
-        let rec = match timeout_s {
-            Some(t) => Rec::CriBeginTimeout(call, target, super::ring::I64::new(t)),
-            None => Rec::CriBegin(call, target),
-        };
-        self.rings.push(uid, at, rec);
-    }
-
-    /// [`Facts::update`] of a CRI call's end (the oracle's direct path): the pod's history
-    /// and [`Facts::cri_end_fact`].
-    #[inline]
-    pub(crate) fn cri_end(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        call: CriOp,
-        target: u32,
-        error: Option<CriFailure>,
-    ) {
-        self.pod_mut(uid);
-        self.rings.push(uid, at, Rec::CriEnd(call, target, error));
-        self.cri_end_fact(at, uid, call, target, error.is_some());
-    }
-
     /// What the end of CRI call `call` on `target` changes (`failed`: with an error): the
     /// pod's errors, and a removed container's instance.
-    fn cri_end_fact(&mut self, at: SimTime, uid: PodUid, call: CriOp, target: u32, failed: bool) {
-        let p = self.pod_mut(uid);
+    pub(super) fn cri_end_fact(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        call: CriOp,
+        target: u32,
+        failed: bool,
+    ) {
+        // Every caller made the pod's facts first (with its record).
+        let p = &mut self.pods[uid.0 as usize];
         if failed {
             let c = p.cold_mut();
             c.errors.push(at);
@@ -530,22 +472,9 @@ impl Facts {
         }
     }
 
-    /// [`Facts::update`] of a SyncPod's beginning (the oracle's direct path).
-    #[inline]
-    pub(crate) fn sync_pod_begin(&mut self, at: SimTime, uid: PodUid, grace: Option<i64>) {
-        self.pod_mut(uid);
-        let kind = SyncKind::SyncPod;
-        let rec = match grace {
-            Some(g) => Rec::SyncBeginGrace(kind, super::ring::I64::new(g)),
-            None => Rec::SyncBegin(kind),
-        };
-        self.rings.push(uid, at, rec);
-        self.snapshot_worker(uid);
-        self.sync_begin(uid, kind, grace);
-    }
-
-    /// [`Facts::update`] of a sync's end (the oracle's direct path): an error's text is
-    /// interned through the pod's last one ([`ColdFacts::last_error`]) before the table.
+    /// [`Facts::update`] of a sync's end with an error (the oracle's direct path): the
+    /// error's text is interned through the pod's last one ([`ColdFacts::last_error`])
+    /// before the table.
     #[inline]
     pub(crate) fn sync_end_of(
         &mut self,
@@ -578,7 +507,7 @@ impl Facts {
 
     /// Remember the values of `uid` before the current transition changes them (for the
     /// transitions whose checks read all of [`Facts::before`]: `ConfigOp`, `Worker`).
-    fn snapshot(&mut self, uid: PodUid) {
+    pub(super) fn snapshot(&mut self, uid: PodUid) {
         let p = &self.pods[uid.0 as usize];
         self.before.worker = p.worker;
         self.before.inc = p.inc;
@@ -587,7 +516,7 @@ impl Facts {
 
     /// [`Facts::snapshot`] of what a `SyncBegin`'s checks read: the worker record and the
     /// eviction override (not the incarnation).
-    fn snapshot_worker(&mut self, uid: PodUid) {
+    pub(super) fn snapshot_worker(&mut self, uid: PodUid) {
         let p = &self.pods[uid.0 as usize];
         self.before.worker = p.worker;
         self.before.min_override = p.min_override();
@@ -803,7 +732,7 @@ impl Facts {
         }
     }
 
-    fn config_op(&mut self, at: SimTime, uid: PodUid, op: ConfigOpKind) {
+    pub(super) fn config_op(&mut self, at: SimTime, uid: PodUid, op: ConfigOpKind) {
         let p = self.pod_mut(uid);
         p.inc.config_known = true;
         if op == ConfigOpKind::AddFile && p.inc.saw_delete_at.is_some() {
@@ -879,8 +808,9 @@ impl Facts {
         }
     }
 
-    fn sync_begin(&mut self, uid: PodUid, kind: SyncKind, grace: Option<i64>) {
-        let p = self.pod_mut(uid);
+    pub(super) fn sync_begin(&mut self, uid: PodUid, kind: SyncKind, grace: Option<i64>) {
+        // Every caller made the pod's facts first (with its record).
+        let p = &mut self.pods[uid.0 as usize];
         let w = &mut p.worker;
         w.open_sync = Some(kind);
         match kind {
@@ -909,8 +839,9 @@ impl Facts {
     }
 
     #[inline]
-    fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
-        let p = self.pod_mut(uid);
+    pub(super) fn sync_end(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, ok: bool) {
+        // Every caller made the pod's facts first (with its record).
+        let p = &mut self.pods[uid.0 as usize];
         if !ok {
             p.cold_mut().errors.push(at);
         }

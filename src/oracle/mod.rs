@@ -26,6 +26,7 @@
 //! requests of kubernetes/kubernetes that introduced or fixed it.
 
 pub(crate) mod checkers;
+mod direct;
 pub(crate) mod facts;
 pub(crate) mod findings;
 pub mod invariants;
@@ -221,81 +222,36 @@ impl Oracle {
 
     /// Any transition but a probe run. The frequent kinds (a pod worker's update, a
     /// SyncPod's beginning, any sync's end, a CRI call no checker acts on, a watch delivery,
-    /// a crash-loop note, a relist, a housekeeping)
-    /// take a direct path: the same facts update and the same checkers as
-    /// [`Oracle::general`], without its several dispatches on the kind; debug builds check
-    /// that the kinds without a checker have none and that the pod's record is the one the
-    /// general path keeps.
+    /// a crash-loop note, a relist, a housekeeping, a status written to the API, the status
+    /// manager's local status, a config operation, the API's status) take a direct path
+    /// (`direct.rs`): the same facts update and the same checkers as [`Oracle::general`],
+    /// without its several dispatches on the kind. This only picks the path: a jump on the
+    /// kind and a tail call, with no register saved, so a transition touches the few
+    /// cache lines of its own kind's code.
     #[inline(never)]
     fn other(&mut self, at: SimTime, tr: &Transition) {
         use Transition as T;
         match *tr {
-            T::UpdatePod {
-                uid,
-                ty,
-                runtime_only,
-            } => {
-                self.facts.update_pod(at, uid, ty, runtime_only);
-                self.check_direct(at, tr, checkers::topic::NONE);
-            }
+            T::UpdatePod { .. } => self.direct_update_pod(at, tr),
             T::SyncBegin {
-                uid,
                 kind: SyncKind::SyncPod,
-                grace,
-            } => {
-                self.facts.sync_pod_begin(at, uid, grace);
-                self.check_direct(at, tr, checkers::topic::SYNC_BEGIN);
-                self.checkers
-                    .sync_pod_begin(at, tr, uid, grace, &self.facts, &mut self.out);
-            }
-            T::SyncEnd {
-                uid,
-                kind,
-                ref error,
-            } => {
-                self.facts.sync_end_of(at, uid, kind, error.as_deref());
-                self.check_direct(at, tr, checkers::topic::SYNC_END);
-                self.checkers.sync_end(at, uid, kind);
-            }
-            T::Note { uid, what } if facts::plain_note(what) => {
-                self.facts.plain_note(at, uid, what);
-                self.check_direct(at, tr, checkers::topic::NOTE);
-                // No checker acts on it (debug builds show it to those that look at notes).
-                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
-            }
-            T::CriBegin {
-                uid,
-                call,
-                target,
-                timeout_s,
-            } if !checkers::cri_begin_watched(call) => {
-                self.facts.cri_begin(at, uid, call, target, timeout_s);
-                self.check_direct(at, tr, checkers::topic::CRI_BEGIN);
-                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+                ..
+            } => self.direct_sync_pod_begin(at, tr),
+            T::SyncEnd { .. } => self.direct_sync_end(at, tr),
+            T::Note { what, .. } if facts::plain_note(what) => self.direct_plain_note(at, tr),
+            T::CriBegin { call, .. } if !checkers::cri_begin_watched(call) => {
+                self.direct_cri_begin(at, tr)
             }
             T::CriEnd {
-                uid,
-                call,
-                target,
-                error,
-            } if !checkers::cri_end_watched(call, error.is_some()) => {
-                self.facts.cri_end(at, uid, call, target, error);
-                self.check_direct(at, tr, checkers::topic::CRI_END);
-                self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
-            }
-            T::WatchDelivered { uid, kind } => {
-                self.facts.watch(at, uid, kind);
-                self.check_direct(at, tr, checkers::topic::NONE);
-            }
-            T::Relist { .. } => {
-                self.facts.node.recent.push(at, tr);
-                self.check_direct(at, tr, checkers::topic::NONE);
-            }
-            T::Housekeeping => {
-                self.facts.node.recent.push(at, tr);
-                self.check_direct(at, tr, checkers::topic::HOUSEKEEPING);
-                self.checkers.housekeeping(at, &self.facts, &mut self.out);
-            }
+                call, ref error, ..
+            } if !checkers::cri_end_watched(call, error.is_some()) => self.direct_cri_end(at, tr),
+            T::WatchDelivered { .. } => self.direct_watch(at, tr),
+            T::Relist { .. } => self.direct_relist(at, tr),
+            T::Housekeeping => self.direct_housekeeping(at, tr),
+            T::ApiStatusPatched { .. } => self.direct_status_patched(at, tr),
+            T::LocalStatus { .. } => self.direct_local_status(at, tr),
+            T::ConfigOp { .. } => self.direct_config_op(at, tr),
+            T::ApiStatus { .. } => self.direct_api_status(at, tr),
             // Shown to the oracle, never traced: no history a finding quotes holds it.
             T::StaticManifestRemoved { uid } => self.static_manifest_removed(uid),
             _ => self.general(at, tr),
@@ -304,7 +260,8 @@ impl Oracle {
 
     /// Debug builds, on [`Oracle::other`]'s direct path: `tr`'s topic is `topic` (so the
     /// checkers the path calls are the ones that look at it), and for a pod's transition
-    /// the record just pushed to its history is [`ring::Rec::of`] it.
+    /// the record just pushed to its history is [`ring::Rec::of`] it (for a node's, the
+    /// node's last record prints as it).
     #[inline(always)]
     fn check_direct(&mut self, at: SimTime, tr: &Transition, topic: u32) {
         #[cfg(debug_assertions)]
@@ -316,6 +273,13 @@ impl Oracle {
                     self.facts.rings.of(uid).last(),
                     want,
                     "the history of {uid} after {tr:?}"
+                );
+            } else {
+                let last = self.facts.node.recent.iter().last();
+                assert_eq!(
+                    last.map(|(t, r)| (*t, r.to_string())),
+                    Some((at, tr.to_string())),
+                    "the node's history after {tr:?}"
                 );
             }
         }
@@ -332,7 +296,11 @@ impl Oracle {
     }
 
     /// A static pod's manifest went away (`Transition::StaticManifestRemoved`, shown to the
-    /// oracle outside the trace, so trace hashes do not change).
+    /// oracle outside the trace, so trace hashes do not change). Out of line and cold: it
+    /// is rare, and inlined into [`Oracle::other`] its call would make the dispatcher save
+    /// registers on every path.
+    #[cold]
+    #[inline(never)]
     fn static_manifest_removed(&mut self, uid: PodUid) {
         if self.on {
             self.checkers.liveness.static_manifest_removed(uid);

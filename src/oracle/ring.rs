@@ -690,7 +690,13 @@ impl<const N: usize> NodeRing<N> {
     /// Add `tr` (a node-level transition) at `at`, over the oldest record when full.
     #[inline]
     pub(crate) fn push(&mut self, at: SimTime, tr: &Transition) {
-        let rec = NodeRec::of(tr);
+        self.push_rec(at, NodeRec::of(tr));
+    }
+
+    /// [`NodeRing::push`] of a record made by the caller (the oracle's direct paths make
+    /// a relist's or a housekeeping's without the clone of any other kind).
+    #[inline]
+    pub(crate) fn push_rec(&mut self, at: SimTime, rec: NodeRec) {
         match self.slots.get_mut(self.next) {
             Some(slot) => *slot = (at, rec),
             None => self.push_new(at, rec),

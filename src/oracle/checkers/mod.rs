@@ -277,8 +277,9 @@ impl Checkers {
 
     /// [`Checkers::transition`] of a transition of topic `BIT`: every checker that looks at
     /// it, in the fixed order (the test of each checker's topics is decided at compile time).
+    /// The oracle's direct paths call it with their kind's topic, without the table.
     #[inline(always)]
-    fn route<const BIT: u32>(
+    pub(crate) fn route<const BIT: u32>(
         &mut self,
         at: SimTime,
         tr: &Transition,

@@ -1,0 +1,389 @@
+//! The oracle's direct paths: one small out-of-line function per frequent kind of
+//! transition, each making the same facts update and calling the same checkers as
+//! [`Oracle::general`], without its dispatches on the kind. [`Oracle::other`] only picks
+//! the function (a jump on the kind and a tail call), so a transition runs through the
+//! few cache lines of its own kind's code and the dispatcher saves no registers.
+//!
+//! Debug builds check each path ([`Oracle::check_direct`]): the transition's topic is
+//! the one whose checkers the path calls, and the record pushed to the pod's history is
+//! the one the general path keeps. The kinds no checker acts on show the transition to
+//! the checkers of its topic and assert that none reports ([`Checkers::unwatched`]).
+//!
+//! [`Checkers::unwatched`]: super::checkers::Checkers::unwatched
+
+use super::checkers::{self, topic};
+use super::facts::Facts;
+use super::ring::{NodeRec, Rec, I64};
+use super::Oracle;
+use crate::model::{ApiPodStatus, PodPhase, PodUid, SyncKind, Transition};
+use crate::sim::SimTime;
+use std::sync::Arc;
+
+impl Oracle {
+    /// Push `rec` at `at` to the history of `uid` if the pod has one (else nothing, and
+    /// false: the caller then takes [`Oracle::general`], which makes the pod's facts and
+    /// history). A pod with a history has its facts (every push follows `Facts::pod_mut`),
+    /// so the path needs no test of them; it makes no call, so the direct paths built on
+    /// it save no registers.
+    #[inline(always)]
+    fn record(&mut self, at: SimTime, uid: PodUid, rec: Rec) -> bool {
+        let pushed = self.facts.rings.try_push(uid, at, rec);
+        debug_assert!(
+            !pushed || self.facts.get(uid).is_some(),
+            "{uid} has a ring, no facts"
+        );
+        pushed
+    }
+
+    /// `UpdatePod`: its record and [`Facts::update_pod`]'s fact; no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_update_pod(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::UpdatePod {
+            uid,
+            ty,
+            runtime_only,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::UpdatePod(ty, runtime_only)) {
+            return self.general(at, tr);
+        }
+        self.facts.update_pod_fact(at, uid, runtime_only);
+        self.check_direct(at, tr, topic::NONE);
+    }
+
+    /// A SyncPod's beginning: the sync checker and liveness (the shutdown checker acts on
+    /// terminating syncs only).
+    #[inline(never)]
+    pub(super) fn direct_sync_pod_begin(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncBegin {
+            uid,
+            kind: SyncKind::SyncPod,
+            grace,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        let rec = match grace {
+            Some(g) => Rec::SyncBeginGrace(SyncKind::SyncPod, I64::new(g)),
+            None => Rec::SyncBegin(SyncKind::SyncPod),
+        };
+        if !self.record(at, uid, rec) {
+            return self.general(at, tr);
+        }
+        self.facts.snapshot_worker(uid);
+        self.facts.sync_begin(uid, SyncKind::SyncPod, grace);
+        self.check_direct(at, tr, topic::SYNC_BEGIN);
+        self.checkers
+            .sync_pod_begin(at, tr, uid, grace, &self.facts, &mut self.out);
+    }
+
+    /// A sync's end without an error: only liveness looks at it.
+    #[inline(never)]
+    pub(super) fn direct_sync_end(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncEnd {
+            uid,
+            kind,
+            error: None,
+        } = *tr
+        else {
+            return self.direct_sync_failed(at, tr);
+        };
+        if !self.record(at, uid, Rec::SyncEnd(kind, None)) {
+            return self.general(at, tr);
+        }
+        self.facts.sync_end(at, uid, kind, true);
+        self.check_direct(at, tr, topic::SYNC_END);
+        self.checkers.sync_end(at, uid, kind);
+    }
+
+    /// A sync's end with an error: its text is interned through the pod's last one
+    /// ([`Facts::sync_end_of`]).
+    #[inline(never)]
+    fn direct_sync_failed(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncEnd {
+            uid,
+            kind,
+            ref error,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        self.facts.sync_end_of(at, uid, kind, error.as_deref());
+        self.check_direct(at, tr, topic::SYNC_END);
+        self.checkers.sync_end(at, uid, kind);
+    }
+
+    /// A note that changes no fact ([`super::facts::plain_note`]): only its record; no checker
+    /// acts on it.
+    #[inline(never)]
+    pub(super) fn direct_plain_note(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Note { uid, what } = *tr else {
+            unreachable!()
+        };
+        debug_assert!(super::facts::plain_note(what), "{what:?} changes a fact");
+        if !self.record(at, uid, Rec::Note(what)) {
+            return self.general(at, tr);
+        }
+        self.check_direct(at, tr, topic::NOTE);
+        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// The beginning of a CRI call no checker acts on ([`checkers::cri_begin_watched`]).
+    #[inline(never)]
+    pub(super) fn direct_cri_begin(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::CriBegin {
+            uid,
+            call,
+            target,
+            timeout_s,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        debug_assert!(!checkers::cri_begin_watched(call));
+        let rec = match timeout_s {
+            Some(t) => Rec::CriBeginTimeout(call, target, I64::new(t)),
+            None => Rec::CriBegin(call, target),
+        };
+        if !self.record(at, uid, rec) {
+            return self.general(at, tr);
+        }
+        self.check_direct(at, tr, topic::CRI_BEGIN);
+        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// The end of a CRI call no checker acts on ([`checkers::cri_end_watched`]).
+    #[inline(never)]
+    pub(super) fn direct_cri_end(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::CriEnd {
+            uid,
+            call,
+            target,
+            error,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        debug_assert!(!checkers::cri_end_watched(call, error.is_some()));
+        if !self.record(at, uid, Rec::CriEnd(call, target, error)) {
+            return self.general(at, tr);
+        }
+        self.facts
+            .cri_end_fact(at, uid, call, target, error.is_some());
+        self.check_direct(at, tr, topic::CRI_END);
+        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A watch delivery: only its record; no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_watch(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::WatchDelivered { uid, kind } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::Watch(kind)) {
+            return self.general(at, tr);
+        }
+        self.check_direct(at, tr, topic::NONE);
+    }
+
+    /// A relist: the node's history only; no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_relist(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Relist { changed } = *tr else {
+            unreachable!()
+        };
+        self.facts
+            .node
+            .recent
+            .push_rec(at, NodeRec::Relist(changed));
+        self.check_direct(at, tr, topic::NONE);
+    }
+
+    /// A housekeeping: the node's history, and liveness.
+    #[inline(never)]
+    pub(super) fn direct_housekeeping(&mut self, at: SimTime, tr: &Transition) {
+        self.facts.node.recent.push_rec(at, NodeRec::Housekeeping);
+        self.check_direct(at, tr, topic::HOUSEKEEPING);
+        self.checkers.housekeeping(at, &self.facts, &mut self.out);
+    }
+
+    /// A status written to the API ([`Facts::status_patched`]): the checkers of its topic
+    /// (the API checker alone, today), without the table.
+    #[inline(never)]
+    pub(super) fn direct_status_patched(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ApiStatusPatched {
+            uid,
+            of,
+            ref status,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        self.facts.status_patched(at, uid, of, status);
+        self.check_direct(at, tr, topic::API_STATUS_PATCHED);
+        self.checkers
+            .route::<{ topic::API_STATUS_PATCHED }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// The status manager's cache took a phase ([`Facts::local_status`]): the checkers of
+    /// its topic (the API checker alone, today), without the table.
+    #[inline(never)]
+    pub(super) fn direct_local_status(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::LocalStatus { uid, phase } = *tr else {
+            unreachable!()
+        };
+        self.facts.local_status(at, uid, phase);
+        self.check_direct(at, tr, topic::LOCAL_STATUS);
+        self.checkers
+            .route::<{ topic::LOCAL_STATUS }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A config operation: its record, the snapshot of the pod's values before it and its
+    /// facts ([`Facts::config_op`]), then the checkers of its topic (hooks, shutdown and
+    /// liveness, today), without the table.
+    #[inline(never)]
+    pub(super) fn direct_config_op(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ConfigOp { uid, op } = *tr else {
+            unreachable!()
+        };
+        self.facts.pod_mut(uid);
+        self.facts.rings.push(uid, at, Rec::Config(op));
+        self.facts.snapshot(uid);
+        self.facts.config_op(at, uid, op);
+        self.check_direct(at, tr, topic::CONFIG_OP);
+        self.checkers
+            .route::<{ topic::CONFIG_OP }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// The API's status of a pod (`ApiStatus`): only its record; no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_api_status(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ApiStatus {
+            uid,
+            phase,
+            ref reason,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        self.facts.pod_mut(uid);
+        let reason = reason.as_deref().map(|r| self.facts.syms.intern(r));
+        self.facts.rings.push(uid, at, Rec::Status(phase, reason));
+        self.check_direct(at, tr, topic::NONE);
+    }
+}
+
+impl Facts {
+    /// [`Facts::update`] of an `ApiStatusPatched` of object `obj` for pod `of`: the record
+    /// goes to the history of `of`; the object takes the status, its phase and time, and
+    /// [`super::facts::Before::api_phase`] the phase it had.
+    #[inline(always)]
+    fn status_patched(&mut self, at: SimTime, obj: PodUid, of: PodUid, status: &Arc<ApiPodStatus>) {
+        self.pod_mut(of);
+        self.rings
+            .push(of, at, Rec::Patched(obj, status.phase, status.ready));
+        let o = self.pod_mut(obj);
+        let old = o.api_phase;
+        o.api_phase = status.phase;
+        o.api_status = Some(status.clone());
+        o.api_status_at = at;
+        self.before.api_phase = old;
+    }
+
+    /// [`Facts::update`] of a `LocalStatus`: its record, and the phase of the status
+    /// manager's cache (a terminal one is remembered).
+    #[inline(always)]
+    fn local_status(&mut self, at: SimTime, uid: PodUid, phase: PodPhase) {
+        self.pod_mut(uid);
+        self.rings.push(uid, at, Rec::LocalStatus(phase));
+        let p = &mut self.pods[uid.0 as usize];
+        p.inc.local_phase = Some(phase);
+        if phase.is_terminal() {
+            p.inc.local_terminal = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ConfigOpKind;
+
+    /// The facts and the history the general path leaves after `trs`.
+    fn general(trs: &[Transition]) -> (Facts, Vec<Vec<(SimTime, Rec)>>) {
+        let mut f = Facts {
+            rings: super::super::ring::Rings::new(super::super::RING, 0),
+            ..Default::default()
+        };
+        for (k, tr) in trs.iter().enumerate() {
+            f.update(SimTime(k as u64 * 10), tr);
+        }
+        let h = (0..4).map(|u| f.rings.of(PodUid(u)).collect()).collect();
+        (f, h)
+    }
+
+    #[test]
+    fn direct_paths_keep_the_general_facts() {
+        let status = |phase| {
+            Arc::new(ApiPodStatus {
+                phase,
+                ..Default::default()
+            })
+        };
+        let trs = vec![
+            Transition::ConfigOp {
+                uid: PodUid(1),
+                op: ConfigOpKind::Add,
+            },
+            Transition::LocalStatus {
+                uid: PodUid(1),
+                phase: PodPhase::Running,
+            },
+            Transition::ApiStatusPatched {
+                uid: PodUid(3),
+                of: PodUid(2),
+                status: status(PodPhase::Running),
+            },
+            Transition::LocalStatus {
+                uid: PodUid(1),
+                phase: PodPhase::Succeeded,
+            },
+            Transition::ApiStatusPatched {
+                uid: PodUid(1),
+                of: PodUid(1),
+                status: status(PodPhase::Succeeded),
+            },
+            Transition::ApiStatus {
+                uid: PodUid(1),
+                phase: PodPhase::Succeeded,
+                reason: Some("Done".into()),
+            },
+            Transition::ConfigOp {
+                uid: PodUid(1),
+                op: ConfigOpKind::Remove,
+            },
+        ];
+        let (want, want_h) = general(&trs);
+        let mut o = Oracle::new();
+        for (k, tr) in trs.iter().enumerate() {
+            o.other(SimTime(k as u64 * 10), tr);
+        }
+        let f = &o.facts;
+        let got_h: Vec<Vec<_>> = (0..4).map(|u| f.rings.of(PodUid(u)).collect()).collect();
+        assert_eq!(got_h, want_h);
+        assert_eq!(f.pods.len(), want.pods.len());
+        for (a, b) in f.pods.iter().zip(&want.pods) {
+            assert_eq!(format!("{:?}", a.inc), format!("{:?}", b.inc));
+            assert_eq!(a.api_phase, b.api_phase);
+            assert_eq!(a.api_status_at, b.api_status_at);
+            assert_eq!(a.api_status, b.api_status);
+        }
+        assert_eq!(
+            format!("{:?}", f.before),
+            format!("{:?}", want.before),
+            "the values before the last transition"
+        );
+    }
+}
