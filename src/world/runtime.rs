@@ -13,6 +13,7 @@
 //! * `process`: container processes (exits, signals, power-off, probes).
 
 mod calls;
+mod changed;
 mod dense;
 mod disk;
 pub(crate) use disk::DiskConfig;
@@ -184,7 +185,7 @@ pub(crate) struct Runtime {
     unmounted_dirs: BTreeSet<PodUid>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
-    changed: BTreeSet<PodUid>,
+    changed: changed::Changed,
     /// A `list_first` relist's listing: the pods to inspect, and the sandboxes and
     /// containers each had when it was listed.
     listed: Option<Listed>,
@@ -218,7 +219,8 @@ type Declared = BTreeMap<String, Behaviour>;
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Listed {
-    pods: BTreeSet<PodUid>,
+    /// Sorted, without repeats.
+    pods: Vec<PodUid>,
     members: BTreeMap<PodUid, (BTreeSet<SandboxId>, BTreeSet<ContainerId>)>,
 }
 
@@ -243,7 +245,7 @@ impl Runtime {
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
             unmounted_dirs: BTreeSet::new(),
-            changed: BTreeSet::new(),
+            changed: changed::Changed::default(),
             listed: None,
             next_container: 1,
             next_sandbox: 1,
@@ -343,11 +345,9 @@ impl Runtime {
             list_first: true,
         } = &req
         {
-            let mut pods: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
-            pods.extend(reinspect.iter().copied());
-            if *all {
-                pods.extend(self.pods.keys().copied());
-            }
+            let all = (*all).then(|| self.pods.keys().copied());
+            let pods = (self.changed)
+                .take_sorted(reinspect.iter().copied().chain(all.into_iter().flatten()));
             let members = pods
                 .iter()
                 .filter_map(|u| self.pods.get(u).map(|p| (*u, p)))
