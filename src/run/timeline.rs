@@ -241,20 +241,19 @@ metadata:
 spec:
   horizon: 1h
   pods:
-    - name: web
-      replicas: 3
+    - replicas: 3
       template:
+        metadata: {name: web}
         spec:
           containers:
             - {name: app, image: img:1}
-    - name: db
-      template:
+    - template:
+        metadata: {name: db}
         spec:
           containers:
             - {name: app, image: img:1}
-    - name: a
-      template:
-        metadata: {namespace: other}
+    - template:
+        metadata: {name: a, namespace: other}
         spec:
           containers:
             - {name: app, image: img:1}
@@ -291,7 +290,7 @@ spec:
         let mut pods = loaded.scenario.pods.clone();
         // Two declarations of one name (in different namespaces, say): the first wins.
         let mut twin = pods[4].clone();
-        twin.spec.namespace = "third".into();
+        std::sync::Arc::make_mut(&mut twin.spec).namespace = "third".into();
         pods.push(twin);
         pods.swap(0, 5);
         let ix = DeclIndex::new(&pods, true);
