@@ -13,7 +13,6 @@
 //! * `process`: container processes (exits, signals, power-off, probes).
 
 mod calls;
-mod changed;
 mod dense;
 mod disk;
 pub(crate) use disk::DiskConfig;
@@ -185,7 +184,7 @@ pub(crate) struct Runtime {
     unmounted_dirs: BTreeSet<PodUid>,
     /// Pods whose state changed since the last relist (what a generic relist would find
     /// by diffing; keeping the set avoids re-reading unchanged pods).
-    changed: changed::Changed,
+    changed: BTreeSet<PodUid>,
     /// A `list_first` relist's listing: the pods to inspect, and the sandboxes and
     /// containers each had when it was listed.
     listed: Option<Listed>,
@@ -219,8 +218,7 @@ type Declared = BTreeMap<String, Behaviour>;
 /// What a `list_first` relist listed (see [`CriReq::Relist`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Listed {
-    /// Sorted, without repeats.
-    pods: Vec<PodUid>,
+    pods: BTreeSet<PodUid>,
     members: BTreeMap<PodUid, (BTreeSet<SandboxId>, BTreeSet<ContainerId>)>,
 }
 
@@ -245,7 +243,7 @@ impl Runtime {
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
             unmounted_dirs: BTreeSet::new(),
-            changed: changed::Changed::default(),
+            changed: BTreeSet::new(),
             listed: None,
             next_container: 1,
             next_sandbox: 1,
@@ -345,9 +343,11 @@ impl Runtime {
             list_first: true,
         } = &req
         {
-            let all = (*all).then(|| self.pods.keys().copied());
-            let pods = (self.changed)
-                .take_sorted(reinspect.iter().copied().chain(all.into_iter().flatten()));
+            let mut pods: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
+            pods.extend(reinspect.iter().copied());
+            if *all {
+                pods.extend(self.pods.keys().copied());
+            }
             let members = pods
                 .iter()
                 .filter_map(|u| self.pods.get(u).map(|p| (*u, p)))

@@ -12,6 +12,7 @@ use crate::sim::{Dur, Sim, SimTime};
 use crate::world::cri::{CriClient, CriReq, CriResult};
 use crate::world::runtime::RtEvent;
 use crate::world::Event;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 impl Runtime {
@@ -455,18 +456,19 @@ impl Runtime {
     /// A relist that lists and inspects when it completes: the pods that changed since
     /// the last relist, plus `reinspect` (every pod when `all`).
     pub(super) fn relist(&mut self, now: SimTime, reinspect: &[PodUid], all: bool) -> CriResult {
-        let all = all.then(|| self.pods.keys().copied());
-        let set =
-            (self.changed).take_sorted(reinspect.iter().copied().chain(all.into_iter().flatten()));
+        let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
+        set.extend(reinspect.iter().copied());
+        if all {
+            set.extend(self.pods.keys().copied());
+        }
         let mut out: Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)> =
             Vec::with_capacity(set.len());
-        for &uid in &set {
+        for uid in set {
             match self.fault(CriCall::PodStatus, now) {
                 Some(e) => out.push((uid, Err(e))),
                 None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
             }
         }
-        self.changed.recycle(set);
         CriResult::Relist(out)
     }
 }
