@@ -242,8 +242,11 @@ impl Kubelet {
 
     /// Options for an update of `pod`, with its mirror pod if it is static.
     pub(super) fn update_options(&self, ty: UpdateType, pod: Arc<ApiPod>) -> UpdatePodOptions {
-        let mut o = UpdatePodOptions::new(ty, pod.clone());
-        o.mirror = self.config.mirror_for(&pod);
+        // The mirror is looked up first, so the options take `pod` itself (no second count
+        // of its reference up and down).
+        let mirror = self.config.mirror_for(&pod);
+        let mut o = UpdatePodOptions::new(ty, pod);
+        o.mirror = mirror;
         o
     }
 

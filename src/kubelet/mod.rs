@@ -352,10 +352,12 @@ impl Kubelet {
             KEv::SyncTick => {
                 // getPodsToSync: pods in config whose work-queue entry is due, then those
                 // a sync-loop handler (the active-deadline handler) asks for.
-                // The list is built in a buffer kept between ticks.
+                // The list is built in a buffer kept between ticks. A due UID no longer in
+                // config is not dropped here: `handle_pod_syncs` looks each UID up anyway
+                // and skips those, and the deadline handler only names pods in config, so
+                // one search a UID gives the same syncs as a filter and then a lookup.
                 let mut due = std::mem::take(&mut self.sync_due);
                 self.pw.work_queue.get_work_into(ctx.now(), &mut due);
-                due.retain(|u| self.config.pods.contains_key(u));
                 let deadline = self.deadline_pods_to_sync(ctx.now(), &due);
                 due.extend(deadline);
                 self.handle_pod_syncs(ctx, &due);

@@ -3,6 +3,7 @@
 //! the invariant oracle ([`Trace`]), and every event goes to the part it is for.
 
 use super::process::{KubeletProcess, PowerOffFacts};
+use super::timeline::DeclIndex;
 use crate::kubelet::{Ctx, KEv, Kubelet};
 use crate::model::{NoteKind, WatchDelivery};
 use crate::model::{PodUid, Transition};
@@ -105,6 +106,8 @@ pub(crate) struct World {
     /// The node's static-pod manifests.
     pub(crate) files: FileSource,
     pub(crate) process: KubeletProcess,
+    /// The declared pods by name, for the timeline's actions.
+    pub(super) decls: DeclIndex,
 }
 
 impl World {
@@ -189,6 +192,7 @@ impl World {
             kubelet.start(&mut ctx);
         }
         World {
+            decls: DeclIndex::new(&sc.pods, !sc.timeline.is_empty()),
             sim,
             trace,
             runtime,
@@ -216,7 +220,7 @@ impl World {
 
     /// The pod object a timeline action names: the API's, or a static pod's manifest.
     pub(super) fn uid_of(&self, pod: &str) -> Option<PodUid> {
-        let decl = self.scenario.pods.iter().find(|p| p.spec.name == pod)?;
+        let decl = self.decls.find(&self.scenario.pods, pod)?;
         if decl.static_pod {
             return self.files.get(pod).map(|p| p.uid);
         }
