@@ -392,6 +392,42 @@ impl TraceHash for Transition {
             _ => self.hash(h),
         }
     }
+
+    /// A probe's hint is its container name's word ([`crate::sim::trace::short_str_word`],
+    /// which the probe worker keeps), hashed in place of the name's text; 0 (a name of
+    /// eight bytes or more) hashes the text. Any other kind ignores the hint.
+    #[inline]
+    fn trace_hash_hinted(&self, h: &mut StableHasher, name_word: u64) {
+        use Transition as T;
+        let T::Probe {
+            uid,
+            container,
+            kind,
+            result,
+        } = self
+        else {
+            return trace_hash_other(self, h);
+        };
+        h.write_isize(pos::PROBE);
+        h.write_u32(uid.0);
+        if name_word != 0 {
+            debug_assert_eq!(name_word, crate::sim::trace::short_str_word(container));
+            h.write_u64(name_word);
+            h.write_u8(0xff);
+        } else {
+            container.hash(h);
+        }
+        h.write_words(probe_type_words(*kind));
+        h.write_words(result.hash_words());
+    }
+}
+
+/// [`Transition::trace_hash`] out of line, for the hinted path's other kinds (none of its
+/// callers emits one), so that path holds a probe's hashing only.
+#[cold]
+#[inline(never)]
+fn trace_hash_other(t: &Transition, h: &mut StableHasher) {
+    t.trace_hash(h);
 }
 
 // Transitions are held in the trace's batches and the oracle's node ring: keep them small.
