@@ -415,19 +415,57 @@ impl TraceHash for Transition {
             h.write_u64(name_word);
             h.write_u8(0xff);
         } else {
-            container.hash(h);
+            hash_text(container, h);
         }
-        h.write_words(probe_type_words(*kind));
-        h.write_words(result.hash_words());
+        // The kind's and the verdict's words (`probe_type_words`, `hash_words`) without a
+        // loop over a table of slices: a first word, readiness's second, then `0xff`.
+        h.write_u64(PROBE_TYPE_FIRST_WORD[*kind as usize]);
+        if *kind == ProbeType::Readiness {
+            h.write_u64(READINESS_SECOND_WORD);
+        }
+        h.write_u8(0xff);
+        h.write_u64(VERDICT_WORD[*result as usize]);
+        h.write_u8(0xff);
     }
 }
 
-/// [`Transition::trace_hash`] out of line, for the hinted path's other kinds (none of its
-/// callers emits one), so that path holds a probe's hashing only.
+/// The first word of each probe kind's text (in `ProbeType`'s order): "liveness" is one
+/// whole word, "startup" one partial word, "readiness" a whole word and
+/// [`READINESS_SECOND_WORD`]; each then ends with `0xff` (a unit test checks them against
+/// `probe_type_words`, through the hinted hash of every kind and verdict).
+const PROBE_TYPE_FIRST_WORD: [u64; 3] = [
+    crate::str_words!("liveness")[0],
+    crate::str_words!("readiness")[0],
+    crate::str_words!("startup")[0],
+];
+
+/// The second word of "readiness".
+const READINESS_SECOND_WORD: u64 = crate::str_words!("readiness")[1];
+
+/// The one word of each probe verdict's text (in `ProbeVerdict`'s order; each is 1 to 7
+/// bytes), which ends with `0xff` (a unit test checks them against `hash_words`, through
+/// the hinted hash of every kind and verdict).
+const VERDICT_WORD: [u64; 3] = [
+    crate::sim::trace::short_str_word("success"),
+    crate::sim::trace::short_str_word("failure"),
+    crate::sim::trace::short_str_word("error"),
+];
+
+/// A text's `Hash`, out of line: a probe's container name of eight bytes or more.
+#[cold]
+#[inline(never)]
+fn hash_text(s: &str, h: &mut StableHasher) {
+    s.hash(h);
+}
+
+/// The hinted path's other kinds (none of its callers emits one), out of line so that path
+/// holds a probe's hashing only: the derived `Hash`, which feeds the words
+/// [`Transition::trace_hash`] feeds (unit tests compare them), so that `trace_hash` keeps
+/// one caller and stays inline in `Trace::emit`.
 #[cold]
 #[inline(never)]
 fn trace_hash_other(t: &Transition, h: &mut StableHasher) {
-    t.trace_hash(h);
+    t.hash(h);
 }
 
 // Transitions are held in the trace's batches and the oracle's node ring: keep them small.

@@ -84,7 +84,7 @@ const fn le_word(b: &[u8], at: usize, n: usize) -> u64 {
 /// length (no such word is 0: its top byte holds a length from 1 to 7). A `str`'s `Hash`
 /// is then this word and the `0xff` that ends it; a caller that hashes the same short text
 /// again and again can keep the word instead of reading the text.
-pub fn short_str_word(s: &str) -> u64 {
+pub const fn short_str_word(s: &str) -> u64 {
     let b = s.as_bytes();
     if b.is_empty() || b.len() >= 8 {
         return 0;
