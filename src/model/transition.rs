@@ -392,6 +392,80 @@ impl TraceHash for Transition {
             _ => self.hash(h),
         }
     }
+
+    /// A probe's hint is its container name's word ([`crate::sim::trace::short_str_word`],
+    /// which the probe worker keeps), hashed in place of the name's text; 0 (a name of
+    /// eight bytes or more) hashes the text. Any other kind ignores the hint.
+    #[inline]
+    fn trace_hash_hinted(&self, h: &mut StableHasher, name_word: u64) {
+        use Transition as T;
+        let T::Probe {
+            uid,
+            container,
+            kind,
+            result,
+        } = self
+        else {
+            return trace_hash_other(self, h);
+        };
+        h.write_isize(pos::PROBE);
+        h.write_u32(uid.0);
+        if name_word != 0 {
+            debug_assert_eq!(name_word, crate::sim::trace::short_str_word(container));
+            h.write_u64(name_word);
+            h.write_u8(0xff);
+        } else {
+            hash_text(container, h);
+        }
+        // The kind's and the verdict's words (`probe_type_words`, `hash_words`) without a
+        // loop over a table of slices: a first word, readiness's second, then `0xff`.
+        h.write_u64(PROBE_TYPE_FIRST_WORD[*kind as usize]);
+        if *kind == ProbeType::Readiness {
+            h.write_u64(READINESS_SECOND_WORD);
+        }
+        h.write_u8(0xff);
+        h.write_u64(VERDICT_WORD[*result as usize]);
+        h.write_u8(0xff);
+    }
+}
+
+/// The first word of each probe kind's text (in `ProbeType`'s order): "liveness" is one
+/// whole word, "startup" one partial word, "readiness" a whole word and
+/// [`READINESS_SECOND_WORD`]; each then ends with `0xff` (a unit test checks them against
+/// `probe_type_words`, through the hinted hash of every kind and verdict).
+const PROBE_TYPE_FIRST_WORD: [u64; 3] = [
+    crate::str_words!("liveness")[0],
+    crate::str_words!("readiness")[0],
+    crate::str_words!("startup")[0],
+];
+
+/// The second word of "readiness".
+const READINESS_SECOND_WORD: u64 = crate::str_words!("readiness")[1];
+
+/// The one word of each probe verdict's text (in `ProbeVerdict`'s order; each is 1 to 7
+/// bytes), which ends with `0xff` (a unit test checks them against `hash_words`, through
+/// the hinted hash of every kind and verdict).
+const VERDICT_WORD: [u64; 3] = [
+    crate::sim::trace::short_str_word("success"),
+    crate::sim::trace::short_str_word("failure"),
+    crate::sim::trace::short_str_word("error"),
+];
+
+/// A text's `Hash`, out of line: a probe's container name of eight bytes or more.
+#[cold]
+#[inline(never)]
+fn hash_text(s: &str, h: &mut StableHasher) {
+    s.hash(h);
+}
+
+/// The hinted path's other kinds (none of its callers emits one), out of line so that path
+/// holds a probe's hashing only: the derived `Hash`, which feeds the words
+/// [`Transition::trace_hash`] feeds (unit tests compare them), so that `trace_hash` keeps
+/// one caller and stays inline in `Trace::emit`.
+#[cold]
+#[inline(never)]
+fn trace_hash_other(t: &Transition, h: &mut StableHasher) {
+    t.hash(h);
 }
 
 // Transitions are held in the trace's batches and the oracle's node ring: keep them small.

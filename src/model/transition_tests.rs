@@ -8,6 +8,10 @@ fn same(t: &Transition) {
     let mut fast = StableHasher::default();
     t.trace_hash(&mut fast);
     assert_eq!(derived.finish(), fast.finish(), "{t:?}");
+    // Without a hint (0), the hinted path hashes the same too.
+    let mut hinted = StableHasher::default();
+    t.trace_hash_hinted(&mut hinted, 0);
+    assert_eq!(derived.finish(), hinted.finish(), "{t:?} hinted");
 }
 
 const UIDS: [PodUid; 3] = [PodUid(0), PodUid(7), PodUid(u32::MAX)];
@@ -20,15 +24,30 @@ fn probes_hash_as_derived() {
         ProbeType::Startup,
     ];
     for uid in UIDS {
-        for container in ["", "app", "side-car", "a-container-named-at-length"] {
+        for container in [
+            "",
+            "a",
+            "app",
+            "sidecar",
+            "side-car",
+            "a-container-named-at-length",
+        ] {
             for kind in kinds {
                 for &result in ProbeVerdict::ALL {
-                    same(&Transition::Probe {
+                    let t = Transition::Probe {
                         uid,
                         container: Arc::from(container),
                         kind,
                         result,
-                    });
+                    };
+                    same(&t);
+                    // With the name's word kept, as a probe worker keeps it.
+                    let mut derived = StableHasher::default();
+                    t.hash(&mut derived);
+                    let mut hinted = StableHasher::default();
+                    let word = crate::sim::trace::short_str_word(container);
+                    t.trace_hash_hinted(&mut hinted, word);
+                    assert_eq!(derived.finish(), hinted.finish(), "{t:?} word {word:#x}");
                 }
             }
         }

@@ -79,6 +79,19 @@ const fn le_word(b: &[u8], at: usize, n: usize) -> u64 {
     w
 }
 
+/// The one word [`StableHasher`]'s [`Hasher::write`] takes for a text of 1 to 7 bytes (its
+/// bytes little-endian, zero-padded, with the length in the top byte), or 0 for any other
+/// length (no such word is 0: its top byte holds a length from 1 to 7). A `str`'s `Hash`
+/// is then this word and the `0xff` that ends it; a caller that hashes the same short text
+/// again and again can keep the word instead of reading the text.
+pub const fn short_str_word(s: &str) -> u64 {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() >= 8 {
+        return 0;
+    }
+    le_word(b, 0, b.len()) ^ ((b.len() as u64) << 56)
+}
+
 /// [`str_words`] of a constant text, as a `&'static [u64]`.
 #[macro_export]
 macro_rules! str_words {
@@ -94,6 +107,15 @@ macro_rules! str_words {
 /// the same words given a faster way.
 pub trait TraceHash {
     fn trace_hash(&self, h: &mut StableHasher);
+
+    /// [`TraceHash::trace_hash`] given `hint`, a word the caller kept that the record's
+    /// hash takes (what it means is the record type's to say; 0: none). The words fed must
+    /// be the same as without it.
+    #[inline]
+    fn trace_hash_hinted(&self, h: &mut StableHasher, hint: u64) {
+        let _ = hint;
+        self.trace_hash(h);
+    }
 }
 
 impl TraceHash for u32 {
@@ -244,6 +266,36 @@ impl<O> Trace<O> {
         self.observer.observe(at, rec);
     }
 
+    /// [`Trace::emit`] of a record hashed with a word the caller kept
+    /// ([`TraceHash::trace_hash_hinted`]): the same hash, count, record and observer.
+    /// Debug builds hash the record without the hint too and compare.
+    #[inline]
+    pub fn emit_hinted<T: TraceHash + Display>(&mut self, at: SimTime, rec: &T, hint: u64)
+    where
+        O: Observer<T>,
+    {
+        let mut h = self.hasher.clone();
+        #[cfg(debug_assertions)]
+        let mut full = self.hasher.clone();
+        h.write_u64(at.0);
+        rec.trace_hash_hinted(&mut h, hint);
+        #[cfg(debug_assertions)]
+        {
+            full.write_u64(at.0);
+            rec.trace_hash(&mut full);
+            assert_eq!(
+                h.h, full.h,
+                "trace: a record hashed with hint {hint:#x} hashes differently without it: {rec}"
+            );
+        }
+        self.hasher = h;
+        self.count += 1;
+        if self.keep {
+            self.keep_record(at, rec);
+        }
+        self.observer.observe(at, rec);
+    }
+
     /// [`Trace::emit`]'s readable record, when records are kept: out of line, as most runs
     /// keep none (the hashing path then needs fewer registers saved).
     #[cold]
@@ -314,6 +366,8 @@ impl<O> Trace<O> {
 /// type (see [`Trace::emit`] and [`Trace::reach`]).
 pub trait Emit<T> {
     fn emit(&mut self, at: SimTime, rec: &T);
+    /// [`Trace::emit_hinted`].
+    fn emit_hinted(&mut self, at: SimTime, rec: &T, hint: u64);
     fn reach(&mut self, bit: u32);
 }
 
@@ -321,6 +375,11 @@ impl<T: TraceHash + Display, O: Observer<T>> Emit<T> for Trace<O> {
     #[inline]
     fn emit(&mut self, at: SimTime, rec: &T) {
         Trace::emit(self, at, rec);
+    }
+
+    #[inline]
+    fn emit_hinted(&mut self, at: SimTime, rec: &T, hint: u64) {
+        Trace::emit_hinted(self, at, rec, hint);
     }
 
     #[inline]
@@ -361,6 +420,26 @@ mod tests {
                 slow.word(u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 56));
             }
             assert_eq!(fast.finish(), slow.finish(), "length {len}");
+        }
+    }
+
+    #[test]
+    fn a_short_str_word_and_0xff_hash_as_the_str() {
+        // Every length from 0 to 10 bytes: a word for 1 to 7 bytes (never 0), which with
+        // the `0xff` gives the hasher the `str`'s own `Hash`; 0 for any other length.
+        let text = "abcdefghij";
+        for len in 0..=text.len() {
+            let s = &text[..len];
+            let w = short_str_word(s);
+            assert_eq!(w != 0, (1..=7).contains(&len), "length {len}");
+            if w != 0 {
+                let mut by_word = StableHasher::default();
+                by_word.write_u64(w);
+                by_word.write_u8(0xff);
+                let mut by_hash = StableHasher::default();
+                s.hash(&mut by_hash);
+                assert_eq!(by_word.finish(), by_hash.finish(), "length {len}");
+            }
         }
     }
 

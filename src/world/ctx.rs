@@ -58,10 +58,12 @@ impl<'a, K> Ctx<'a, K> {
         self.trace.emit(self.sim.now(), &t);
     }
 
-    /// [`Ctx::emit`] of a transition the caller keeps (to take its fields back).
+    /// [`Ctx::emit`] of a transition the caller keeps (to take its fields back), with a
+    /// word the caller kept that the transition's hash takes (a probe's: its container
+    /// name's, see `Transition::trace_hash_hinted`; 0: none); the same hash.
     #[inline]
-    pub(crate) fn emit_ref(&mut self, t: &Transition) {
-        self.trace.emit(self.sim.now(), t);
+    pub(crate) fn emit_hinted(&mut self, t: &Transition, hint: u64) {
+        self.trace.emit_hinted(self.sim.now(), t, hint);
     }
 
     /// Mark reach point `r` (a rare state this run got into; not part of the trace).

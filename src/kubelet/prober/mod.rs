@@ -668,18 +668,20 @@ pub(crate) fn run_probe(
     id: ContainerId,
     handler: ProbeHandler,
 ) -> Result<ProbeResult, &'static str> {
-    run_probe_keyed(ctx, key.clone(), id, handler).0
+    run_probe_keyed(ctx, key.clone(), id, handler, 0).0
 }
 
 /// [`run_probe`] with the key given by value and handed back: the `Probe` transition takes
 /// the key's container name and gives it back after the trace saw it, so a probe neither
-/// counts a reference to the name up nor drops one.
+/// counts a reference to the name up nor drops one. `name_word`: the worker's kept word of
+/// the container name, which the trace hashes in place of the name's text (0: the text).
 #[inline]
 pub(crate) fn run_probe_keyed(
     ctx: &mut Ctx,
     key: ProbeKey,
     id: ContainerId,
     handler: ProbeHandler,
+    name_word: u64,
 ) -> (Result<ProbeResult, &'static str>, ProbeKey) {
     let ProbeKey {
         uid,
@@ -703,7 +705,7 @@ pub(crate) fn run_probe_keyed(
             Err(_) => ProbeVerdict::Error,
         },
     };
-    ctx.emit_ref(&t);
+    ctx.emit_hinted(&t, name_word);
     let Transition::Probe { container, .. } = t else {
         unreachable!("built as a probe above")
     };
