@@ -37,7 +37,8 @@
 //!   (its worker is skipped and the status manager may delete it).
 
 use super::pod_workers::{close_channel, UpdatePodOptions, Work, WorkType};
-use super::sync::{apply_status_fn, running_pod_from, synthetic_pod, KillPlan, Op, Step};
+use super::sync::{apply_status_fn, synthetic_pod, KillPlan, Op, Step};
+use super::sync_rare::plan_kill_running;
 use super::{KEv, Kubelet};
 use crate::kubelet::profile::Sw;
 use crate::kubelet::Ctx;
@@ -99,17 +100,6 @@ impl LegacyState {
 /// `notRunning`: no container status is Running (Waiting counts as not running).
 pub(crate) fn not_running(statuses: &[ApiContainerStatus]) -> bool {
     statuses.iter().all(|c| !c.state.is_running())
-}
-
-/// v1.21 `killPod` as a step of a sync: kill what the pod status shows running.
-pub(super) fn legacy_plan_kill(op: &mut Op, grace_override: Option<i64>) {
-    let (containers, sandboxes) = running_pod_from(&op.status);
-    op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-        containers,
-        sandboxes,
-        grace_override,
-        reason: None,
-    })));
 }
 
 impl Kubelet {
@@ -270,7 +260,7 @@ impl Kubelet {
                 uid,
                 step: SyncStepKind::V121KillUpdate,
             });
-            legacy_plan_kill(op, kill.grace_override);
+            plan_kill_running(op, kill.grace_override);
             return true;
         }
         if pod.deletion_timestamp.is_some() {
@@ -280,7 +270,7 @@ impl Kubelet {
                 uid,
                 step: SyncStepKind::V121DeletionKill,
             });
-            legacy_plan_kill(op, None);
+            plan_kill_running(op, None);
             return true;
         }
         false

@@ -5,7 +5,6 @@
 //! end, the static pod's mirror, the kill steps, and every runtime step other than a
 //! container start.
 
-use super::legacy::legacy_plan_kill;
 use super::pod_workers::{SyncError, Work};
 use super::profile::Sw;
 use super::sync::{
@@ -75,13 +74,7 @@ impl Kubelet {
                         step: SyncStepKind::ProbesStopped,
                     });
                 }
-                let (containers, sandboxes) = running_pod_from(&op.status);
-                op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                    containers,
-                    sandboxes,
-                    grace_override: grace,
-                    reason: None,
-                })));
+                plan_kill_running(&mut op, grace);
                 op.plan.push_back(Step::VerifyStopped);
             }
             SyncKind::SyncTerminatingRuntimePod => {
@@ -119,7 +112,7 @@ impl Kubelet {
         phase: PodPhase,
     ) {
         if phase == PodPhase::Failed && self.legacy() {
-            legacy_plan_kill(&mut op, None);
+            plan_kill_running(&mut op, None);
             self.advance(ctx, uid, op);
             return;
         }
@@ -157,13 +150,7 @@ impl Kubelet {
         containers_to_kill: Vec<(ContainerId, String, ProbeType)>,
     ) {
         if kill_pod {
-            let (containers, sandboxes) = running_pod_from(&op.status);
-            op.plan.push_back(Step::KillPod(Box::new(KillPlan {
-                containers,
-                sandboxes,
-                grace_override: None,
-                reason: None,
-            })));
+            plan_kill_running(op, None);
             return;
         }
         for (id, name, reason) in containers_to_kill {
@@ -388,4 +375,16 @@ impl Kubelet {
         });
         probe_grace.unwrap_or(tgps)
     }
+}
+
+/// `killPod` as a step of a sync (every release's): kill what the pod status shows running,
+/// with the grace the kill asks for, if any.
+pub(super) fn plan_kill_running(op: &mut Op, grace_override: Option<i64>) {
+    let (containers, sandboxes) = running_pod_from(&op.status);
+    op.plan.push_back(Step::KillPod(Box::new(KillPlan {
+        containers,
+        sandboxes,
+        grace_override,
+        reason: None,
+    })));
 }
