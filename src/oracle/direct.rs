@@ -277,32 +277,21 @@ impl Oracle {
 
 impl Facts {
     /// [`Facts::update`] of an `ApiStatusPatched` of object `obj` for pod `of`: the record
-    /// goes to the history of `of`; the object takes the status, its phase and time, and
-    /// [`super::facts::Before::api_phase`] the phase it had.
+    /// goes to the history of `of`, then [`Facts::status_patched_fact`].
     #[inline(always)]
     fn status_patched(&mut self, at: SimTime, obj: PodUid, of: PodUid, status: &Arc<ApiPodStatus>) {
         self.pod_mut(of);
         self.rings
             .push(of, at, Rec::Patched(obj, status.phase, status.ready));
-        let o = self.pod_mut(obj);
-        let old = o.api_phase;
-        o.api_phase = status.phase;
-        o.api_status = Some(status.clone());
-        o.api_status_at = at;
-        self.before.api_phase = old;
+        self.status_patched_fact(at, obj, status);
     }
 
-    /// [`Facts::update`] of a `LocalStatus`: its record, and the phase of the status
-    /// manager's cache (a terminal one is remembered).
+    /// [`Facts::update`] of a `LocalStatus`: its record, then [`Facts::local_status_fact`].
     #[inline(always)]
     fn local_status(&mut self, at: SimTime, uid: PodUid, phase: PodPhase) {
         self.pod_mut(uid);
         self.rings.push(uid, at, Rec::LocalStatus(phase));
-        let p = &mut self.pods[uid.0 as usize];
-        p.inc.local_phase = Some(phase);
-        if phase.is_terminal() {
-            p.inc.local_terminal = true;
-        }
+        self.local_status_fact(uid, phase);
     }
 }
 

@@ -435,6 +435,34 @@ impl Facts {
         self.rings.push(uid, at, Rec::Probe(c, kind, result));
     }
 
+    /// What an `ApiStatusPatched` of object `obj` changes: the object takes the status,
+    /// its phase and time, and [`Before::api_phase`] the phase it had.
+    #[inline]
+    pub(super) fn status_patched_fact(
+        &mut self,
+        at: SimTime,
+        obj: PodUid,
+        status: &Arc<ApiPodStatus>,
+    ) {
+        let o = self.pod_mut(obj);
+        let old = o.api_phase;
+        o.api_phase = status.phase;
+        o.api_status = Some(status.clone());
+        o.api_status_at = at;
+        self.before.api_phase = old;
+    }
+
+    /// What a `LocalStatus` changes: the phase of the status manager's cache (a terminal
+    /// one is remembered).
+    #[inline]
+    pub(super) fn local_status_fact(&mut self, uid: PodUid, phase: PodPhase) {
+        let p = self.pod_mut(uid);
+        p.inc.local_phase = Some(phase);
+        if phase.is_terminal() {
+            p.inc.local_terminal = true;
+        }
+    }
+
     /// The fact an `UpdatePod` changes: when the UID was first seen as a runtime-only pod.
     /// (The oracle's direct path pushes the record itself.)
     #[inline]
@@ -566,14 +594,7 @@ impl Facts {
                 c.zero_grace_delete = true;
             }
             ApiRemoved { uid, .. } => self.pod_mut(*uid).cold_mut().removed_at = Some(at),
-            ApiStatusPatched { uid, status, .. } => {
-                let o = self.pod_mut(*uid);
-                let old = o.api_phase;
-                o.api_phase = status.phase;
-                o.api_status = Some(status.clone());
-                o.api_status_at = at;
-                self.before.api_phase = old;
-            }
+            ApiStatusPatched { uid, status, .. } => self.status_patched_fact(at, *uid, status),
             CriEnd { .. }
             | SandboxReady { .. }
             | SandboxStopped { .. }
@@ -611,13 +632,7 @@ impl Facts {
                 self.sync_begin(*uid, *kind, *grace)
             }
             SyncEnd { uid, kind, error } => self.sync_end(at, *uid, *kind, error.is_none()),
-            LocalStatus { uid, phase } => {
-                let p = self.pod_mut(*uid);
-                p.inc.local_phase = Some(*phase);
-                if phase.is_terminal() {
-                    p.inc.local_terminal = true;
-                }
-            }
+            LocalStatus { uid, phase } => self.local_status_fact(*uid, *phase),
             LocalStatusDropped { uid, .. } => {
                 // The cache holds nothing for the UID any more: a later write starts afresh.
                 let p = self.pod_mut(*uid);
