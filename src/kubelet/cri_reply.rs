@@ -66,6 +66,7 @@ impl Kubelet {
     }
 
     /// The calls of operation `op_id` still awaiting a reply.
+    #[cfg(debug_assertions)]
     fn outstanding_calls(&self, uid: PodUid, op_id: u64) -> impl Iterator<Item = &CriReq> {
         self.worker_calls
             .range((uid, op_id, 0)..=(uid, op_id, u32::MAX))
@@ -444,9 +445,11 @@ impl Kubelet {
         // One search of the parked operations: the entry is removed in place.
         if let std::collections::btree_map::Entry::Occupied(e) = self.ops.entry(uid) {
             if e.get().id == op_id {
-                let worker_op = self.pw.records.get(&uid).and_then(|s| s.op);
+                // A check only (a search of the worker records at every reply): debug
+                // builds.
+                #[cfg(debug_assertions)]
                 assert_eq!(
-                    worker_op,
+                    self.pw.records.get(&uid).and_then(|s| s.op),
                     Some(op_id),
                     "sync operation rule broken: the operation parked for pod {uid} is the \
                      one its worker runs"
@@ -475,15 +478,20 @@ impl Kubelet {
         op: Op,
         result: Result<bool, String>,
     ) {
-        let left = self
-            .outstanding_calls(uid, op.id)
-            .find(|r| !matches!(r, CriReq::ExecPreStop { .. } | CriReq::ExecPostStart { .. }));
-        assert!(
-            left.is_none(),
-            "sync operation rule broken: an operation ends with no CRI call awaiting a reply \
-             but abandoned PreStop or cancelled postStart hooks (pod {uid}, op {}, {left:?})",
-            op.id
-        );
+        // A check only (a range query of the ledger at every end): debug builds.
+        #[cfg(debug_assertions)]
+        {
+            let left = self
+                .outstanding_calls(uid, op.id)
+                .find(|r| !matches!(r, CriReq::ExecPreStop { .. } | CriReq::ExecPostStart { .. }));
+            assert!(
+                left.is_none(),
+                "sync operation rule broken: an operation ends with no CRI call awaiting a \
+                 reply but abandoned PreStop or cancelled postStart hooks (pod {uid}, op {}, \
+                 {left:?})",
+                op.id
+            );
+        }
         if op.killer {
             self.legacy_killer_done(ctx, uid, result);
             return;
@@ -542,7 +550,8 @@ impl StepCalls {
         }
     }
 
-    /// The calls, oldest first.
+    /// The calls, oldest first (read by debug builds' check at an operation's end).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     fn iter(&self) -> std::slice::Iter<'_, CriReq> {
         match self {
             StepCalls::One(r) => std::slice::from_ref(r).iter(),
