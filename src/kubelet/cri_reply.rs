@@ -4,11 +4,13 @@
 //! `killContainer`/`killContainersWithSyncResult`, `kuberuntime_manager.go` `SyncPod`
 //! steps 4-6 and `KillPod`, v1.31).
 //!
-//! Every CRI call a worker makes is entered in [`Kubelet::worker_calls`] and every reply
-//! is checked against it: a reply matches a call of the same operation, step tag and
-//! request, and reaches an operation that is still in flight (only a PreStop hook the
-//! operation stopped waiting for may answer later, and is then ignored, as upstream
-//! abandons the hook's goroutine).
+//! Debug builds enter every CRI call a worker makes in `Kubelet::worker_calls` and check
+//! every reply against it: a reply matches a call of the same operation, step tag and
+//! request, and an operation ends with no call awaiting a reply but abandoned hooks. Every
+//! build checks that a reply reaches an operation that is still in flight (only a PreStop
+//! hook the operation stopped waiting for may answer later, and is then ignored, as
+//! upstream abandons the hook's goroutine). The ledger decides nothing: release builds
+//! keep none (a B-tree insert, a copy of the request and a removal per call).
 
 use super::pod_workers::SyncError;
 pub(super) use super::sync::MIN_CONTAINER_GRACE as MIN_GRACE;
@@ -32,7 +34,8 @@ impl Kubelet {
         tag: u32,
         req: CriReq,
     ) {
-        // Usually the step's only call: kept in the ledger entry itself.
+        // Usually the step's only call: kept in the ledger entry itself (debug builds).
+        #[cfg(debug_assertions)]
         match self.worker_calls.entry((uid, op, tag)) {
             std::collections::btree_map::Entry::Vacant(e) => {
                 e.insert(StepCalls::One(req.clone()));
@@ -44,7 +47,8 @@ impl Kubelet {
 
     /// Strike the call a reply answers off the ledger. Precondition of every reply: it
     /// answers a call this worker operation made (same operation, step tag and request)
-    /// and that had no reply yet.
+    /// and that had no reply yet. A check only: debug builds.
+    #[cfg(debug_assertions)]
     fn strike_worker_call(&mut self, uid: PodUid, op_id: u64, tag: u32, req: &CriReq) {
         // One search of the ledger: the entry is edited, or removed when emptied, in place.
         let entry = match self.worker_calls.entry((uid, op_id, tag)) {
@@ -112,6 +116,7 @@ impl Kubelet {
         req: CriReq,
         result: CriResult,
     ) {
+        #[cfg(debug_assertions)]
         self.strike_worker_call(uid, op_id, tag, &req);
         let Some(op) = self.take_op(uid, op_id) else {
             assert!(
@@ -517,11 +522,13 @@ impl Kubelet {
 /// were made. Almost every step makes one call, which is kept inline (no list to
 /// allocate); a second call turns the entry into a list.
 #[derive(Clone, Debug)]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 pub(crate) enum StepCalls {
     One(CriReq),
     Many(Vec<CriReq>),
 }
 
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 impl StepCalls {
     /// Enter one more call.
     fn push(&mut self, req: CriReq) {
@@ -550,8 +557,7 @@ impl StepCalls {
         }
     }
 
-    /// The calls, oldest first (read by debug builds' check at an operation's end).
-    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    /// The calls, oldest first.
     fn iter(&self) -> std::slice::Iter<'_, CriReq> {
         match self {
             StepCalls::One(r) => std::slice::from_ref(r).iter(),

@@ -215,7 +215,9 @@ pub(crate) struct Kubelet {
     /// The crash-loop back-off key's buffer, kept between checks (`spare.rs`).
     spare_key: String,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
-    /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`).
+    /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`). Debug
+    /// builds only: a check.
+    #[cfg(debug_assertions)]
     pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), cri_reply::StepCalls>,
     /// The emptied plan of the last operation that ended, whose buffer the next
     /// operation takes (`sync.rs`: most operations end without waiting on the runtime).
@@ -271,6 +273,7 @@ impl Kubelet {
             spare_op_box: None,
             spare_errors: Vec::new(),
             spare_key: String::new(),
+            #[cfg(debug_assertions)]
             worker_calls: BTreeMap::new(),
             spare_plan: Default::default(),
             mounted: Default::default(),
