@@ -315,7 +315,11 @@ impl Kubelet {
             };
         }
         debug_assert_eq!(bound, active.pods, "admission's bound out of step");
-        debug_assert_eq!(active, full(), "admission's candidate pods miss an active pod");
+        debug_assert_eq!(
+            active,
+            full(),
+            "admission's candidate pods miss an active pod"
+        );
         active
     }
 
