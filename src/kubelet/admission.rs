@@ -15,7 +15,6 @@
 //! device-plugin or topology checks); kube-reserved and system-reserved are zero; pod
 //! overhead and in-place resize are not modelled.
 
-use super::cursor::Cursor;
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::{ApiPod, ApiPodStatus, PodPhase, PodSpec, RejectReason, Resources, Transition};
@@ -109,7 +108,9 @@ pub(crate) fn is_critical_pod(pod: &ApiPod) -> bool {
 }
 
 /// What the resource fit reads of the active pods other than the one admitted: how many
-/// there are, and (when the pod asks for CPU or memory) the sum of their requests.
+/// there are, and (when the pod asks for CPU or memory) the sum of their requests. For a
+/// pod asking for neither, `pods` may be a bound instead (see
+/// [`Kubelet::active_use_for_admission`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ActiveUse {
     pub(crate) pods: u64,
@@ -135,6 +136,27 @@ impl ActiveUse {
             u.add(&p.spec, sum);
         }
         u
+    }
+}
+
+/// A forward-only lookup into a `BTreeMap` for keys asked in descending order (the
+/// mirror of [`super::cursor::Cursor`]): amortised O(1) a key over a walk.
+struct RevCursor<'a, K, V> {
+    it: std::iter::Peekable<std::iter::Rev<std::collections::btree_map::Iter<'a, K, V>>>,
+}
+
+impl<'a, K: Ord, V> RevCursor<'a, K, V> {
+    fn new(map: &'a std::collections::BTreeMap<K, V>) -> Self {
+        RevCursor {
+            it: map.iter().rev().peekable(),
+        }
+    }
+
+    /// The value for `key`, as `map.get(key)` gives it, provided the keys asked of one
+    /// cursor descend strictly.
+    fn seek(&mut self, key: &K) -> Option<&'a V> {
+        while self.it.next_if(|(k, _)| *k > key).is_some() {}
+        self.it.next_if(|(k, _)| *k == key).map(|(_, v)| v)
     }
 }
 
@@ -216,30 +238,49 @@ impl Kubelet {
     /// asks for them, reduced to what the resource fit reads of them (their number, and
     /// their requests' sum when `pod` asks for CPU or memory, the only case in which
     /// [`resource_fit`] reads it), visiting only `config.candidates` (the pods skipped
-    /// are inactive). One walk visits them, with the pod manager's, the pod workers' and
-    /// the status manager's maps walked beside it in UID order, and notes those gone from
-    /// config, dropped after it; no list of the active pods is built. Debug builds
-    /// check the answer against the scan of every pod.
+    /// are inactive). One walk visits them, newest UID first, with the pod manager's, the
+    /// pod workers' and the status manager's maps walked beside it, and notes those gone
+    /// from config, dropped after it; no list of the active pods is built.
+    ///
+    /// When `pod` asks for no CPU or memory, the fit reads only the count, and only to
+    /// compare it with the node's pod capacity: the walk then stops as soon as the pods
+    /// counted plus the candidates not yet visited leave room for `pod`, and `pods` holds
+    /// that bound (at least the true count, below the capacity) instead of the count. The
+    /// newest pods are seldom inactive, the pods deleted and terminated long ago waiting
+    /// for their API object to go are, so the walk starts at the newest UID and meets the
+    /// inactive ones early. Debug builds check the answer against the scan of every pod.
     pub(crate) fn active_use_for_admission(&mut self, pod: &ApiPod) -> ActiveUse {
         let (uid, sum) = (pod.uid, pod_requests(&pod.spec) != Resources::default());
+        // Past this bound the count is not needed: the fit is certain (count only).
+        let room = if sum { 0 } else { self.allocatable.pods };
         let (config, pw, status) = (&self.config, &self.pw, &self.status);
-        let mut pods = Cursor::new(&config.pods);
-        let mut records = Cursor::new(&pw.records);
-        let mut statuses = Cursor::new(&status.statuses);
+        let mut pods = RevCursor::new(&config.pods);
+        let mut records = RevCursor::new(&pw.records);
+        let mut statuses = RevCursor::new(&status.statuses);
         let mut active = ActiveUse::default();
+        // The pods counted plus the candidates not visited yet: the count once all are.
+        let mut bound = config.candidates.len() as u64;
+        let mut early = false;
         // The candidates gone from config, dropped after the walk (rarely any: a plain walk
         // costs less than `retain`'s).
         let mut gone = Vec::new();
-        for u in &config.candidates {
+        for u in config.candidates.iter().rev() {
+            if bound < room {
+                early = true;
+                break;
+            }
             let Some(p) = pods.seek(u) else {
                 gone.push(*u);
+                bound -= 1;
                 continue;
             };
             if *u == uid {
+                bound -= 1;
                 continue;
             }
             let record = records.seek(u);
             if record.is_some_and(|s| s.is_terminated()) {
+                bound -= 1;
                 continue; // isPodKnownTerminated
             }
             // isAdmittedPodTerminal, unless its termination is still in progress.
@@ -249,17 +290,34 @@ impl Kubelet {
                     .is_some_and(|v| v.status.phase.is_terminal());
             if !terminal || record.is_some_and(|s| s.is_termination_requested()) {
                 active.add(&p.spec, sum);
+            } else {
+                bound -= 1;
             }
         }
         for u in &gone {
             self.config.candidates.remove(u);
         }
-        debug_assert_eq!(
-            active,
+        let full = || {
             ActiveUse::of(
                 &self.filter_out_inactive_pods(self.config.pods.values().filter(|p| p.uid != uid)),
-                sum
-            ),
+                sum,
+            )
+        };
+        if early {
+            // Only the count is read, and the bound leaves room as the count does.
+            debug_assert!(
+                full().pods <= bound && bound < self.allocatable.pods && !sum,
+                "admission's early bound hides a pod the fit needs"
+            );
+            return ActiveUse {
+                pods: bound,
+                used: Resources::default(),
+            };
+        }
+        debug_assert_eq!(bound, active.pods, "admission's bound out of step");
+        debug_assert_eq!(
+            active,
+            full(),
             "admission's candidate pods miss an active pod"
         );
         active
@@ -395,6 +453,18 @@ mod tests {
         let reversed: Vec<_> = pods.iter().rev().cloned().collect();
         assert_eq!(ActiveUse::of(&reversed, true), summed);
         assert_eq!(ActiveUse::of(&[], true), ActiveUse::default());
+    }
+
+    #[test]
+    fn rev_cursor_finds_what_get_finds_for_descending_keys() {
+        let map: std::collections::BTreeMap<u32, char> =
+            [(2, 'b'), (3, 'c'), (7, 'g'), (9, 'i')].into();
+        let mut c = RevCursor::new(&map);
+        for k in [10, 9, 8, 7, 5, 3, 2, 1] {
+            assert_eq!(c.seek(&k), map.get(&k), "key {k}");
+        }
+        let empty: std::collections::BTreeMap<u32, char> = std::collections::BTreeMap::new();
+        assert_eq!(RevCursor::new(&empty).seek(&1), None);
     }
 
     #[test]

@@ -10,6 +10,10 @@ pub(crate) struct Backoff {
     initial: Dur,
     max: Dur,
     entries: BTreeMap<String, (Dur, SimTime)>,
+    /// No entry's last update is older than this (lowered by [`Backoff::next`], set by a
+    /// walk of [`Backoff::gc`]; `None` while no entry was made since that walk found none):
+    /// while it lies within twice the maximum of now, `gc` has nothing to drop.
+    oldest: Option<SimTime>,
 }
 
 impl Backoff {
@@ -18,6 +22,7 @@ impl Backoff {
             initial,
             max,
             entries: BTreeMap::new(),
+            oldest: None,
         }
     }
 
@@ -38,6 +43,7 @@ impl Backoff {
             Dur(b.0.saturating_mul(2).min(self.max.0))
         };
         self.entries.insert(id.to_string(), (backoff, now));
+        self.oldest = Some(self.oldest.map_or(now, |t| t.min(now)));
     }
 
     /// `IsInBackOffSince(id, eventTime)`: `now - eventTime < backoff`.
@@ -80,10 +86,20 @@ impl Backoff {
         self.entries.get(id).map_or(Dur::ZERO, |e| e.0)
     }
 
-    /// `GC()`: drop entries idle for more than twice the maximum.
+    /// `GC()`: drop entries idle for more than twice the maximum. Housekeeping asks every
+    /// 2 s; the walk runs only once the kept bound on the oldest update says an entry may
+    /// have expired (debug builds check a skipped walk would drop nothing).
     pub(crate) fn gc(&mut self, now: SimTime) {
         let max2 = self.max.times(2);
+        if self.oldest.is_none_or(|t| now.since(t) <= max2) {
+            debug_assert!(
+                (self.entries.values()).all(|(_, last)| now.since(*last) <= max2),
+                "back-off's bound on its oldest entry hides an expired one"
+            );
+            return;
+        }
         self.entries.retain(|_, (_, last)| now.since(*last) <= max2);
+        self.oldest = self.entries.values().map(|(_, last)| *last).min();
     }
 }
 
@@ -134,6 +150,37 @@ fn push_decimal(buf: &mut String, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gc_skipping_on_its_bound_keeps_what_a_walk_keeps() {
+        let (initial, max) = (Dur(10), Dur(300));
+        let mut kept = Backoff::new(initial, max);
+        let mut reference: BTreeMap<String, (Dur, SimTime)> = BTreeMap::new();
+        let mut x = 12345u64;
+        for step in 0..5_000u64 {
+            let now = SimTime(step * 7);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if x >> 62 == 0 {
+                let id = format!("k{}", (x >> 40) % 13);
+                kept.next(&id, now, now);
+                let fresh = reference
+                    .get(&id)
+                    .is_none_or(|e| now.since(e.1) > max.times(2));
+                let b = if fresh {
+                    initial
+                } else {
+                    Dur(reference[&id].0 .0.saturating_mul(2).min(max.0))
+                };
+                reference.insert(id, (b, now));
+            } else if (x >> 50) % 3 == 0 {
+                kept.gc(now);
+                reference.retain(|_, e| now.since(e.1) <= max.times(2));
+                assert_eq!(kept.entries, reference, "step {step}");
+            }
+        }
+    }
 
     #[test]
     fn push_decimal_is_display() {
