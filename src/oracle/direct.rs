@@ -130,7 +130,8 @@ impl Oracle {
         self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
     }
 
-    /// The beginning of a CRI call no checker acts on ([`checkers::cri_begin_watched`]).
+    /// The beginning of a CRI call: the checkers of its topic when one of them acts on the
+    /// call ([`checkers::cri_begin_watched`]), else none.
     #[inline(never)]
     pub(super) fn direct_cri_begin(&mut self, at: SimTime, tr: &Transition) {
         let Transition::CriBegin {
@@ -142,7 +143,6 @@ impl Oracle {
         else {
             unreachable!()
         };
-        debug_assert!(!checkers::cri_begin_watched(call));
         let rec = match timeout_s {
             Some(t) => Rec::CriBeginTimeout(call, target, I64::new(t)),
             None => Rec::CriBegin(call, target),
@@ -151,7 +151,87 @@ impl Oracle {
             return self.general(at, tr);
         }
         self.check_direct(at, tr, topic::CRI_BEGIN);
-        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+        if checkers::cri_begin_watched(call) {
+            self.checkers
+                .route::<{ topic::CRI_BEGIN }>(at, tr, &self.facts, &mut self.out);
+        } else {
+            self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+        }
+    }
+
+    /// A pod worker's step: its record, the snapshot of the pod's values before it and
+    /// [`Facts::worker`]'s facts, then the checkers of its topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_worker(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Worker { uid, what } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::Worker(what)) {
+            return self.general(at, tr);
+        }
+        self.facts.snapshot(uid);
+        self.facts.worker(at, uid, what);
+        self.check_direct(at, tr, topic::WORKER);
+        self.checkers
+            .route::<{ topic::WORKER }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A host operation: its record and [`Facts::host_fact`], then the checkers of its
+    /// topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_host(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Host { uid, what } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::Host(what)) {
+            return self.general(at, tr);
+        }
+        self.facts.host_fact(uid, what);
+        self.check_direct(at, tr, topic::HOST);
+        self.checkers
+            .route::<{ topic::HOST }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A container runs: its record (the name interned, and kept as
+    /// [`Facts::container`]) and [`Facts::running_fact`], then the checkers of its topic,
+    /// without the table.
+    #[inline(never)]
+    pub(super) fn direct_running(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ContainerRunning { uid, id, ref name } = *tr else {
+            unreachable!()
+        };
+        let c = self.facts.syms.intern(name);
+        if !self.record(at, uid, Rec::Running(id, c)) {
+            return self.general(at, tr);
+        }
+        self.facts.container = c;
+        self.facts.running_fact(at, uid, id);
+        self.check_direct(at, tr, topic::CONTAINER_RUNNING);
+        self.checkers
+            .route::<{ topic::CONTAINER_RUNNING }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A container exited: its record and [`Facts::exited_fact`], then the checkers of its
+    /// topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_exited(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ContainerExited {
+            uid,
+            id,
+            code,
+            reason,
+        } = *tr
+        else {
+            unreachable!()
+        };
+        let r = self.facts.syms.intern_static(reason);
+        if !self.record(at, uid, Rec::Exited(id, code, r)) {
+            return self.general(at, tr);
+        }
+        self.facts.exited_fact(at, uid, id, code);
+        self.check_direct(at, tr, topic::CONTAINER_EXITED);
+        self.checkers
+            .route::<{ topic::CONTAINER_EXITED }>(at, tr, &self.facts, &mut self.out);
     }
 
     /// The end of a CRI call no checker acts on ([`checkers::cri_end_watched`]).
@@ -298,7 +378,7 @@ impl Facts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ConfigOpKind;
+    use crate::model::{ConfigOpKind, ContainerId, CriOp, HostOp, WorkerStep};
 
     /// The facts and the history the general path leaves after `trs`.
     fn general(trs: &[Transition]) -> (Facts, Vec<Vec<(SimTime, Rec)>>) {
@@ -349,6 +429,45 @@ mod tests {
                 phase: PodPhase::Succeeded,
                 reason: Some("Done".into()),
             },
+            Transition::Worker {
+                uid: PodUid(1),
+                what: WorkerStep::Started,
+            },
+            Transition::Host {
+                uid: PodUid(1),
+                what: HostOp::VolumesMounted,
+            },
+            Transition::CriBegin {
+                uid: PodUid(1),
+                call: CriOp::StartContainer,
+                target: 7,
+                timeout_s: None,
+            },
+            Transition::CriBegin {
+                uid: PodUid(1),
+                call: CriOp::PullImage,
+                target: 7,
+                timeout_s: Some(30),
+            },
+            Transition::ContainerRunning {
+                uid: PodUid(1),
+                id: ContainerId(7),
+                name: "app".into(),
+            },
+            Transition::ContainerExited {
+                uid: PodUid(1),
+                id: ContainerId(7),
+                code: 1,
+                reason: "Error",
+            },
+            Transition::Worker {
+                uid: PodUid(1),
+                what: WorkerStep::TerminationRequested,
+            },
+            Transition::Host {
+                uid: PodUid(1),
+                what: HostOp::PodCgroupRemoved,
+            },
             Transition::ConfigOp {
                 uid: PodUid(1),
                 op: ConfigOpKind::Remove,
@@ -374,5 +493,8 @@ mod tests {
             format!("{:?}", want.before),
             "the values before the last transition"
         );
+        // Every fact of every pod (the worker's steps, the host's, the containers').
+        assert_eq!(format!("{:?}", f.pods), format!("{:?}", want.pods));
+        assert_eq!(f.container, want.container);
     }
 }

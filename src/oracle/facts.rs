@@ -695,44 +695,56 @@ impl Facts {
                 push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
             }
             SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
-            ContainerRunning { uid, id, .. } => {
-                // Interned as the transition was remembered.
-                let name = self.container;
-                let p = self.pod_mut(*uid);
-                p.last_started_at = Some(at);
-                push_small(&mut p.running, *id);
-                push_small(
-                    &mut p.instances,
-                    Instance {
-                        id: *id,
-                        name,
-                        exit: None,
-                        removed_at: None,
-                        running_at: at,
-                    },
-                );
-            }
-            ContainerExited { uid, id, code, .. } => {
-                let p = self.pod_mut(*uid);
-                p.running.retain(|c| c != id);
-                if let Some(i) = p.instances.iter_mut().find(|i| i.id == *id) {
-                    i.exit = Some((*code, at));
-                }
-                p.last_exit_at = Some(at);
-            }
-            Host { uid, what } => {
-                let p = self.pod_mut(*uid);
-                match *what {
-                    HostOp::VolumesMounted => {
-                        p.mounted = true;
-                        p.cgroup = true;
-                    }
-                    HostOp::VolumesUnmounted => p.mounted = false,
-                    HostOp::PodCgroupRemoved => p.cgroup = false,
-                    HostOp::PodDirRemoved => {}
-                }
-            }
+            ContainerRunning { uid, id, .. } => self.running_fact(at, *uid, *id),
+            ContainerExited { uid, id, code, .. } => self.exited_fact(at, *uid, *id, *code),
+            Host { uid, what } => self.host_fact(*uid, *what),
             _ => {}
+        }
+    }
+
+    /// What a `ContainerRunning` of container `id` changes: a running container and a new
+    /// instance, named [`Facts::container`] (interned as its record was made).
+    #[inline]
+    pub(super) fn running_fact(&mut self, at: SimTime, uid: PodUid, id: ContainerId) {
+        let name = self.container;
+        let p = self.pod_mut(uid);
+        p.last_started_at = Some(at);
+        push_small(&mut p.running, id);
+        push_small(
+            &mut p.instances,
+            Instance {
+                id,
+                name,
+                exit: None,
+                removed_at: None,
+                running_at: at,
+            },
+        );
+    }
+
+    /// What a `ContainerExited` of container `id` with `code` changes.
+    #[inline]
+    pub(super) fn exited_fact(&mut self, at: SimTime, uid: PodUid, id: ContainerId, code: i32) {
+        let p = self.pod_mut(uid);
+        p.running.retain(|c| *c != id);
+        if let Some(i) = p.instances.iter_mut().find(|i| i.id == id) {
+            i.exit = Some((code, at));
+        }
+        p.last_exit_at = Some(at);
+    }
+
+    /// What a host operation changes: the pod's volumes and cgroup.
+    #[inline]
+    pub(super) fn host_fact(&mut self, uid: PodUid, what: HostOp) {
+        let p = self.pod_mut(uid);
+        match what {
+            HostOp::VolumesMounted => {
+                p.mounted = true;
+                p.cgroup = true;
+            }
+            HostOp::VolumesUnmounted => p.mounted = false,
+            HostOp::PodCgroupRemoved => p.cgroup = false,
+            HostOp::PodDirRemoved => {}
         }
     }
 
@@ -771,7 +783,7 @@ impl Facts {
         }
     }
 
-    fn worker(&mut self, at: SimTime, uid: PodUid, what: WorkerStep) {
+    pub(super) fn worker(&mut self, at: SimTime, uid: PodUid, what: WorkerStep) {
         let p = self.pod_mut(uid);
         let w = &mut p.worker;
         match what {

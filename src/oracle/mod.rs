@@ -123,36 +123,36 @@ impl Oracle {
     /// Observe one transition: the facts take it in, then every checker that looks at its
     /// kind sees it. Small enough to inline into the trace's emit: the two paths are out of
     /// line, so the most frequent transition (a probe run) does not pay for the register
-    /// saves of the general path.
+    /// saves of the general path. A probe goes on as the transition itself, not its
+    /// fields: the call site sets up no arguments beyond the ones it has, and
+    /// [`Oracle::probe_run`] has only those three to keep for its slow path.
     #[inline(always)]
     pub(crate) fn transition(&mut self, at: SimTime, tr: &Transition) {
-        if let Transition::Probe {
-            uid,
-            container,
-            kind,
-            result,
-        } = tr
-        {
-            self.probe_run(at, *uid, container, *kind, *result);
+        if matches!(tr, Transition::Probe { .. }) {
+            self.probe_run(at, tr);
         } else {
             self.other(at, tr);
         }
     }
 
-    /// A probe ran (its fields, taken out by the caller, so this path does not test the
-    /// kind again): [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call, so the
-    /// quiet path stays without a frame, and the caller can tail-call this).
+    /// A probe ran: [`Oracle::quiet_probe`], else [`Oracle::probe`] (a tail call). It reads
+    /// the probe's fields itself, so while the quiet path runs only `self`, `at` and `tr`
+    /// are live, and they stay in the argument registers: the quiet path saves no register
+    /// and the slow path is a jump. (Any other kind, which the caller never passes, goes
+    /// to [`Oracle::other`].)
     #[inline(never)]
-    fn probe_run(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        container: &Arc<str>,
-        kind: ProbeType,
-        result: ProbeVerdict,
-    ) {
+    fn probe_run(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Probe {
+            uid,
+            ref container,
+            kind,
+            result,
+        } = *tr
+        else {
+            return self.other(at, tr);
+        };
         if !self.quiet_probe(at, uid, container, kind, result) {
-            self.probe(at, uid, container, kind, result);
+            self.probe(at, tr);
         }
     }
 
@@ -207,27 +207,30 @@ impl Oracle {
     /// A probe ran: the most frequent transition of a run with probes, taken the short
     /// way: the same facts update and the one checker that looks at probes.
     #[inline(never)]
-    fn probe(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        container: &Arc<str>,
-        kind: ProbeType,
-        result: ProbeVerdict,
-    ) {
+    fn probe(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Probe {
+            uid,
+            ref container,
+            kind,
+            result,
+        } = *tr
+        else {
+            return self.other(at, tr);
+        };
         self.facts.probe(at, uid, container, kind, result);
         self.checkers
             .probe(at, uid, container, kind, result, &self.facts, &mut self.out);
     }
 
     /// Any transition but a probe run. The frequent kinds (a pod worker's update, a
-    /// SyncPod's beginning, any sync's end, a CRI call no checker acts on, a watch delivery,
-    /// a crash-loop note, a relist, a housekeeping, a status written to the API, the status
-    /// manager's local status, a config operation, the API's status) take a direct path
-    /// (`direct.rs`): the same facts update and the same checkers as [`Oracle::general`],
-    /// without its several dispatches on the kind. This only picks the path: a jump on the
-    /// kind and a tail call, with no register saved, so a transition touches the few
-    /// cache lines of its own kind's code.
+    /// SyncPod's beginning, any sync's end, a CRI call's beginning, the end of one no
+    /// checker acts on, a worker step, a host operation, a container's start or exit, a
+    /// watch delivery, a crash-loop note, a relist, a housekeeping, a status written to the
+    /// API, the status manager's local status, a config operation, the API's status) take
+    /// a direct path (`direct.rs`): the same facts update and the same checkers as
+    /// [`Oracle::general`], without its several dispatches on the kind. This only picks
+    /// the path: a jump on the kind and a tail call, with no register saved, so a
+    /// transition touches the few cache lines of its own kind's code.
     #[inline(never)]
     fn other(&mut self, at: SimTime, tr: &Transition) {
         use Transition as T;
@@ -239,9 +242,7 @@ impl Oracle {
             } => self.direct_sync_pod_begin(at, tr),
             T::SyncEnd { .. } => self.direct_sync_end(at, tr),
             T::Note { what, .. } if facts::plain_note(what) => self.direct_plain_note(at, tr),
-            T::CriBegin { call, .. } if !checkers::cri_begin_watched(call) => {
-                self.direct_cri_begin(at, tr)
-            }
+            T::CriBegin { .. } => self.direct_cri_begin(at, tr),
             T::CriEnd {
                 call, ref error, ..
             } if !checkers::cri_end_watched(call, error.is_some()) => self.direct_cri_end(at, tr),
@@ -252,6 +253,10 @@ impl Oracle {
             T::LocalStatus { .. } => self.direct_local_status(at, tr),
             T::ConfigOp { .. } => self.direct_config_op(at, tr),
             T::ApiStatus { .. } => self.direct_api_status(at, tr),
+            T::Worker { .. } => self.direct_worker(at, tr),
+            T::Host { .. } => self.direct_host(at, tr),
+            T::ContainerRunning { .. } => self.direct_running(at, tr),
+            T::ContainerExited { .. } => self.direct_exited(at, tr),
             // Shown to the oracle, never traced: no history a finding quotes holds it.
             T::StaticManifestRemoved { uid } => self.static_manifest_removed(uid),
             _ => self.general(at, tr),

@@ -193,7 +193,7 @@ impl Syms {
     }
 
     /// The id of the static text `s`, added if new.
-    fn intern_static(&mut self, s: &'static str) -> StaticSym {
+    pub(crate) fn intern_static(&mut self, s: &'static str) -> StaticSym {
         let i = match self.statics.iter().position(|x| *x == s) {
             Some(i) => i,
             None => {
