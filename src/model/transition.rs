@@ -417,16 +417,43 @@ impl TraceHash for Transition {
         } else {
             hash_text(container, h);
         }
-        // The kind's and the verdict's words (`probe_type_words`, `hash_words`) without a
-        // loop over a table of slices: a first word, readiness's second, then `0xff`.
-        h.write_u64(PROBE_TYPE_FIRST_WORD[*kind as usize]);
-        if *kind == ProbeType::Readiness {
-            h.write_u64(READINESS_SECOND_WORD);
-        }
-        h.write_u8(0xff);
-        h.write_u64(VERDICT_WORD[*result as usize]);
-        h.write_u8(0xff);
+        probe_tail_words(h, *kind, *result);
     }
+
+    /// A probe whose container name's word is given (`name_word != 0`), hashed by value:
+    /// the words [`Transition::trace_hash_hinted`] feeds, with no call on the way.
+    #[inline]
+    fn trace_hash_quick(&self, mut h: StableHasher, name_word: u64) -> Option<StableHasher> {
+        let Transition::Probe {
+            uid, kind, result, ..
+        } = self
+        else {
+            return None;
+        };
+        if name_word == 0 {
+            return None;
+        }
+        h.write_isize(pos::PROBE);
+        h.write_u32(uid.0);
+        h.write_u64(name_word);
+        h.write_u8(0xff);
+        probe_tail_words(&mut h, *kind, *result);
+        Some(h)
+    }
+}
+
+/// The words of a probe's kind and verdict (`probe_type_words`, `hash_words`) without a
+/// loop over a table of slices: the kind's first word, readiness's second, then `0xff`;
+/// the verdict's one word, then `0xff`.
+#[inline(always)]
+fn probe_tail_words(h: &mut StableHasher, kind: ProbeType, result: ProbeVerdict) {
+    h.write_u64(PROBE_TYPE_FIRST_WORD[kind as usize]);
+    if kind == ProbeType::Readiness {
+        h.write_u64(READINESS_SECOND_WORD);
+    }
+    h.write_u8(0xff);
+    h.write_u64(VERDICT_WORD[result as usize]);
+    h.write_u8(0xff);
 }
 
 /// The first word of each probe kind's text (in `ProbeType`'s order): "liveness" is one

@@ -48,10 +48,25 @@ fn probes_hash_as_derived() {
                     let word = crate::sim::trace::short_str_word(container);
                     t.trace_hash_hinted(&mut hinted, word);
                     assert_eq!(derived.finish(), hinted.finish(), "{t:?} word {word:#x}");
+                    // By value: a name's word gives the same state; no word, no answer.
+                    let quick = t.trace_hash_quick(StableHasher::default(), word);
+                    match quick {
+                        Some(q) => assert_eq!(derived.finish(), q.finish(), "{t:?} by value"),
+                        None => assert_eq!(word, 0, "{t:?}: a kept word hashes by value"),
+                    }
                 }
             }
         }
     }
+}
+
+#[test]
+fn only_a_probe_with_a_word_hashes_by_value() {
+    let t = Transition::Note {
+        uid: PodUid(1),
+        what: NoteKind::ALL[0],
+    };
+    assert!(t.trace_hash_quick(StableHasher::default(), 1).is_none());
 }
 
 #[test]

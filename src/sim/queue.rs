@@ -173,7 +173,40 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedule `event` at `at`.
+    ///
+    /// The usual push (a later instant, a free slot, room in the key's bucket) is written
+    /// with nothing to call, so it needs few registers saved; a push at the ready batch's
+    /// instant, into a new slot or a full bucket takes [`EventQueue::push_any`], out of
+    /// line. Both file the key in the same place with the same sequence number.
     pub fn push(&mut self, at: SimTime, event: E) -> TimerKey {
+        if at > self.last {
+            if let Some(&slot) = self.free.last() {
+                let b = bucket_of(at, self.last);
+                let keys = &mut self.buckets[b];
+                // The key goes in first, right after the test of its room, so the `Vec`
+                // push is seen to need no growth (and so no call).
+                if keys.len() < keys.capacity() && (slot as usize) < self.slots.len() {
+                    let seq = self.next_seq;
+                    keys.push(Key { at, seq, slot });
+                    self.occupied[b >> 6] |= 1 << (b & 63);
+                    self.next_seq += 1;
+                    self.free.pop();
+                    let s = &mut self.slots[slot as usize];
+                    debug_assert!(s.event.is_none(), "a free slot holds no event");
+                    s.seq = seq;
+                    // A free slot's event was taken: nothing to drop (see `push_any`).
+                    std::mem::forget(s.event.replace(event));
+                    self.len += 1;
+                    return TimerKey { seq, slot };
+                }
+            }
+        }
+        self.push_any(at, event)
+    }
+
+    /// [`EventQueue::push`] in every case.
+    #[inline(never)]
+    fn push_any(&mut self, at: SimTime, event: E) -> TimerKey {
         let seq = self.next_seq;
         self.next_seq += 1;
         let slot = match self.free.pop() {

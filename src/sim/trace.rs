@@ -116,6 +116,17 @@ pub trait TraceHash {
         let _ = hint;
         self.trace_hash(h);
     }
+
+    /// [`TraceHash::trace_hash_hinted`] on a hasher taken and given back by value, when
+    /// the record and `hint` allow it without reading anything but the record's own words
+    /// and calling nothing (`None`: they do not; the caller hashes the usual way). The
+    /// words fed must be the same. A caller that gets `Some` keeps the state in registers
+    /// and needs no frame for it.
+    #[inline]
+    fn trace_hash_quick(&self, h: StableHasher, hint: u64) -> Option<StableHasher> {
+        let _ = (h, hint);
+        None
+    }
 }
 
 impl TraceHash for u32 {
@@ -269,8 +280,44 @@ impl<O> Trace<O> {
     /// [`Trace::emit`] of a record hashed with a word the caller kept
     /// ([`TraceHash::trace_hash_hinted`]): the same hash, count, record and observer.
     /// Debug builds hash the record without the hint too and compare.
+    ///
+    /// When no record is kept and the record hashes by value
+    /// ([`TraceHash::trace_hash_quick`], a probe with its name's word), the hash state
+    /// stays in registers and nothing is called before the observer: that path needs no
+    /// saved registers and no frame, and the observer's call is a tail call. Anything else
+    /// takes [`Trace::emit_hinted_full`], out of line.
     #[inline]
     pub fn emit_hinted<T: TraceHash + Display>(&mut self, at: SimTime, rec: &T, hint: u64)
+    where
+        O: Observer<T>,
+    {
+        if !self.keep {
+            let mut h = self.hasher.clone();
+            h.write_u64(at.0);
+            if let Some(h) = rec.trace_hash_quick(h, hint) {
+                #[cfg(debug_assertions)]
+                {
+                    let mut full = self.hasher.clone();
+                    full.write_u64(at.0);
+                    rec.trace_hash(&mut full);
+                    assert_eq!(
+                        h.h, full.h,
+                        "trace: a record hashed by value with hint {hint:#x} hashes \
+                         differently the usual way: {rec}"
+                    );
+                }
+                self.hasher = h;
+                self.count += 1;
+                self.observer.observe(at, rec);
+                return;
+            }
+        }
+        self.emit_hinted_full(at, rec, hint);
+    }
+
+    /// [`Trace::emit_hinted`] when records are kept or the record does not hash by value.
+    #[inline(never)]
+    fn emit_hinted_full<T: TraceHash + Display>(&mut self, at: SimTime, rec: &T, hint: u64)
     where
         O: Observer<T>,
     {

@@ -675,7 +675,9 @@ pub(crate) fn run_probe(
 /// the key's container name and gives it back after the trace saw it, so a probe neither
 /// counts a reference to the name up nor drops one. `name_word`: the worker's kept word of
 /// the container name, which the trace hashes in place of the name's text (0: the text).
-#[inline]
+/// Inlined into its two callers: out of line, its answer and the key came back through
+/// memory and it saved and restored six registers of its own.
+#[inline(always)]
 pub(crate) fn run_probe_keyed(
     ctx: &mut Ctx,
     key: ProbeKey,
