@@ -553,6 +553,11 @@ fn terminal_in_api(c: &End, out: &mut Findings) {
 
 /// L11: a liveness/startup failure of a running container kills it.
 /// When the kill of a container whose liveness/startup Failure counts from `s` is due.
+/// Out of line and cold: only a pod with an open Failure asks, and its count of the pod's
+/// errors (a loop) would otherwise sit inline in the oracle's frequent SyncPod path
+/// (`direct_sync_pod_begin`), spreading it over more cache lines.
+#[cold]
+#[inline(never)]
 fn lv_deadline(s: SimTime, uid: PodUid, facts: &Facts) -> SimTime {
     s + SLACK + Dur(PER_ERROR.0 * facts.pod(uid).errors_since(s))
 }
