@@ -140,15 +140,20 @@ impl ActiveUse {
 }
 
 /// A forward-only lookup into a `BTreeMap` for keys asked in descending order (the
-/// mirror of [`super::cursor::Cursor`]): amortised O(1) a key over a walk.
+/// mirror of [`super::cursor::Cursor`]): amortised O(1) a key over a walk. It starts at
+/// the first key it will be asked (`from`), not at the map's last key: the keys above it
+/// (on a full node, every pod rejected since the last admitted one) are never stepped
+/// over, so a walk costs the span of the keys asked, not the whole map.
 struct RevCursor<'a, K, V> {
-    it: std::iter::Peekable<std::iter::Rev<std::collections::btree_map::Iter<'a, K, V>>>,
+    it: std::iter::Peekable<std::iter::Rev<std::collections::btree_map::Range<'a, K, V>>>,
 }
 
 impl<'a, K: Ord, V> RevCursor<'a, K, V> {
-    fn new(map: &'a std::collections::BTreeMap<K, V>) -> Self {
+    fn new(map: &'a std::collections::BTreeMap<K, V>, from: Option<&K>) -> Self {
+        use std::ops::Bound;
+        let upper = from.map_or(Bound::Unbounded, Bound::Included);
         RevCursor {
-            it: map.iter().rev().peekable(),
+            it: map.range((Bound::Unbounded, upper)).rev().peekable(),
         }
     }
 
@@ -254,9 +259,10 @@ impl Kubelet {
         // Past this bound the count is not needed: the fit is certain (count only).
         let room = if sum { 0 } else { self.allocatable.pods };
         let (config, pw, status) = (&self.config, &self.pw, &self.status);
-        let mut pods = RevCursor::new(&config.pods);
-        let mut records = RevCursor::new(&pw.records);
-        let mut statuses = RevCursor::new(&status.statuses);
+        let newest = config.candidates.last();
+        let mut pods = RevCursor::new(&config.pods, newest);
+        let mut records = RevCursor::new(&pw.records, newest);
+        let mut statuses = RevCursor::new(&status.statuses, newest);
         let mut active = ActiveUse::default();
         // The pods counted plus the candidates not visited yet: the count once all are.
         let mut bound = config.candidates.len() as u64;
@@ -459,12 +465,21 @@ mod tests {
     fn rev_cursor_finds_what_get_finds_for_descending_keys() {
         let map: std::collections::BTreeMap<u32, char> =
             [(2, 'b'), (3, 'c'), (7, 'g'), (9, 'i')].into();
-        let mut c = RevCursor::new(&map);
-        for k in [10, 9, 8, 7, 5, 3, 2, 1] {
-            assert_eq!(c.seek(&k), map.get(&k), "key {k}");
+        let keys = [10, 9, 8, 7, 5, 3, 2, 1];
+        for (i, from) in [None, Some(10), Some(9), Some(8), Some(7), Some(1)]
+            .into_iter()
+            .enumerate()
+        {
+            // The walk asks `from` first, then the keys below it, descending.
+            let asked = keys.iter().filter(|k| from.is_none_or(|f| **k <= f));
+            let mut c = RevCursor::new(&map, from.as_ref());
+            for k in asked {
+                assert_eq!(c.seek(k), map.get(k), "start {i}, key {k}");
+            }
         }
         let empty: std::collections::BTreeMap<u32, char> = std::collections::BTreeMap::new();
-        assert_eq!(RevCursor::new(&empty).seek(&1), None);
+        assert_eq!(RevCursor::new(&empty, None).seek(&1), None);
+        assert_eq!(RevCursor::new(&empty, Some(&1)).seek(&1), None);
     }
 
     #[test]
