@@ -399,6 +399,11 @@ impl TraceHash for Transition {
     #[inline]
     fn trace_hash_hinted(&self, h: &mut StableHasher, name_word: u64) {
         use Transition as T;
+        // A probe with its name's word: the by-value words.
+        if let Some(q) = self.trace_hash_quick(h.clone(), name_word) {
+            *h = q;
+            return;
+        }
         let T::Probe {
             uid,
             container,
@@ -410,20 +415,17 @@ impl TraceHash for Transition {
         };
         h.write_isize(pos::PROBE);
         h.write_u32(uid.0);
-        if name_word != 0 {
-            debug_assert_eq!(name_word, crate::sim::trace::short_str_word(container));
-            h.write_u64(name_word);
-            h.write_u8(0xff);
-        } else {
-            hash_text(container, h);
-        }
+        hash_text(container, h);
         probe_tail_words(h, *kind, *result);
     }
 
-    /// A probe whose container name's word is given (`name_word != 0`), hashed by value:
-    /// the words [`Transition::trace_hash_hinted`] feeds, with no call on the way.
+    /// A probe whose container name's word is given (`name_word != 0`), hashed by value
+    /// with no call on the way: the word in place of the name's text, as
+    /// [`Transition::trace_hash_hinted`] feeds it (which takes this path for such a probe).
     #[inline]
     fn trace_hash_quick(&self, mut h: StableHasher, name_word: u64) -> Option<StableHasher> {
+        // The word is checked where it is used: both callers, in debug builds, compare
+        // the hash with the one of the name's text.
         let Transition::Probe {
             uid, kind, result, ..
         } = self
