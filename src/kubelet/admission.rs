@@ -261,8 +261,6 @@ impl Kubelet {
         let (config, pw, status) = (&self.config, &self.pw, &self.status);
         let newest = config.candidates.last();
         let mut pods = RevCursor::new(&config.pods, newest);
-        let mut records = RevCursor::new(&pw.records, newest);
-        let mut statuses = RevCursor::new(&status.statuses, newest);
         let mut active = ActiveUse::default();
         // The pods counted plus the candidates not visited yet: the count once all are.
         let mut bound = config.candidates.len() as u64;
@@ -284,15 +282,16 @@ impl Kubelet {
                 bound -= 1;
                 continue;
             }
-            let record = records.seek(u);
+            let record = pw.records.get(u);
             if record.is_some_and(|s| s.is_terminated()) {
                 bound -= 1;
                 continue; // isPodKnownTerminated
             }
             // isAdmittedPodTerminal, unless its termination is still in progress.
             let terminal = p.status.phase.is_terminal()
-                || statuses
-                    .seek(u)
+                || status
+                    .statuses
+                    .get(u)
                     .is_some_and(|v| v.status.phase.is_terminal());
             if !terminal || record.is_some_and(|s| s.is_termination_requested()) {
                 active.add(&p.spec, sum);

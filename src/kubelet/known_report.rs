@@ -7,6 +7,7 @@
 
 use super::pod_workers::{KnownPods, PodSyncStatus, PodWorkerSync};
 use super::record_map::{ChangeLog, Changes, RecordMap};
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, PodUid};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -139,7 +140,7 @@ impl KnownReport {
     #[cfg(debug_assertions)]
     fn assert_in_step(
         &self,
-        records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
+        records: &UidMap<Box<PodSyncStatus>>,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
     ) {
         let mut full = KnownReport::default();
@@ -154,7 +155,7 @@ impl KnownReport {
     /// The report built afresh: one walk of the records beside the desired pods.
     fn rebuild(
         &mut self,
-        records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
+        records: &UidMap<Box<PodSyncStatus>>,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
     ) {
         self.pods.0.clear();
@@ -182,7 +183,7 @@ impl KnownReport {
     fn update(
         &mut self,
         uid: PodUid,
-        records: &BTreeMap<PodUid, Box<PodSyncStatus>>,
+        records: &UidMap<Box<PodSyncStatus>>,
         desired: &BTreeMap<PodUid, Arc<ApiPod>>,
         named: bool,
     ) {

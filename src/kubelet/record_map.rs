@@ -8,11 +8,13 @@
 //! recomputed (see `known_report`).
 
 pub(crate) use crate::model::change_log::{ChangeLog, Changes};
+use crate::model::uid_map::UidMap;
 use crate::model::PodUid;
+#[cfg(debug_assertions)]
 use std::collections::BTreeMap;
 use std::ops::Deref;
 
-/// A UID-keyed map whose every mutable access notes the key in a [`ChangeLog`]. Reads go
+/// A UID-keyed map ([`UidMap`]: array look-ups) whose every mutable access notes the key in a [`ChangeLog`]. Reads go
 /// through `Deref` to the map; writes only through `get_mut`, `get_mut_watched`, `insert`
 /// and `remove`.
 ///
@@ -26,7 +28,7 @@ use std::ops::Deref;
 /// noting costs one test.
 #[derive(Clone, Debug)]
 pub(crate) struct RecordMap<V> {
-    map: BTreeMap<PodUid, V>,
+    map: UidMap<V>,
     log: ChangeLog,
     watch: ChangeLog,
     /// Debug builds: each value's [`Watched::watched`] part at the second log's last take.
@@ -44,7 +46,7 @@ pub(crate) trait Watched {
 impl<V> Default for RecordMap<V> {
     fn default() -> Self {
         RecordMap {
-            map: BTreeMap::new(),
+            map: UidMap::new(),
             log: ChangeLog::default(),
             watch: ChangeLog::default(),
             #[cfg(debug_assertions)]
@@ -54,7 +56,7 @@ impl<V> Default for RecordMap<V> {
 }
 
 impl<V> Deref for RecordMap<V> {
-    type Target = BTreeMap<PodUid, V>;
+    type Target = UidMap<V>;
     fn deref(&self) -> &Self::Target {
         &self.map
     }
@@ -108,7 +110,7 @@ impl<V> RecordMap<V> {
     }
 
     /// The map and its change log (the map read-only).
-    pub(crate) fn split(&mut self) -> (&BTreeMap<PodUid, V>, &mut ChangeLog) {
+    pub(crate) fn split(&mut self) -> (&UidMap<V>, &mut ChangeLog) {
         (&self.map, &mut self.log)
     }
 }
@@ -116,7 +118,7 @@ impl<V> RecordMap<V> {
 impl<V: Watched> RecordMap<V> {
     /// The map and its second change log (the map read-only), for the reader to take the
     /// log.
-    pub(crate) fn split_watch(&mut self) -> (&BTreeMap<PodUid, V>, &mut ChangeLog) {
+    pub(crate) fn split_watch(&mut self) -> (&UidMap<V>, &mut ChangeLog) {
         #[cfg(debug_assertions)]
         {
             self.check_watch();

@@ -681,6 +681,7 @@ pub use storage::{EmptyDir, EmptyDirs, EphemeralStorage, Usage};
 pub mod status;
 pub use status::*;
 pub mod transition;
+pub(crate) mod uid_map;
 pub mod vocab;
 pub use transition::Transition;
 pub use vocab::*;

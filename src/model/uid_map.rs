@@ -1,0 +1,370 @@
+//! [`UidMap`]: a map keyed by [`PodUid`] whose look-ups index an array instead of
+//! searching a tree, and whose walks still visit the keys in ascending order.
+//!
+//! UIDs are handed out in ascending order, so the live ones cluster: a run that churns
+//! pods for hours keeps a few long-lived pods with low UIDs and the newest ones with high
+//! UIDs. The map cuts the UID space into pages of 64 slots. A page exists only while one
+//! of its slots is taken (so memory follows the live entries, plus one pointer per 64
+//! UIDs below the highest), each page keeps a bit mask of its taken slots, and the
+//! numbers of the pages that exist are kept sorted: a walk visits only those pages and,
+//! in each, only the taken slots (cost proportional to the live entries, however many
+//! UIDs died in between).
+
+use crate::model::PodUid;
+use std::fmt;
+
+const SHIFT: u32 = 6;
+const SLOTS: usize = 1 << SHIFT;
+const MASK: u32 = (SLOTS as u32) - 1;
+
+#[derive(Clone)]
+struct Page<V> {
+    /// Bit `i` set: slot `i` holds an entry.
+    used: u64,
+    slots: [Option<(PodUid, V)>; SLOTS],
+}
+
+impl<V> Page<V> {
+    fn empty() -> Box<Self> {
+        Box::new(Page {
+            used: 0,
+            slots: std::array::from_fn(|_| None),
+        })
+    }
+}
+
+/// A `PodUid`-keyed map with array look-ups and ascending-UID walks (see the module doc).
+/// Its methods mirror those of `BTreeMap` that the kubelet uses.
+#[derive(Clone)]
+pub(crate) struct UidMap<V> {
+    /// Page `p` holds UIDs `p * 64 .. p * 64 + 64`; `None` while all its slots are free.
+    pages: Vec<Option<Box<Page<V>>>>,
+    /// The numbers of the pages that exist, ascending.
+    live: Vec<u32>,
+    len: usize,
+}
+
+impl<V> Default for UidMap<V> {
+    fn default() -> Self {
+        UidMap {
+            pages: Vec::new(),
+            live: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for UidMap<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<V: PartialEq> PartialEq for UidMap<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+#[inline]
+fn split(uid: PodUid) -> (usize, usize) {
+    ((uid.0 >> SHIFT) as usize, (uid.0 & MASK) as usize)
+}
+
+impl<V> UidMap<V> {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, uid: &PodUid) -> Option<&V> {
+        let (p, s) = split(*uid);
+        match self.pages.get(p) {
+            Some(Some(page)) => page.slots[s].as_ref().map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, uid: &PodUid) -> Option<&mut V> {
+        let (p, s) = split(*uid);
+        match self.pages.get_mut(p) {
+            Some(Some(page)) => page.slots[s].as_mut().map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn contains_key(&self, uid: &PodUid) -> bool {
+        self.get(uid).is_some()
+    }
+
+    pub(crate) fn insert(&mut self, uid: PodUid, v: V) -> Option<V> {
+        let (p, s) = split(uid);
+        if self.pages.len() <= p {
+            self.pages.resize_with(p + 1, || None);
+        }
+        let page = match &mut self.pages[p] {
+            Some(page) => page,
+            slot @ None => {
+                let at = self.live.partition_point(|&q| (q as usize) < p);
+                self.live.insert(at, p as u32);
+                slot.insert(Page::empty())
+            }
+        };
+        let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
+        if old.is_none() {
+            page.used |= 1 << s;
+            self.len += 1;
+        }
+        old
+    }
+
+    pub(crate) fn remove(&mut self, uid: &PodUid) -> Option<V> {
+        let (p, s) = split(*uid);
+        let page = self.pages.get_mut(p)?.as_mut()?;
+        let (_, v) = page.slots[s].take()?;
+        page.used &= !(1 << s);
+        self.len -= 1;
+        if page.used == 0 {
+            self.drop_page(p);
+        }
+        Some(v)
+    }
+
+    /// Free empty page `p` (and the trailing run of absent pages).
+    fn drop_page(&mut self, p: usize) {
+        self.pages[p] = None;
+        let at = self.live.partition_point(|&q| (q as usize) < p);
+        debug_assert_eq!(self.live.get(at), Some(&(p as u32)));
+        self.live.remove(at);
+        let keep = self.live.last().map_or(0, |&q| q as usize + 1);
+        self.pages.truncate(keep);
+    }
+
+    /// Keep the entries `f` accepts, visited in ascending UID order.
+    pub(crate) fn retain(&mut self, mut f: impl FnMut(&PodUid, &mut V) -> bool) {
+        let mut emptied = Vec::new();
+        for &p in &self.live {
+            let page = self.pages[p as usize].as_mut().expect("a live page exists");
+            let mut bits = page.used;
+            while bits != 0 {
+                let s = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (uid, v) = page.slots[s].as_mut().expect("a used slot is taken");
+                if !f(uid, v) {
+                    page.slots[s] = None;
+                    page.used &= !(1 << s);
+                    self.len -= 1;
+                }
+            }
+            if page.used == 0 {
+                emptied.push(p as usize);
+            }
+        }
+        for p in emptied {
+            self.drop_page(p);
+        }
+    }
+
+    /// The entries in ascending UID order.
+    pub(crate) fn iter(&self) -> Iter<'_, V> {
+        Iter {
+            pages: &self.pages,
+            live: self.live.iter(),
+            page: None,
+            bits: 0,
+            left: self.len,
+        }
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &PodUid> + '_ {
+        self.iter().map(|(k, _)| k)
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The first entry of UID at least `from` (ascending order), and those after it.
+    pub(crate) fn iter_from(&self, from: PodUid) -> Iter<'_, V> {
+        let (p, s) = split(from);
+        let at = self.live.partition_point(|&q| (q as usize) < p);
+        let mut it = Iter {
+            pages: &self.pages,
+            live: self.live[at..].iter(),
+            page: None,
+            bits: 0,
+            left: usize::MAX,
+        };
+        if self.live.get(at) == Some(&(p as u32)) {
+            it.live.next();
+            let page = self.pages[p].as_deref().expect("a live page exists");
+            it.page = Some(page);
+            it.bits = page.used & (u64::MAX << s);
+        }
+        it
+    }
+}
+
+/// [`UidMap::iter`]'s iterator.
+pub(crate) struct Iter<'a, V> {
+    pages: &'a [Option<Box<Page<V>>>],
+    live: std::slice::Iter<'a, u32>,
+    page: Option<&'a Page<V>>,
+    /// The current page's slots not visited yet.
+    bits: u64,
+    /// Entries left (`usize::MAX` when unknown).
+    left: usize,
+}
+
+impl<'a, V> Iterator for Iter<'a, V> {
+    type Item = (&'a PodUid, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.bits != 0 {
+                let s = self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                let page = self.page?;
+                if self.left != usize::MAX {
+                    self.left -= 1;
+                }
+                return page.slots[s].as_ref().map(|(k, v)| (k, v));
+            }
+            let &p = self.live.next()?;
+            let page = self.pages[p as usize].as_deref()?;
+            self.page = Some(page);
+            self.bits = page.used;
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.left == usize::MAX {
+            (0, None)
+        } else {
+            (self.left, Some(self.left))
+        }
+    }
+}
+
+impl<'a, V> IntoIterator for &'a UidMap<V> {
+    type Item = (&'a PodUid, &'a V);
+    type IntoIter = Iter<'a, V>;
+    fn into_iter(self) -> Iter<'a, V> {
+        self.iter()
+    }
+}
+
+impl<V> std::ops::Index<&PodUid> for UidMap<V> {
+    type Output = V;
+    fn index(&self, uid: &PodUid) -> &V {
+        self.get(uid).expect("no entry for this UID")
+    }
+}
+
+impl<V> FromIterator<(PodUid, V)> for UidMap<V> {
+    fn from_iter<I: IntoIterator<Item = (PodUid, V)>>(it: I) -> Self {
+        let mut m = UidMap::new();
+        for (k, v) in it {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A small deterministic generator (no dependency on the run's streams).
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn behaves_as_a_btree_map_under_churn() {
+        let mut m: UidMap<u64> = UidMap::new();
+        let mut b: BTreeMap<PodUid, u64> = BTreeMap::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15;
+        let mut newest = 0u32;
+        for step in 0..20_000u64 {
+            let r = next(&mut x);
+            match r % 5 {
+                0 | 1 => {
+                    newest += 1 + (r >> 8) as u32 % 3;
+                    let u = PodUid(newest);
+                    assert_eq!(m.insert(u, step), b.insert(u, step));
+                }
+                2 => {
+                    let u = PodUid((r >> 8) as u32 % (newest + 1));
+                    assert_eq!(m.insert(u, step), b.insert(u, step));
+                }
+                3 => {
+                    // Remove mostly among the newer half: old pods live long.
+                    let u = PodUid(newest / 2 + (r >> 8) as u32 % (newest / 2 + 1));
+                    assert_eq!(m.remove(&u), b.remove(&u));
+                }
+                _ => {
+                    let u = PodUid((r >> 8) as u32 % (newest + 2));
+                    assert_eq!(m.get(&u), b.get(&u));
+                    if let Some(v) = m.get_mut(&u) {
+                        *v += 1;
+                        *b.get_mut(&u).unwrap() += 1;
+                    }
+                    assert_eq!(m.contains_key(&u), b.contains_key(&u));
+                    let from: Vec<_> = m.iter_from(u).take(5).collect();
+                    let want: Vec<_> = b.range(u..).take(5).collect();
+                    assert_eq!(from, want);
+                }
+            }
+            assert_eq!(m.len(), b.len());
+            if step % 1000 == 0 {
+                assert!(m.iter().eq(b.iter()));
+                m.retain(|u, v| (u.0 + *v as u32) % 7 != 0);
+                b.retain(|u, v| (u.0 + *v as u32) % 7 != 0);
+                assert!(m.iter().eq(b.iter()));
+                assert_eq!(m.iter().size_hint(), (b.len(), Some(b.len())));
+            }
+        }
+        assert!(m.keys().eq(b.keys()));
+        assert!(m.values().eq(b.values()));
+    }
+
+    #[test]
+    fn pages_follow_the_live_entries() {
+        let mut m: UidMap<u8> = UidMap::new();
+        m.insert(PodUid(3), 0);
+        for u in 64..100_000 {
+            m.insert(PodUid(u), 1);
+            m.remove(&PodUid(u));
+        }
+        assert_eq!(m.live, vec![0]);
+        assert_eq!(m.pages.len(), 1, "trailing empty pages are freed");
+        m.insert(PodUid(1 << 20), 2);
+        assert_eq!(m.live, vec![0, (1 << 20) >> SHIFT]);
+        assert_eq!(
+            m.iter().collect::<Vec<_>>(),
+            vec![(&PodUid(3), &0), (&PodUid(1 << 20), &2)]
+        );
+        m.remove(&PodUid(1 << 20));
+        assert_eq!(m.pages.len(), 1);
+        m.retain(|_, _| false);
+        assert!(m.is_empty() && m.live.is_empty() && m.pages.is_empty());
+    }
+}
