@@ -139,32 +139,6 @@ impl ActiveUse {
     }
 }
 
-/// A forward-only lookup into a `BTreeMap` for keys asked in descending order (the
-/// mirror of [`super::cursor::Cursor`]): amortised O(1) a key over a walk. It starts at
-/// the first key it will be asked (`from`), not at the map's last key: the keys above it
-/// (on a full node, every pod rejected since the last admitted one) are never stepped
-/// over, so a walk costs the span of the keys asked, not the whole map.
-struct RevCursor<'a, K, V> {
-    it: std::iter::Peekable<std::iter::Rev<std::collections::btree_map::Range<'a, K, V>>>,
-}
-
-impl<'a, K: Ord, V> RevCursor<'a, K, V> {
-    fn new(map: &'a std::collections::BTreeMap<K, V>, from: Option<&K>) -> Self {
-        use std::ops::Bound;
-        let upper = from.map_or(Bound::Unbounded, Bound::Included);
-        RevCursor {
-            it: map.range((Bound::Unbounded, upper)).rev().peekable(),
-        }
-    }
-
-    /// The value for `key`, as `map.get(key)` gives it, provided the keys asked of one
-    /// cursor descend strictly.
-    fn seek(&mut self, key: &K) -> Option<&'a V> {
-        while self.it.next_if(|(k, _)| *k > key).is_some() {}
-        self.it.next_if(|(k, _)| *k == key).map(|(_, v)| v)
-    }
-}
-
 /// The predicate handler's resource fit (`fitsRequest`): the first insufficient resource
 /// in upstream's order (pods, cpu, memory) as (reason, message). `others` must hold the
 /// requests' sum if the pod asks for CPU or memory.
@@ -243,9 +217,9 @@ impl Kubelet {
     /// asks for them, reduced to what the resource fit reads of them (their number, and
     /// their requests' sum when `pod` asks for CPU or memory, the only case in which
     /// [`resource_fit`] reads it), visiting only `config.candidates` (the pods skipped
-    /// are inactive). One walk visits them, newest UID first, with the pod manager's, the
-    /// pod workers' and the status manager's maps walked beside it, and notes those gone
-    /// from config, dropped after it; no list of the active pods is built.
+    /// are inactive). One walk visits them, newest UID first, looking each up in the pod
+    /// manager's, the pod workers' and the status manager's maps (indexed by UID), and
+    /// notes those gone from config, dropped after it; no list of the active pods is built.
     ///
     /// When `pod` asks for no CPU or memory, the fit reads only the count, and only to
     /// compare it with the node's pod capacity: the walk then stops as soon as the pods
@@ -259,8 +233,6 @@ impl Kubelet {
         // Past this bound the count is not needed: the fit is certain (count only).
         let room = if sum { 0 } else { self.allocatable.pods };
         let (config, pw, status) = (&self.config, &self.pw, &self.status);
-        let newest = config.candidates.last();
-        let mut pods = RevCursor::new(&config.pods, newest);
         let mut active = ActiveUse::default();
         // The pods counted plus the candidates not visited yet: the count once all are.
         let mut bound = config.candidates.len() as u64;
@@ -273,7 +245,7 @@ impl Kubelet {
                 early = true;
                 break;
             }
-            let Some(p) = pods.seek(u) else {
+            let Some(p) = config.pods.get(u) else {
                 gone.push(*u);
                 bound -= 1;
                 continue;
@@ -458,27 +430,6 @@ mod tests {
         let reversed: Vec<_> = pods.iter().rev().cloned().collect();
         assert_eq!(ActiveUse::of(&reversed, true), summed);
         assert_eq!(ActiveUse::of(&[], true), ActiveUse::default());
-    }
-
-    #[test]
-    fn rev_cursor_finds_what_get_finds_for_descending_keys() {
-        let map: std::collections::BTreeMap<u32, char> =
-            [(2, 'b'), (3, 'c'), (7, 'g'), (9, 'i')].into();
-        let keys = [10, 9, 8, 7, 5, 3, 2, 1];
-        for (i, from) in [None, Some(10), Some(9), Some(8), Some(7), Some(1)]
-            .into_iter()
-            .enumerate()
-        {
-            // The walk asks `from` first, then the keys below it, descending.
-            let asked = keys.iter().filter(|k| from.is_none_or(|f| **k <= f));
-            let mut c = RevCursor::new(&map, from.as_ref());
-            for k in asked {
-                assert_eq!(c.seek(k), map.get(k), "start {i}, key {k}");
-            }
-        }
-        let empty: std::collections::BTreeMap<u32, char> = std::collections::BTreeMap::new();
-        assert_eq!(RevCursor::new(&empty, None).seek(&1), None);
-        assert_eq!(RevCursor::new(&empty, Some(&1)).seek(&1), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::pod_workers::UpdatePodOptions;
 use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::model::{ConfigOpKind, UpdateType};
 use crate::world::apiserver::{WatchEvent, WatchKind};
@@ -24,7 +25,7 @@ use std::sync::Arc;
 /// The pod manager.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodManager {
-    pub(crate) pods: BTreeMap<PodUid, Arc<ApiPod>>,
+    pub(crate) pods: UidMap<Arc<ApiPod>>,
     /// All config sources (the API watch and the static-pod file source) have reported
     /// at least once.
     pub(crate) sources_ready: bool,

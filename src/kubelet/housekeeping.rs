@@ -20,9 +20,9 @@ use super::profile::Sw;
 use super::Kubelet;
 use crate::kubelet::Ctx;
 use crate::model::change_log::Changes;
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, NoteKind, UpdateType};
 use crate::model::{PodUid, Transition};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Buffers every housekeeping pass reuses (no allocation per pass in the steady state).
@@ -215,7 +215,7 @@ impl Kubelet {
     #[inline(never)]
     fn cleanup_scan(
         &self,
-        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        all_pods: &UidMap<Arc<ApiPod>>,
         (working, unknown_uids, known_desired): (&KnownPods, &[PodUid], usize),
         push_terminal: bool,
         is_running: impl Fn(&PodUid) -> bool,
@@ -316,7 +316,7 @@ impl Kubelet {
     fn restart_unknown(
         &mut self,
         ctx: &mut Ctx,
-        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        all_pods: &UidMap<Arc<ApiPod>>,
         working: &KnownPods,
     ) {
         let mut known = KnownCursor(&working.0);
@@ -351,7 +351,7 @@ impl Kubelet {
     fn kill_terminal_unknown(
         &mut self,
         ctx: &mut Ctx,
-        all_pods: &BTreeMap<PodUid, Arc<ApiPod>>,
+        all_pods: &UidMap<Arc<ApiPod>>,
         working: &KnownPods,
         is_running: impl Fn(&PodUid) -> bool,
     ) {

@@ -9,7 +9,6 @@ use super::pod_workers::{KnownPods, PodSyncStatus, PodWorkerSync};
 use super::record_map::{ChangeLog, Changes, RecordMap};
 use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, PodUid};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The report, with what `SyncKnownPods` acts on.
@@ -92,7 +91,7 @@ impl KnownReport {
     pub(crate) fn refresh(
         &mut self,
         records: &mut RecordMap<Box<PodSyncStatus>>,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        desired: &UidMap<Arc<ApiPod>>,
         desired_log: &mut ChangeLog,
     ) {
         let (map, log) = records.split();
@@ -138,11 +137,7 @@ impl KnownReport {
 
     /// Debug builds: the kept report equals one built afresh.
     #[cfg(debug_assertions)]
-    fn assert_in_step(
-        &self,
-        records: &UidMap<Box<PodSyncStatus>>,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) {
+    fn assert_in_step(&self, records: &UidMap<Box<PodSyncStatus>>, desired: &UidMap<Arc<ApiPod>>) {
         let mut full = KnownReport::default();
         full.rebuild(records, desired);
         assert_eq!(
@@ -153,11 +148,7 @@ impl KnownReport {
     }
 
     /// The report built afresh: one walk of the records beside the desired pods.
-    fn rebuild(
-        &mut self,
-        records: &UidMap<Box<PodSyncStatus>>,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
-    ) {
+    fn rebuild(&mut self, records: &UidMap<Box<PodSyncStatus>>, desired: &UidMap<Arc<ApiPod>>) {
         self.pods.0.clear();
         self.act.clear();
         self.unknown.clear();
@@ -184,7 +175,7 @@ impl KnownReport {
         &mut self,
         uid: PodUid,
         records: &UidMap<Box<PodSyncStatus>>,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        desired: &UidMap<Arc<ApiPod>>,
         named: bool,
     ) {
         let at = self.pods.0.binary_search_by(|(u, _)| u.cmp(&uid));

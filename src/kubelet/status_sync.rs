@@ -11,8 +11,9 @@ use super::record_map::Changes;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
 use crate::kubelet::Ctx;
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The statuses `needsReconcile` selects, kept between periodic batches.
@@ -167,13 +168,13 @@ impl Kubelet {
         // v1.21's and v1.22's deletion rules depend on more than the cached status
         // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
         if self.deletion_reads_node() {
-            // The three maps are keyed by UID: walked side by side in UID order instead of
-            // two lookups per cached status (every 10 s over every pod).
+            // The statuses and API versions are walked side by side in UID order instead
+            // of a search per cached status (every 10 s over every pod); the pod manager's
+            // map is indexed by UID.
             let mut api_versions = Cursor::new(&self.status.api_versions);
-            let mut pods = Cursor::new(&self.config.pods);
             for (uid, v) in self.status.statuses.iter() {
                 let api_version = api_versions.seek(uid).copied();
-                let pod = pods.seek(uid);
+                let pod = self.config.pods.get(uid);
                 if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups)
                     || (all && self.status_reconcile_wanted(*uid))
                 {
@@ -441,7 +442,7 @@ impl Kubelet {
     }
 
     /// `RemoveOrphanedStatuses`: forget statuses of pods no longer in config.
-    pub(super) fn status_remove_orphans(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
+    pub(super) fn status_remove_orphans(&mut self, keep: &UidMap<Arc<ApiPod>>) {
         // Every orphan was removed at the last call, so only a UID noted since can be one
         // (usually a pod or two that left config): those are removed one by one, and only
         // their probe workers' views change.
@@ -477,7 +478,7 @@ impl Kubelet {
     }
 
     /// [`Kubelet::status_remove_orphans`] by a walk of every map.
-    fn status_remove_orphans_in_full(&mut self, keep: &BTreeMap<PodUid, Arc<ApiPod>>) {
+    fn status_remove_orphans_in_full(&mut self, keep: &UidMap<Arc<ApiPod>>) {
         // `retain` visits in ascending UID order, so `keep` is walked beside each map
         // instead of searched per entry.
         let kept = || {

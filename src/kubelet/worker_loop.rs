@@ -15,10 +15,10 @@ use super::status_memo::MemoView;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, PodUid, Transition};
 use crate::model::{KillPodNowStep, NoteKind, WorkerStep};
 use crate::sim::Dur;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
@@ -797,7 +797,7 @@ impl Kubelet {
     pub(crate) fn sync_known_pods(
         &mut self,
         ctx: &mut Ctx,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        desired: &UidMap<Arc<ApiPod>>,
     ) -> super::pod_workers::KnownPods {
         let mut out = KnownReport::default();
         self.sync_known_pods_into(ctx, desired, &mut out);
@@ -812,7 +812,7 @@ impl Kubelet {
     pub(crate) fn sync_known_pods_into(
         &mut self,
         ctx: &mut Ctx,
-        desired: &BTreeMap<PodUid, Arc<ApiPod>>,
+        desired: &UidMap<Arc<ApiPod>>,
         out: &mut KnownReport,
     ) {
         let now = ctx.now();

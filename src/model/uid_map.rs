@@ -179,20 +179,14 @@ impl<V> UidMap<V> {
 
     /// The entries in ascending UID order.
     pub(crate) fn iter(&self) -> Iter<'_, V> {
-        Iter {
-            pages: &self.pages,
-            live: self.live.iter(),
-            page: None,
-            bits: 0,
-            left: self.len,
-        }
+        Iter::new(self, &self.live, self.len)
     }
 
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &PodUid> + '_ {
+    pub(crate) fn keys(&self) -> Keys<'_, V> {
         self.iter().map(|(k, _)| k)
     }
 
-    pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
+    pub(crate) fn values(&self) -> Values<'_, V> {
         self.iter().map(|(_, v)| v)
     }
 
@@ -200,32 +194,62 @@ impl<V> UidMap<V> {
     pub(crate) fn iter_from(&self, from: PodUid) -> Iter<'_, V> {
         let (p, s) = split(from);
         let at = self.live.partition_point(|&q| (q as usize) < p);
-        let mut it = Iter {
-            pages: &self.pages,
-            live: self.live[at..].iter(),
-            page: None,
-            bits: 0,
-            left: usize::MAX,
-        };
+        let mut it = Iter::new(self, &self.live[at..], usize::MAX);
         if self.live.get(at) == Some(&(p as u32)) {
             it.live.next();
             let page = self.pages[p].as_deref().expect("a live page exists");
-            it.page = Some(page);
-            it.bits = page.used & (u64::MAX << s);
+            it.front = Some(page);
+            it.front_bits = page.used & (u64::MAX << s);
         }
         it
     }
 }
 
-/// [`UidMap::iter`]'s iterator.
+/// [`UidMap::keys`]' iterator.
+pub(crate) type Keys<'a, V> = std::iter::Map<Iter<'a, V>, fn((&'a PodUid, &'a V)) -> &'a PodUid>;
+/// [`UidMap::values`]' iterator.
+pub(crate) type Values<'a, V> = std::iter::Map<Iter<'a, V>, fn((&'a PodUid, &'a V)) -> &'a V>;
+
+/// [`UidMap::iter`]'s iterator (from both ends).
 pub(crate) struct Iter<'a, V> {
     pages: &'a [Option<Box<Page<V>>>],
+    /// The live pages neither end has reached.
     live: std::slice::Iter<'a, u32>,
-    page: Option<&'a Page<V>>,
-    /// The current page's slots not visited yet.
-    bits: u64,
+    /// The page the front end is in, and its slots it has not visited yet.
+    front: Option<&'a Page<V>>,
+    front_bits: u64,
+    /// The same for the back end.
+    back: Option<&'a Page<V>>,
+    back_bits: u64,
     /// Entries left (`usize::MAX` when unknown).
     left: usize,
+}
+
+impl<'a, V> Iter<'a, V> {
+    fn new(map: &'a UidMap<V>, live: &'a [u32], left: usize) -> Self {
+        Iter {
+            pages: &map.pages,
+            live: live.iter(),
+            front: None,
+            front_bits: 0,
+            back: None,
+            back_bits: 0,
+            left,
+        }
+    }
+
+    #[inline]
+    fn page(&self, p: u32) -> Option<&'a Page<V>> {
+        self.pages[p as usize].as_deref()
+    }
+
+    #[inline]
+    fn yielded(&mut self, page: Option<&'a Page<V>>, s: usize) -> Option<(&'a PodUid, &'a V)> {
+        if self.left != usize::MAX {
+            self.left -= 1;
+        }
+        page?.slots[s].as_ref().map(|(k, v)| (k, v))
+    }
 }
 
 impl<'a, V> Iterator for Iter<'a, V> {
@@ -234,19 +258,26 @@ impl<'a, V> Iterator for Iter<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if self.bits != 0 {
-                let s = self.bits.trailing_zeros() as usize;
-                self.bits &= self.bits - 1;
-                let page = self.page?;
-                if self.left != usize::MAX {
-                    self.left -= 1;
-                }
-                return page.slots[s].as_ref().map(|(k, v)| (k, v));
+            if self.front_bits != 0 {
+                let s = self.front_bits.trailing_zeros() as usize;
+                self.front_bits &= self.front_bits - 1;
+                return self.yielded(self.front, s);
             }
-            let &p = self.live.next()?;
-            let page = self.pages[p as usize].as_deref()?;
-            self.page = Some(page);
-            self.bits = page.used;
+            match self.live.next() {
+                Some(&p) => {
+                    self.front = self.page(p);
+                    self.front_bits = self.front.map_or(0, |pg| pg.used);
+                }
+                None => {
+                    // Only the back end's page is left.
+                    if self.back_bits == 0 {
+                        return None;
+                    }
+                    let s = self.back_bits.trailing_zeros() as usize;
+                    self.back_bits &= self.back_bits - 1;
+                    return self.yielded(self.back, s);
+                }
+            }
         }
     }
 
@@ -255,6 +286,33 @@ impl<'a, V> Iterator for Iter<'a, V> {
             (0, None)
         } else {
             (self.left, Some(self.left))
+        }
+    }
+}
+
+impl<V> DoubleEndedIterator for Iter<'_, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.back_bits != 0 {
+                let s = 63 - self.back_bits.leading_zeros() as usize;
+                self.back_bits &= !(1 << s);
+                return self.yielded(self.back, s);
+            }
+            match self.live.next_back() {
+                Some(&p) => {
+                    self.back = self.page(p);
+                    self.back_bits = self.back.map_or(0, |pg| pg.used);
+                }
+                None => {
+                    // Only the front end's page is left.
+                    if self.front_bits == 0 {
+                        return None;
+                    }
+                    let s = 63 - self.front_bits.leading_zeros() as usize;
+                    self.front_bits &= !(1 << s);
+                    return self.yielded(self.front, s);
+                }
+            }
         }
     }
 }
@@ -328,6 +386,21 @@ mod tests {
                         *b.get_mut(&u).unwrap() += 1;
                     }
                     assert_eq!(m.contains_key(&u), b.contains_key(&u));
+                    let back: Vec<_> = m.iter().rev().take(5).collect();
+                    assert_eq!(back, b.iter().rev().take(5).collect::<Vec<_>>());
+                    // Both ends meet in the middle without loss or repeat.
+                    let (mut it, mut bt) = (m.iter(), b.iter());
+                    for i in 0.. {
+                        let (x, y) = if i % 3 == 0 {
+                            (it.next_back(), bt.next_back())
+                        } else {
+                            (it.next(), bt.next())
+                        };
+                        assert_eq!(x, y);
+                        if x.is_none() {
+                            break;
+                        }
+                    }
                     let from: Vec<_> = m.iter_from(u).take(5).collect();
                     let want: Vec<_> = b.range(u..).take(5).collect();
                     assert_eq!(from, want);
