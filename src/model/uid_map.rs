@@ -82,6 +82,7 @@ impl<V> UidMap<V> {
     }
 
     #[inline]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -142,6 +143,42 @@ impl<V> UidMap<V> {
         Some(v)
     }
 
+    /// Debug builds: the page list, the masks and the count agree with the slots. A
+    /// walk of the live pages; `absent` also walks the whole page table to check that
+    /// every page not listed is absent (costs one step per 64 UIDs below the highest).
+    #[cfg(debug_assertions)]
+    fn check(&self, absent: bool) {
+        assert!(
+            self.live.windows(2).all(|w| w[0] < w[1]),
+            "live pages ascend"
+        );
+        assert_eq!(
+            self.pages.len(),
+            self.live.last().map_or(0, |&q| q as usize + 1),
+            "no absent pages at the end"
+        );
+        let mut n = 0;
+        for &p in &self.live {
+            let page = self.pages[p as usize]
+                .as_ref()
+                .expect("a listed page exists");
+            assert!(page.used != 0, "page {p} is listed: not empty");
+            for (s, slot) in page.slots.iter().enumerate() {
+                let taken = page.used & (1 << s) != 0;
+                assert_eq!(slot.is_some(), taken, "page {p} slot {s}: mask");
+                if let Some((uid, _)) = slot {
+                    assert_eq!(split(*uid), (p as usize, s), "an entry sits in its slot");
+                }
+            }
+            n += page.used.count_ones() as usize;
+        }
+        assert_eq!(n, self.len, "the count of entries");
+        if absent {
+            let existing = self.pages.iter().filter(|p| p.is_some()).count();
+            assert_eq!(existing, self.live.len(), "every existing page is listed");
+        }
+    }
+
     /// Free empty page `p` (and the trailing run of absent pages).
     fn drop_page(&mut self, p: usize) {
         self.pages[p] = None;
@@ -179,6 +216,9 @@ impl<V> UidMap<V> {
 
     /// The entries in ascending UID order.
     pub(crate) fn iter(&self) -> Iter<'_, V> {
+        // A walk costs as much as this check: debug builds check at every walk.
+        #[cfg(debug_assertions)]
+        self.check(false);
         Iter::new(self, &self.live, self.len)
     }
 
@@ -188,20 +228,6 @@ impl<V> UidMap<V> {
 
     pub(crate) fn values(&self) -> Values<'_, V> {
         self.iter().map(|(_, v)| v)
-    }
-
-    /// The first entry of UID at least `from` (ascending order), and those after it.
-    pub(crate) fn iter_from(&self, from: PodUid) -> Iter<'_, V> {
-        let (p, s) = split(from);
-        let at = self.live.partition_point(|&q| (q as usize) < p);
-        let mut it = Iter::new(self, &self.live[at..], usize::MAX);
-        if self.live.get(at) == Some(&(p as u32)) {
-            it.live.next();
-            let page = self.pages[p].as_deref().expect("a live page exists");
-            it.front = Some(page);
-            it.front_bits = page.used & (u64::MAX << s);
-        }
-        it
     }
 }
 
@@ -401,12 +427,11 @@ mod tests {
                             break;
                         }
                     }
-                    let from: Vec<_> = m.iter_from(u).take(5).collect();
-                    let want: Vec<_> = b.range(u..).take(5).collect();
-                    assert_eq!(from, want);
                 }
             }
             assert_eq!(m.len(), b.len());
+            #[cfg(debug_assertions)]
+            m.check(true);
             if step % 1000 == 0 {
                 assert!(m.iter().eq(b.iter()));
                 m.retain(|u, v| (u.0 + *v as u32) % 7 != 0);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn desired(uids: &[u32]) -> BTreeMap<PodUid, Arc<ApiPod>> {
+fn desired(uids: &[u32]) -> crate::model::uid_map::UidMap<Arc<ApiPod>> {
     uids.iter()
         .map(|&u| (uid(u), p(u).name("name").build()))
         .collect()
@@ -80,7 +80,7 @@ fn test_sync_known_pods() {
 
     // Workers that are not terminated stay until they are: orphaned while running, they are
     // terminated with their spec grace and kept until the next sync.
-    let none = BTreeMap::new();
+    let none = crate::model::uid_map::UidMap::new();
     w.kubelet_do(|k, ctx| k.sync_known_pods(ctx, &none));
     drain(&mut w);
     assert!(channels(&w).is_empty());
@@ -258,7 +258,7 @@ fn test_remove_terminated_worker() {
         w.kubelet.pw.records.insert(u, Box::new(s));
 
         let want = if c.orphan {
-            BTreeMap::new()
+            crate::model::uid_map::UidMap::new()
         } else {
             desired(&[1001])
         };

@@ -49,7 +49,6 @@ use crate::kubelet::pod_workers::{
 use crate::model::{ApiPod, ContainerSpec, PodPhase, PodSpec, PodUid, RestartPolicy, RunningPod};
 use crate::run::World;
 use crate::sim::{Dur, SimTime};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A world whose only scenario pod appears long after every test is over.
