@@ -20,6 +20,7 @@ use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::reach::Reach;
+use crate::model::uid_map::UidMap;
 use crate::model::{ContainerId, CriError, PodUid, RtPodStatus, RtState, Transition};
 use crate::sim::{Dur, SimTime};
 use crate::world::cri::{Caller, CriReq, CriResult};
@@ -51,10 +52,10 @@ pub(crate) struct Pleg {
     pub(crate) b: crate::kubelet::profile::Behaviours,
     pub(crate) relist_period: Dur,
     /// The previous relist's view of each pod's containers (sorted by container ID).
-    old: BTreeMap<PodUid, Vec<(ContainerId, RtState)>>,
+    old: UidMap<Vec<(ContainerId, RtState)>>,
     reinspect: BTreeSet<PodUid>,
     relist_started: Option<SimTime>,
-    cache: BTreeMap<PodUid, CacheEntry>,
+    cache: UidMap<CacheEntry>,
     /// The cache's global timestamp (`None` until the first relist completes).
     global: Option<SimTime>,
     /// Workers blocked in `GetNewerThan`: uid -> the time they need a status newer than.
@@ -70,10 +71,10 @@ impl Pleg {
         Pleg {
             b: Default::default(),
             relist_period,
-            old: BTreeMap::new(),
+            old: UidMap::new(),
             reinspect: BTreeSet::new(),
             relist_started: None,
-            cache: BTreeMap::new(),
+            cache: UidMap::new(),
             global: None,
             waiters: BTreeMap::new(),
             relists: 0,
@@ -285,10 +286,10 @@ impl Kubelet {
                         self.pleg.reinspect.remove(&uid);
                         // The new view is built in a buffer kept between relists and
                         // copied over the pod's old one in place (no list allocated, one
-                        // search of the view map).
+                        // look-up of the view map).
                         let mut new = std::mem::take(&mut self.pleg.scratch);
                         container_states_into(&status, &mut new);
-                        let old = self.pleg.old.entry(uid).or_default();
+                        let old = self.pleg.old.get_or_insert_with(uid, Vec::new);
                         let mut sync_worthy = false;
                         let mut died = Vec::new();
                         each_container_change(old, &new, |id, was, is| {

@@ -131,6 +131,16 @@ impl<V> UidMap<V> {
         old
     }
 
+    /// The entry of `uid`, inserted as `f()` if absent (`entry(uid).or_insert_with(f)`).
+    pub(crate) fn get_or_insert_with(&mut self, uid: PodUid, f: impl FnOnce() -> V) -> &mut V {
+        let (p, s) = split(uid);
+        if !matches!(self.pages.get(p), Some(Some(page)) if page.used & (1 << s) != 0) {
+            self.insert(uid, f());
+        }
+        let page = self.pages[p].as_mut().expect("the entry's page exists");
+        &mut page.slots[s].as_mut().expect("the entry exists").1
+    }
+
     pub(crate) fn remove(&mut self, uid: &PodUid) -> Option<V> {
         let (p, s) = split(*uid);
         let page = self.pages.get_mut(p)?.as_mut()?;
@@ -407,6 +417,10 @@ mod tests {
                 _ => {
                     let u = PodUid((r >> 8) as u32 % (newest + 2));
                     assert_eq!(m.get(&u), b.get(&u));
+                    if r % 3 == 0 {
+                        *m.get_or_insert_with(u, || 7) += 1;
+                        *b.entry(u).or_insert_with(|| 7) += 1;
+                    }
                     if let Some(v) = m.get_mut(&u) {
                         *v += 1;
                         *b.get_mut(&u).unwrap() += 1;

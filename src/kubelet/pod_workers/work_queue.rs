@@ -1,9 +1,9 @@
 //! The kubelet's work queue (`pkg/kubelet/util/queue`), kept apart from the pod worker
 //! record it serves.
 
+use crate::model::uid_map::UidMap;
 use crate::model::PodUid;
 use crate::sim::SimTime;
-use std::collections::BTreeMap;
 
 /// The kubelet's `workQueue` (`pkg/kubelet/util/queue`): one due time per UID; `GetWork`
 /// takes every UID that is due. `due` holds each UID's one entry; `by_time` is a min-heap
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 /// slot (the UID's record is forgotten).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WorkQueue {
-    due: BTreeMap<PodUid, SimTime>,
+    due: UidMap<SimTime>,
     by_time: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, PodUid)>>,
 }
 
@@ -29,12 +29,9 @@ impl WorkQueue {
     /// `Enqueue(uid, delay)`: replaces any earlier entry for the UID.
     pub(crate) fn enqueue(&mut self, uid: PodUid, at: SimTime) {
         debug_assert!(at != TAKEN, "a due time is never the taken mark");
-        let old = match self.due.entry(uid) {
-            std::collections::btree_map::Entry::Occupied(mut e) => Some(e.insert(at)),
-            std::collections::btree_map::Entry::Vacant(e) => {
-                e.insert(at);
-                None
-            }
+        let old = match self.due.get_mut(&uid) {
+            Some(slot) => Some(std::mem::replace(slot, at)),
+            None => self.due.insert(uid, at),
         };
         if old != Some(at) {
             self.by_time.push(std::cmp::Reverse((at, uid)));
@@ -45,10 +42,8 @@ impl WorkQueue {
     }
     /// Drop `uid`'s slot if it is only marked taken (no due time: the same as no slot).
     pub(crate) fn drop_taken(&mut self, uid: PodUid) {
-        if let std::collections::btree_map::Entry::Occupied(e) = self.due.entry(uid) {
-            if *e.get() == TAKEN {
-                e.remove();
-            }
+        if self.due.get(&uid) == Some(&TAKEN) {
+            self.due.remove(&uid);
         }
     }
     /// `GetWork`: every UID due at or before `now`, removed from the queue, in due order,
@@ -72,7 +67,7 @@ impl WorkQueue {
             }
             self.by_time.pop();
             // A stale entry (replaced, removed, or already taken) is skipped; a live one is
-            // marked taken on the same search of `due`.
+            // marked taken on the same look-up of `due`.
             if let Some(slot) = self.due.get_mut(&uid) {
                 if *slot == t {
                     *slot = TAKEN;
