@@ -354,12 +354,16 @@ impl<E> EventQueue<E> {
                 self.insert(k);
             }
             keys.clear();
-            self.buckets[b] = keys;
+            if keys.capacity() <= KEEP_CAPACITY {
+                // The slot holds the empty `Vec` `take` left: nothing to free.
+                let left = std::mem::replace(&mut self.buckets[b], keys);
+                debug_assert_eq!(left.capacity(), 0);
+                std::mem::forget(left);
+            }
             if self.ready.len() > 1 {
                 self.ready.keys.sort_unstable_by_key(|k| k.seq);
             }
-        }
-        if self.buckets[b].capacity() > KEEP_CAPACITY {
+        } else if self.buckets[b].capacity() > KEEP_CAPACITY {
             self.buckets[b] = Vec::new();
         }
         if n > 0 {
