@@ -344,19 +344,26 @@ impl<E> EventQueue<E> {
             self.last = k.at;
             self.ready.push_back(k);
         } else if n > 1 {
-            let min = self.buckets[b].iter().map(|k| k.at).min();
+            // The bucket is taken out while its keys are filed again (none of them goes back
+            // into it), so the loop reads a plain slice, and its buffer is put back after.
+            let mut keys = std::mem::take(&mut self.buckets[b]);
+            let min = keys.iter().map(|k| k.at).min();
             self.last = min.expect("a non-empty bucket");
             // Every key of bucket `b` now lies in a lower level.
-            for i in 0..n {
-                let k = self.buckets[b][i];
+            for &k in &keys {
                 self.insert(k);
             }
-            self.buckets[b].clear();
+            keys.clear();
+            if keys.capacity() <= KEEP_CAPACITY {
+                // The slot holds the empty `Vec` `take` left: nothing to free.
+                let left = std::mem::replace(&mut self.buckets[b], keys);
+                debug_assert_eq!(left.capacity(), 0);
+                std::mem::forget(left);
+            }
             if self.ready.len() > 1 {
                 self.ready.keys.sort_unstable_by_key(|k| k.seq);
             }
-        }
-        if self.buckets[b].capacity() > KEEP_CAPACITY {
+        } else if self.buckets[b].capacity() > KEEP_CAPACITY {
             self.buckets[b] = Vec::new();
         }
         if n > 0 {
