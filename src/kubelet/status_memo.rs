@@ -104,13 +104,15 @@ impl<'a> MemoView<'a> {
         }
         let s = &v.status;
         let mut trigger = Vec::new();
+        // The pod's probe workers, searched for once, when a container first needs them.
+        let mut workers = None;
         for c in s.containers.iter() {
-            if self.probe_flags(pod.uid, c, &mut trigger) != (c.started, c.ready) {
+            if self.probe_flags(pod.uid, &mut workers, c, &mut trigger) != (c.started, c.ready) {
                 return None;
             }
         }
         for (c, spec) in s.init_containers.0.iter().zip(&pod.spec.init_containers) {
-            let (started, mut ready) = self.probe_flags(pod.uid, c, &mut trigger);
+            let (started, mut ready) = self.probe_flags(pod.uid, &mut workers, c, &mut trigger);
             if !spec.is_sidecar()
                 && matches!(c.state, ApiContainerState::Terminated { exit_code: 0, .. })
             {
@@ -126,9 +128,11 @@ impl<'a> MemoView<'a> {
     /// The `started` and `ready` flags the prober's `UpdatePodStatus` gives a container
     /// status (`prober_manager.go`, v1.31; the same rules as `probe_update_pod_status`,
     /// which debug builds check), pushing the readiness probe to trigger if any.
+    /// `workers`: the pod's probe workers (`ProbeManager::pod_workers`), once looked up.
     fn probe_flags(
         &self,
         uid: PodUid,
+        workers: &mut Option<&'a [(Arc<str>, ProbeType, u32)]>,
         c: &ApiContainerStatus,
         trigger: &mut Vec<ProbeKey>,
     ) -> (bool, bool) {
@@ -139,12 +143,19 @@ impl<'a> MemoView<'a> {
             c.container_id
                 .and_then(|id| self.prober.results(kind).get(id))
         };
+        let prober = self.prober;
+        let mut slot_of = |kind: ProbeType| {
+            let pod = *workers.get_or_insert_with(|| prober.pod_workers(uid));
+            let found = pod
+                .iter()
+                .find(|(n, k, _)| *k == kind && **n == *c.name)
+                .map(|&(_, _, slot)| slot);
+            debug_assert_eq!(found, prober.slot_of(uid, &c.name, kind));
+            found
+        };
         let started = match result(ProbeType::Startup) {
             Some(r) => r == ProbeResult::Success,
-            None => self
-                .prober
-                .slot_of(uid, &c.name, ProbeType::Startup)
-                .is_none(),
+            None => slot_of(ProbeType::Startup).is_none(),
         };
         if !started {
             return (false, false);
@@ -152,7 +163,7 @@ impl<'a> MemoView<'a> {
         if result(ProbeType::Readiness) == Some(ProbeResult::Success) {
             return (true, true);
         }
-        let slot = self.prober.slot_of(uid, &c.name, ProbeType::Readiness);
+        let slot = slot_of(ProbeType::Readiness);
         if let Some(slot) = slot {
             trigger.push(self.prober.worker(slot).key.clone());
         }

@@ -87,6 +87,12 @@ pub(crate) struct ProbeManager {
     /// it every pass (a slice walk costs a few instructions a pod, a B-tree walk ~40),
     /// lookups are a binary search, and pods are added and removed far less often.
     index: Vec<(PodUid, PodEntry)>,
+    /// The last answer of [`ProbeManager::index_pos`] (UID, then its `Ok`/`Err` position):
+    /// a pod's sync asks for the same pod several times in a row (the status memo's test,
+    /// `AddPod`, `UpdatePodStatus`), and nothing moves the index between those questions.
+    /// Forgotten whenever an entry is inserted into or removed from `index`; debug builds
+    /// check every answer it gives against the search.
+    last_pos: std::cell::Cell<Option<(PodUid, Result<u32, u32>)>>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
@@ -120,6 +126,7 @@ impl ProbeManager {
             slots: Vec::new(),
             free: Vec::new(),
             index: Vec::new(),
+            last_pos: std::cell::Cell::new(None),
             liveness: ResultsManager::default(),
             readiness: ResultsManager::default(),
             startup: ResultsManager::default(),
@@ -164,7 +171,7 @@ impl ProbeManager {
     }
 
     /// The workers of pod `uid` as (container, kind, slot), sorted by (container, kind).
-    fn pod_workers(&self, uid: PodUid) -> &[(Arc<str>, ProbeType, u32)] {
+    pub(crate) fn pod_workers(&self, uid: PodUid) -> &[(Arc<str>, ProbeType, u32)] {
         match self.index_pos(uid) {
             Ok(i) => &self.index[i].1.workers,
             Err(_) => &[],
@@ -277,6 +284,7 @@ impl ProbeManager {
             Ok(i) => i,
             Err(i) => {
                 self.index.insert(i, (key.uid, PodEntry::default()));
+                self.last_pos.set(None);
                 i
             }
         };
@@ -297,13 +305,36 @@ impl ProbeManager {
             pod.added = None;
             if pod.workers.is_empty() {
                 self.index.remove(i);
+                self.last_pos.set(None);
             }
         }
         w
     }
 
     /// Where `uid` is (`Ok`) or would be inserted (`Err`) in the UID-sorted index.
+    /// The answer for the UID asked last is kept (see `last_pos`).
+    #[inline]
     fn index_pos(&self, uid: PodUid) -> Result<usize, usize> {
+        if let Some((u, pos)) = self.last_pos.get() {
+            if u == uid {
+                let pos = pos.map(|i| i as usize).map_err(|i| i as usize);
+                debug_assert_eq!(
+                    pos,
+                    self.index_search(uid),
+                    "pod {uid}: the prober's kept index position is stale"
+                );
+                return pos;
+            }
+        }
+        let pos = self.index_search(uid);
+        let small = |i: usize| u32::try_from(i).expect("fewer than 2^32 pods with probes");
+        self.last_pos
+            .set(Some((uid, pos.map(small).map_err(small))));
+        pos
+    }
+
+    /// [`ProbeManager::index_pos`] by a binary search of the index.
+    fn index_search(&self, uid: PodUid) -> Result<usize, usize> {
         self.index.binary_search_by(|(u, _)| u.cmp(&uid))
     }
 }
