@@ -544,13 +544,41 @@ impl Rec {
 /// Every pod's ring, in one vector: pod `uid`'s slots are `ring * uid .. ring * (uid + 1)`.
 /// A slot never written holds [`Rec::Empty`] (no transition's record is empty), so a ring
 /// needs no count of its records: a push is one store of the slot and one of its position.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Rings {
     /// Slots per pod (at most 255).
     ring: usize,
     slots: Vec<(SimTime, Rec)>,
     /// Per pod: the slot written next (its oldest record once the ring is full).
     next: Vec<u8>,
+    /// The position after each position: `k + 1`, or 0 after the ring's last slot. A push
+    /// reads its new position here instead of comparing with the ring's size, so the
+    /// size and a zero are not held while the record is stored (no register to save on
+    /// the oracle's quiet-probe path). Indexed by a `u8`: no bounds check. Boxed, so the
+    /// oracle (and the world around it) keeps its size.
+    succ: Box<[u8; 256]>,
+}
+
+impl Default for Rings {
+    fn default() -> Self {
+        Rings {
+            ring: 0,
+            slots: Vec::new(),
+            next: Vec::new(),
+            succ: succ_table(0),
+        }
+    }
+}
+
+/// [`Rings::succ`] of rings of `ring` slots.
+fn succ_table(ring: usize) -> Box<[u8; 256]> {
+    Box::new(std::array::from_fn(|k| {
+        if k + 1 == ring {
+            0
+        } else {
+            (k + 1) as u8
+        }
+    }))
 }
 
 impl Rings {
@@ -561,6 +589,7 @@ impl Rings {
             ring,
             slots: Vec::with_capacity(ring * pods),
             next: Vec::with_capacity(pods),
+            succ: succ_table(ring),
         }
     }
 
@@ -568,6 +597,7 @@ impl Rings {
     pub(crate) fn emptied(&self) -> Self {
         Rings {
             ring: self.ring,
+            succ: self.succ.clone(),
             ..Default::default()
         }
     }
@@ -584,11 +614,15 @@ impl Rings {
         // One bounds check on the common path (the slot index below has its own).
         let n = match self.next.get_mut(i) {
             Some(n) => n,
-            None => self.grow(i),
+            None => Self::grow(&mut self.next, &mut self.slots, ring, i),
         };
         let next = usize::from(*n);
-        // The ring is at most 255 slots: `next + 1` fits.
-        *n = if next + 1 == ring { 0 } else { *n + 1 };
+        debug_assert_eq!(
+            usize::from(self.succ[next]),
+            (next + 1) % ring,
+            "the position after {next}"
+        );
+        *n = self.succ[next];
         self.slots[i * ring + next] = (at, rec);
     }
 
@@ -604,22 +638,32 @@ impl Rings {
         let Some(slot) = self.slots.get_mut(i * self.ring + next) else {
             return false;
         };
+        // The position moves on before the slot is written: the position and its place
+        // are then dead while the record is stored, so fewer values are live at once.
+        debug_assert_eq!(
+            usize::from(self.succ[next]),
+            (next + 1) % self.ring,
+            "the position after {next}"
+        );
+        *n = self.succ[next];
         *slot = (at, rec);
-        // The slot is written first and the position after, so fewer values are live at
-        // once (no register to save on the oracle's quiet-probe path). At most 255 slots.
-        let after = next + 1;
-        *n = if after == self.ring { 0 } else { after as u8 };
         true
     }
 
     /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first).
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, i: usize) -> &mut u8 {
-        self.next.resize(i + 1, 0);
-        self.slots
-            .resize((i + 1) * self.ring, (SimTime(0), Rec::Empty));
-        &mut self.next[i]
+    /// (It takes the two vectors it grows, not the rings: the caller reads
+    /// [`Rings::succ`] while it holds the position.)
+    fn grow<'a>(
+        next: &'a mut Vec<u8>,
+        slots: &mut Vec<(SimTime, Rec)>,
+        ring: usize,
+        i: usize,
+    ) -> &'a mut u8 {
+        next.resize(i + 1, 0);
+        slots.resize((i + 1) * ring, (SimTime(0), Rec::Empty));
+        &mut next[i]
     }
 
     /// The records of `uid`, oldest first.

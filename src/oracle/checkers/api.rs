@@ -215,7 +215,7 @@ impl Checker for ApiChecker {
                         Inv::RestartReadmitsRunningPods,
                         Some(uid),
                         at,
-                        format!("the restarted kubelet rejected the pod ({reason}), whose containers ran when it went down; no pod was created since"),
+                        format_args!("the restarted kubelet rejected the pod ({reason}), whose containers ran when it went down; no pod was created since"),
                     );
                 }
             }
@@ -231,7 +231,7 @@ impl Checker for ApiChecker {
                         Inv::LocalTerminalPhaseAbsorbing,
                         Some(*uid),
                         at,
-                        format!(
+                        format_args!(
                             "the status manager's cache went from a terminal phase back to {phase}"
                         ),
                     );
@@ -274,7 +274,9 @@ impl ApiChecker {
                 Inv::RuntimePodsNoApiWrites,
                 Some(of),
                 at,
-                "the kubelet wrote the status of a pod it knows only as a runtime pod".into(),
+                format_args!(
+                    "the kubelet wrote the status of a pod it knows only as a runtime pod"
+                ),
             );
         }
         let foreign = status.containers.iter().find_map(|c| {
@@ -288,7 +290,7 @@ impl ApiChecker {
                 Inv::ApiWritesCarryUid,
                 Some(of),
                 at,
-                format!("the status written to {obj} (for {of}) names container {id}, a container of {owner}"),
+                format_args!("the status written to {obj} (for {of}) names container {id}, a container of {owner}"),
             );
         }
         if phase.is_terminal() && !old.is_terminal() && !p.inc.rejected {
@@ -298,7 +300,9 @@ impl ApiChecker {
                     Inv::NoTerminalPhaseWhileRunning,
                     Some(of),
                     at,
-                    format!("the API got phase {phase} while container {c} of the pod was running"),
+                    format_args!(
+                        "the API got phase {phase} while container {c} of the pod was running"
+                    ),
                 );
             } else if !p.worker.terminated {
                 out.report(
@@ -306,7 +310,9 @@ impl ApiChecker {
                     Inv::NoTerminalPhaseWhileRunning,
                     Some(of),
                     at,
-                    format!("the API got phase {phase} before the pod's worker reached Terminated"),
+                    format_args!(
+                        "the API got phase {phase} before the pod's worker reached Terminated"
+                    ),
                 );
             }
         }
@@ -317,7 +323,7 @@ impl ApiChecker {
                     Inv::FailedNeverBecomesSucceeded,
                     Some(of),
                     at,
-                    "the API phase went from Failed to Succeeded".into(),
+                    format_args!("the API phase went from Failed to Succeeded"),
                 );
             } else {
                 out.report(
@@ -325,7 +331,7 @@ impl ApiChecker {
                     Inv::TerminalPhaseAbsorbing,
                     Some(of),
                     at,
-                    format!("the API phase went from {old} to {phase}"),
+                    format_args!("the API phase went from {old} to {phase}"),
                 );
             }
         }
@@ -335,7 +341,7 @@ impl ApiChecker {
                 Inv::NoReadyWithTerminalPhase,
                 Some(of),
                 at,
-                format!("the API shows the pod Ready with phase {phase}"),
+                format_args!("the API shows the pod Ready with phase {phase}"),
             );
         }
     }
@@ -366,7 +372,7 @@ fn kubelet_deleted(at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) 
             Inv::DeleteOnlyAfterReclamation,
             Some(uid),
             at,
-            format!(
+            format_args!(
                 "the kubelet deleted the pod object, yet {}",
                 missing.join(", ")
             ),
@@ -378,7 +384,7 @@ fn kubelet_deleted(at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) 
             Inv::RuntimePodsNoApiWrites,
             Some(uid),
             at,
-            "the kubelet deleted the object of a pod it knows only as a runtime pod".into(),
+            format_args!("the kubelet deleted the object of a pod it knows only as a runtime pod"),
         );
     }
 }
@@ -493,7 +499,7 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             Inv::FinalContainerStatusFidelity,
             Some(of),
             at,
-            format!(
+            format_args!(
                 "the final {} status written at {}: {}",
                 status.phase,
                 t(written),

@@ -88,7 +88,7 @@ impl Checker for DiskReclaim {
                             Inv::ImageGcSparesUsedImages,
                             Some(crate::model::PodUid(i as u32)),
                             at,
-                            format!("image {image} was removed while the pod, which uses it, is running or starting"),
+                            format_args!("image {image} was removed while the pod, which uses it, is running or starting"),
                         );
                     }
                 }
@@ -128,7 +128,7 @@ impl DiskReclaim {
                 Inv::ReclaimBeforeDiskEviction,
                 Some(uid),
                 at,
-                format!("the pod was evicted for {signal} {why}"),
+                format_args!("the pod was evicted for {signal} {why}"),
             );
         }
     }
@@ -160,7 +160,7 @@ impl DiskReclaim {
                     Inv::EvictedPodContainersReclaimed,
                     Some(uid),
                     at,
-                    format!(
+                    format_args!(
                         "the pod was evicted for {signal} while {}, evicted before, still keeps {kept} dead container(s) on the node",
                         p.name()
                     ),

@@ -105,7 +105,7 @@ impl Checker for Eviction {
                     Inv::EvictionReevaluates,
                     Some(u),
                     end,
-                    format!("the eviction's kill returned at {}, yet the manager has not evaluated again by {}", t(since), t(end)),
+                    format_args!("the eviction's kill returned at {}, yet the manager has not evaluated again by {}", t(since), t(end)),
                 );
             }
         }
@@ -128,7 +128,7 @@ impl Eviction {
                 Inv::EvictionReevaluates,
                 Some(uid),
                 at,
-                format!(
+                format_args!(
                     "the eviction manager evaluated again {} after the eviction's kill returned (bound {}s)",
                     t(SimTime(at.0 - since.0)),
                     EVICTION_REEVAL_BOUND.whole_secs()
@@ -147,7 +147,9 @@ impl Eviction {
                 Inv::EvictionRules,
                 Some(uid),
                 at,
-                "a critical pod (static, mirror or priority >= 2000000000) was evicted".into(),
+                format_args!(
+                    "a critical pod (static, mirror or priority >= 2000000000) was evicted"
+                ),
             );
         }
         // The previous evicted pod's resources were reclaimed (nothing runs, volumes
@@ -163,7 +165,7 @@ impl Eviction {
                 Inv::EvictionRules,
                 Some(uid),
                 at,
-                format!("evicted while {prev}, evicted before, still held containers, volumes or its cgroup and its cleanup wait had not ended (more than one pod per round)"),
+                format_args!("evicted while {prev}, evicted before, still held containers, volumes or its cgroup and its cleanup wait had not ended (more than one pod per round)"),
             );
         }
         self.in_flight = Some(uid);
@@ -207,7 +209,7 @@ impl Eviction {
                 Inv::EvictionRules,
                 Some(uid),
                 end,
-                format!(
+                format_args!(
                     "the pod was evicted at {}, yet its final API status is {} ({})",
                     t(ev),
                     status.phase,

@@ -120,7 +120,7 @@ impl Hooks {
                 Inv::DeletionNotHeldByPostStart,
                 Some(uid),
                 at,
-                format!(
+                format_args!(
                     "the kubelet saw the deletion at {seen} while a postStart hook ran; {what}, past the bound {deadline} (grace {}s + {}s + {}s per error)",
                     grace.whole_secs(),
                     HOOK_SLACK.whole_secs(),

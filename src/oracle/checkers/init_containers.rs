@@ -57,7 +57,13 @@ impl Checker for InitContainers {
             } => *self.timed_out.at(*uid) = true,
             Transition::ContainerRunning { uid, id, name } => {
                 if let Some(why) = init_rerun(*uid, *id, name, facts) {
-                    out.report(facts, Inv::InitContainersNotRerun, Some(*uid), at, why);
+                    out.report(
+                        facts,
+                        Inv::InitContainersNotRerun,
+                        Some(*uid),
+                        at,
+                        format_args!("{}", why),
+                    );
                 }
             }
             Transition::Signal {
@@ -74,7 +80,7 @@ impl Checker for InitContainers {
                         Inv::SidecarsStopAfterMainContainers,
                         Some(*uid),
                         at,
-                        why,
+                        format_args!("{}", why),
                     );
                 }
             }

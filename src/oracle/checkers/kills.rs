@@ -77,7 +77,7 @@ impl Checker for Kills {
                             Inv::KillCompletionTruthful,
                             Some(*uid),
                             at,
-                            format!("killPodNow channel {ch} was closed before the pod's worker reached Terminated"),
+                            format_args!("killPodNow channel {ch} was closed before the pod's worker reached Terminated"),
                         );
                     }
                 }
@@ -92,7 +92,7 @@ impl Checker for Kills {
                                 Inv::KillPodNowReturns,
                                 Some(u),
                                 at,
-                                format!("killPodNow (channel {ch}) returned {} after the request (bound {}s)", t(SimTime(at.0 - since.0)), bound.whole_secs()),
+                                format_args!("killPodNow (channel {ch}) returned {} after the request (bound {}s)", t(SimTime(at.0 - since.0)), bound.whole_secs()),
                             );
                         }
                     }
@@ -119,7 +119,7 @@ impl Checker for Kills {
                     Inv::KillPodNowReturns,
                     Some(u),
                     end,
-                    format!("killPodNow (channel {ch}) requested at {} has not returned by {} (bound {}s)", t(since), t(end), bound.whole_secs()),
+                    format_args!("killPodNow (channel {ch}) requested at {} has not returned by {} (bound {}s)", t(since), t(end), bound.whole_secs()),
                 );
             }
         }

@@ -325,7 +325,7 @@ impl Liveness {
                 Inv::LivenessFailureKills,
                 Some(uid),
                 at,
-                format!("container {id} got a liveness/startup Failure at {}, and its kill began only at {} (bound {}s + {}s per error)", t(s), t(at), SLACK.whole_secs(), PER_ERROR.whole_secs()),
+                format_args!("container {id} got a liveness/startup Failure at {}, and its kill began only at {} (bound {}s + {}s per error)", t(s), t(at), SLACK.whole_secs(), PER_ERROR.whole_secs()),
             );
         }
     }
@@ -371,7 +371,7 @@ impl Liveness {
                 Inv::FinishedPodForgotten,
                 Some(u),
                 at,
-                "the pod's worker finished and the pod left the config, yet a housekeeping passed without forgetting it".into(),
+                format_args!("the pod's worker finished and the pod left the config, yet a housekeeping passed without forgetting it"),
             );
         }
     }
@@ -410,7 +410,7 @@ impl End<'_> {
                 .max(0) as u64,
         )
     }
-    fn report(&self, out: &mut Findings, inv: Inv, what: String) {
+    fn report(&self, out: &mut Findings, inv: Inv, what: std::fmt::Arguments<'_>) {
         out.report(self.facts, inv, Some(self.uid), self.end, what);
     }
 }
@@ -435,7 +435,7 @@ fn deleted(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::DeletedPodStops,
-            format!(
+            format_args!(
                 "the kubelet saw the deletion at {}, yet container {ctr} still runs at {} (bound from {}: grace {}s + {}s + {}s per error)",
                 t(seen),
                 t(c.end),
@@ -452,7 +452,7 @@ fn deleted(c: &End, out: &mut Findings) {
             c.report(
                 out,
                 Inv::DeletedPodRemovedFromApi,
-                format!(
+                format_args!(
                     "deleted gracefully, seen by the kubelet at {}, yet the object is still in the API at {} (phase {})",
                     t(seen),
                     t(c.end),
@@ -481,7 +481,7 @@ fn termination_finishes(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::TerminationFinishes,
-            format!(
+            format_args!(
                 "termination requested at {} (counted from {}) has not finished at {} (worker: acknowledged {}, terminated {}, open sync {:?})",
                 t(req),
                 t(s),
@@ -510,7 +510,7 @@ fn orphans_die(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::OrphanedRuntimePodsDie,
-            format!(
+            format_args!(
                 "first seen as a runtime pod at {}, yet container {ctr} still runs at {}",
                 t(seen),
                 t(c.end)
@@ -538,7 +538,7 @@ fn terminal_in_api(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::TerminalInApiAfterStop,
-            format!(
+            format_args!(
                 "the pod's worker reached Terminated at {}, yet the API phase is {} at {} (bound from {}: {}s + {}s per error)",
                 t(tt),
                 p.api_phase,
@@ -581,7 +581,7 @@ fn liveness_failure(c: &End, r: Record, out: &mut Findings) {
         c.report(
             out,
             Inv::LivenessFailureKills,
-            format!(
+            format_args!(
                 "container {id} got a liveness/startup Failure at {}, yet no kill of it began by {} (bound from {}: {}s + {}s per error)",
                 t(s),
                 t(c.end),
@@ -627,7 +627,7 @@ fn desired_static_pod(c: &End, desired_since: Option<SimTime>, out: &mut Finding
         c.report(
             out,
             Inv::DesiredStaticPodRuns,
-            format!(
+            format_args!(
                 "the manifest has been on the node since {}, yet no container of the pod started by {} (bound from {}: {}s + {}s per error)",
                 t(since),
                 t(c.end),
@@ -680,7 +680,7 @@ fn natural_completion(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::NaturalCompletion,
-            format!(
+            format_args!(
                 "every container exited (the last at {}) and restartPolicy {} restarts none, yet the API phase is {} at {}",
                 t(last),
                 spec.restart_policy.as_str(),
@@ -692,7 +692,7 @@ fn natural_completion(c: &End, out: &mut Findings) {
         c.report(
             out,
             Inv::NaturalCompletion,
-            format!(
+            format_args!(
                 "every container exited (the last at {}) and the pod is {}, yet its worker has not finished at {}",
                 t(last),
                 p.api_phase,

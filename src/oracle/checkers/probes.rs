@@ -142,7 +142,7 @@ fn after_stop_probe(
             Inv::NoProbeAfterTermination,
             Some(uid),
             at,
-            format!("{kind} probe of container {container} ran {n} times after {when}"),
+            format_args!("{kind} probe of container {container} ran {n} times after {when}"),
         );
     }
 }
@@ -321,7 +321,7 @@ impl Probes {
             Inv::ReadinessDuringTermination,
             Some(uid),
             at,
-            format!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
+            format_args!("the readiness worker of container {container} stopped while the pod was terminating and the container still ran (its readiness is no longer reported)"),
         );
     }
 }
@@ -393,7 +393,13 @@ fn target_finding(
     } else {
         format!("a {kind} probe of container {container} succeeded while no instance of it runs")
     };
-    out.report(facts, Inv::ProbesOnlyRunningContainers, Some(uid), at, what);
+    out.report(
+        facts,
+        Inv::ProbesOnlyRunningContainers,
+        Some(uid),
+        at,
+        format_args!("{}", what),
+    );
 }
 
 #[cfg(test)]

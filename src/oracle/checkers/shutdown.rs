@@ -161,7 +161,7 @@ impl Checker for Shutdown {
                     Inv::ShutdownGroupOrder,
                     Some(*uid),
                     at,
-                    format!("{call} began for a pod the kubelet first saw after the node shutdown started (it must be rejected)"),
+                    format_args!("{call} began for a pod the kubelet first saw after the node shutdown started (it must be rejected)"),
                 );
             }
             Transition::SyncBegin { uid, kind, .. } if kind.is_terminating() => {
@@ -239,7 +239,7 @@ impl Checker for Shutdown {
                     Inv::NodeShutdownCompletes,
                     None,
                     end,
-                    format!("the graceful node shutdown's next step was due by {} and has not come by {}", t(due), t(end)),
+                    format_args!("the graceful node shutdown's next step was due by {} and has not come by {}", t(due), t(end)),
                 );
             }
         }
@@ -326,7 +326,7 @@ impl Shutdown {
             Inv::ShutdownPodsFailed,
             Some(uid),
             at,
-            format!("SyncTerminatingPod of a pod killed by the node shutdown manager {what} {phase} (want Failed unless Succeeded)"),
+            format_args!("SyncTerminatingPod of a pod killed by the node shutdown manager {what} {phase} (want Failed unless Succeeded)"),
         );
     }
 
@@ -341,7 +341,7 @@ impl Shutdown {
                     Inv::NotReadyAfterShutdownStart,
                     None,
                     at,
-                    format!(
+                    format_args!(
                         "the graceful node shutdown started at {}, yet the node was not reported NotReady within {}s",
                         t(since),
                         NOT_READY_BOUND.whole_secs()
@@ -370,7 +370,7 @@ impl Shutdown {
                     Inv::ShutdownGroupOrder,
                     None,
                     at,
-                    format!(
+                    format_args!(
                         "group priority {priority} started after group priority {}",
                         g.priority
                     ),
@@ -382,7 +382,7 @@ impl Shutdown {
                     Inv::ShutdownGroupOrder,
                     None,
                     at,
-                    format!(
+                    format_args!(
                         "group priority {priority} started {} after group priority {} (period {}s) with {open} of its kills not returned",
                         t(SimTime(at.0 - g.start.0)),
                         g.priority,
@@ -409,7 +409,7 @@ fn due_check(at: SimTime, due: SimTime, what: &str, facts: &Facts, out: &mut Fin
             Inv::NodeShutdownCompletes,
             None,
             at,
-            format!(
+            format_args!(
                 "{what} at {}, later than the previous step's deadline {} (+{}s)",
                 t(at),
                 t(due),
@@ -427,7 +427,7 @@ fn kills_left_open(at: SimTime, g: &Group, when: &str, facts: &Facts, out: &mut 
             Inv::ShutdownKillsDoneAtGroupDeadline,
             Some(*uid),
             at,
-            format!(
+            format_args!(
                 "the node-shutdown kill (channel {ch}) of group priority {} was still in flight when {when}, {} after the group started (period {}s)",
                 g.priority,
                 t(SimTime(at.0 - g.start.0)),

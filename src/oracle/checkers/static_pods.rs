@@ -78,7 +78,7 @@ impl StaticPods {
                     Inv::StaticFullnameExclusivity,
                     Some(uid),
                     at,
-                    format!("static pod {full} started while {o}, of the same full name, was started and not finished"),
+                    format_args!("static pod {full} started while {o}, of the same full name, was started and not finished"),
                 );
             }
         }
@@ -103,7 +103,7 @@ impl StaticPods {
                 Inv::StaticFullnameExclusivity,
                 Some(uid),
                 at,
-                format!("a container of static pod {full} started while a container of {o}, of the same full name, was running"),
+                format_args!("a container of static pod {full} started while a container of {o}, of the same full name, was running"),
             );
         }
     }

@@ -136,7 +136,7 @@ impl Checker for SyncChecker {
                         Inv::GraceNeverIncreases,
                         Some(uid),
                         at,
-                        format!("StopContainer with a timeout of {t}s (the minimum is 2 s)"),
+                        format_args!("StopContainer with a timeout of {t}s (the minimum is 2 s)"),
                     );
                 }
                 if before_status {
@@ -145,7 +145,7 @@ impl Checker for SyncChecker {
                         Inv::StatusBeforeStop,
                         Some(uid),
                         at,
-                        format!(
+                        format_args!(
                             "{call} began in SyncTerminatingPod before the local status was set"
                         ),
                     );
@@ -225,7 +225,7 @@ fn sync_begin_out_of_line(
     out: &mut Findings,
 ) {
     sync_begin_checks(uid, kind, grace, facts, &mut |inv, what| {
-        out.report(facts, inv, Some(uid), at, what)
+        out.report(facts, inv, Some(uid), at, format_args!("{}", what))
     });
 }
 

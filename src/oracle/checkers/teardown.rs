@@ -47,7 +47,7 @@ impl Checker for Teardown {
                         Inv::NoTeardownUnderRunningContainer,
                         Some(uid),
                         at,
-                        format!("{call} began while a kill of the pod was in flight"),
+                        format_args!("{call} began while a kill of the pod was in flight"),
                     );
                 }
             }
@@ -84,7 +84,7 @@ fn running_check(
             Inv::NoTeardownUnderRunningContainer,
             Some(uid),
             at,
-            format!("{what} while container {c} of the pod was running"),
+            format_args!("{what} while container {c} of the pod was running"),
         );
     }
 }

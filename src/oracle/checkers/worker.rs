@@ -125,7 +125,7 @@ impl Checker for WorkerChecker {
                         Inv::ReferencedObjectsRegistered,
                         Some(*uid),
                         at,
-                        format!("a volume SetUp of a pod being synced failed: {what}"),
+                        format_args!("a volume SetUp of a pod being synced failed: {what}"),
                     );
                 }
             }
@@ -180,7 +180,7 @@ impl WorkerChecker {
                     Inv::CacheFreshness,
                     Some(uid),
                     at,
-                    format!("RunPodSandbox began while sandbox {sb}, ready before the previous SyncPod ended, still is: the sync used a status older than that sync"),
+                    format_args!("RunPodSandbox began while sandbox {sb}, ready before the previous SyncPod ended, still is: the sync used a status older than that sync"),
                 );
             }
         }
@@ -201,7 +201,7 @@ impl WorkerChecker {
                     Inv::StartsOnlyInInflightSync,
                     Some(uid),
                     at,
-                    format!("{call} began after termination was requested, outside a SyncPod that was in flight at the request"),
+                    format_args!("{call} began after termination was requested, outside a SyncPod that was in flight at the request"),
                 );
             }
         }
@@ -213,7 +213,7 @@ impl WorkerChecker {
                 Inv::NoStartAfterTermination,
                 Some(uid),
                 at,
-                format!("{call} began after the pod's termination was acknowledged"),
+                format_args!("{call} began after the pod's termination was acknowledged"),
             );
         }
         if restart {
@@ -222,7 +222,7 @@ impl WorkerChecker {
                 Inv::NoRestartAfterTermination,
                 Some(uid),
                 at,
-                "a container was started again after a liveness/startup failure, with the pod's termination acknowledged".into(),
+                format_args!("a container was started again after a liveness/startup failure, with the pod's termination acknowledged"),
             );
         }
     }
@@ -271,7 +271,7 @@ fn stale_instance_check(at: SimTime, uid: PodUid, name: &str, facts: &Facts, out
             Inv::CacheFreshness,
             Some(uid),
             at,
-            format!("restartPolicy=Never container {name} runs a second time: the SyncPod that started it did not see the instance that ran before the previous SyncPod ended"),
+            format_args!("restartPolicy=Never container {name} runs a second time: the SyncPod that started it did not see the instance that ran before the previous SyncPod ended"),
         );
     }
 }
@@ -295,7 +295,7 @@ fn refused_create_check(at: SimTime, uid: PodUid, attempt: u32, facts: &Facts, o
             Inv::CacheFreshness,
             Some(uid),
             at,
-            format!("CreateContainer (attempt {attempt}) of a restartPolicy=Never pod was refused: a container that ran before the previous SyncPod ended holds its name, and the SyncPod's status did not show it"),
+            format_args!("CreateContainer (attempt {attempt}) of a restartPolicy=Never pod was refused: a container that ran before the previous SyncPod ended holds its name, and the SyncPod's status did not show it"),
         );
     }
 }
@@ -310,7 +310,13 @@ fn forgotten_check(at: SimTime, uid: PodUid, facts: &Facts, out: &mut Findings) 
         (None, Some(s)) => format!("the pod worker was forgotten while {s} was in flight"),
         (None, None) => return,
     };
-    out.report(facts, Inv::WorkerKeptUntilTerminated, Some(uid), at, what);
+    out.report(
+        facts,
+        Inv::WorkerKeptUntilTerminated,
+        Some(uid),
+        at,
+        format_args!("{}", what),
+    );
 }
 
 #[cfg(test)]
