@@ -650,11 +650,11 @@ impl Rings {
         true
     }
 
-    /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first).
+    /// Room for the rings of UIDs up to `i`: the next slot of `i`'s (its first). It takes
+    /// the two vectors it grows, not the rings: the caller reads [`Rings::succ`] while it
+    /// holds the position.
     #[cold]
     #[inline(never)]
-    /// (It takes the two vectors it grows, not the rings: the caller reads
-    /// [`Rings::succ`] while it holds the position.)
     fn grow<'a>(
         next: &'a mut Vec<u8>,
         slots: &mut Vec<(SimTime, Rec)>,
