@@ -139,10 +139,8 @@ impl Kubelet {
         // cleanupOrphanedPodDirs: pod directories of pods neither in config nor possibly
         // running, whose volumes are gone (directories with volumes mounted are kept, so
         // only the others are listed).
-        let mut in_config = all_pods.keys().peekable();
         for uid in ctx.list_unmounted_pod_dirs() {
-            while in_config.next_if(|k| **k < uid).is_some() {}
-            if in_config.peek() == Some(&&uid)
+            if all_pods.contains_key(&uid)
                 || possibly_running(working.get(&uid))
                 || is_running(&uid)
             {

@@ -14,9 +14,9 @@ use crate::model::PodUid;
 use std::collections::BTreeMap;
 use std::ops::Deref;
 
-/// A UID-keyed map ([`UidMap`]: array look-ups) whose every mutable access notes the key in a [`ChangeLog`]. Reads go
-/// through `Deref` to the map; writes only through `get_mut`, `get_mut_watched`, `insert`
-/// and `remove`.
+/// A UID-keyed map ([`UidMap`]: array look-ups) whose every mutable access notes the key
+/// in a [`ChangeLog`]. Reads go through `Deref` to the map; writes only through `get_mut`,
+/// `get_mut_watched`, `insert` and `remove`.
 ///
 /// A second log ([`RecordMap::watch`]) serves a second reader that reads only a small
 /// part of each value (the prober reads whether a pod's termination was requested and

@@ -479,25 +479,16 @@ impl Kubelet {
 
     /// [`Kubelet::status_remove_orphans`] by a walk of every map.
     fn status_remove_orphans_in_full(&mut self, keep: &UidMap<Arc<ApiPod>>) {
-        // `retain` visits in ascending UID order, so `keep` is walked beside each map
-        // instead of searched per entry.
-        let kept = || {
-            let mut k = keep.keys().peekable();
-            move |uid: &PodUid| {
-                while k.next_if(|x| *x < uid).is_some() {}
-                k.peek() == Some(&uid)
-            }
-        };
-        let mut f = kept();
+        // `keep` is indexed by UID: a look-up per entry.
+        let kept = |uid: &PodUid| keep.contains_key(uid);
         let before = self.status.statuses.len();
-        self.status.statuses.retain(|uid, _| f(uid));
+        self.status.statuses.retain(|uid, _| kept(uid));
         if self.status.statuses.len() != before {
             self.probe_status_changed_all();
         }
-        self.status.stale_unqueued.retain(kept());
-        self.status.finished_fresh.retain(kept());
-        let mut f = kept();
-        self.status.api_versions.retain(|uid, _| f(uid));
+        self.status.stale_unqueued.retain(kept);
+        self.status.finished_fresh.retain(kept);
+        self.status.api_versions.retain(|uid, _| kept(uid));
     }
 }
 

@@ -229,7 +229,7 @@ impl<V> UidMap<V> {
         // A walk costs as much as this check: debug builds check at every walk.
         #[cfg(debug_assertions)]
         self.check(false);
-        Iter::new(self, &self.live, self.len)
+        Iter::new(self)
     }
 
     pub(crate) fn keys(&self) -> Keys<'_, V> {
@@ -257,20 +257,20 @@ pub(crate) struct Iter<'a, V> {
     /// The same for the back end.
     back: Option<&'a Page<V>>,
     back_bits: u64,
-    /// Entries left (`usize::MAX` when unknown).
+    /// Entries neither end has yielded.
     left: usize,
 }
 
 impl<'a, V> Iter<'a, V> {
-    fn new(map: &'a UidMap<V>, live: &'a [u32], left: usize) -> Self {
+    fn new(map: &'a UidMap<V>) -> Self {
         Iter {
             pages: &map.pages,
-            live: live.iter(),
+            live: map.live.iter(),
             front: None,
             front_bits: 0,
             back: None,
             back_bits: 0,
-            left,
+            left: map.len,
         }
     }
 
@@ -281,9 +281,7 @@ impl<'a, V> Iter<'a, V> {
 
     #[inline]
     fn yielded(&mut self, page: Option<&'a Page<V>>, s: usize) -> Option<(&'a PodUid, &'a V)> {
-        if self.left != usize::MAX {
-            self.left -= 1;
-        }
+        self.left -= 1;
         page?.slots[s].as_ref().map(|(k, v)| (k, v))
     }
 }
@@ -318,11 +316,7 @@ impl<'a, V> Iterator for Iter<'a, V> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        if self.left == usize::MAX {
-            (0, None)
-        } else {
-            (self.left, Some(self.left))
-        }
+        (self.left, Some(self.left))
     }
 }
 

@@ -337,13 +337,18 @@ impl<E> EventQueue<E> {
     #[inline]
     fn split(&mut self, b: usize) {
         let n = self.buckets[b].len();
-        if n == 1 {
-            // A lone key: it is the ready batch.
-            let k = self.buckets[b][0];
-            self.buckets[b].clear();
-            self.last = k.at;
-            self.ready.push_back(k);
-        } else if n > 1 {
+        if n <= 1 {
+            if n == 1 {
+                // A lone key: it is the ready batch.
+                let k = self.buckets[b][0];
+                self.buckets[b].clear();
+                self.last = k.at;
+                self.ready.push_back(k);
+            }
+            if self.buckets[b].capacity() > KEEP_CAPACITY {
+                self.buckets[b] = Vec::new();
+            }
+        } else {
             // The bucket is taken out while its keys are filed again (none of them goes back
             // into it), so the loop reads a plain slice, and its buffer is put back after.
             let mut keys = std::mem::take(&mut self.buckets[b]);
@@ -363,8 +368,6 @@ impl<E> EventQueue<E> {
             if self.ready.len() > 1 {
                 self.ready.keys.sort_unstable_by_key(|k| k.seq);
             }
-        } else if self.buckets[b].capacity() > KEEP_CAPACITY {
-            self.buckets[b] = Vec::new();
         }
         if n > 0 {
             self.splits += 1;

@@ -568,14 +568,9 @@ impl Kubelet {
     /// Like [`Kubelet::probe_status_changed`] for every pod with probe workers (after the
     /// status manager dropped several statuses at once).
     pub(crate) fn probe_status_changed_all(&mut self) {
-        let mut statuses = self.status.statuses.iter().peekable();
         for i in 0..self.prober.index.len() {
             let uid = self.prober.index[i].0;
-            while statuses.next_if(|(u, _)| **u < uid).is_some() {}
-            let cached = statuses
-                .peek()
-                .filter(|(u, _)| **u == uid)
-                .map(|(_, v)| &*v.status);
+            let cached = self.status.statuses.get(&uid).map(|v| &*v.status);
             self.prober.status_changed(uid, cached);
         }
     }
