@@ -75,7 +75,7 @@ impl Kubelet {
     pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
         if let Some(p) = &options.pod {
             // The pod may be active from now on: admission's scan visits it.
-            self.config.candidates.insert(p.uid);
+            self.config.candidates.insert(p.uid, ());
         }
         if self.legacy() {
             self.legacy_update_pod(ctx, options);
