@@ -240,7 +240,7 @@ impl Kubelet {
         // The candidates gone from config, dropped after the walk (rarely any: a plain walk
         // costs less than `retain`'s).
         let mut gone = Vec::new();
-        for u in config.candidates.iter().rev() {
+        for u in config.candidates.keys().rev() {
             if bound < room {
                 early = true;
                 break;

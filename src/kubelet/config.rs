@@ -38,7 +38,8 @@ pub(crate) struct PodManager {
     /// (inactive: terminal in the status manager, no pod worker). UIDs gone from `pods`
     /// are dropped at the next scan. Keeps the scan proportional to the admitted pods,
     /// not to every pod the node ever rejected (`admission::active_use_for_admission`).
-    pub(crate) candidates: BTreeSet<PodUid>,
+    /// Indexed by UID ([`UidMap`]): every update asks for its pod's place, most find it.
+    pub(crate) candidates: UidMap<()>,
     /// The UIDs in `pods` whose spec sets `activeDeadlineSeconds`: the only pods the
     /// active-deadline handler can ask to sync, so `getPodsToSync` asks it about these
     /// alone instead of every pod at every sync-loop tick (kept by `put` and `remove`).

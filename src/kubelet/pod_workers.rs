@@ -374,7 +374,8 @@ impl PodWorkers {
         err: Option<SyncError>,
     ) -> Option<bool> {
         let period = self.requeue_period(err);
-        let st = self.records.get_mut(&uid)?;
+        // Unlogged: a sync's end changes nothing the known-pods report reads.
+        let st = self.records.get_mut_unlogged(&uid)?;
         st.end_sync(uid, op, now);
         let delay = jitter_with(&mut self.rng, period);
         self.work_queue.enqueue(uid, now + delay);

@@ -14,9 +14,10 @@ use crate::model::PodUid;
 use std::collections::BTreeMap;
 use std::ops::Deref;
 
-/// A UID-keyed map ([`UidMap`]: array look-ups) whose every mutable access notes the key
-/// in a [`ChangeLog`]. Reads go through `Deref` to the map; writes only through `get_mut`,
-/// `get_mut_watched`, `insert` and `remove`.
+/// A UID-keyed map ([`UidMap`]: array look-ups) whose mutable accesses note the key in a
+/// [`ChangeLog`] (all but [`RecordMap::get_mut_unlogged`], whose callers note what they
+/// change). Reads go through `Deref` to the map; writes only through `get_mut`,
+/// `get_mut_unlogged`, `get_mut_watched`, `insert` and `remove`.
 ///
 /// A second log ([`RecordMap::watch`]) serves a second reader that reads only a small
 /// part of each value (the prober reads whether a pod's termination was requested and
@@ -72,6 +73,25 @@ impl<V> RecordMap<V> {
         let v = self.map.get_mut(uid)?;
         self.log.note(*uid, len);
         Some(v)
+    }
+
+    /// A mutable entry noted in neither log, for the hot paths of the pod workers (an
+    /// update, a wake-up, a sync's end) that leave alone what the first log's reader
+    /// reads: the known-pods report (`known_report`: a record's work type, restart
+    /// request, and whether its active or pending update carries a pod and a static one).
+    /// A caller that may change that part notes it with [`RecordMap::note`]. Debug builds
+    /// check the reader's copy against a full rebuild at every read, so a change left
+    /// unnoted shows there.
+    #[inline]
+    pub(crate) fn get_mut_unlogged(&mut self, uid: &PodUid) -> Option<&mut V> {
+        self.map.get_mut(uid)
+    }
+
+    /// Note `uid` in the first log (after a [`RecordMap::get_mut_unlogged`] whose caller
+    /// changed what that log's reader reads).
+    #[inline]
+    pub(crate) fn note(&mut self, uid: PodUid) {
+        self.log.note(uid, self.map.len());
     }
 
     /// A mutable entry whose [`Watched`] part the caller may change: noted in both logs.

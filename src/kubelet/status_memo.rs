@@ -222,7 +222,8 @@ impl Kubelet {
         } else {
             None
         };
-        if let Some(st) = self.pw.records.get_mut(&pod.uid) {
+        // Unlogged: the memo is nothing the known-pods report reads.
+        if let Some(st) = self.pw.records.get_mut_unlogged(&pod.uid) {
             st.status_memo = memo;
         }
         phase

@@ -32,6 +32,13 @@ fn full_name(o: &UpdatePodOptions) -> (PodUid, String) {
     (rp.uid, format!("{}_{}", rp.name, rp.namespace))
 }
 
+/// Whether a record's active update carries a pod, and a static one (`None`: no pod; the
+/// report then reads the pending update's).
+fn active_pod_kind(st: &PodSyncStatus) -> Option<bool> {
+    let pod = st.active_update.as_ref()?.pod.as_ref()?;
+    Some(pod.static_pod)
+}
+
 /// The UID an update is for (what [`full_name`] pairs with the name).
 fn pod_uid(o: &UpdatePodOptions) -> PodUid {
     match (&o.pod, &o.running_pod) {
@@ -68,7 +75,7 @@ impl Kubelet {
     pub(crate) fn update_pod(&mut self, ctx: &mut Ctx, mut options: UpdatePodOptions) {
         if let Some(p) = &options.pod {
             // The pod may be active from now on: admission's scan visits it.
-            self.config.candidates.insert(p.uid);
+            self.config.candidates.insert(p.uid, ());
         }
         if self.legacy() {
             self.legacy_update_pod(ctx, options);
@@ -94,12 +101,16 @@ impl Kubelet {
 
         // 2. First sight. The record is looked up once here (twice for a first sight); the
         // steps below that need the whole kubelet (only for kills, terminations and a
-        // worker's first update) look it up again.
-        let (mut st, first_time) = match self.pw.records.get_mut(&uid) {
+        // worker's first update) look it up again. Unlogged: the steps that change what
+        // the known-pods report reads note it (a first sight's insert is noted).
+        let (mut st, first_time) = match self.pw.records.get_mut_unlogged(&uid) {
             Some(st) => (st, false),
             None => {
                 self.first_sight(ctx, uid, &options);
-                (self.pw.records.get_mut(&uid).expect("inserted"), true)
+                (
+                    self.pw.records.get_mut_unlogged(&uid).expect("inserted"),
+                    true,
+                )
             }
         };
         let before = st.work_type();
@@ -129,6 +140,7 @@ impl Kubelet {
                 uid,
                 what: WorkerStep::RestartWhileTerminating,
             });
+            self.pw.records.note(uid);
             return;
         }
         // 5. Finished pods ignore updates.
@@ -177,7 +189,9 @@ impl Kubelet {
             self.start_worker_if_none(ctx, uid, &options);
             st = self.pw.records.get_mut(&uid).expect("present");
         }
-        // 9. Coalesce into the single pending slot and signal.
+        // 9. Coalesce into the single pending slot and signal. The known-pods report reads
+        // the pending update's pod only while the active update has none.
+        let reported = st.active_update.as_ref().is_none_or(|u| u.pod.is_none());
         st.pending_update = Some(options);
         st.working = true;
         let need_signal = !st.signalled && st.op.is_none();
@@ -196,6 +210,9 @@ impl Kubelet {
             st.work_type()
         );
         st.assert_invariants();
+        if reported {
+            self.pw.records.note(uid);
+        }
         if need_signal {
             let _ = ctx.after(Dur::ZERO, KEv::WorkerWake(uid));
         }
@@ -475,7 +492,10 @@ impl Kubelet {
 
     /// The worker goroutine wakes on its signal channel (`startPodSync` and on).
     pub(super) fn worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let Some(st) = self.pw.records.get_mut(&uid) else {
+        // Unlogged: a started worker's wake-up changes what the known-pods report reads
+        // only if its active update had no pod, or the merge changes the pod's kind
+        // (noted below); a first start looks the record up again, noted.
+        let Some(st) = self.pw.records.get_mut_unlogged(&uid) else {
             return; // record gone: no work
         };
         st.signalled = false;
@@ -493,8 +513,17 @@ impl Kubelet {
         let (st, options) = if st.is_started()
             || (options.is_runtime_only() && work_type == WorkType::Terminating)
         {
+            let before = active_pod_kind(st);
             st.merge_last_update(&options);
-            (st, options)
+            if before.is_none() || active_pod_kind(st) != before {
+                self.pw.records.note(uid);
+                (
+                    self.pw.records.get_mut_unlogged(&uid).expect("present"),
+                    options,
+                )
+            } else {
+                (st, options)
+            }
         } else {
             let Some(options) = self.worker_first_start(ctx, uid, options) else {
                 return;
