@@ -38,24 +38,6 @@ pub(crate) struct Scratch {
     changed: (Vec<PodUid>, Vec<PodUid>),
 }
 
-/// A cursor over `SyncKnownPods`' UID-ordered report, asked in ascending UID order.
-struct KnownCursor<'a>(&'a [(PodUid, PodWorkerSync)]);
-
-impl<'a> KnownCursor<'a> {
-    fn get(&mut self, uid: PodUid) -> Option<&'a PodWorkerSync> {
-        while let Some(((u, _), rest)) = self.0.split_first() {
-            if *u >= uid {
-                break;
-            }
-            self.0 = rest;
-        }
-        match self.0.first() {
-            Some((u, w)) if *u == uid => Some(w),
-            _ => None,
-        }
-    }
-}
-
 /// `possiblyRunning`: the worker is syncing or terminating the pod.
 fn possibly_running(w: Option<&PodWorkerSync>) -> bool {
     matches!(w, Some(w) if matches!(w.state, WorkType::Sync | WorkType::Terminating))
@@ -82,9 +64,8 @@ impl Kubelet {
         self.sync_known_pods_into(ctx, &all_pods, &mut report);
         let known_desired = report.known_desired();
         let working = &report.pods;
-        // Stop probing pods that are not running (asked in UID order: walked, not searched).
-        let mut cur = KnownCursor(&working.0);
-        self.probe_cleanup_pods(ctx, |uid| possibly_running(cur.get(uid)));
+        // Stop probing pods that are not running (each asked of the report by look-up).
+        self.probe_cleanup_pods(ctx, |uid| possibly_running(working.get(&uid)));
         // Force-refresh the runtime cache: a fresh list of the running pods. Only the pods
         // the workers are not running matter below (the orphans to kill, and the "nothing
         // runs" tests, asked only of UIDs the workers do not know), so only those are kept,
@@ -169,11 +150,10 @@ impl Kubelet {
         self.hk.running_synced = Some(epoch);
         let known = report.take_touched(&mut rep);
         let working = &report.pods;
-        // A visit costs two searches; the listing one step of a walk per running pod (about
-        // one per record).
-        if c == Changes::All || !known || (rt.len() + rep.len()) * 3 > working.0.len() {
-            let mut cur = KnownCursor(&working.0);
-            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), orphans);
+        // A visit costs a look-up of the report and one of the listing; the listing one
+        // step of a walk per running pod (about one per record).
+        if c == Changes::All || !known || (rt.len() + rep.len()) * 3 > working.len() {
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(working.get(&uid)), orphans);
         } else {
             let mut reps = rep.iter().peekable();
             let mut visit = |uid: PodUid| {
@@ -200,8 +180,7 @@ impl Kubelet {
         #[cfg(debug_assertions)]
         {
             let mut full = Vec::new();
-            let mut cur = KnownCursor(&working.0);
-            ctx.list_running_pod_uids_where(|uid| !possibly_running(cur.get(uid)), &mut full);
+            ctx.list_running_pod_uids_where(|uid| !possibly_running(working.get(&uid)), &mut full);
             assert_eq!(*orphans, full, "housekeeping's orphan list out of step");
         }
         self.hk.changed = (rt, rep);
@@ -225,16 +204,15 @@ impl Kubelet {
         // desired pods: as many as the desired pods means every one is known.
         debug_assert_eq!(
             known_desired,
-            working.0.iter().filter(|(_, w)| !w.orphan).count()
+            working.0.values().filter(|w| !w.orphan).count()
         );
         // Desired pods the workers do not know: the report keeps their list.
         debug_assert_eq!(unknown_uids.len(), all_pods.len() - known_desired);
         #[cfg(debug_assertions)]
         {
-            let mut cur = KnownCursor(&working.0);
             let full: Vec<PodUid> = all_pods
                 .keys()
-                .filter(|u| cur.get(**u).is_none())
+                .filter(|u| !working.contains_key(u))
                 .copied()
                 .collect();
             assert_eq!(unknown_uids, full, "the report's unknown pods out of step");
@@ -317,9 +295,8 @@ impl Kubelet {
         all_pods: &UidMap<Arc<ApiPod>>,
         working: &KnownPods,
     ) {
-        let mut known = KnownCursor(&working.0);
         for (uid, pod) in all_pods {
-            if self.restart_wanted(uid, pod) && known.get(*uid).is_none() {
+            if self.restart_wanted(uid, pod) && !working.contains_key(uid) {
                 ctx.emit(Transition::Note {
                     uid: *uid,
                     what: NoteKind::HousekeepingRestartsUnknown,
@@ -390,41 +367,30 @@ impl Kubelet {
 mod tests {
     use super::*;
 
-    fn report(states: &[(u32, WorkType)]) -> Vec<(PodUid, PodWorkerSync)> {
-        states
-            .iter()
-            .map(|(u, state)| {
-                let w = PodWorkerSync {
-                    state: *state,
-                    orphan: false,
-                    has_config: true,
-                    is_static: false,
-                };
-                (PodUid(*u), w)
-            })
-            .collect()
-    }
-
-    /// The cursor answers as a search does, for ascending questions with gaps and repeats.
+    /// The report answers look-ups by UID; only syncing and terminating pods count as
+    /// possibly running.
     #[test]
-    fn known_cursor_matches_search() {
-        let r = report(&[
+    fn possibly_running_reads_the_report() {
+        let states = [
             (2, WorkType::Sync),
             (5, WorkType::Terminating),
             (7, WorkType::Terminated),
             (9, WorkType::Sync),
-        ]);
-        let known = KnownPods(r.clone());
-        let mut cur = KnownCursor(&r);
-        for u in [0, 1, 2, 2, 3, 5, 6, 7, 7, 9, 10, 11] {
-            let uid = PodUid(u);
-            let got = cur.get(uid).map(|w| w.state);
-            assert_eq!(got, known.get(&uid).map(|w| w.state), "uid {u}");
+        ];
+        let mut known = KnownPods::default();
+        for (u, state) in states {
+            let w = PodWorkerSync {
+                state,
+                orphan: false,
+                has_config: true,
+                is_static: false,
+            };
+            known.0.insert(PodUid(u), w);
         }
-        let mut cur = KnownCursor(&r);
         let running: Vec<u32> = (0..12)
-            .filter(|u| possibly_running(cur.get(PodUid(*u))))
+            .filter(|u| possibly_running(known.get(&PodUid(*u))))
             .collect();
         assert_eq!(running, vec![2, 5, 9]);
+        assert_eq!(known.len(), 4);
     }
 }

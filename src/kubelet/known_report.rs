@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// The report, with what `SyncKnownPods` acts on.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct KnownReport {
-    /// One entry per record, in UID order.
+    /// One entry per record (indexed by UID, walked in UID order).
     pub(crate) pods: KnownPods,
     /// The records `SyncKnownPods` acts on (a restart request, or no longer desired), in
     /// UID order.
@@ -78,7 +78,7 @@ impl KnownReport {
 
     /// How many entries are desired pods (not orphans).
     pub(crate) fn known_desired(&self) -> usize {
-        self.pods.0.len() - self.orphans
+        self.pods.len() - self.orphans
     }
 
     /// The desired pods no record stands for (the workers do not know them), in UID order.
@@ -141,15 +141,15 @@ impl KnownReport {
         let mut full = KnownReport::default();
         full.rebuild(records, desired);
         assert_eq!(
-            (&self.pods.0, &self.act, self.orphans, &self.unknown),
-            (&full.pods.0, &full.act, full.orphans, &full.unknown),
+            (&self.pods, &self.act, self.orphans, &self.unknown),
+            (&full.pods, &full.act, full.orphans, &full.unknown),
             "SyncKnownPods' kept report out of step with the records"
         );
     }
 
     /// The report built afresh: one walk of the records beside the desired pods.
     fn rebuild(&mut self, records: &UidMap<Box<PodSyncStatus>>, desired: &UidMap<Arc<ApiPod>>) {
-        self.pods.0.clear();
+        self.pods.0 = UidMap::new();
         self.act.clear();
         self.unknown.clear();
         self.orphans = 0;
@@ -164,7 +164,7 @@ impl KnownReport {
             if act {
                 self.act.push(uid);
             }
-            self.pods.0.push((uid, w));
+            self.pods.0.insert(uid, w);
         }
         self.unknown.extend(want.copied());
     }
@@ -178,15 +178,16 @@ impl KnownReport {
         desired: &UidMap<Arc<ApiPod>>,
         named: bool,
     ) {
-        let at = self.pods.0.binary_search_by(|(u, _)| u.cmp(&uid));
-        if let Ok(i) = at {
-            self.orphans -= usize::from(self.pods.0[i].1.orphan);
+        // The entry's orphan flag before the update (`None`: no entry).
+        let was = self.pods.get(&uid).map(|w| w.orphan);
+        if let Some(orphan) = was {
+            self.orphans -= usize::from(orphan);
         }
         let acted = self.act.binary_search(&uid);
         let Some(st) = records.get(&uid) else {
             let unknown = self.unknown.binary_search(&uid);
-            if let Ok(i) = at {
-                self.pods.0.remove(i);
+            if was.is_some() {
+                self.pods.0.remove(&uid);
             }
             if let Ok(i) = acted {
                 self.act.remove(i);
@@ -203,21 +204,23 @@ impl KnownReport {
         };
         // A UID with an entry had a record, so it is not among the unknown pods: the list
         // is searched only when the record is new (debug builds check).
-        debug_assert!(at.is_err() || self.unknown.binary_search(&uid).is_err());
-        if at.is_err() {
+        debug_assert!(was.is_none() || self.unknown.binary_search(&uid).is_err());
+        if was.is_none() {
             if let Ok(i) = self.unknown.binary_search(&uid) {
                 self.unknown.remove(i);
             }
         }
-        let orphan = match at {
-            Ok(i) if !named => self.pods.0[i].1.orphan,
+        let orphan = match was {
+            Some(orphan) if !named => orphan,
             _ => !desired.contains_key(&uid),
         };
         let (w, act) = entry(st, orphan);
         self.orphans += usize::from(orphan);
-        match at {
-            Ok(i) => self.pods.0[i].1 = w,
-            Err(i) => self.pods.0.insert(i, (uid, w)),
+        match self.pods.0.get_mut(&uid) {
+            Some(e) => *e = w,
+            None => {
+                self.pods.0.insert(uid, w);
+            }
         }
         match (acted, act) {
             (Err(i), true) => self.act.insert(i, uid),

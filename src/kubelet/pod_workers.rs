@@ -35,6 +35,7 @@
 use super::profile::Sw;
 use super::KEv;
 use crate::kubelet::Ctx;
+use crate::model::uid_map::UidMap;
 use crate::model::KillPodNowStep;
 use crate::model::{ApiPod, PodPhase, PodUid, RunningPod, Transition};
 use crate::sim::{Dur, SimTime, Stream, TimerKey};
@@ -133,24 +134,29 @@ pub(crate) struct PodWorkerSync {
     pub(crate) is_static: bool,
 }
 
-/// What `SyncKnownPods` reports: one entry per UID the workers know, in UID order (a
-/// sorted vector: built once per housekeeping tick and only looked up).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct KnownPods(pub Vec<(PodUid, PodWorkerSync)>);
+/// What `SyncKnownPods` reports: one entry per UID the workers know, walked in UID order.
+/// Held in a UID-indexed map: housekeeping asks it about one UID at a time (every running
+/// pod, every changed record), and each question is an array look-up, not a search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct KnownPods(pub UidMap<PodWorkerSync>);
 
 impl KnownPods {
+    #[inline]
     pub(crate) fn get(&self, uid: &PodUid) -> Option<&PodWorkerSync> {
-        self.0
-            .binary_search_by(|(u, _)| u.cmp(uid))
-            .ok()
-            .map(|i| &self.0[i].1)
+        self.0.get(uid)
     }
+    #[inline]
     pub(crate) fn contains_key(&self, uid: &PodUid) -> bool {
-        self.get(uid).is_some()
+        self.0.contains_key(uid)
+    }
+    /// How many UIDs the report names.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
     #[cfg(test)]
     pub(crate) fn values(&self) -> impl Iterator<Item = &PodWorkerSync> {
-        self.0.iter().map(|(_, w)| w)
+        self.0.values()
     }
 }
 
