@@ -130,8 +130,8 @@ impl Oracle {
         self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
     }
 
-    /// The beginning of a CRI call: the checkers of its topic when one of them acts on the
-    /// call ([`checkers::cri_begin_watched`]), else none.
+    /// The beginning of a CRI call: only the checkers of its topic that act on the call
+    /// ([`checkers::cri_begin_checkers`]; none for most calls).
     #[inline(never)]
     pub(super) fn direct_cri_begin(&mut self, at: SimTime, tr: &Transition) {
         let Transition::CriBegin {
@@ -151,16 +151,13 @@ impl Oracle {
             return self.general(at, tr);
         }
         self.check_direct(at, tr, topic::CRI_BEGIN);
-        if checkers::cri_begin_watched(call) {
-            self.checkers
-                .route::<{ topic::CRI_BEGIN }>(at, tr, &self.facts, &mut self.out);
-        } else {
-            self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
-        }
+        self.checkers
+            .cri_begin(at, tr, call, &self.facts, &mut self.out);
     }
 
     /// A pod worker's step: its record, the snapshot of the pod's values before it and
-    /// [`Facts::worker`]'s facts, then the checkers of its topic, without the table.
+    /// [`Facts::worker`]'s facts, then the checkers of its topic that act on the step
+    /// ([`checkers::worker_step_checkers`]), without the table.
     #[inline(never)]
     pub(super) fn direct_worker(&mut self, at: SimTime, tr: &Transition) {
         let Transition::Worker { uid, what } = *tr else {
@@ -173,7 +170,7 @@ impl Oracle {
         self.facts.worker(at, uid, what);
         self.check_direct(at, tr, topic::WORKER);
         self.checkers
-            .route::<{ topic::WORKER }>(at, tr, &self.facts, &mut self.out);
+            .worker_step(at, tr, what, &self.facts, &mut self.out);
     }
 
     /// A host operation: its record and [`Facts::host_fact`], then the checkers of its

@@ -286,33 +286,126 @@ impl Checkers {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        /// Call the checker when it looks at this kind of transition.
+        self.route_only::<BIT>(at, tr, facts, out, who::ALL);
+    }
+
+    /// [`Checkers::route`] to the checkers of the set `only` ([`who`] bits) alone, in the
+    /// same order.
+    #[inline(always)]
+    fn route_only<const BIT: u32>(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        facts: &Facts,
+        out: &mut Findings,
+        only: u16,
+    ) {
+        /// Call the checker when it looks at this kind of transition and is one of `only`.
         #[inline(always)]
         fn call<C: Checker, const BIT: u32>(
             c: &mut C,
+            me: u16,
+            only: u16,
             at: SimTime,
             tr: &Transition,
             facts: &Facts,
             out: &mut Findings,
         ) {
-            if C::TOPICS & BIT != 0 {
+            if C::TOPICS & BIT != 0 && only & me != 0 {
                 c.transition(at, tr, facts, out);
             }
         }
         debug_assert_eq!(topic::of(tr), BIT);
-        call::<_, BIT>(&mut self.static_pods, at, tr, facts, out);
-        call::<_, BIT>(&mut self.worker, at, tr, facts, out);
-        call::<_, BIT>(&mut self.sync, at, tr, facts, out);
-        call::<_, BIT>(&mut self.api, at, tr, facts, out);
-        call::<_, BIT>(&mut self.teardown, at, tr, facts, out);
-        call::<_, BIT>(&mut self.probes, at, tr, facts, out);
-        call::<_, BIT>(&mut self.shutdown, at, tr, facts, out);
-        call::<_, BIT>(&mut self.eviction, at, tr, facts, out);
-        call::<_, BIT>(&mut self.kills, at, tr, facts, out);
-        call::<_, BIT>(&mut self.init_containers, at, tr, facts, out);
-        call::<_, BIT>(&mut self.hooks, at, tr, facts, out);
-        call::<_, BIT>(&mut self.disk_reclaim, at, tr, facts, out);
-        call::<_, BIT>(&mut self.liveness, at, tr, facts, out);
+        call::<_, BIT>(
+            &mut self.static_pods,
+            who::STATIC_PODS,
+            only,
+            at,
+            tr,
+            facts,
+            out,
+        );
+        call::<_, BIT>(&mut self.worker, who::WORKER, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.sync, who::SYNC, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.api, who::API, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.teardown, who::TEARDOWN, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.probes, who::PROBES, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.shutdown, who::SHUTDOWN, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.eviction, who::EVICTION, only, at, tr, facts, out);
+        call::<_, BIT>(&mut self.kills, who::KILLS, only, at, tr, facts, out);
+        call::<_, BIT>(
+            &mut self.init_containers,
+            who::INIT_CONTAINERS,
+            only,
+            at,
+            tr,
+            facts,
+            out,
+        );
+        call::<_, BIT>(&mut self.hooks, who::HOOKS, only, at, tr, facts, out);
+        call::<_, BIT>(
+            &mut self.disk_reclaim,
+            who::DISK_RECLAIM,
+            only,
+            at,
+            tr,
+            facts,
+            out,
+        );
+        call::<_, BIT>(&mut self.liveness, who::LIVENESS, only, at, tr, facts, out);
+    }
+
+    /// [`Checkers::route`] of a transition of topic `BIT` whose values only the checkers of
+    /// `only` act on: those alone are called. Debug builds show the transition to the
+    /// topic's other checkers as well and check that none of them reported.
+    #[inline(always)]
+    fn route_acting<const BIT: u32>(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        facts: &Facts,
+        out: &mut Findings,
+        only: u16,
+    ) {
+        self.route_only::<BIT>(at, tr, facts, out, only);
+        #[cfg(debug_assertions)]
+        {
+            let found = out.list().len();
+            self.route_only::<BIT>(at, tr, facts, out, who::ALL & !only);
+            assert_eq!(
+                out.list().len(),
+                found,
+                "a checker outside {only:#06x} reported on {tr:?}"
+            );
+        }
+    }
+
+    /// [`Checkers::route`] of the beginning of CRI call `call`: only the checkers that act
+    /// on that call ([`cri_begin_checkers`]).
+    #[inline(always)]
+    pub(crate) fn cri_begin(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        call: CriOp,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.route_acting::<{ topic::CRI_BEGIN }>(at, tr, facts, out, cri_begin_checkers(call));
+    }
+
+    /// [`Checkers::route`] of a pod worker's step `what`: only the checkers that act on
+    /// that step ([`worker_step_checkers`]).
+    #[inline(always)]
+    pub(crate) fn worker_step(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        what: WorkerStep,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.route_acting::<{ topic::WORKER }>(at, tr, facts, out, worker_step_checkers(what));
     }
 
     /// [`Checkers::transition`] of a `Probe` transition: only the probes checker looks at
@@ -436,27 +529,75 @@ const _: () = {
     );
 };
 
-/// Does some checker act on the beginning of a CRI call `call`? The worker and shutdown
-/// checkers on the calls that start something (RunPodSandbox, CreateContainer,
+/// The checkers, one bit each, in [`Checkers::route`]'s order: a set of them is what
+/// [`Checkers::route_only`] calls.
+pub(crate) mod who {
+    pub(crate) const STATIC_PODS: u16 = 1 << 0;
+    pub(crate) const WORKER: u16 = 1 << 1;
+    pub(crate) const SYNC: u16 = 1 << 2;
+    pub(crate) const API: u16 = 1 << 3;
+    pub(crate) const TEARDOWN: u16 = 1 << 4;
+    pub(crate) const PROBES: u16 = 1 << 5;
+    pub(crate) const SHUTDOWN: u16 = 1 << 6;
+    pub(crate) const EVICTION: u16 = 1 << 7;
+    pub(crate) const KILLS: u16 = 1 << 8;
+    pub(crate) const INIT_CONTAINERS: u16 = 1 << 9;
+    pub(crate) const HOOKS: u16 = 1 << 10;
+    pub(crate) const DISK_RECLAIM: u16 = 1 << 11;
+    pub(crate) const LIVENESS: u16 = 1 << 12;
+    /// Every checker.
+    pub(crate) const ALL: u16 = (1 << 13) - 1;
+}
+
+/// The checkers that act on the beginning of a CRI call `call` (none: 0). The worker and
+/// shutdown checkers on the calls that start something (RunPodSandbox, CreateContainer,
 /// StartContainer), the sync checker and liveness on a kill (StopContainer, ExecPreStop),
 /// the hooks checker on ExecPostStart, teardown on UnmountVolumes, RemovePodCgroup and
-/// RemovePodDir. (Debug builds check every other call against all of them:
-/// `Checkers::unwatched`.)
+/// RemovePodDir. (Debug builds show every call to the topic's other checkers too and
+/// check that they do not report: `Checkers::route_acting`, `Checkers::unwatched`.)
+#[inline]
+pub(crate) fn cri_begin_checkers(call: CriOp) -> u16 {
+    use CriOp::*;
+    match call {
+        RunPodSandbox | CreateContainer | StartContainer => who::WORKER | who::SHUTDOWN,
+        StopContainer | ExecPreStop => who::SYNC | who::LIVENESS,
+        ExecPostStart => who::HOOKS,
+        UnmountVolumes | RemovePodCgroup | RemovePodDir => who::TEARDOWN,
+        _ => 0,
+    }
+}
+
+/// Does some checker act on the beginning of a CRI call `call` ([`cri_begin_checkers`])?
 #[inline]
 pub(crate) fn cri_begin_watched(call: CriOp) -> bool {
-    use CriOp::*;
-    matches!(
-        call,
-        RunPodSandbox
-            | CreateContainer
-            | StartContainer
-            | StopContainer
-            | ExecPreStop
-            | ExecPostStart
-            | UnmountVolumes
-            | RemovePodCgroup
-            | RemovePodDir
-    )
+    cri_begin_checkers(call) != 0
+}
+
+/// The checkers that act on a pod worker's step `what` (none: 0): the static pods checker
+/// on a worker's start and end, liveness on its end, the worker checker on v1.21's
+/// ForgetWorker, and every checker of the topic on a worker record's removal
+/// ([`record_removed`]; the shutdown checker also drops a kill queued on an orphaned
+/// runtime pod's record). No checker acts on the other steps. (Debug builds check the
+/// others: `Checkers::route_acting`.)
+#[inline]
+pub(crate) fn worker_step_checkers(what: WorkerStep) -> u16 {
+    use WorkerStep::*;
+    match what {
+        Started => who::STATIC_PODS,
+        Finished | FinishedNeverStarted => who::STATIC_PODS | who::LIVENESS,
+        V121Forgotten => who::WORKER,
+        RuntimePodRecordRemoved | Forgotten | OrphanNeverStarted => who::ALL,
+        Record
+        | FirstSightTerminal
+        | RestartWhileTerminating
+        | TerminationRequested
+        | StaticPodBlocked
+        | TerminationAcknowledged
+        | Terminated
+        | TerminalTerminating
+        | OrphanTerminationRequested
+        | V121TreatedAsTerminated => 0,
+    }
 }
 
 /// Does some checker act on the end of a CRI call `call` (`failed`: with an error)? The
