@@ -87,7 +87,7 @@ use eviction::EvictionManager;
 use nodeshutdown::ShutdownManager;
 use pleg::Pleg;
 use pod_workers::{PodWorkers, Work};
-use prober::{ProbeKey, ProbeManager, ProbeWake};
+use prober::{ProbeManager, ProbeWake};
 use status::StatusManager;
 use std::collections::BTreeMap;
 
@@ -140,12 +140,15 @@ pub(crate) enum KEv {
         op: u64,
         id: ContainerId,
     },
-    /// A probe worker wakes up (its key names it; its slot and instance find it).
+    /// A probe worker wakes up: its slot and instance find it, and the worker's own record
+    /// holds its key (pod, container, probe type), so a tick moves no name around. `source`:
+    /// the worker's source key for the schedulers that tell sources apart, kept in the worker
+    /// (see [`crate::run::sources::probe_worker_source`]).
     ProbeWorker {
-        key: ProbeKey,
         slot: u32,
         gen: u64,
         wake: ProbeWake,
+        source: u64,
     },
     /// A results manager's update channel has an update for the sync loop.
     ProbeUpdates(ProbeType),
@@ -336,11 +339,11 @@ impl Kubelet {
     pub(crate) fn handle(&mut self, ctx: &mut Ctx, ev: KEv) {
         match ev {
             KEv::ProbeWorker {
-                key,
                 slot,
                 gen,
                 wake,
-            } => self.probe_worker_wake(ctx, key, slot, gen, wake),
+                source,
+            } => self.probe_worker_wake(ctx, slot, gen, wake, source),
             ev => self.handle_other(ctx, ev),
         }
     }

@@ -14,7 +14,7 @@
 mod output;
 pub(crate) mod perfetto;
 mod process;
-mod sources;
+pub(crate) mod sources;
 mod summary;
 mod timeline;
 mod world;

@@ -4,6 +4,7 @@
 //! Events of one source at one instant run in the order they were scheduled.
 
 use super::world::Event;
+use crate::kubelet::prober::ProbeKey;
 use crate::kubelet::KEv;
 use crate::sim::trace::StableHasher;
 use crate::world::cri::Caller;
@@ -34,6 +35,9 @@ enum Source<'a> {
     HousekeepingTicker,
     /// A probe worker: (pod, container, probe type).
     ProbeWorker(u32, &'a str, &'static str),
+    /// A probe worker's event, which carries its worker's key ([`probe_worker_source`]),
+    /// worked out once when the worker started: the event names the worker by slot only.
+    ProbeWorkerKey(u64),
     /// A probe results manager's update channel.
     ProbeResults(&'static str),
     ShutdownManager,
@@ -53,6 +57,9 @@ enum Source<'a> {
 
 impl Source<'_> {
     fn key(self) -> u64 {
+        if let Source::ProbeWorkerKey(key) = self {
+            return key;
+        }
         let mut h = StableHasher::default();
         let (tag, n, s, t): (u64, u64, &str, &str) = match self {
             Source::Creator(i) => (1, i as u64, "", ""),
@@ -68,6 +75,7 @@ impl Source<'_> {
             Source::SyncTicker => (11, 0, "", ""),
             Source::HousekeepingTicker => (12, 0, "", ""),
             Source::ProbeWorker(uid, container, kind) => (13, uid.into(), container, kind),
+            Source::ProbeWorkerKey(_) => unreachable!("taken above"),
             Source::ProbeResults(kind) => (14, 0, kind, ""),
             Source::ShutdownManager => (15, 0, "", ""),
             Source::KillPodNow(uid) => (16, uid.into(), "", ""),
@@ -99,9 +107,7 @@ fn kubelet_source(k: &KEv) -> Source<'_> {
         KEv::HousekeepingTick => Source::HousekeepingTicker,
         KEv::PlegRelist | KEv::PlegEvent { .. } => Source::Pleg,
         KEv::StatusSignal | KEv::StatusTick => Source::StatusManager,
-        KEv::ProbeWorker { key, .. } => {
-            Source::ProbeWorker(key.uid.0, &key.container, key.kind.as_str())
-        }
+        KEv::ProbeWorker { source, .. } => Source::ProbeWorkerKey(*source),
         KEv::ProbeUpdates(kind) => Source::ProbeResults(kind.as_str()),
         KEv::PrepareForShutdown(_)
         | KEv::ShutdownGroupDeadline { .. }
@@ -140,6 +146,11 @@ fn source(e: &Event) -> Source<'_> {
         Event::ApiCreateMirror { .. } | Event::ApiDeleteMirror { .. } => Source::MirrorClient,
         Event::Logind(_) => Source::Logind,
     }
+}
+
+/// The source key of the events of the probe worker `key`: what its events carry.
+pub(crate) fn probe_worker_source(key: &ProbeKey) -> u64 {
+    Source::ProbeWorker(key.uid.0, &key.container, key.kind.as_str()).key()
 }
 
 /// The source key of an event (see the module comment).

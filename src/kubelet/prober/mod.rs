@@ -423,6 +423,7 @@ impl Kubelet {
                 let view = StatusView::of(cached, &c.name);
                 let mut w = Worker::new(gen, key.clone(), pod, spec, view);
                 w.terminating = self.pw.is_pod_termination_requested(pod.uid);
+                let source = w.source;
                 let slot = self.prober.insert(w);
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
@@ -433,10 +434,10 @@ impl Kubelet {
                 let _ = ctx.after(
                     sleep,
                     KEv::ProbeWorker {
-                        key,
                         slot,
                         gen,
                         wake: ProbeWake::FirstRun,
+                        source,
                     },
                 );
             }
@@ -686,36 +687,17 @@ impl Kubelet {
 
 /// `prober.probe` with `runProbeWithRetries`: run the probe of worker `key` on container
 /// `id`, retrying errors, and trace it; an error after the last retry is returned (the
-/// worker throws the result away).
-#[inline]
+/// worker throws the result away). `name_word`: the worker's kept word of the container
+/// name, which the trace hashes in place of the name's text (0: the text).
+#[inline(always)]
 pub(crate) fn run_probe(
     ctx: &mut Ctx,
     key: &ProbeKey,
     id: ContainerId,
     handler: ProbeHandler,
-) -> Result<ProbeResult, &'static str> {
-    run_probe_keyed(ctx, key.clone(), id, handler, 0).0
-}
-
-/// [`run_probe`] with the key given by value and handed back: the `Probe` transition takes
-/// the key's container name and gives it back after the trace saw it, so a probe neither
-/// counts a reference to the name up nor drops one. `name_word`: the worker's kept word of
-/// the container name, which the trace hashes in place of the name's text (0: the text).
-/// Inlined into its two callers: out of line, its answer and the key came back through
-/// memory and it saved and restored six registers of its own.
-#[inline(always)]
-pub(crate) fn run_probe_keyed(
-    ctx: &mut Ctx,
-    key: ProbeKey,
-    id: ContainerId,
-    handler: ProbeHandler,
     name_word: u64,
-) -> (Result<ProbeResult, &'static str>, ProbeKey) {
-    let ProbeKey {
-        uid,
-        container,
-        kind,
-    } = key;
+) -> Result<ProbeResult, &'static str> {
+    let kind = key.kind;
     let mut out = Err("not run");
     for _ in 0..MAX_PROBE_RETRIES {
         out = ctx.exec_probe(id, kind, handler);
@@ -724,8 +706,8 @@ pub(crate) fn run_probe_keyed(
         }
     }
     let t = Transition::Probe {
-        uid,
-        container,
+        uid: key.uid,
+        container: key.container.clone(),
         kind,
         result: match out {
             Ok(true) => ProbeVerdict::Success,
@@ -734,24 +716,19 @@ pub(crate) fn run_probe_keyed(
         },
     };
     ctx.emit_hinted(&t, name_word);
+    // Only the name needs dropping: taken out here, its count goes down in place instead
+    // of in a call to the transition's general drop.
     let Transition::Probe { container, .. } = t else {
         unreachable!("built as a probe above")
     };
-    let out = out.map(|ok| {
+    drop(container);
+    out.map(|ok| {
         if ok {
             ProbeResult::Success
         } else {
             ProbeResult::Failure
         }
-    });
-    (
-        out,
-        ProbeKey {
-            uid,
-            container,
-            kind,
-        },
-    )
+    })
 }
 
 #[cfg(test)]

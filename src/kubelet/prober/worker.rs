@@ -11,7 +11,7 @@
 //! the same instant, the run's scheduler picks which one the worker's `select` sees first,
 //! as Go's `select` would pick at random.
 
-use super::{run_probe, run_probe_keyed, ProbeKey, ProbeResult};
+use super::{run_probe, ProbeKey, ProbeResult};
 use crate::kubelet::pod_workers::PodWorkers;
 use crate::kubelet::Ctx;
 use crate::kubelet::{KEv, Kubelet};
@@ -135,6 +135,9 @@ pub(crate) struct Worker {
     pub(crate) name_word: u64,
     /// Which probe of which container this worker runs (`probeKey`).
     pub(crate) key: ProbeKey,
+    /// The source key of this worker's events (`probe_worker_source` of `key`), which they
+    /// carry in place of the key.
+    pub(crate) source: u64,
     /// The result published for a new container before it is probed.
     pub(crate) initial: ProbeResult,
     /// Whether the worker goes on after its container terminated: a sidecar is restarted
@@ -185,6 +188,7 @@ impl Worker {
                 ProbeType::Startup => ProbeResult::Unknown,
             },
             keep_after_exit: sidecar || pod.spec.restart_policy != RestartPolicy::Never,
+            source: crate::run::sources::probe_worker_source(&key),
             key,
             #[cfg(debug_assertions)]
             pod: pod.clone(),
@@ -282,10 +286,10 @@ impl Kubelet {
             let _ = ctx.after(
                 Dur::ZERO,
                 KEv::ProbeWorker {
-                    key: w.key.clone(),
                     slot,
                     gen: w.gen,
                     wake,
+                    source: w.source,
                 },
             );
         }
@@ -295,18 +299,19 @@ impl Kubelet {
     /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
     ///
     /// A wake-up that probes the container the worker already knows (almost all of them)
-    /// takes one pass over the worker: the `Probe` transition borrows the event's key and
-    /// hands it on to the next tick, which is scheduled right after the probe. Nothing
-    /// else is scheduled before that point on this path, so the queue sees its events in
-    /// the order the step-by-step path ([`Kubelet::do_probe`]) gives them.
+    /// takes one pass over the worker: the `Probe` transition reads the worker's key, and
+    /// the next tick, scheduled right after the probe, names the worker by slot and
+    /// instance only. Nothing else is scheduled before that point on this path, so the
+    /// queue sees its events in the order the step-by-step path ([`Kubelet::do_probe`])
+    /// gives them. `source`: the event's source key (debug builds check it is the worker's).
     #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
         ctx: &mut Ctx,
-        key: ProbeKey,
         slot: u32,
         gen: u64,
         wake: ProbeWake,
+        source: u64,
     ) {
         let tick = match wake {
             ProbeWake::FirstRun | ProbeWake::Tick => true,
@@ -330,7 +335,13 @@ impl Kubelet {
             Some(Some(w)) if w.gen == gen => w,
             _ => return,
         };
-        debug_assert!(w.key == key, "a probe worker's slot holds its own key");
+        debug_assert_eq!(
+            source,
+            crate::run::sources::probe_worker_source(&w.key),
+            "probe worker {:?}: its events' source key is not its own",
+            w.key
+        );
+        let source = w.source;
         match wake {
             ProbeWake::FirstRun => w.sleeping = false,
             ProbeWake::Trigger => w.trigger_pending = false,
@@ -351,10 +362,10 @@ impl Kubelet {
             // running, a worker on hold, waiting or quitting): step by step.
             if tick {
                 let tick = KEv::ProbeWorker {
-                    key,
                     slot,
                     gen,
                     wake: ProbeWake::Tick,
+                    source,
                 };
                 let _ = ctx.after(w.period, tick);
             }
@@ -370,13 +381,13 @@ impl Kubelet {
             unmarked,
         );
         p.probes_run += 1;
-        let (out, key) = run_probe_keyed(ctx, key, id, w.handler, w.name_word);
+        let out = run_probe(ctx, &w.key, id, w.handler, w.name_word);
         if tick {
             let tick = KEv::ProbeWorker {
-                key,
                 slot,
                 gen,
                 wake: ProbeWake::Tick,
+                source,
             };
             let _ = ctx.after(w.period, tick);
         }
@@ -419,10 +430,10 @@ impl Kubelet {
         let _ = ctx.after(
             Dur::ZERO,
             KEv::ProbeWorker {
-                key: w.key.clone(),
                 slot,
                 gen,
                 wake: ProbeWake::Trigger,
+                source: w.source,
             },
         );
     }
@@ -518,7 +529,7 @@ impl Kubelet {
             unmarked,
         );
         p.probes_run += 1;
-        let Ok(result) = run_probe(ctx, &w.key, id, w.handler) else {
+        let Ok(result) = run_probe(ctx, &w.key, id, w.handler, w.name_word) else {
             return true;
         };
         match w.record(result) {
