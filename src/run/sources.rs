@@ -57,11 +57,9 @@ enum Source<'a> {
 
 impl Source<'_> {
     fn key(self) -> u64 {
-        if let Source::ProbeWorkerKey(key) = self {
-            return key;
-        }
-        let mut h = StableHasher::default();
         let (tag, n, s, t): (u64, u64, &str, &str) = match self {
+            // Worked out once, when the worker started (`probe_worker_source`).
+            Source::ProbeWorkerKey(key) => return key,
             Source::Creator(i) => (1, i as u64, "", ""),
             Source::Timeline => (2, 0, "", ""),
             Source::Container(id) => (3, id.into(), "", ""),
@@ -75,7 +73,6 @@ impl Source<'_> {
             Source::SyncTicker => (11, 0, "", ""),
             Source::HousekeepingTicker => (12, 0, "", ""),
             Source::ProbeWorker(uid, container, kind) => (13, uid.into(), container, kind),
-            Source::ProbeWorkerKey(_) => unreachable!("taken above"),
             Source::ProbeResults(kind) => (14, 0, kind, ""),
             Source::ShutdownManager => (15, 0, "", ""),
             Source::KillPodNow(uid) => (16, uid.into(), "", ""),
@@ -87,6 +84,7 @@ impl Source<'_> {
             Source::Logind => (22, 0, "", ""),
             Source::ImageGc => (23, 0, "", ""),
         };
+        let mut h = StableHasher::default();
         h.write_u64(tag);
         h.write_u64(n);
         for text in [s, t] {
