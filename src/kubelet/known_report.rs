@@ -216,12 +216,7 @@ impl KnownReport {
         };
         let (w, act) = entry(st, orphan);
         self.orphans += usize::from(orphan);
-        match self.pods.0.get_mut(&uid) {
-            Some(e) => *e = w,
-            None => {
-                self.pods.0.insert(uid, w);
-            }
-        }
+        self.pods.0.insert(uid, w);
         match (acted, act) {
             (Err(i), true) => self.act.insert(i, uid),
             (Ok(i), false) => {

@@ -163,8 +163,9 @@ impl Checkers {
     ) {
         // Direct paths for the most frequent kinds after probes (a SyncPod's beginning and
         // every sync's end, which `Oracle::other` sends here directly too): only the
-        // checkers that act on them, without the table; CRI calls no checker acts on skip
-        // the table.
+        // checkers that act on them, without the table. A CRI call's beginning and a pod
+        // worker's step go to the checkers that act on their values, as on the oracle's
+        // direct paths; the ends of CRI calls no checker acts on skip the table.
         match *tr {
             Transition::SyncBegin {
                 uid,
@@ -172,9 +173,8 @@ impl Checkers {
                 grace,
             } => return self.sync_pod_begin(at, tr, uid, grace, facts, out),
             Transition::SyncEnd { uid, kind, .. } => return self.sync_end(at, uid, kind),
-            Transition::CriBegin { call, .. } if !cri_begin_watched(call) => {
-                return self.unwatched(at, tr, facts, out)
-            }
+            Transition::CriBegin { call, .. } => return self.cri_begin(at, tr, call, facts, out),
+            Transition::Worker { what, .. } => return self.worker_step(at, tr, what, facts, out),
             Transition::CriEnd {
                 call, ref error, ..
             } if !cri_end_watched(call, error.is_some()) => {
@@ -186,7 +186,7 @@ impl Checkers {
     }
 
     /// A transition of a kind some checkers look at, with values none of them acts on
-    /// (see [`cri_begin_watched`]): nothing to do. Debug builds show it to those
+    /// (see [`cri_end_watched`]): nothing to do. Debug builds show it to those
     /// checkers all the same and check that none reported.
     #[inline(always)]
     pub(crate) fn unwatched(
@@ -565,12 +565,6 @@ pub(crate) fn cri_begin_checkers(call: CriOp) -> u16 {
         UnmountVolumes | RemovePodCgroup | RemovePodDir => who::TEARDOWN,
         _ => 0,
     }
-}
-
-/// Does some checker act on the beginning of a CRI call `call` ([`cri_begin_checkers`])?
-#[inline]
-pub(crate) fn cri_begin_watched(call: CriOp) -> bool {
-    cri_begin_checkers(call) != 0
 }
 
 /// The checkers that act on a pod worker's step `what` (none: 0): the static pods checker
