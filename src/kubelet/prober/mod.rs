@@ -347,6 +347,28 @@ impl Kubelet {
     /// after one search of the index (see `PodEntry::added`); debug builds walk the probes
     /// and assert the first has a worker.
     pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
+        let kinds = [
+            ProbeType::Startup,
+            ProbeType::Readiness,
+            ProbeType::Liveness,
+        ];
+        let probed = |c: &ContainerSpec| kinds.iter().any(|&k| c.probe(k).is_some());
+        // A pod without any probe (a crash-looping or a batch pod resyncs often): the walk
+        // would find nothing to start, so neither the index nor the walk is visited.
+        let spec = &pod.spec;
+        if !spec
+            .containers
+            .iter()
+            .chain(&spec.init_containers)
+            .any(probed)
+        {
+            debug_assert!(
+                self.probe_first_has_worker(pod).is_none(),
+                "pod {}: AddPod skipped as probe-less, but it has a probe",
+                pod.uid
+            );
+            return;
+        }
         if let Ok(i) = self.prober.index_pos(pod.uid) {
             let same = |c: &Containers| std::ptr::eq::<Vec<_>>(&**c, &*pod.spec.containers);
             if self.prober.index[i].1.added.as_ref().is_some_and(same) {
@@ -360,12 +382,6 @@ impl Kubelet {
         }
         self.probe_add_pod_walk(ctx, pod);
         // The first probe has a worker now (it had one, or the walk started one).
-        let kinds = [
-            ProbeType::Startup,
-            ProbeType::Readiness,
-            ProbeType::Liveness,
-        ];
-        let probed = |c: &ContainerSpec| kinds.iter().any(|&k| c.probe(k).is_some());
         if pod.spec.containers.iter().any(probed) {
             if let Ok(i) = self.prober.index_pos(pod.uid) {
                 self.prober.index[i].1.added = Some(pod.spec.containers.clone());
