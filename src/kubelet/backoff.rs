@@ -2,6 +2,7 @@
 //! (client-go `util/flowcontrol/backoff.go`, v1.31; no jitter, entries expire after
 //! twice the maximum).
 
+use crate::model::PodUid;
 use crate::sim::{Dur, SimTime};
 use std::collections::BTreeMap;
 
@@ -56,7 +57,9 @@ impl Backoff {
     }
 
     /// [`Backoff::is_in_back_off_since`] with the back-off it found (`Get(id)`), on one
-    /// lookup: `Some(backoff)` while in back-off.
+    /// lookup: `Some(backoff)` while in back-off. (The crash loop's [`ContainerBackoff`]
+    /// checks its answers against it in debug builds.)
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) fn back_off_since(
         &self,
         id: &str,
@@ -89,6 +92,7 @@ impl Backoff {
     /// `GC()`: drop entries idle for more than twice the maximum. Housekeeping asks every
     /// 2 s; the walk runs only once the kept bound on the oldest update says an entry may
     /// have expired (debug builds check a skipped walk would drop nothing).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) fn gc(&mut self, now: SimTime) {
         let max2 = self.max.times(2);
         if self.oldest.is_none_or(|t| now.since(t) <= max2) {
@@ -100,6 +104,134 @@ impl Backoff {
         }
         self.entries.retain(|_, (_, last)| now.since(*last) <= max2);
         self.oldest = self.entries.values().map(|(_, last)| *last).min();
+    }
+}
+
+/// The crash-loop back-off: [`Backoff`] for containers. Upstream keys it by the string
+/// `name_namespace_uid_container` (`kuberuntime_manager.go` `doBackOff`, v1.31); a pod's
+/// UID fixes its name and namespace, so (UID, container name) is the same key. Entries are
+/// kept per pod, as the reason cache keeps them (a tree keyed by UID, each pod's entries a
+/// short list sorted by container name): a crash-looping container's check builds no key
+/// and compares integers down the tree, then a name or two. Debug builds keep the same
+/// entries in a [`Backoff`] keyed by a string of both and check every answer against it.
+#[derive(Clone, Debug)]
+pub(crate) struct ContainerBackoff {
+    initial: Dur,
+    max: Dur,
+    /// Per pod with at least one entry: (container name, back-off, last update), sorted
+    /// by name.
+    pods: BTreeMap<PodUid, Vec<(String, Dur, SimTime)>>,
+    /// As [`Backoff`]'s: no entry's last update is older than this.
+    oldest: Option<SimTime>,
+    /// The same entries keyed by `uid_container` (a check only).
+    #[cfg(debug_assertions)]
+    shadow: Backoff,
+}
+
+impl ContainerBackoff {
+    pub(crate) fn new(initial: Dur, max: Dur) -> Self {
+        ContainerBackoff {
+            initial,
+            max,
+            pods: BTreeMap::new(),
+            oldest: None,
+            #[cfg(debug_assertions)]
+            shadow: Backoff::new(initial, max),
+        }
+    }
+
+    #[cfg(debug_assertions)]
+    fn shadow_key(uid: PodUid, container: &str) -> String {
+        format!("{uid}_{container}")
+    }
+
+    /// The entry of (`uid`, `container`): (back-off, last update).
+    fn get(&self, uid: PodUid, container: &str) -> Option<(Dur, SimTime)> {
+        let list = self.pods.get(&uid)?;
+        let i = list
+            .binary_search_by(|(n, ..)| n.as_str().cmp(container))
+            .ok()?;
+        Some((list[i].1, list[i].2))
+    }
+
+    /// [`Backoff::back_off_since`] for the container `container` of pod `uid`.
+    pub(crate) fn back_off_since(
+        &self,
+        uid: PodUid,
+        container: &str,
+        event_time: SimTime,
+        now: SimTime,
+    ) -> Option<Dur> {
+        let found = self.get(uid, container).and_then(|(b, last)| {
+            let expired = event_time.since(last) > self.max.times(2);
+            (!expired && now.since(event_time) < b).then_some(b)
+        });
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            found,
+            (self.shadow).back_off_since(&Self::shadow_key(uid, container), event_time, now),
+            "crash back-off of pod {uid} container {container}: per-pod entry out of step"
+        );
+        found
+    }
+
+    /// [`Backoff::next`] for the container `container` of pod `uid` (the name is copied
+    /// only when the container gets its first entry).
+    pub(crate) fn next(&mut self, uid: PodUid, container: &str, event_time: SimTime, now: SimTime) {
+        let (initial, max) = (self.initial, self.max);
+        let list = self.pods.entry(uid).or_default();
+        match list.binary_search_by(|(n, ..)| n.as_str().cmp(container)) {
+            Ok(i) => {
+                let (_, b, last) = &mut list[i];
+                *b = if event_time.since(*last) > max.times(2) {
+                    initial
+                } else {
+                    Dur(b.0.saturating_mul(2).min(max.0))
+                };
+                *last = now;
+            }
+            Err(i) => list.insert(i, (container.to_owned(), initial, now)),
+        }
+        self.oldest = Some(self.oldest.map_or(now, |t| t.min(now)));
+        #[cfg(debug_assertions)]
+        {
+            let key = Self::shadow_key(uid, container);
+            self.shadow.next(&key, event_time, now);
+            debug_assert_eq!(
+                self.get(uid, container),
+                self.shadow.entries.get(&key).copied(),
+                "crash back-off of pod {uid} container {container}: next out of step"
+            );
+        }
+    }
+
+    /// [`Backoff::gc`]: drop entries idle for more than twice the maximum (a pod left
+    /// without entries leaves the tree); the walk runs only once the bound on the oldest
+    /// update says an entry may have expired.
+    pub(crate) fn gc(&mut self, now: SimTime) {
+        let max2 = self.max.times(2);
+        #[cfg(debug_assertions)]
+        self.shadow.gc(now);
+        if self.oldest.is_some_and(|t| now.since(t) > max2) {
+            self.pods.retain(|_, list| {
+                list.retain(|(_, _, last)| now.since(*last) <= max2);
+                !list.is_empty()
+            });
+            self.oldest = self.pods.values().flatten().map(|(_, _, last)| *last).min();
+        }
+        #[cfg(debug_assertions)]
+        {
+            let kept: usize = self.pods.values().map(Vec::len).sum();
+            debug_assert_eq!(
+                kept,
+                self.shadow.entries.len(),
+                "crash back-off: per-pod entries out of step after GC"
+            );
+            debug_assert!(
+                (self.pods.values().flatten()).all(|(_, _, last)| now.since(*last) <= max2),
+                "crash back-off's bound on its oldest entry hides an expired one"
+            );
+        }
     }
 }
 

@@ -81,7 +81,7 @@ use crate::scenario::{KubeletSpec, NodeSpec};
 use crate::sim::{Dur, SimTime};
 use crate::world::apiserver::WatchEvent;
 use crate::world::cri::{Caller, CriReq, CriResult};
-use backoff::Backoff;
+use backoff::{Backoff, ContainerBackoff};
 use config::PodManager;
 use eviction::EvictionManager;
 use nodeshutdown::ShutdownManager;
@@ -197,7 +197,7 @@ pub(crate) struct Kubelet {
     pub(crate) status: StatusManager,
     pub(crate) prober: ProbeManager,
     pub(crate) shutdown: ShutdownManager,
-    pub(crate) crash_backoff: Backoff,
+    pub(crate) crash_backoff: ContainerBackoff,
     pub(crate) image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
     pub(crate) reason_cache: reason_cache::ReasonCache,
@@ -215,8 +215,6 @@ pub(crate) struct Kubelet {
     spare_op_box: Option<Box<Option<sync::Op>>>,
     /// The emptied error list of the last operation that ended (`spare.rs`).
     spare_errors: Vec<String>,
-    /// The crash-loop back-off key's buffer, kept between checks (`spare.rs`).
-    spare_key: String,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`). Debug
     /// builds only: a check.
@@ -269,13 +267,12 @@ impl Kubelet {
             status: StatusManager::new(t.status_sync_period),
             prober: ProbeManager::new(seed),
             shutdown: ShutdownManager::new(&spec.config),
-            crash_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
+            crash_backoff: ContainerBackoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: Default::default(),
             ops: BTreeMap::new(),
             spare_op_box: None,
             spare_errors: Vec::new(),
-            spare_key: String::new(),
             #[cfg(debug_assertions)]
             worker_calls: BTreeMap::new(),
             spare_plan: Default::default(),

@@ -1,12 +1,12 @@
 //! Buffers the pod workers' sync path keeps between operations so that a step allocates
-//! nothing it allocated the last time: the box a parked operation sits in, the list of an
-//! operation's errors and the crash-loop back-off key.
+//! nothing it allocated the last time: the box a parked operation sits in and the list of an
+//! operation's errors.
 //!
 //! An operation waiting on the runtime is parked in [`Kubelet::ops`] (`cri_reply.rs`),
 //! once per CRI step. Its box is kept when the reply takes the operation out and reused
-//! by the next park, so a step costs no allocation and no free. The other two buffers
-//! follow the plan buffer's pattern (`take_plan`, `recycle_plan` in `sync.rs`): taken
-//! empty by a new operation, handed back emptied when it ends.
+//! by the next park, so a step costs no allocation and no free. The error list follows
+//! the plan buffer's pattern (`take_plan`, `recycle_plan` in `sync.rs`): taken empty by a
+//! new operation, handed back emptied when it ends.
 
 use super::sync::Op;
 use super::Kubelet;
@@ -69,19 +69,6 @@ impl Kubelet {
             errors.clear();
             self.spare_errors = errors;
         }
-    }
-
-    /// The crash-loop back-off key buffer, emptied (hand it back with
-    /// [`Kubelet::put_key_buffer`]).
-    pub(super) fn take_key_buffer(&mut self) -> String {
-        let mut key = std::mem::take(&mut self.spare_key);
-        key.clear();
-        key
-    }
-
-    /// Keep the key buffer for the next back-off check.
-    pub(super) fn put_key_buffer(&mut self, key: String) {
-        self.spare_key = key;
     }
 }
 

@@ -573,20 +573,14 @@ impl Kubelet {
             .iter()
             .find(|s| *s.name == *c.name && s.state == RtState::Exited)?;
         let ts = exited.finished_at.unwrap_or(exited.created_at);
-        // `name_namespace_uid_container`, built in the kept key buffer (`spare.rs`).
-        let spec = &op.pod.spec;
-        let mut key = self.take_key_buffer();
-        for part in [spec.name.as_str(), "_", &*spec.namespace, "_"] {
-            key.push_str(part);
-        }
-        uid.push_to(&mut key);
-        key.push('_');
-        key.push_str(&c.name);
-        let backoff = self.crash_backoff.back_off_since(&key, ts, ctx.now());
+        // Upstream's key `name_namespace_uid_container` is (UID, container name) here
+        // (`ContainerBackoff`): no key is built.
+        let backoff = self
+            .crash_backoff
+            .back_off_since(uid, &c.name, ts, ctx.now());
         if backoff.is_none() {
-            self.crash_backoff.next(&key, ts, ctx.now());
+            self.crash_backoff.next(uid, &c.name, ts, ctx.now());
         }
-        self.put_key_buffer(key);
         if let Some(backoff) = backoff {
             self.reason_cache.set(uid, &c.name, "CrashLoopBackOff");
             ctx.emit(Transition::Note {
