@@ -101,7 +101,7 @@ impl<E> Sim<E> {
     /// [`EventQueue::pop_held`]): returns its slot, to read with `queue.held` and then
     /// either take out (`queue.take_held`) or [`Sim::hold`] while it is handled.
     #[inline]
-    pub fn next_held(&mut self) -> Result<u32, StopReason> {
+    pub(crate) fn next_held(&mut self) -> Result<u32, StopReason> {
         let Some(at) = self.queue.peek_time() else {
             return Err(StopReason::Quiescent);
         };
@@ -130,7 +130,7 @@ impl<E> Sim<E> {
     /// The event in hand in `slot` is being handled and may re-arm itself with
     /// [`Sim::after_again`]; [`Sim::release_held`] ends that.
     #[inline]
-    pub fn hold(&mut self, slot: u32) {
+    pub(crate) fn hold(&mut self, slot: u32) {
         debug_assert!(self.held.is_none(), "one event in hand at a time");
         self.queue.keep_held(slot);
         self.held = Some(slot);
@@ -139,7 +139,7 @@ impl<E> Sim<E> {
     /// The handling of the event held by [`Sim::hold`] is over: unless it re-armed itself,
     /// it leaves the queue.
     #[inline]
-    pub fn release_held(&mut self) {
+    pub(crate) fn release_held(&mut self) {
         if let Some(slot) = self.held.take() {
             drop(self.queue.take_held(slot));
         }
@@ -151,7 +151,7 @@ impl<E> Sim<E> {
     /// event held, a plain push.
     /// The event is made by `event`, and only when it is pushed (or checked).
     #[inline(always)]
-    pub fn after_again(
+    pub(crate) fn after_again(
         &mut self,
         delay: Dur,
         event: impl FnOnce() -> E,
