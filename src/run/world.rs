@@ -285,6 +285,37 @@ impl World {
         }
     }
 
+    /// Handle the event the queue holds in `slot` (see `Sim::next_held`). A probe worker's
+    /// tick for the running incarnation on a powered node (two events in three on a node
+    /// with probes) is handled while its event stays in the queue's hand, so the worker
+    /// re-arms its ticker by filing that event again (`Ctx::after_again`); whatever the
+    /// worker does not re-arm leaves the queue after it. Every other event is taken out
+    /// and goes to [`World::step`].
+    #[inline]
+    pub(crate) fn step_held(&mut self, slot: u32) {
+        use crate::kubelet::prober::ProbeWake;
+        let tick = match *self.sim.queue.held(slot) {
+            Event::Kubelet(
+                e,
+                KEv::ProbeWorker {
+                    slot,
+                    gen,
+                    wake: ProbeWake::Tick,
+                    source,
+                },
+            ) if !self.node.powered_off() && self.process.live(e) => Some((slot, gen, source)),
+            _ => None,
+        };
+        let Some((worker, gen, source)) = tick else {
+            let ev = self.sim.queue.take_held(slot);
+            return self.step(ev);
+        };
+        self.sim.hold(slot);
+        let (kubelet, mut ctx) = self.kubelet_ctx();
+        kubelet.probe_worker_wake(&mut ctx, worker, gen, ProbeWake::Tick, source);
+        self.sim.release_held();
+    }
+
     /// [`World::step`] of every other event: the full dispatch, with the power and
     /// incarnation checks (it would handle the frequent kubelet events in the same way).
     #[inline(never)]
@@ -477,8 +508,8 @@ impl World {
                 Some(t) if t <= until => {}
                 _ => return None,
             }
-            match self.sim.next_event() {
-                Ok(ev) => self.step(ev),
+            match self.sim.next_held() {
+                Ok(slot) => self.step_held(slot),
                 Err(reason) => return Some(reason),
             }
         }
@@ -503,8 +534,8 @@ impl World {
         const BATCH: usize = 4096;
         let cap = crate::sim::limits::MAX_KEPT_RECORDS;
         let stop = loop {
-            match self.sim.next_event() {
-                Ok(ev) => self.step(ev),
+            match self.sim.next_held() {
+                Ok(slot) => self.step_held(slot),
                 Err(reason) => break reason,
             }
             let kept = self.trace.records().len();

@@ -38,6 +38,9 @@ pub struct Sim<E> {
     events_this_instant: u64,
     /// The source of an event, for schedulers that tell sources apart (PCT).
     source: Option<fn(&E) -> u64>,
+    /// The slot of the event being handled, while it stays in the queue's hand to be
+    /// re-armed by [`Sim::after_again`] (see [`Sim::hold`]).
+    held: Option<u32>,
 }
 
 impl<E> Sim<E> {
@@ -50,6 +53,7 @@ impl<E> Sim<E> {
             events: 0,
             events_this_instant: 0,
             source: None,
+            held: None,
         }
     }
 
@@ -89,6 +93,15 @@ impl<E> Sim<E> {
     /// Pop the next event, advancing the clock, or say why the run must stop.
     #[inline]
     pub fn next_event(&mut self) -> Result<E, StopReason> {
+        let slot = self.next_held()?;
+        Ok(self.queue.take_held(slot))
+    }
+
+    /// [`Sim::next_event`], leaving the event in the queue's hand (see
+    /// [`EventQueue::pop_held`]): returns its slot, to read with `queue.held` and then
+    /// either take out (`queue.take_held`) or [`Sim::hold`] while it is handled.
+    #[inline]
+    pub(crate) fn next_held(&mut self) -> Result<u32, StopReason> {
         let Some(at) = self.queue.peek_time() else {
             return Err(StopReason::Quiescent);
         };
@@ -107,11 +120,57 @@ impl<E> Sim<E> {
             self.events_this_instant = 0;
         }
         assert!(at >= self.now, "clock went backwards: {at} < {}", self.now);
-        let e = self.queue.pop_ready(&mut self.scheduler, self.source);
+        let slot = self.queue.pop_held(&mut self.scheduler, self.source);
         self.now = at;
         self.events += 1;
         self.events_this_instant += 1;
-        Ok(e)
+        Ok(slot)
+    }
+
+    /// The event in hand in `slot` is being handled and may re-arm itself with
+    /// [`Sim::after_again`]; [`Sim::release_held`] ends that.
+    #[inline]
+    pub(crate) fn hold(&mut self, slot: u32) {
+        debug_assert!(self.held.is_none(), "one event in hand at a time");
+        self.queue.keep_held(slot);
+        self.held = Some(slot);
+    }
+
+    /// The handling of the event held by [`Sim::hold`] is over: unless it re-armed itself,
+    /// it leaves the queue.
+    #[inline]
+    pub(crate) fn release_held(&mut self) {
+        if let Some(slot) = self.held.take() {
+            drop(self.queue.take_held(slot));
+        }
+    }
+
+    /// [`Sim::after`] of an event equal to the one being handled, if it is held (see
+    /// [`Sim::hold`]): that one is filed again where and with the sequence number the push
+    /// would give (`same` tells the two are equal; checked in debug builds). Without an
+    /// event held, a plain push.
+    /// The event is made by `event`, and only when it is pushed (or checked).
+    #[inline(always)]
+    pub(crate) fn after_again(
+        &mut self,
+        delay: Dur,
+        event: impl FnOnce() -> E,
+        same: fn(&E, &E) -> bool,
+    ) -> TimerKey {
+        let at = self.now + delay;
+        match self.held.take() {
+            Some(slot) => {
+                #[cfg(debug_assertions)]
+                assert!(
+                    same(self.queue.held(slot), &event()),
+                    "the event filed again is not the one in hand"
+                );
+                #[cfg(not(debug_assertions))]
+                let _ = (same, event);
+                self.queue.refile(slot, at)
+            }
+            None => self.queue.push(at, event()),
+        }
     }
 }
 

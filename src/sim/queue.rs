@@ -46,6 +46,10 @@ struct Slot<E> {
     event: Option<E>,
 }
 
+/// The sequence number of a slot whose event is kept in hand (see [`EventQueue::keep_held`]): no
+/// key has it, as sequence numbers count up from 0.
+const HELD: u64 = u64::MAX;
+
 /// Radix buckets: sixteen levels of four bits, sixteen digits each (see [`bucket_of`]).
 const BUCKETS: usize = 256;
 
@@ -448,6 +452,22 @@ impl<E> EventQueue<E> {
         sched: &mut S,
         source: Option<fn(&E) -> u64>,
     ) -> E {
+        let slot = self.pop_held(sched, source);
+        self.take_held(slot)
+    }
+
+    /// [`EventQueue::pop_ready`], leaving the picked event in its slot, "in hand": returns
+    /// the slot. Before the next pop the caller either takes the event out
+    /// ([`EventQueue::take_held`]) or files it again for a later time
+    /// ([`EventQueue::refile`]): a periodic timer is then re-armed without moving its event
+    /// out and back in. While in hand the slot is neither free nor named by a key (one
+    /// kept in hand for a while is marked by [`EventQueue::keep_held`]).
+    #[inline]
+    pub(crate) fn pop_held<S: Scheduler + ?Sized>(
+        &mut self,
+        sched: &mut S,
+        source: Option<fn(&E) -> u64>,
+    ) -> u32 {
         let n = self.ready.len();
         let i = if n == 1 {
             0
@@ -472,11 +492,71 @@ impl<E> EventQueue<E> {
         let k = self.ready.take(i);
         debug_assert_eq!(self.slots[k.slot as usize].seq, k.seq);
         self.len -= 1;
-        self.free.push(k.slot);
-        self.slots[k.slot as usize]
+        k.slot
+    }
+
+    /// The event in hand in `slot` (see [`EventQueue::pop_held`]).
+    #[inline]
+    pub(crate) fn held(&self, slot: u32) -> &E {
+        self.slots[slot as usize]
+            .event
+            .as_ref()
+            .expect("a live event in the ready batch")
+    }
+
+    /// The event in hand in `slot` stays there while it is handled, to be filed again
+    /// ([`EventQueue::refile`]) or taken out after ([`EventQueue::take_held`]): its key's
+    /// sequence number is forgotten, so the key cannot cancel it meanwhile.
+    #[inline]
+    pub(crate) fn keep_held(&mut self, slot: u32) {
+        self.slots[slot as usize].seq = HELD;
+    }
+
+    /// Takes the event in hand in `slot` out of the queue; the slot is free again.
+    #[inline]
+    pub(crate) fn take_held(&mut self, slot: u32) -> E {
+        let e = self.slots[slot as usize]
             .event
             .take()
-            .expect("a live event in the ready batch")
+            .expect("a live event in the ready batch");
+        self.free.push(slot);
+        e
+    }
+
+    /// Files the event in hand in `slot` again, due at `at`: the same key, sequence number
+    /// and place a [`EventQueue::push`] of it at this point would give (the slot aside,
+    /// which orders nothing).
+    ///
+    /// As in [`EventQueue::push`], the usual case (a later instant, room in the key's
+    /// bucket) calls nothing; the others take [`EventQueue::refile_any`], out of line.
+    pub(crate) fn refile(&mut self, slot: u32, at: SimTime) -> TimerKey {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.len += 1;
+        let s = &mut self.slots[slot as usize];
+        debug_assert_eq!(s.seq, HELD, "slot {slot} holds no event in hand");
+        debug_assert!(s.event.is_some(), "an event in hand");
+        s.seq = seq;
+        if at > self.last {
+            let b = bucket_of(at, self.last);
+            let keys = &mut self.buckets[b];
+            if keys.len() < keys.capacity() {
+                keys.push(Key { at, seq, slot });
+                self.occupied[b >> 6] |= 1 << (b & 63);
+                return TimerKey { seq, slot };
+            }
+        }
+        self.refile_any(at, seq, slot);
+        TimerKey { seq, slot }
+    }
+
+    /// [`EventQueue::refile`]'s filing of its key in every case.
+    #[inline(never)]
+    fn refile_any(&mut self, at: SimTime, seq: u64, slot: u32) {
+        if at < self.last {
+            self.rebase(at);
+        }
+        self.insert(Key { at, seq, slot });
     }
 }
 

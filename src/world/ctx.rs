@@ -50,6 +50,23 @@ impl<'a, K> Ctx<'a, K> {
         self.sim.after(d, Event::Kubelet(self.epoch, ev))
     }
 
+    /// [`Ctx::after`] of a timer equal to the one being handled: when the run loop left
+    /// that one in the queue's hand, it is filed again instead of a copy being pushed (the
+    /// same order; see `Sim::after_again`).
+    #[inline(always)]
+    pub(crate) fn after_again(&mut self, d: Dur, ev: K) -> TimerKey
+    where
+        K: PartialEq,
+    {
+        let same = |a: &Event<K>, b: &Event<K>| match (a, b) {
+            (Event::Kubelet(x, k), Event::Kubelet(y, l)) => x == y && k == l,
+            _ => false,
+        };
+        let epoch = self.epoch;
+        self.sim
+            .after_again(d, move || Event::Kubelet(epoch, ev), same)
+    }
+
     pub(crate) fn cancel(&mut self, key: TimerKey) {
         self.sim.cancel(key);
     }

@@ -304,6 +304,8 @@ impl Kubelet {
     /// instance only. Nothing else is scheduled before that point on this path, so the
     /// queue sees its events in the order the step-by-step path ([`Kubelet::do_probe`])
     /// gives them. `source`: the event's source key (debug builds check it is the worker's).
+    /// A tick's event is usually still in the queue's hand (the run loop holds probe ticks):
+    /// the next tick files it again rather than pushing a copy ([`Ctx::after_again`]).
     #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
@@ -367,7 +369,7 @@ impl Kubelet {
                     wake: ProbeWake::Tick,
                     source,
                 };
-                let _ = ctx.after(w.period, tick);
+                let _ = ctx.after_again(w.period, tick);
             }
             let keep = self.do_probe(ctx, slot);
             self.probe_wake_end(ctx, slot, gen, wake, keep);
@@ -389,7 +391,7 @@ impl Kubelet {
                 wake: ProbeWake::Tick,
                 source,
             };
-            let _ = ctx.after(w.period, tick);
+            let _ = ctx.after_again(w.period, tick);
         }
         // Publishing touches neither pending flag: both are read now, acted on after it.
         let stop = w.stop_pending;
