@@ -54,7 +54,11 @@ impl Oracle {
     }
 
     /// A SyncPod's beginning: the sync checker and liveness (the shutdown checker acts on
-    /// terminating syncs only).
+    /// terminating syncs only). Whether it is quiet (no check of the sync checker applies,
+    /// [`checkers::sync::quiet_sync_pod`]) is decided from the worker record before the
+    /// sync changes it: a quiet one, nearly every one, needs no snapshot of the record
+    /// ([`Facts::snapshot_worker`]; debug builds take it all the same, and check the
+    /// decision against it).
     #[inline(never)]
     pub(super) fn direct_sync_pod_begin(&mut self, at: SimTime, tr: &Transition) {
         let Transition::SyncBegin {
@@ -72,11 +76,14 @@ impl Oracle {
         if !self.record(at, uid, rec) {
             return self.general(at, tr);
         }
-        self.facts.snapshot_worker(uid);
+        let quiet = checkers::sync::quiet_sync_pod(SyncKind::SyncPod, &self.facts.pod(uid).worker);
+        if !quiet || cfg!(debug_assertions) {
+            self.facts.snapshot_worker(uid);
+        }
         self.facts.sync_begin(uid, SyncKind::SyncPod, grace);
         self.check_direct(at, tr, topic::SYNC_BEGIN);
         self.checkers
-            .sync_pod_begin(at, tr, uid, grace, &self.facts, &mut self.out);
+            .sync_pod_begin_decided(at, tr, uid, grace, quiet, &self.facts, &mut self.out);
     }
 
     /// The beginning of a SyncTerminatingPod, SyncTerminatingRuntimePod or

@@ -262,7 +262,9 @@ pub(crate) struct NodeFacts {
 /// Values as they were just before the current transition: on `ConfigOp` and `Worker`, of
 /// the pod it is about (the worker record, the incarnation, the eviction override); on
 /// `SyncBegin`, of the pod's worker record and eviction override only (its incarnation
-/// facts are not saved: no check of a sync's beginning reads them); on `ApiStatusPatched`,
+/// facts are not saved: no check of a sync's beginning reads them), except on a quiet
+/// SyncPod's beginning taken by the oracle's direct path, whose checks read none of them
+/// (release builds save nothing there); on `ApiStatusPatched`,
 /// of the object written (its API phase); on `Shutdown`, of the node (the shutdown's
 /// start). On other transitions they are stale.
 #[derive(Clone, Copy, Debug, Default)]
