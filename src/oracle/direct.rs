@@ -54,7 +54,11 @@ impl Oracle {
     }
 
     /// A SyncPod's beginning: the sync checker and liveness (the shutdown checker acts on
-    /// terminating syncs only).
+    /// terminating syncs only). Whether it is quiet (no check of the sync checker applies,
+    /// [`checkers::sync::quiet_sync_pod`]) is decided from the worker record before the
+    /// sync changes it: a quiet one, nearly every one, needs no snapshot of the record
+    /// ([`Facts::snapshot_worker`]; debug builds take it all the same, and check the
+    /// decision against it).
     #[inline(never)]
     pub(super) fn direct_sync_pod_begin(&mut self, at: SimTime, tr: &Transition) {
         let Transition::SyncBegin {
@@ -72,11 +76,36 @@ impl Oracle {
         if !self.record(at, uid, rec) {
             return self.general(at, tr);
         }
-        self.facts.snapshot_worker(uid);
+        let quiet = checkers::sync::quiet_sync_pod(SyncKind::SyncPod, &self.facts.pod(uid).worker);
+        if !quiet || cfg!(debug_assertions) {
+            self.facts.snapshot_worker(uid);
+        }
         self.facts.sync_begin(uid, SyncKind::SyncPod, grace);
         self.check_direct(at, tr, topic::SYNC_BEGIN);
         self.checkers
-            .sync_pod_begin(at, tr, uid, grace, &self.facts, &mut self.out);
+            .sync_pod_begin_decided(at, tr, uid, grace, quiet, &self.facts, &mut self.out);
+    }
+
+    /// The beginning of a SyncTerminatingPod, SyncTerminatingRuntimePod or
+    /// SyncTerminatedPod: its record, the snapshot of the worker record and
+    /// [`Facts::sync_begin`], then the checkers of its topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_sync_begin(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncBegin { uid, kind, grace } = *tr else {
+            unreachable!()
+        };
+        let rec = match grace {
+            Some(g) => Rec::SyncBeginGrace(kind, I64::new(g)),
+            None => Rec::SyncBegin(kind),
+        };
+        if !self.record(at, uid, rec) {
+            return self.general(at, tr);
+        }
+        self.facts.snapshot_worker(uid);
+        self.facts.sync_begin(uid, kind, grace);
+        self.check_direct(at, tr, topic::SYNC_BEGIN);
+        self.checkers
+            .route::<{ topic::SYNC_BEGIN }>(at, tr, &self.facts, &mut self.out);
     }
 
     /// A sync's end without an error: only liveness looks at it.
@@ -128,6 +157,67 @@ impl Oracle {
         }
         self.check_direct(at, tr, topic::NOTE);
         self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// Any other note ([`Facts::note_fact`]): its record and its facts, then the checkers
+    /// of its topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_note(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::Note { uid, what } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::Note(what)) {
+            return self.general(at, tr);
+        }
+        self.facts.note_fact(at, uid, what);
+        self.check_direct(at, tr, topic::NOTE);
+        self.checkers
+            .route::<{ topic::NOTE }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A step of a sync (`SyncStep`): only its record (it changes no fact), then the
+    /// checkers of its topic, without the table.
+    #[inline(never)]
+    pub(super) fn direct_sync_step(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncStep { uid, step } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::Step(step)) {
+            return self.general(at, tr);
+        }
+        self.check_direct(at, tr, topic::SYNC_STEP);
+        self.checkers
+            .route::<{ topic::SYNC_STEP }>(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// A sandbox became ready or stopped: its record and the pod's ready sandboxes
+    /// ([`Facts::sandbox_fact`]); no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_sandbox(&mut self, at: SimTime, tr: &Transition) {
+        let (uid, id, ready, rec) = match *tr {
+            Transition::SandboxReady { uid, id } => (uid, id, true, Rec::SandboxReady(id)),
+            Transition::SandboxStopped { uid, id } => (uid, id, false, Rec::SandboxStopped(id)),
+            _ => unreachable!(),
+        };
+        if !self.record(at, uid, rec) {
+            return self.general(at, tr);
+        }
+        self.facts.sandbox_fact(at, uid, id, ready);
+        self.check_direct(at, tr, topic::NONE);
+    }
+
+    /// The API was asked to delete a pod: its record and [`Facts::delete_requested_fact`];
+    /// no checker looks at it.
+    #[inline(never)]
+    pub(super) fn direct_delete_requested(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::ApiDeleteRequested { uid, grace } = *tr else {
+            unreachable!()
+        };
+        if !self.record(at, uid, Rec::DeleteRequested(I64::new(grace))) {
+            return self.general(at, tr);
+        }
+        self.facts.delete_requested_fact(at, uid, grace);
+        self.check_direct(at, tr, topic::NONE);
     }
 
     /// The beginning of a CRI call: only the checkers of its topic that act on the call
@@ -231,7 +321,8 @@ impl Oracle {
             .route::<{ topic::CONTAINER_EXITED }>(at, tr, &self.facts, &mut self.out);
     }
 
-    /// The end of a CRI call no checker acts on ([`checkers::cri_end_watched`]).
+    /// The end of a CRI call: its record and [`Facts::cri_end_fact`], then the checkers of
+    /// its topic, without the table, when one acts on it ([`checkers::cri_end_watched`]).
     #[inline(never)]
     pub(super) fn direct_cri_end(&mut self, at: SimTime, tr: &Transition) {
         let Transition::CriEnd {
@@ -243,14 +334,18 @@ impl Oracle {
         else {
             unreachable!()
         };
-        debug_assert!(!checkers::cri_end_watched(call, error.is_some()));
         if !self.record(at, uid, Rec::CriEnd(call, target, error)) {
             return self.general(at, tr);
         }
         self.facts
             .cri_end_fact(at, uid, call, target, error.is_some());
         self.check_direct(at, tr, topic::CRI_END);
-        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+        if checkers::cri_end_watched(call, error.is_some()) {
+            self.checkers
+                .route::<{ topic::CRI_END }>(at, tr, &self.facts, &mut self.out);
+        } else {
+            self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+        }
     }
 
     /// A watch delivery: only its record; no checker looks at it.
@@ -375,7 +470,10 @@ impl Facts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ConfigOpKind, ContainerId, CriOp, HostOp, WorkerStep};
+    use crate::model::{
+        ConfigOpKind, ContainerId, CriFailed, CriFailure, CriOp, HostOp, NoteKind, SandboxId,
+        SyncStepKind, WorkerStep,
+    };
 
     /// The facts and the history the general path leaves after `trs`.
     fn general(trs: &[Transition]) -> (Facts, Vec<Vec<(SimTime, Rec)>>) {
@@ -457,9 +555,48 @@ mod tests {
                 code: 1,
                 reason: "Error",
             },
+            Transition::SandboxReady {
+                uid: PodUid(1),
+                id: SandboxId(4),
+            },
+            Transition::CriEnd {
+                uid: PodUid(1),
+                call: CriOp::CreateContainer,
+                target: 8,
+                error: Some(CriFailure::Failed(CriFailed::ContainerNotCreated)),
+            },
+            Transition::Note {
+                uid: PodUid(1),
+                what: NoteKind::FailedSyncStatus,
+            },
+            Transition::Note {
+                uid: PodUid(1),
+                what: NoteKind::V121KillRequested,
+            },
+            Transition::ApiDeleteRequested {
+                uid: PodUid(1),
+                grace: 45,
+            },
             Transition::Worker {
                 uid: PodUid(1),
                 what: WorkerStep::TerminationRequested,
+            },
+            Transition::SyncBegin {
+                uid: PodUid(1),
+                kind: SyncKind::SyncTerminatingPod,
+                grace: Some(45),
+            },
+            Transition::SyncStep {
+                uid: PodUid(1),
+                step: SyncStepKind::StatusSet,
+            },
+            Transition::Note {
+                uid: PodUid(1),
+                what: NoteKind::V121KillDone,
+            },
+            Transition::SandboxStopped {
+                uid: PodUid(1),
+                id: SandboxId(4),
             },
             Transition::Host {
                 uid: PodUid(1),

@@ -262,7 +262,9 @@ pub(crate) struct NodeFacts {
 /// Values as they were just before the current transition: on `ConfigOp` and `Worker`, of
 /// the pod it is about (the worker record, the incarnation, the eviction override); on
 /// `SyncBegin`, of the pod's worker record and eviction override only (its incarnation
-/// facts are not saved: no check of a sync's beginning reads them); on `ApiStatusPatched`,
+/// facts are not saved: no check of a sync's beginning reads them), except on a quiet
+/// SyncPod's beginning taken by the oracle's direct path, whose checks read none of them
+/// (release builds save nothing there); on `ApiStatusPatched`,
 /// of the object written (its API phase); on `Shutdown`, of the node (the shutdown's
 /// start). On other transitions they are stale.
 #[derive(Clone, Copy, Debug, Default)]
@@ -579,15 +581,7 @@ impl Facts {
                     c.max_grace = None;
                 }
             }
-            ApiDeleteRequested { uid, grace } => {
-                let p = self.pod_mut(*uid);
-                let max = p.max_grace().max(*grace);
-                let c = p.cold_mut();
-                c.deleted_at.get_or_insert(at);
-                c.graceful_delete |= *grace > 0;
-                c.zero_grace_delete |= *grace == 0;
-                c.max_grace = Some(max);
-            }
+            ApiDeleteRequested { uid, grace } => self.delete_requested_fact(at, *uid, *grace),
             ApiForceDeleted { uid } => {
                 let c = self.pod_mut(*uid).cold_mut();
                 c.deleted_at.get_or_insert(at);
@@ -656,20 +650,7 @@ impl Facts {
             ShutdownGroup { period_s, .. } => {
                 self.node.max_group_period_s = self.node.max_group_period_s.max(*period_s);
             }
-            Note { uid, what } => {
-                let p = self.pod_mut(*uid);
-                if what.is_failed_sync() {
-                    p.cold_mut().errors.push(at);
-                }
-                if *what == NoteKind::V121KillRequested {
-                    p.worker.kill_in_flight = true;
-                } else if matches!(what, NoteKind::V121KillDone | NoteKind::V121KillFailed) {
-                    p.worker.kill_in_flight = false;
-                }
-                if what.is_failed_mount() {
-                    p.cold_mut().errors.push(at);
-                }
-            }
+            Note { uid, what } => self.note_fact(at, *uid, *what),
             KubeletProcess { what, .. } => match *what {
                 ProcessEvent::Crashed => self.kubelet_crashed(at),
                 ProcessEvent::Started => {
@@ -691,10 +672,8 @@ impl Facts {
                 target,
                 error,
             } => self.cri_end_fact(at, *uid, *call, *target, error.is_some()),
-            SandboxReady { uid, id } => {
-                push_small(&mut self.pod_mut(*uid).ready_sandboxes, (*id, at))
-            }
-            SandboxStopped { uid, id } => self.pod_mut(*uid).ready_sandboxes.retain(|s| s.0 != *id),
+            SandboxReady { uid, id } => self.sandbox_fact(at, *uid, *id, true),
+            SandboxStopped { uid, id } => self.sandbox_fact(at, *uid, *id, false),
             ContainerRunning { uid, id, .. } => self.running_fact(at, *uid, *id),
             ContainerExited { uid, id, code, .. } => self.exited_fact(at, *uid, *id, *code),
             Host { uid, what } => self.host_fact(*uid, *what),
@@ -731,6 +710,47 @@ impl Facts {
             i.exit = Some((code, at));
         }
         p.last_exit_at = Some(at);
+    }
+
+    /// What a `SandboxReady` (`ready`) or `SandboxStopped` of sandbox `id` changes: the
+    /// pod's ready sandboxes.
+    #[inline]
+    pub(super) fn sandbox_fact(&mut self, at: SimTime, uid: PodUid, id: SandboxId, ready: bool) {
+        let p = self.pod_mut(uid);
+        if ready {
+            push_small(&mut p.ready_sandboxes, (id, at));
+        } else {
+            p.ready_sandboxes.retain(|s| s.0 != id);
+        }
+    }
+
+    /// What an `ApiDeleteRequested` with `grace` changes: the pod's deletion (its first
+    /// time, whether it was graceful or not) and the largest grace it was given.
+    pub(super) fn delete_requested_fact(&mut self, at: SimTime, uid: PodUid, grace: i64) {
+        let p = self.pod_mut(uid);
+        let max = p.max_grace().max(grace);
+        let c = p.cold_mut();
+        c.deleted_at.get_or_insert(at);
+        c.graceful_delete |= grace > 0;
+        c.zero_grace_delete |= grace == 0;
+        c.max_grace = Some(max);
+    }
+
+    /// What a `Note` changes: a failed sync or mount is an error of the pod, and a v1.21
+    /// kill's steps open and close a kill in flight.
+    pub(super) fn note_fact(&mut self, at: SimTime, uid: PodUid, what: NoteKind) {
+        let p = self.pod_mut(uid);
+        if what.is_failed_sync() {
+            p.cold_mut().errors.push(at);
+        }
+        if what == NoteKind::V121KillRequested {
+            p.worker.kill_in_flight = true;
+        } else if matches!(what, NoteKind::V121KillDone | NoteKind::V121KillFailed) {
+            p.worker.kill_in_flight = false;
+        }
+        if what.is_failed_mount() {
+            p.cold_mut().errors.push(at);
+        }
     }
 
     /// What a host operation changes: the pod's volumes and cgroup.

@@ -222,12 +222,12 @@ impl Oracle {
             .probe(at, uid, container, kind, result, &self.facts, &mut self.out);
     }
 
-    /// Any transition but a probe run. The frequent kinds (a pod worker's update, a
-    /// SyncPod's beginning, any sync's end, a CRI call's beginning, the end of one no
-    /// checker acts on, a worker step, a host operation, a container's start or exit, a
-    /// watch delivery, a crash-loop note, a relist, a housekeeping, a status written to the
-    /// API, the status manager's local status, a config operation, the API's status) take
-    /// a direct path (`direct.rs`): the same facts update and the same checkers as
+    /// Any transition but a probe run. The frequent kinds (a pod worker's update, any
+    /// sync's beginning or end, a sync's step, a CRI call's beginning or end, a worker
+    /// step, a host operation, a sandbox's readiness or stop, a container's start or exit,
+    /// a watch delivery, a note, a relist, a housekeeping, a delete request, a status
+    /// written to the API, the status manager's local status, a config operation, the
+    /// API's status) take a direct path (`direct.rs`): the same facts update and the same checkers as
     /// [`Oracle::general`], without its several dispatches on the kind. This only picks
     /// the path: a jump on the kind and a tail call, with no register saved, so a
     /// transition touches the few cache lines of its own kind's code.
@@ -240,12 +240,15 @@ impl Oracle {
                 kind: SyncKind::SyncPod,
                 ..
             } => self.direct_sync_pod_begin(at, tr),
+            T::SyncBegin { .. } => self.direct_sync_begin(at, tr),
             T::SyncEnd { .. } => self.direct_sync_end(at, tr),
             T::Note { what, .. } if facts::plain_note(what) => self.direct_plain_note(at, tr),
+            T::Note { .. } => self.direct_note(at, tr),
+            T::SyncStep { .. } => self.direct_sync_step(at, tr),
+            T::SandboxReady { .. } | T::SandboxStopped { .. } => self.direct_sandbox(at, tr),
+            T::ApiDeleteRequested { .. } => self.direct_delete_requested(at, tr),
             T::CriBegin { .. } => self.direct_cri_begin(at, tr),
-            T::CriEnd {
-                call, ref error, ..
-            } if !checkers::cri_end_watched(call, error.is_some()) => self.direct_cri_end(at, tr),
+            T::CriEnd { .. } => self.direct_cri_end(at, tr),
             T::WatchDelivered { .. } => self.direct_watch(at, tr),
             T::Relist { .. } => self.direct_relist(at, tr),
             T::Housekeeping => self.direct_housekeeping(at, tr),

@@ -289,6 +289,40 @@ impl Checkers {
         self.route_only::<BIT>(at, tr, facts, out, who::ALL);
     }
 
+    /// [`Checkers::sync_pod_begin`] of the oracle's direct path, which decided whether the
+    /// SyncPod is quiet from the worker record before the sync changed it
+    /// ([`sync::SyncChecker::sync_pod_begin_decided`]; a quiet one has no snapshot in
+    /// [`Facts::before`]). Debug builds show it to the shutdown checker as well, as
+    /// [`Checkers::sync_pod_begin`] does.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn sync_pod_begin_decided(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        uid: PodUid,
+        grace: Option<i64>,
+        quiet: bool,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        self.sync
+            .sync_pod_begin_decided(at, uid, grace, quiet, facts, out);
+        #[cfg(debug_assertions)]
+        {
+            let (was, found) = (self.shutdown.fingerprint(uid), out.list().len());
+            self.shutdown.transition(at, tr, facts, out);
+            assert_eq!(
+                (self.shutdown.fingerprint(uid), out.list().len()),
+                (was, found),
+                "the shutdown checker acted on a SyncPod's beginning: {tr:?}"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = tr;
+        self.liveness.sync_pod_begin(at, uid, facts);
+    }
+
     /// [`Checkers::route`] to the checkers of the set `only` ([`who`] bits) alone, in the
     /// same order.
     #[inline(always)]

@@ -179,6 +179,39 @@ impl SyncChecker {
     ) {
         sync_begin(at, uid, SyncKind::SyncPod, grace, facts, out);
     }
+
+    /// [`SyncChecker::sync_pod_begin`] of the oracle's direct path, which decided from the
+    /// pod's worker record, before the sync's beginning changed it, that the SyncPod is
+    /// quiet (`quiet`; then it took no snapshot of the record: [`Facts::before`] is stale)
+    /// or not (then it took one). Debug builds, which always take the snapshot, check the
+    /// decision against it.
+    ///
+    /// [`Facts::before`]: crate::oracle::facts::Facts::before
+    #[inline(always)]
+    pub(crate) fn sync_pod_begin_decided(
+        &mut self,
+        at: SimTime,
+        uid: PodUid,
+        grace: Option<i64>,
+        quiet: bool,
+        facts: &Facts,
+        out: &mut Findings,
+    ) {
+        debug_assert_eq!(
+            quiet,
+            quiet_sync_pod(SyncKind::SyncPod, &facts.before.worker),
+            "the quiet SyncPod of {uid} decided before its snapshot"
+        );
+        if quiet {
+            // Debug builds run the full checks too: they must find nothing.
+            #[cfg(debug_assertions)]
+            sync_begin_checks(uid, SyncKind::SyncPod, grace, facts, &mut |inv, what| {
+                panic!("quiet SyncPod begin of {uid} has a finding: {inv:?}: {what}")
+            });
+            return;
+        }
+        sync_begin_out_of_line(at, uid, SyncKind::SyncPod, grace, facts, out);
+    }
 }
 
 /// A sync call begins: checked against the worker record as it was. The common case, a
@@ -206,7 +239,7 @@ fn sync_begin(
 /// A SyncPod that begins with no sync open, on a worker that neither finished, nor began
 /// terminating, nor reached Terminated: none of [`sync_begin_checks`]' findings apply.
 #[inline]
-fn quiet_sync_pod(kind: SyncKind, w: &WorkerFacts) -> bool {
+pub(crate) fn quiet_sync_pod(kind: SyncKind, w: &WorkerFacts) -> bool {
     kind == SyncKind::SyncPod
         && w.open_sync.is_none()
         && !w.finished
