@@ -258,3 +258,44 @@ fn graceful_delete_stops_liveness_but_readiness_runs_until_the_kill() {
         );
     }
 }
+
+/// A pod whose only probe is on a native sidecar (an init container with
+/// `restartPolicy: Always`): `AddPod` (`prober_manager.go`, v1.31) starts a worker for
+/// it as for a regular container's probe, so a pod is probe-less only when neither its
+/// regular nor its init containers have a probe.
+#[test]
+fn a_probe_on_a_sidecar_alone_gets_its_worker() {
+    const SIDECAR_PROBED: &str = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: sidecar-probed}
+spec:
+  horizon: 1m
+  pods:
+    - template:
+        metadata: {name: web}
+        spec:
+          initContainers:
+            - name: mesh
+              image: example/mesh:1
+              restartPolicy: Always
+              readinessProbe: {exec: {command: [cat, /tmp/ready]}, periodSeconds: 5}
+          containers: [{name: app, image: example/web:1}]
+";
+    let file = Scratch::new("probes", "sidecar-probed").file("scenario.yaml");
+    std::fs::write(&*file, SIDECAR_PROBED).unwrap();
+    let (_, trace) = run_traced(file.to_str().unwrap(), 1);
+    assert!(
+        find(&trace, |r| r
+            == "prober uid-0001 mesh readiness worker started")
+        .is_some(),
+        "no readiness worker for the sidecar"
+    );
+    let probes = trace
+        .iter()
+        .filter(|(_, r)| r.starts_with("probe uid-0001 mesh readiness "))
+        .count();
+    assert!(
+        probes >= 5,
+        "{probes} readiness probes of the sidecar in a minute"
+    );
+}
