@@ -227,10 +227,10 @@ impl Oracle {
     /// step, a host operation, a sandbox's readiness or stop, a container's start or exit,
     /// a watch delivery, a note, a relist, a housekeeping, a delete request, a status
     /// written to the API, the status manager's local status, a config operation, the
-    /// API's status) take a direct path (`direct.rs`): the same facts update and the same checkers as
-    /// [`Oracle::general`], without its several dispatches on the kind. This only picks
-    /// the path: a jump on the kind and a tail call, with no register saved, so a
-    /// transition touches the few cache lines of its own kind's code.
+    /// API's status) take a direct path (`direct.rs`): the same facts update and the same
+    /// checkers as [`Oracle::general`], without its several dispatches on the kind. This
+    /// only picks the path: a jump on the kind and a tail call, with no register saved, so
+    /// a transition touches the few cache lines of its own kind's code.
     #[inline(never)]
     fn other(&mut self, at: SimTime, tr: &Transition) {
         use Transition as T;
