@@ -264,9 +264,9 @@ pub(crate) struct NodeFacts {
 /// `SyncBegin`, of the pod's worker record and eviction override only (its incarnation
 /// facts are not saved: no check of a sync's beginning reads them), except on a quiet
 /// SyncPod's beginning taken by the oracle's direct path, whose checks read none of them
-/// (release builds save nothing there); on `ApiStatusPatched`,
-/// of the object written (its API phase); on `Shutdown`, of the node (the shutdown's
-/// start). On other transitions they are stale.
+/// (release builds save nothing there); on `ApiStatusPatched`, of the object written (its
+/// API phase); on `Shutdown`, of the node (the shutdown's start). On other transitions
+/// they are stale.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Before {
     pub(crate) worker: WorkerFacts,
