@@ -286,7 +286,7 @@ impl Checkers {
             );
         }
         #[cfg(not(debug_assertions))]
-        let _ = tr;
+        let _ = (tr, out);
         self.liveness.sync_pod_begin(at, uid, facts);
     }
 
