@@ -38,7 +38,7 @@ use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerStatus, ApiPod, ApiPodStatus, ContainerId, ContainerSpec, Containers, PodUid,
-    ProbeHandler, ProbeType, Transition,
+    ProbeType, Transition,
 };
 use crate::sim::{Dur, SimTime, Stream};
 use std::sync::Arc;
@@ -701,19 +701,18 @@ impl Kubelet {
     }
 }
 
-/// `prober.probe` with `runProbeWithRetries`: run the probe of worker `key` on container
+/// `prober.probe` with `runProbeWithRetries`: run the probe of worker `w` on container
 /// `id`, retrying errors, and trace it; an error after the last retry is returned (the
-/// worker throws the result away). `name_word`: the worker's kept word of the container
-/// name, which the trace hashes in place of the name's text (0: the text).
+/// worker throws the result away). The transition traced is the worker's own record with
+/// this probe's verdict ([`Worker::probe_record`]): nothing is built or counted per probe,
+/// and the hash takes the worker's kept word of the container name in place of its text.
 #[inline(always)]
 pub(crate) fn run_probe(
     ctx: &mut Ctx,
-    key: &ProbeKey,
+    w: &mut Worker,
     id: ContainerId,
-    handler: ProbeHandler,
-    name_word: u64,
 ) -> Result<ProbeResult, &'static str> {
-    let kind = key.kind;
+    let (kind, handler, name_word) = (w.key.kind, w.handler, w.name_word);
     let mut out = Err("not run");
     for _ in 0..MAX_PROBE_RETRIES {
         out = ctx.exec_probe(id, kind, handler);
@@ -721,23 +720,12 @@ pub(crate) fn run_probe(
             break;
         }
     }
-    let t = Transition::Probe {
-        uid: key.uid,
-        container: key.container.clone(),
-        kind,
-        result: match out {
-            Ok(true) => ProbeVerdict::Success,
-            Ok(false) => ProbeVerdict::Failure,
-            Err(_) => ProbeVerdict::Error,
-        },
+    let verdict = match out {
+        Ok(true) => ProbeVerdict::Success,
+        Ok(false) => ProbeVerdict::Failure,
+        Err(_) => ProbeVerdict::Error,
     };
-    ctx.emit_hinted(&t, name_word);
-    // Only the name needs dropping: taken out here, its count goes down in place instead
-    // of in a call to the transition's general drop.
-    let Transition::Probe { container, .. } = t else {
-        unreachable!("built as a probe above")
-    };
-    drop(container);
+    ctx.emit_hinted(w.probe_record(verdict), name_word);
     out.map(|ok| {
         if ok {
             ProbeResult::Success

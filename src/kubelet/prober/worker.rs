@@ -18,7 +18,7 @@ use crate::kubelet::{KEv, Kubelet};
 use crate::model::ProbeWorkerStep;
 use crate::model::{
     ApiContainerState, ApiPod, ApiPodStatus, ContainerId, Probe, ProbeHandler, ProbeType,
-    RestartPolicy, Transition,
+    ProbeVerdict, RestartPolicy, Transition,
 };
 use crate::sim::{Dur, SimTime};
 use std::sync::Arc;
@@ -144,6 +144,11 @@ pub(crate) struct Worker {
     /// whatever the pod's policy, other containers unless the policy is `Never` (from the
     /// pod given to `AddPod`, which never changes).
     pub(crate) keep_after_exit: bool,
+    /// This worker's `Probe` transition, built once from `key` (which never changes): a
+    /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
+    /// no transition is built, and no count of the container name taken and given back,
+    /// per probe. Only `probe_record` writes it.
+    rec: Transition,
     /// Debug builds: the pod as given to `AddPod`, to check `deleting` against.
     #[cfg(debug_assertions)]
     pub(crate) pod: Arc<ApiPod>,
@@ -189,6 +194,12 @@ impl Worker {
             },
             keep_after_exit: sidecar || pod.spec.restart_policy != RestartPolicy::Never,
             source: crate::run::sources::probe_worker_source(&key),
+            rec: Transition::Probe {
+                uid: key.uid,
+                container: key.container.clone(),
+                kind: key.kind,
+                result: ProbeVerdict::Success,
+            },
             key,
             #[cfg(debug_assertions)]
             pod: pod.clone(),
@@ -228,6 +239,27 @@ impl Worker {
             }
             _ => None,
         }
+    }
+
+    /// This worker's `Probe` transition with `verdict`, to trace (debug builds check it
+    /// against one built afresh from the key).
+    #[inline(always)]
+    pub(crate) fn probe_record(&mut self, verdict: ProbeVerdict) -> &Transition {
+        if let Transition::Probe { result, .. } = &mut self.rec {
+            *result = verdict;
+        }
+        debug_assert_eq!(
+            self.rec,
+            Transition::Probe {
+                uid: self.key.uid,
+                container: self.key.container.clone(),
+                kind: self.key.kind,
+                result: verdict,
+            },
+            "probe worker {:?}: its kept transition is not the one it would build",
+            self.key
+        );
+        &self.rec
     }
 
     /// Count a probe's `result` against the thresholds. `None`: the run is still below
@@ -383,7 +415,7 @@ impl Kubelet {
             unmarked,
         );
         p.probes_run += 1;
-        let out = run_probe(ctx, &w.key, id, w.handler, w.name_word);
+        let out = run_probe(ctx, w, id);
         if tick {
             let tick = KEv::ProbeWorker {
                 slot,
@@ -531,7 +563,7 @@ impl Kubelet {
             unmarked,
         );
         p.probes_run += 1;
-        let Ok(result) = run_probe(ctx, &w.key, id, w.handler, w.name_word) else {
+        let Ok(result) = run_probe(ctx, w, id) else {
             return true;
         };
         match w.record(result) {
