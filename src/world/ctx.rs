@@ -172,7 +172,9 @@ impl<'a, K> Ctx<'a, K> {
     }
 
     /// Run a probe against a container (the prober's exec, HTTP, TCP or gRPC call). Modelled
-    /// as instantaneous: the answer comes from the container's `behaviour.probes`.
+    /// as instantaneous: the answer comes from the container's `behaviour.probes`. Inlined
+    /// into the probe worker, whose every tick asks.
+    #[inline(always)]
     pub(crate) fn exec_probe(
         &mut self,
         id: ContainerId,

@@ -31,6 +31,7 @@ impl Runtime {
     /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
     /// from the container's start. Against a container that is not running, an exec probe
     /// errors (the runtime refuses the exec) and a network probe fails (connection refused).
+    #[inline(always)]
     pub(crate) fn exec_probe(
         &mut self,
         now: SimTime,
@@ -53,8 +54,15 @@ impl Runtime {
             ProbeOutcome::Always(ok) => ok,
             ProbeOutcome::FailFrom(d) => up < d,
             ProbeOutcome::FailBetween(from, to) => !(from <= up && up < to),
-            ProbeOutcome::FailureRatio(ppm) => !self.probe_rng.chance_ppm(ppm),
+            ProbeOutcome::FailureRatio(ppm) => !self.probe_chance(ppm),
         })
+    }
+
+    /// A draw of the probe stream: true with probability `ppm` parts per million (out of
+    /// line, so that [`Runtime::exec_probe`] stays small where it is inlined).
+    #[inline(never)]
+    fn probe_chance(&mut self, ppm: u32) -> bool {
+        self.probe_rng.chance_ppm(ppm)
     }
 
     /// Handle one of the runtime's own events. Returns stop calls that are now answered.
