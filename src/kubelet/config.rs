@@ -299,8 +299,7 @@ impl Kubelet {
                     && !s.has_running_container()
             });
             let syncing = self
-                .ops
-                .get(&pod.uid)
+                .parked_op(pod.uid)
                 .is_some_and(|o| o.kind == super::sync::SyncKind::SyncPod);
             if exited && syncing {
                 ctx.reach(crate::model::reach::Reach::DeleteWhileRestartingContainer);

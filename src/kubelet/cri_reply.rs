@@ -424,7 +424,8 @@ impl Kubelet {
         self.prestop_done(ctx, uid, op, id);
     }
 
-    /// Park an operation waiting for a reply (the pod worker's, or the v1.21 pod killer's).
+    /// Park an operation waiting for a reply (the pod worker's, in its record; or the
+    /// v1.21 pod killer's).
     pub(super) fn park_op(&mut self, uid: PodUid, op: Op) {
         let id = op.id;
         let killer = op.killer;
@@ -434,9 +435,24 @@ impl Kubelet {
                 .insert(uid, Box::new(op))
                 .map(|o| o.id)
         } else {
+            // A worker's operation runs while its record holds its id (`begin_sync` to
+            // `end_sync`), and a record is dropped only when none does: the record exists.
+            // The record is taken unlogged: its change logs' readers do not read `parked`.
+            let Some(st) = self.pw.records.get_mut_unlogged(&uid) else {
+                panic!(
+                    "sync operation rule broken: a worker's operation is parked while its \
+                     pod has a record (pod {uid}, op {id})"
+                );
+            };
+            debug_assert_eq!(
+                st.op,
+                Some(id),
+                "sync operation rule broken: the operation parked for pod {uid} is the one \
+                 its worker runs"
+            );
             // The box the last reply emptied holds this operation (`spare.rs`).
             let parked = super::spare::ParkedOp::new(op, self.spare_op_box.take());
-            self.ops.insert(uid, parked).map(|o| o.id)
+            st.parked.replace(parked).map(|o| o.id)
         };
         assert!(
             other.is_none_or(|o| o == id),
@@ -447,19 +463,16 @@ impl Kubelet {
 
     /// The parked operation `op_id` of `uid`, if it is still in flight.
     pub(super) fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
-        // One search of the parked operations: the entry is removed in place.
-        if let std::collections::btree_map::Entry::Occupied(e) = self.ops.entry(uid) {
-            if e.get().id == op_id {
-                // A check only (a search of the worker records at every reply): debug
-                // builds.
-                #[cfg(debug_assertions)]
-                assert_eq!(
-                    self.pw.records.get(&uid).and_then(|s| s.op),
+        // One array look-up: the worker's record, where its operation is parked.
+        if let Some(st) = self.pw.records.get_mut_unlogged(&uid) {
+            if st.parked.as_ref().is_some_and(|p| p.id == op_id) {
+                debug_assert_eq!(
+                    st.op,
                     Some(op_id),
                     "sync operation rule broken: the operation parked for pod {uid} is the \
                      one its worker runs"
                 );
-                let (op, emptied) = e.remove().take();
+                let (op, emptied) = st.parked.take().expect("checked").take();
                 self.spare_op_box = Some(emptied);
                 return Some(op);
             }

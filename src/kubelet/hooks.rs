@@ -75,7 +75,7 @@ impl Kubelet {
     /// sync in flight; if it waits on a postStart hook, that wait ends (at once, as an
     /// event of its own, so the update that cancelled it finishes first).
     pub(super) fn cancel_post_start(&mut self, ctx: &mut Ctx, uid: PodUid) {
-        let Some(op) = self.ops.get(&uid) else {
+        let Some(op) = self.parked_op(uid) else {
             return;
         };
         if op.kind != SyncKind::SyncPod || !matches!(op.start, Some((_, StartStage::PostStart))) {
@@ -92,7 +92,7 @@ impl Kubelet {
     /// the process dies with its container), and SyncPod returns with the context's error
     /// so the pod worker goes on to `SyncTerminatingPod`.
     pub(super) fn post_start_cancelled(&mut self, ctx: &mut Ctx, uid: PodUid, op_id: u64) {
-        let waiting = self.ops.get(&uid).is_some_and(|op| {
+        let waiting = self.parked_op(uid).is_some_and(|op| {
             op.id == op_id && matches!(op.start, Some((_, StartStage::PostStart)))
         });
         if !waiting {

@@ -207,8 +207,7 @@ impl Kubelet {
     /// count it as used: no container exists yet) and its `CreateContainer` is in flight.
     fn mark_container_awaits_image(&self, ctx: &mut Ctx) {
         let creating = self
-            .ops
-            .values()
+            .parked_ops()
             .any(|op| matches!(op.start, Some((_, super::sync::StartStage::Create))));
         if creating {
             ctx.reach(crate::model::reach::Reach::ImageGcWhileContainerAwaitsImage);

@@ -207,10 +207,6 @@ pub(crate) struct Kubelet {
     pub(crate) vol_dsw: restart::VolumePopulator,
     /// Secret and configmap registrations, and the mount back-off.
     pub(crate) objects: objects::Objects,
-    /// In-flight sync operations by UID.
-    /// Boxed, as the pod workers' records are (half-full tree nodes); a box is reused from
-    /// one park to the next (`spare.rs`).
-    pub(crate) ops: BTreeMap<PodUid, spare::ParkedOp>,
     /// The emptied box of the last parked operation a reply took (`spare.rs`).
     spare_op_box: Option<Box<Option<sync::Op>>>,
     /// The emptied error list of the last operation that ended (`spare.rs`).
@@ -270,7 +266,6 @@ impl Kubelet {
             crash_backoff: ContainerBackoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: Default::default(),
-            ops: BTreeMap::new(),
             spare_op_box: None,
             spare_errors: Vec::new(),
             #[cfg(debug_assertions)]

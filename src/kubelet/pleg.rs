@@ -310,13 +310,18 @@ impl Kubelet {
                         old.reserve_exact(new.len());
                         old.extend_from_slice(&new);
                         self.pleg.scratch = new;
-                        self.pleg.cache.insert(
+                        let old = self.pleg.cache.insert(
                             uid,
                             CacheEntry {
                                 status: Ok(status),
                                 modified: stamp,
                             },
                         );
+                        // The status replaced goes back to the runtime, to be refilled by
+                        // a later inspection if no one else holds it.
+                        if let Some(Ok(old)) = old.map(|e| e.status) {
+                            ctx.recycle_status(old);
+                        }
                         changed_pods += 1;
                         if sync_worthy || !died.is_empty() {
                             to_notify.push((uid, sync_worthy, died));

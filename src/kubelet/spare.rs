@@ -2,14 +2,17 @@
 //! nothing it allocated the last time: the box a parked operation sits in and the list of an
 //! operation's errors.
 //!
-//! An operation waiting on the runtime is parked in [`Kubelet::ops`] (`cri_reply.rs`),
-//! once per CRI step. Its box is kept when the reply takes the operation out and reused
-//! by the next park, so a step costs no allocation and no free. The error list follows
+//! An operation waiting on the runtime is parked in its pod worker's record (the
+//! record's `parked`, next to its operation id; `cri_reply.rs`), once per CRI step: the
+//! record is an array look-up away, so a park or a reply searches no map. Its box is kept
+//! when the reply takes the operation out and reused by the next park, so a step costs no
+//! allocation and no free. The error list follows
 //! the plan buffer's pattern (`take_plan`, `recycle_plan` in `sync.rs`): taken empty by a
 //! new operation, handed back emptied when it ends.
 
 use super::sync::Op;
 use super::Kubelet;
+use crate::model::PodUid;
 use std::ops::Deref;
 
 /// A parked operation, in a box that outlives it: [`ParkedOp::take`] hands the operation
@@ -54,6 +57,16 @@ impl ParkedOp {
 const SPARE_ERROR_SLOTS: usize = 4;
 
 impl Kubelet {
+    /// The operation of `uid`'s pod worker, if it is parked waiting on the runtime.
+    pub(super) fn parked_op(&self, uid: PodUid) -> Option<&Op> {
+        self.pw.records.get(&uid)?.parked.as_deref()
+    }
+
+    /// Every parked pod-worker operation, in ascending UID order.
+    pub(super) fn parked_ops(&self) -> impl Iterator<Item = &Op> {
+        self.pw.records.values().filter_map(|r| r.parked.as_deref())
+    }
+
     /// An empty error list for a new operation, on the buffer the last ended one left.
     pub(super) fn take_errors(&mut self) -> Vec<String> {
         let errors = std::mem::take(&mut self.spare_errors);

@@ -273,7 +273,7 @@ impl Kubelet {
         is_runtime_pod: bool,
     ) -> bool {
         let now = ctx.now();
-        let pulling = self.ops.get(&uid).is_some_and(|op| op.is_pulling());
+        let pulling = self.parked_op(uid).is_some_and(|op| op.is_pulling());
         let st = self.pw.records.get_mut_watched(&uid).expect("present");
         if st.is_termination_requested() {
             return false;

@@ -98,6 +98,13 @@ impl<'a, K> Ctx<'a, K> {
         self.runtime.issue(self.sim, self.trace, client, req);
     }
 
+    /// Hand a pod status the PLEG's cache dropped back to the runtime, which refills it
+    /// at a later inspection if no one else holds it (`Runtime::recycle_status`).
+    #[inline]
+    pub(crate) fn recycle_status(&mut self, st: std::sync::Arc<crate::model::RtPodStatus>) {
+        self.runtime.recycle_status(st);
+    }
+
     /// `runtimeCache.GetPods` after `ForceUpdateIfOlder(now)`: the running pods, as a fresh
     /// CRI list shows them. (Modelled as instantaneous.)
     pub(crate) fn list_running_pods(&self) -> Vec<RunningPod> {

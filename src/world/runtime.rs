@@ -142,6 +142,10 @@ pub(crate) struct ContainerFacts {
 /// at once on a busy node).
 const SPARE_BOXES: usize = 64;
 
+/// How many pod statuses the PLEG dropped from its cache the runtime keeps to fill anew
+/// (a relist inspects a few pods at a time).
+const SPARE_STATUSES: usize = 16;
+
 /// Ground truth of the node's containers.
 #[derive(Clone, Debug)]
 pub(crate) struct Runtime {
@@ -183,8 +187,11 @@ pub(crate) struct Runtime {
     /// the three host operations that change either (orphan cleanup lists only these).
     unmounted_dirs: BTreeSet<PodUid>,
     /// Pods whose state changed since the last relist (what a generic relist would find
-    /// by diffing; keeping the set avoids re-reading unchanged pods).
-    changed: BTreeSet<PodUid>,
+    /// by diffing; keeping the set avoids re-reading unchanged pods), in the order noted,
+    /// possibly more than once (`note_changed`); a relist sorts it and drops the repeats
+    /// (`take_changed`). A list rather than a set: a note is a push, and the buffer is
+    /// kept from one relist to the next (no tree nodes allocated and freed every relist).
+    changed: Vec<PodUid>,
     /// A `list_first` relist's listing: the pods to inspect, and the sandboxes and
     /// containers each had when it was listed.
     listed: Option<Listed>,
@@ -199,6 +206,10 @@ pub(crate) struct Runtime {
     /// (The boxes, not the requests, are what is kept.)
     #[allow(clippy::vec_box)]
     spare: Vec<Box<CriReq>>,
+    /// Pod statuses no one holds any more (the PLEG's cache replaced them: see
+    /// [`Runtime::recycle_status`]), refilled by the next relist's inspections instead of
+    /// allocated: at most [`SPARE_STATUSES`].
+    spare_statuses: Vec<Arc<RtPodStatus>>,
     /// The node's memory capacity (for the stats summary).
     pub(crate) node_memory_bytes: u64,
     /// `memory.available` set by a `memoryPressure` action (see `world::stats`).
@@ -243,13 +254,14 @@ impl Runtime {
             shared_workloads: BTreeMap::new(),
             host: BTreeMap::new(),
             unmounted_dirs: BTreeSet::new(),
-            changed: BTreeSet::new(),
+            changed: Vec::new(),
             listed: None,
             next_container: 1,
             next_sandbox: 1,
             sigkills: 0,
             deferred: Vec::new(),
             spare: Vec::new(),
+            spare_statuses: Vec::new(),
             node_memory_bytes: 0,
             memory_available_override: None,
             disk: DiskConfig::default(),
@@ -343,11 +355,9 @@ impl Runtime {
             list_first: true,
         } = &req
         {
-            let mut pods: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
-            pods.extend(reinspect.iter().copied());
-            if *all {
-                pods.extend(self.pods.keys().copied());
-            }
+            let mut changed = self.take_changed(reinspect, *all);
+            let pods: BTreeSet<PodUid> = changed.iter().copied().collect();
+            self.recycle_changed(&mut changed);
             let members = pods
                 .iter()
                 .filter_map(|u| self.pods.get(u).map(|p| (*u, p)))
@@ -558,18 +568,8 @@ impl Runtime {
         // Statuses are cached per pod (the kubelet's pod cache, sync operations): each
         // list is allocated once at its exact length (counted first), with no spare room
         // and no shrinking copy.
-        let sandboxes = p.sandboxes.iter().rev().filter_map(|id| {
-            self.sandboxes
-                .get(id)
-                .filter(|s| !s.removed)
-                .map(|s| (id, s))
-        });
-        let containers = p.live.iter().rev().filter_map(|id| {
-            self.containers
-                .get(id)
-                .filter(|c| !c.removed)
-                .map(|c| (id, c))
-        });
+        let sandboxes = self.status_sandboxes(p);
+        let containers = self.status_containers(p);
         let mut st = RtPodStatus {
             uid: Some(uid),
             name: p.name.clone(),
@@ -577,30 +577,76 @@ impl Runtime {
             sandboxes: Vec::with_capacity(sandboxes.clone().count()),
             containers: Vec::with_capacity(containers.clone().count()),
         };
-        st.sandboxes.extend(sandboxes.map(|(id, s)| RtSandbox {
-            id: *id,
-            ready: s.ready,
-            attempt: s.attempt,
-            created_at: s.created_at,
-        }));
-        st.containers.extend(containers.map(|(id, c)| RtContainer {
-            id: *id,
-            name: c.name.clone(),
-            state: c.state,
-            exit_code: c.exit_code,
-            reason: c.reason,
-            created_at: c.created_at,
-            started_at: c.started_at,
-            finished_at: c.finished_at,
-            restart_count: c.attempt,
-            sandbox: c.sandbox,
-        }));
+        st.sandboxes.extend(sandboxes.map(rt_sandbox));
+        st.containers.extend(containers.map(rt_container));
         debug_assert!(
             st.sandboxes.len() == st.sandboxes.capacity()
                 && st.containers.len() == st.containers.capacity(),
             "a pod status's lists are allocated at their exact length"
         );
         st
+    }
+
+    /// [`Runtime::pod_status`] in a shared box, for a relist's inspection: a status the
+    /// PLEG dropped ([`Runtime::recycle_status`]) is filled anew when there is one (its
+    /// box and lists reused, so a list may keep some spare room), else a new one is built.
+    pub(super) fn pod_status_shared(&mut self, uid: PodUid) -> Arc<RtPodStatus> {
+        let Some(mut shared) = self.spare_statuses.pop() else {
+            return Arc::new(self.pod_status(uid));
+        };
+        let st = Arc::get_mut(&mut shared).expect("a kept status is held by no one else");
+        match self.pods.get(&uid) {
+            Some(p) => {
+                st.uid = Some(uid);
+                st.name.clone_from(&p.name);
+                st.namespace.clone_from(&p.namespace);
+                st.sandboxes.clear();
+                st.sandboxes
+                    .extend(self.status_sandboxes(p).map(rt_sandbox));
+                st.containers.clear();
+                st.containers
+                    .extend(self.status_containers(p).map(rt_container));
+            }
+            None => *st = self.pod_status(uid),
+        }
+        // A refilled status is the one a fresh inspection builds (debug builds).
+        debug_assert_eq!(*shared, self.pod_status(uid), "a refilled pod status");
+        shared
+    }
+
+    /// Keep a pod status the PLEG's cache no longer holds, to be refilled by a later
+    /// inspection ([`Runtime::pod_status_shared`]), if no one else holds it and fewer than
+    /// [`SPARE_STATUSES`] are kept.
+    pub(crate) fn recycle_status(&mut self, mut st: Arc<RtPodStatus>) {
+        if self.spare_statuses.len() < SPARE_STATUSES && Arc::get_mut(&mut st).is_some() {
+            self.spare_statuses.push(st);
+        }
+    }
+
+    /// A pod status's sandboxes, newest first (those not removed).
+    fn status_sandboxes<'a>(
+        &'a self,
+        p: &'a RtPod,
+    ) -> impl Iterator<Item = (&'a SandboxId, &'a Sandbox)> + Clone + 'a {
+        p.sandboxes.iter().rev().filter_map(|id| {
+            self.sandboxes
+                .get(id)
+                .filter(|s| !s.removed)
+                .map(|s| (id, s))
+        })
+    }
+
+    /// A pod status's containers, newest first (those not removed).
+    fn status_containers<'a>(
+        &'a self,
+        p: &'a RtPod,
+    ) -> impl Iterator<Item = (&'a ContainerId, &'a Container)> + Clone + 'a {
+        p.live.iter().rev().filter_map(|id| {
+            self.containers
+                .get(id)
+                .filter(|c| !c.removed)
+                .map(|c| (id, c))
+        })
     }
 
     /// The UIDs `GetPods(all=false)` would list.
@@ -897,5 +943,31 @@ impl Runtime {
             .filter(|(_, h)| h.cgroup)
             .map(|(uid, _)| *uid)
             .collect()
+    }
+}
+
+/// A sandbox as a pod status reports it.
+fn rt_sandbox((id, s): (&SandboxId, &Sandbox)) -> RtSandbox {
+    RtSandbox {
+        id: *id,
+        ready: s.ready,
+        attempt: s.attempt,
+        created_at: s.created_at,
+    }
+}
+
+/// A container as a pod status reports it.
+fn rt_container((id, c): (&ContainerId, &Container)) -> RtContainer {
+    RtContainer {
+        id: *id,
+        name: c.name.clone(),
+        state: c.state,
+        exit_code: c.exit_code,
+        reason: c.reason,
+        created_at: c.created_at,
+        started_at: c.started_at,
+        finished_at: c.finished_at,
+        restart_count: c.attempt,
+        sandbox: c.sandbox,
     }
 }

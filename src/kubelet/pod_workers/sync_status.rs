@@ -39,6 +39,10 @@ pub(crate) struct PodSyncStatus {
     pub(crate) last_sync_time: Option<SimTime>,
     /// The in-flight operation, if the worker is inside a sync.
     pub(crate) op: Option<u64>,
+    /// That operation itself while it waits on the runtime: parked here by each CRI call
+    /// and taken back by the reply (`cri_reply.rs`), so neither searches a map of its own.
+    /// `None` while the operation runs, and whenever `op` is `None`.
+    pub(crate) parked: Option<crate::kubelet::spare::ParkedOp>,
     /// What the last `SyncPod` status generation found unchanged (a cache of a pure
     /// computation, `status_memo.rs`); dropped with the record.
     pub(crate) status_memo: Option<crate::kubelet::status_memo::StatusMemo>,
@@ -79,6 +83,7 @@ impl PodSyncStatus {
             cancelled: false,
             last_sync_time: None,
             op: None,
+            parked: None,
             status_memo: None,
         }
     }
@@ -103,6 +108,10 @@ impl PodSyncStatus {
             Some(op),
             "pod worker rule broken: a sync's end is reported by the operation the worker \
              runs ({uid})"
+        );
+        debug_assert!(
+            self.parked.is_none(),
+            "sync operation rule broken: an operation that ends is parked no more ({uid})"
         );
         self.op = None;
         self.last_sync_time = Some(now);

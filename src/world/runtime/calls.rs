@@ -12,7 +12,6 @@ use crate::sim::{Dur, Sim, SimTime};
 use crate::world::cri::{CriClient, CriReq, CriResult};
 use crate::world::runtime::RtEvent;
 use crate::world::Event;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 impl Runtime {
@@ -43,7 +42,7 @@ impl Runtime {
         }
         pod.namespace = namespace;
         pod.sandboxes.push(id);
-        self.changed.insert(uid);
+        self.note_changed(uid);
         self.set_running(uid, true);
         trace.emit(now, &Transition::SandboxReady { uid, id });
         CriResult::SandboxCreated(id)
@@ -129,7 +128,7 @@ impl Runtime {
         if Self::uses_resources(&self.containers[&id]) {
             self.live_using.insert(id);
         }
-        self.changed.insert(uid);
+        self.note_changed(uid);
         CriResult::ContainerCreated(id)
     }
 
@@ -176,7 +175,7 @@ impl Runtime {
             };
             let _ = sim.after(OOM_AFTER, Event::Runtime(ev));
         }
-        self.changed.insert(uid);
+        self.note_changed(uid);
         self.set_running(uid, true);
         trace.emit(now, &Transition::ContainerRunning { uid, id, name });
         CriResult::Ok
@@ -201,7 +200,7 @@ impl Runtime {
             if c.state == RtState::Created {
                 c.state = RtState::Exited;
                 c.finished_at = Some(now);
-                self.changed.insert(uid);
+                self.note_changed(uid);
             }
             return Some(self.finish(sim, trace, req, CriResult::Ok));
         }
@@ -255,7 +254,7 @@ impl Runtime {
         if let Some(sb) = self.sandboxes.get_mut(&id) {
             if sb.ready {
                 sb.ready = false;
-                self.changed.insert(uid);
+                self.note_changed(uid);
                 self.refresh_running(uid);
                 trace.emit(sim.now(), &Transition::SandboxStopped { uid, id });
             }
@@ -280,7 +279,7 @@ impl Runtime {
             let _ = self.exit(sim, trace, id, 137, "Error");
         }
         if self.mark_removed(id) {
-            self.changed.insert(uid);
+            self.note_changed(uid);
         }
         CriResult::Ok
     }
@@ -334,7 +333,7 @@ impl Runtime {
         if let Some(sb) = self.sandboxes.get_mut(&id) {
             sb.removed = true;
         }
-        self.changed.insert(uid);
+        self.note_changed(uid);
         CriResult::Ok
     }
 
@@ -453,22 +452,52 @@ impl Runtime {
         CriResult::Relist(out)
     }
 
+    /// Note that `uid`'s state changed: the next relist inspects it.
+    #[inline]
+    pub(super) fn note_changed(&mut self, uid: PodUid) {
+        // A pod usually changes several times in a row (a create, then its start): a
+        // repeat of the last note is not pushed again.
+        if self.changed.last() != Some(&uid) {
+            self.changed.push(uid);
+        }
+    }
+
+    /// The pods a relist inspects, ascending and each once: those noted changed since the
+    /// last relist, plus `reinspect`, plus every pod when `all`. The notes are taken (the
+    /// list is handed back to [`Runtime::recycle_changed`] once walked).
+    pub(super) fn take_changed(&mut self, reinspect: &[PodUid], all: bool) -> Vec<PodUid> {
+        let mut pods = std::mem::take(&mut self.changed);
+        pods.extend_from_slice(reinspect);
+        if all {
+            pods.extend(self.pods.keys().copied());
+        }
+        pods.sort_unstable();
+        pods.dedup();
+        pods
+    }
+
+    /// Keep the list [`Runtime::take_changed`] handed out (emptied) for the next notes,
+    /// unless notes were made in the meantime.
+    pub(super) fn recycle_changed(&mut self, pods: &mut Vec<PodUid>) {
+        if self.changed.is_empty() {
+            pods.clear();
+            std::mem::swap(&mut self.changed, pods);
+        }
+    }
+
     /// A relist that lists and inspects when it completes: the pods that changed since
     /// the last relist, plus `reinspect` (every pod when `all`).
     pub(super) fn relist(&mut self, now: SimTime, reinspect: &[PodUid], all: bool) -> CriResult {
-        let mut set: BTreeSet<PodUid> = std::mem::take(&mut self.changed);
-        set.extend(reinspect.iter().copied());
-        if all {
-            set.extend(self.pods.keys().copied());
-        }
+        let mut pods = self.take_changed(reinspect, all);
         let mut out: Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)> =
-            Vec::with_capacity(set.len());
-        for uid in set {
+            Vec::with_capacity(pods.len());
+        for &uid in &pods {
             match self.fault(CriCall::PodStatus, now) {
                 Some(e) => out.push((uid, Err(e))),
-                None => out.push((uid, Ok(Arc::new(self.pod_status(uid))))),
+                None => out.push((uid, Ok(self.pod_status_shared(uid)))),
             }
         }
+        self.recycle_changed(&mut pods);
         CriResult::Relist(out)
     }
 }

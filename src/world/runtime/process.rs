@@ -143,7 +143,7 @@ impl Runtime {
             None => (Vec::new(), Vec::new()),
         };
         self.refresh_running(uid);
-        self.changed.insert(uid);
+        self.note_changed(uid);
         trace.emit(
             now,
             &Transition::ContainerExited {
