@@ -239,16 +239,25 @@ impl ContainerBackoff {
 /// `fmt.Errorf("back-off %s restarting failed container=%s ...")` as the model words it),
 /// built in one buffer of the right size: whole seconds, the usual case, as an integer, any
 /// other delay through its `Display`.
+#[cfg(test)]
 pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
+    let mut msg = String::new();
+    crash_loop_message_into(&mut msg, backoff, container);
+    msg
+}
+
+/// [`crash_loop_message`] written into `msg` (emptied first), on its buffer.
+pub(crate) fn crash_loop_message_into(msg: &mut String, backoff: Dur, container: &str) {
     use std::fmt::Write;
     const HEAD: &str = "CrashLoopBackOff: back-off ";
     const MID: &str = " restarting failed container=";
-    let mut msg = String::with_capacity(HEAD.len() + 24 + MID.len() + container.len());
+    msg.clear();
+    msg.reserve(HEAD.len() + 24 + MID.len() + container.len());
     msg.push_str(HEAD);
     // Whole seconds (every back-off step) print as `Ns`, written digit by digit; the
     // general `Display` otherwise.
     if backoff.0 % 1_000_000_000 == 0 {
-        push_decimal(&mut msg, backoff.0 / 1_000_000_000);
+        push_decimal(msg, backoff.0 / 1_000_000_000);
         msg.push('s');
     } else {
         let _ = write!(msg, "{backoff}");
@@ -256,10 +265,9 @@ pub(crate) fn crash_loop_message(backoff: Dur, container: &str) -> String {
     msg.push_str(MID);
     msg.push_str(container);
     debug_assert_eq!(
-        msg,
+        *msg,
         format!("CrashLoopBackOff: back-off {backoff} restarting failed container={container}")
     );
-    msg
 }
 
 /// Append `n` in decimal, as `Display` writes it, without the formatting machinery.

@@ -488,7 +488,8 @@ impl Kubelet {
         None
     }
 
-    /// An operation ended: report it to the pod worker.
+    /// An operation ended: report it to the pod worker (a failure's class read from its
+    /// message, as `completeWork` does).
     pub(super) fn end_op(
         &mut self,
         ctx: &mut Ctx,
@@ -496,6 +497,25 @@ impl Kubelet {
         op: Op,
         result: Result<bool, String>,
     ) {
+        let class = result.as_ref().err().map(|e| SyncError::of(e));
+        self.end_op_as(ctx, uid, op, result, class);
+    }
+
+    /// [`Kubelet::end_op`] of a failure whose class the caller knows (`None`: success).
+    pub(super) fn end_op_as(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        op: Op,
+        result: Result<bool, String>,
+        class: Option<SyncError>,
+    ) {
+        debug_assert_eq!(
+            class,
+            result.as_ref().err().map(|e| SyncError::of(e)),
+            "sync error rule broken: a failure's known class is the class of its message \
+             (pod {uid})"
+        );
         // A check only (a range query of the ledger at every end): debug builds.
         #[cfg(debug_assertions)]
         {
@@ -515,15 +535,21 @@ impl Kubelet {
             return;
         }
         // The worker needs only the error's class; the message moves into the transition.
-        let (result, error) = match result {
-            Ok(b) => (Ok(b), None),
-            Err(e) => (Err(SyncError::of(&e)), Some(e)),
+        let (result, error) = match (result, class) {
+            (Ok(b), _) => (Ok(b), None),
+            (Err(e), Some(class)) => (Err(class), Some(e)),
+            (Err(e), None) => (Err(SyncError::of(&e)), Some(e)),
         };
-        ctx.emit(Transition::SyncEnd {
+        let end = Transition::SyncEnd {
             uid,
             kind: op.kind,
             error,
-        });
+        };
+        // Emitted by reference (no hint: hashed as `emit` does) to take the text back.
+        ctx.emit_hinted(&end, 0);
+        if let Transition::SyncEnd { error: Some(e), .. } = end {
+            self.recycle_message(e);
+        }
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);
         self.recycle_plan(op.plan);

@@ -219,6 +219,12 @@ pub(crate) struct Kubelet {
     /// The emptied plan of the last operation that ended, whose buffer the next
     /// operation takes (`sync.rs`: most operations end without waiting on the runtime).
     spare_plan: std::collections::VecDeque<sync::Step>,
+    /// The emptied list of containers to start of the last `SyncPod` (`sync.rs`): a
+    /// crash-looping pod's every retry lists its container again.
+    spare_to_start: Vec<usize>,
+    /// The emptied text of the last crash-loop back-off error, taken back from its
+    /// `SyncEnd` transition (`sync.rs`): the next retry writes its error there.
+    spare_message: String,
     /// Workers blocked in `GetNewerThan`, with the work they will run.
     pub(crate) waiting_work: BTreeMap<PodUid, (u64, Work)>,
     pub(crate) sync_tick: Dur,
@@ -271,6 +277,8 @@ impl Kubelet {
             #[cfg(debug_assertions)]
             worker_calls: BTreeMap::new(),
             spare_plan: Default::default(),
+            spare_to_start: Vec::new(),
+            spare_message: String::new(),
             mounted: Default::default(),
             vol_dsw: Default::default(),
             objects: Default::default(),

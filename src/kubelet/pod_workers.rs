@@ -198,6 +198,12 @@ pub(crate) const NETWORK_NOT_READY: &str = "network is not ready";
 /// What the pod worker needs of a failed sync's error: only whether it was the transient
 /// network error (a short back-off) or any other (the full back-off). The message itself
 /// goes to the `SyncEnd` transition.
+///
+/// `completeWork` reads the class from the message text ([`SyncError::of`]). Where the
+/// sync makes an error whose text cannot hold [`NETWORK_NOT_READY`], the class is known
+/// there and passed along as data: a crash-loop back-off error (fixed words and a
+/// container name, a DNS label without spaces) is always [`SyncError::Other`]. Debug
+/// builds read the text anyway and compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SyncError {
     NetworkNotReady,

@@ -27,13 +27,23 @@ impl ReasonCache {
     }
 
     /// `Update` for one container: the entry of (`uid`, `name`) becomes `reason` (an
-    /// entry already there is overwritten in place: no owned name is built).
+    /// entry already there is overwritten in place: no owned name is built). A crash loop
+    /// sets the entry it set at its last retry: the pod's list is found without the tree's
+    /// entry API.
     pub(crate) fn set(&mut self, uid: PodUid, name: &str, reason: &'static str) {
-        let list = self.pods.entry(uid).or_default();
+        let Some(list) = self.pods.get_mut(&uid) else {
+            self.pods.insert(uid, vec![(name.to_owned(), reason)]);
+            return;
+        };
         match list.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
             Ok(i) => list[i].1 = reason,
             Err(i) => list.insert(i, (name.to_owned(), reason)),
         }
+        debug_assert_eq!(
+            self.get(uid, name),
+            Some(reason),
+            "reason cache: set {uid} {name}"
+        );
     }
 
     /// `Remove` for one container; a pod left without entries leaves the tree.

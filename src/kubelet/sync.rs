@@ -20,7 +20,7 @@
 //! instantaneous).
 
 use super::init_containers::{compute_init_container_actions, has_any_regular_container_created};
-use super::pod_workers::{StatusFn, Work, WorkType};
+use super::pod_workers::{StatusFn, SyncError, Work, WorkType};
 use super::prober::{ProbeManager, ProbeResult};
 use super::profile::Sw;
 use super::status::should_container_be_restarted;
@@ -131,6 +131,10 @@ pub(crate) struct Op {
     pub(super) start: Option<(usize, StartStage)>,
     pub(super) sandbox: Option<SandboxId>,
     pub(super) errors: Vec<String>,
+    /// How many of `errors` are crash-loop back-off errors (`do_back_off`): their class is
+    /// known where they are made (see [`SyncError`]), so an operation that failed with
+    /// those alone is not classified by its message.
+    pub(super) back_off_errors: usize,
     /// Errors that end the operation at once (kill failures, sandbox failures).
     pub(super) fatal: Option<String>,
     pub(super) grace: Option<i64>,
@@ -164,6 +168,7 @@ impl Op {
             start: None,
             sandbox: None,
             errors: Vec::new(),
+            back_off_errors: 0,
             fatal: None,
             grace,
             killer: false,
@@ -210,24 +215,28 @@ pub(super) fn pod_sandbox_changed(status: &RtPodStatus) -> (bool, u32, Option<Sa
 /// `computePodActions` for regular containers, without probe results.
 #[cfg(test)]
 pub(crate) fn compute_pod_actions(pod: &ApiPod, status: &RtPodStatus) -> PodActions {
-    compute_pod_actions_with_probes(pod, status, None, true)
+    compute_pod_actions_with_probes(pod, status, None, true, Vec::new())
 }
 
 /// `computePodActions`, reading liveness and startup results: the sandbox, then the init
 /// containers and sidecars (`init_containers.rs`), then the regular containers once the pod
 /// is initialized. `init_rerun_guard`: switch `initContainersNotRerunAfterAppStart`.
+/// `to_start`: an empty buffer for `containers_to_start` (a kept one: no allocation).
 pub(crate) fn compute_pod_actions_with_probes(
     pod: &ApiPod,
     status: &RtPodStatus,
     probes: Option<&ProbeManager>,
     init_rerun_guard: bool,
+    to_start: Vec<usize>,
 ) -> PodActions {
+    debug_assert!(to_start.is_empty(), "a kept start list is empty");
     let (changed, attempt, sandbox) = pod_sandbox_changed(status);
     let mut a = PodActions {
         kill_pod: changed,
         create_sandbox: changed,
         attempt,
         sandbox,
+        containers_to_start: to_start,
         ..Default::default()
     };
     if changed {
@@ -360,6 +369,10 @@ pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
     }
 }
 
+/// The largest error text kept for reuse (bytes): a crash-loop message is some sixty
+/// bytes and a container name.
+const SPARE_MESSAGE_BYTES: usize = 160;
+
 /// The largest plan buffer kept for reuse (slots): a longer plan is rare, and a kept
 /// buffer may end up held by an operation waiting on the runtime.
 const SPARE_PLAN_SLOTS: usize = 8;
@@ -379,6 +392,16 @@ impl Kubelet {
         if cap > self.spare_plan.capacity() && cap <= SPARE_PLAN_SLOTS {
             plan.clear();
             self.spare_plan = plan;
+        }
+    }
+
+    /// Keep an ended operation's error text (emptied) for the next crash-loop error,
+    /// unless the kept one is as large or this one is over [`SPARE_MESSAGE_BYTES`].
+    pub(super) fn recycle_message(&mut self, mut msg: String) {
+        let cap = msg.capacity();
+        if cap > self.spare_message.capacity() && cap <= SPARE_MESSAGE_BYTES {
+            msg.clear();
+            self.spare_message = msg;
         }
     }
 
@@ -464,15 +487,15 @@ impl Kubelet {
         if self.b.on(Sw::StopProbesAtTermination) {
             self.probe_add_pod(ctx, &op.pod);
         }
-        let actions = compute_pod_actions_with_probes(
+        let mut actions = compute_pod_actions_with_probes(
             &op.pod,
             &op.status,
             Some(&self.prober),
             self.b.on(Sw::InitContainersNotRerunAfterAppStart),
+            std::mem::take(&mut self.spare_to_start),
         );
         op.sandbox = actions.sandbox;
-        let pod = op.pod.clone();
-        self.objects_on_sync_pod(ctx, &pod);
+        self.objects_on_sync_pod(ctx, &op.pod);
         // The plan's length is known here: its buffer grows at most once.
         let kills = match actions.kill_pod {
             true => 1,
@@ -508,10 +531,12 @@ impl Kubelet {
             op.plan.push_back(Step::StartContainer { idx });
         }
         let n_init = op.pod.spec.init_containers.len();
-        for idx in actions.containers_to_start {
+        for idx in actions.containers_to_start.drain(..) {
             op.plan
                 .push_back(Step::StartContainer { idx: n_init + idx });
         }
+        // The emptied list is the next sync's buffer.
+        self.spare_to_start = actions.containers_to_start;
         self.advance(ctx, uid, op);
     }
 
@@ -523,13 +548,21 @@ impl Kubelet {
                 return;
             }
             let Some(step) = op.plan.pop_front() else {
+                // A failure made of crash-loop back-off errors alone is of the ordinary
+                // class; any other error's class is read from the message.
+                let known = op.errors.len() == op.back_off_errors;
                 // A single error is the message itself (no joined copy).
                 let result = match op.errors.len() {
                     0 => Ok(false),
                     1 => Err(op.errors.pop().expect("one error")),
                     _ => Err(op.errors.join("; ")),
                 };
-                self.end_op(ctx, uid, op, result);
+                let class = match &result {
+                    Ok(_) => None,
+                    Err(_) if known => Some(SyncError::Other),
+                    Err(e) => Some(SyncError::of(e)),
+                };
+                self.end_op_as(ctx, uid, op, result, class);
                 return;
             };
             let Step::StartContainer { idx } = step else {
@@ -544,6 +577,7 @@ impl Kubelet {
             };
             if let Some(e) = self.do_back_off(ctx, &op, idx) {
                 op.errors.push(e);
+                op.back_off_errors += 1;
                 continue;
             }
             // No entry at all: not in back-off (and no key to build).
@@ -587,7 +621,9 @@ impl Kubelet {
                 uid,
                 what: NoteKind::CrashLoopBackOff,
             });
-            return Some(super::backoff::crash_loop_message(backoff, &c.name));
+            let mut msg = std::mem::take(&mut self.spare_message);
+            super::backoff::crash_loop_message_into(&mut msg, backoff, &c.name);
+            return Some(msg);
         }
         None
     }
@@ -694,13 +730,23 @@ mod tests {
         pm.readiness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
         // A readiness failure never kills.
-        let a =
-            compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm), true);
+        let a = compute_pod_actions_with_probes(
+            &pod(RestartPolicy::Always),
+            &running,
+            Some(&pm),
+            true,
+            Vec::new(),
+        );
         assert!(a.containers_to_kill.is_empty() && a.containers_to_start.is_empty());
         pm.startup
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a =
-            compute_pod_actions_with_probes(&pod(RestartPolicy::Always), &running, Some(&pm), true);
+        let a = compute_pod_actions_with_probes(
+            &pod(RestartPolicy::Always),
+            &running,
+            Some(&pm),
+            true,
+            Vec::new(),
+        );
         assert_eq!(
             a.containers_to_kill,
             vec![(ContainerId(1), "app".to_string(), ProbeType::Startup)]
@@ -711,8 +757,13 @@ mod tests {
         // nothing kept and nothing to start the whole pod is killed (`KillPod`).
         pm.liveness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a =
-            compute_pod_actions_with_probes(&pod(RestartPolicy::Never), &running, Some(&pm), true);
+        let a = compute_pod_actions_with_probes(
+            &pod(RestartPolicy::Never),
+            &running,
+            Some(&pm),
+            true,
+            Vec::new(),
+        );
         assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
         assert!(a.containers_to_start.is_empty());
         assert!(a.kill_pod);
