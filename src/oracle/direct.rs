@@ -127,10 +127,39 @@ impl Oracle {
         self.checkers.sync_end(at, uid, kind);
     }
 
-    /// A sync's end with an error: its text is interned through the pod's last one
-    /// ([`Facts::sync_end_of`]).
+    /// A sync's end with an error. Nearly always the pod's last error again (a pod whose
+    /// sync keeps failing fails it with the same text): its id is the kept one
+    /// ([`Facts::last_error_is`], one comparison of the text, no table lookup), and the
+    /// rest is [`Oracle::direct_sync_end`]'s path. Any other text, or a pod without facts
+    /// or history yet, takes [`Oracle::sync_failed_other`], out of line: the path that runs
+    /// stays a few cache lines.
     #[inline(never)]
     fn direct_sync_failed(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::SyncEnd {
+            uid,
+            kind,
+            error: Some(ref error),
+        } = *tr
+        else {
+            unreachable!()
+        };
+        let Some(e) = self.facts.last_error_is(uid, error) else {
+            return self.sync_failed_other(at, tr);
+        };
+        if !self.record(at, uid, Rec::SyncEnd(kind, Some(e))) {
+            return self.general(at, tr);
+        }
+        self.facts.sync_end(at, uid, kind, false);
+        self.check_direct(at, tr, topic::SYNC_END);
+        self.checkers.sync_end(at, uid, kind);
+    }
+
+    /// [`Oracle::direct_sync_failed`] of a text other than the pod's last error (or of a
+    /// pod without its facts yet): the text is interned through the table and kept as the
+    /// pod's last ([`Facts::sync_end_of`]).
+    #[cold]
+    #[inline(never)]
+    fn sync_failed_other(&mut self, at: SimTime, tr: &Transition) {
         let Transition::SyncEnd {
             uid,
             kind,

@@ -165,6 +165,14 @@ impl PodFacts {
     fn cold_mut(&mut self) -> &mut ColdFacts {
         self.cold.get_or_insert_with(Box::default)
     }
+    /// A sync of the pod failed at `at` (kept with its failed CRI calls). Out of line: a
+    /// sync's end is frequent, a failed one much less, and the growth of the list is not
+    /// code a successful end should carry.
+    #[cold]
+    #[inline(never)]
+    fn failed_at(&mut self, at: SimTime) {
+        self.cold_mut().errors.push(at);
+    }
     /// When the API was asked to delete the pod (first time).
     pub(crate) fn deleted_at(&self) -> Option<SimTime> {
         self.cold().and_then(|c| c.deleted_at)
@@ -502,7 +510,7 @@ impl Facts {
         }
     }
 
-    /// [`Facts::update`] of a sync's end with an error (the oracle's direct path): the
+    /// [`Facts::update`] of a sync's end with an error (the oracle's path of a new text): the
     /// error's text is interned through the pod's last one ([`ColdFacts::last_error`])
     /// before the table.
     #[inline]
@@ -517,6 +525,20 @@ impl Facts {
         let error = error.map(|e| self.intern_error(uid, e));
         self.rings.push(uid, at, Rec::SyncEnd(kind, error));
         self.sync_end(at, uid, kind, error.is_none());
+    }
+
+    /// The id of `uid`'s sync error `e` if it is the pod's last one again (found by one
+    /// comparison of the text, without hashing), else `None` (another text, no last one
+    /// kept, or no facts of the pod): changes nothing.
+    #[inline(always)]
+    pub(crate) fn last_error_is(&self, uid: PodUid, e: &str) -> Option<Sym> {
+        let k = self.pods.get(uid.0 as usize)?.cold()?.last_error;
+        if !self.syms.holds(k, e) {
+            return None;
+        }
+        // Debug builds look the text up in the table: the kept id is the one it gives.
+        debug_assert_eq!(self.syms.find(e), Some(k), "sync error {e:?}");
+        Some(k)
     }
 
     /// The id of `uid`'s sync error `e`: its last one again is found by one comparison
@@ -890,7 +912,7 @@ impl Facts {
         // Every caller made the pod's facts first (with its record).
         let p = &mut self.pods[uid.0 as usize];
         if !ok {
-            p.cold_mut().errors.push(at);
+            p.failed_at(at);
         }
         let w = &mut p.worker;
         if w.open_sync == Some(kind) {
