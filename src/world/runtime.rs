@@ -590,11 +590,16 @@ impl Runtime {
     /// [`Runtime::pod_status`] in a shared box, for a relist's inspection: a status the
     /// PLEG dropped ([`Runtime::recycle_status`]) is filled anew when there is one (its
     /// box and lists reused, so a list may keep some spare room), else a new one is built.
+    /// A kept status is held by no one else when kept, but a clone of the runtime (the
+    /// world is plain data and `Clone`) shares its kept statuses with the original: such
+    /// a status is left to its other holder and a new one is built.
     pub(super) fn pod_status_shared(&mut self, uid: PodUid) -> Arc<RtPodStatus> {
         let Some(mut shared) = self.spare_statuses.pop() else {
             return Arc::new(self.pod_status(uid));
         };
-        let st = Arc::get_mut(&mut shared).expect("a kept status is held by no one else");
+        let Some(st) = Arc::get_mut(&mut shared) else {
+            return Arc::new(self.pod_status(uid));
+        };
         match self.pods.get(&uid) {
             Some(p) => {
                 st.uid = Some(uid);

@@ -543,6 +543,30 @@ mod tests {
         assert_eq!(rt.spare.len(), super::super::SPARE_BOXES);
     }
 
+    /// A status the PLEG dropped is refilled by the next inspection, in its own box; in a
+    /// clone of the runtime, which shares the kept statuses with the original, both
+    /// inspections still give the status a fresh one would.
+    #[test]
+    fn a_dropped_status_is_refilled_and_a_clone_sharing_it_builds_anew() {
+        let uid = PodUid(1);
+        let mut rt = runtime();
+        let dropped = rt.pod_status_shared(uid);
+        let at = Arc::as_ptr(&dropped);
+        rt.recycle_status(dropped);
+        assert_eq!(rt.spare_statuses.len(), 1);
+        let mut twin = rt.clone();
+        let (mine, theirs) = (rt.pod_status_shared(uid), twin.pod_status_shared(uid));
+        assert_eq!((*mine).clone(), rt.pod_status(uid));
+        assert_eq!(*theirs, *mine);
+        // One of the two took the shared box (the other still held it), the other built anew.
+        assert!(!std::ptr::eq(Arc::as_ptr(&mine), Arc::as_ptr(&theirs)));
+        assert!(std::ptr::eq(Arc::as_ptr(&theirs), at) || std::ptr::eq(Arc::as_ptr(&mine), at));
+        // A status someone still holds is not kept.
+        let held = rt.pod_status_shared(uid);
+        rt.recycle_status(held.clone());
+        assert!(rt.spare_statuses.is_empty());
+    }
+
     #[test]
     fn create_container_needs_its_image_on_the_node() {
         let (uid, id) = (PodUid(1), SandboxId(1));
