@@ -723,6 +723,12 @@ mod tests {
         assert!(a.kill_pod && !a.create_sandbox);
     }
 
+    /// `computePodActions` with the prober's results `pm`, the pod's probes run, and a fresh
+    /// start list.
+    fn with_probes(policy: RestartPolicy, st: &RtPodStatus, pm: &ProbeManager) -> PodActions {
+        compute_pod_actions_with_probes(&pod(policy), st, Some(pm), true, Vec::new())
+    }
+
     #[test]
     fn compute_pod_actions_kills_on_liveness_or_startup_failure() {
         let running = status(true, Some((RtState::Running, 0)));
@@ -730,23 +736,11 @@ mod tests {
         pm.readiness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
         // A readiness failure never kills.
-        let a = compute_pod_actions_with_probes(
-            &pod(RestartPolicy::Always),
-            &running,
-            Some(&pm),
-            true,
-            Vec::new(),
-        );
+        let a = with_probes(RestartPolicy::Always, &running, &pm);
         assert!(a.containers_to_kill.is_empty() && a.containers_to_start.is_empty());
         pm.startup
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a = compute_pod_actions_with_probes(
-            &pod(RestartPolicy::Always),
-            &running,
-            Some(&pm),
-            true,
-            Vec::new(),
-        );
+        let a = with_probes(RestartPolicy::Always, &running, &pm);
         assert_eq!(
             a.containers_to_kill,
             vec![(ContainerId(1), "app".to_string(), ProbeType::Startup)]
@@ -757,13 +751,7 @@ mod tests {
         // nothing kept and nothing to start the whole pod is killed (`KillPod`).
         pm.liveness
             .set(ContainerId(1), ProbeResult::Failure, PodUid(1));
-        let a = compute_pod_actions_with_probes(
-            &pod(RestartPolicy::Never),
-            &running,
-            Some(&pm),
-            true,
-            Vec::new(),
-        );
+        let a = with_probes(RestartPolicy::Never, &running, &pm);
         assert_eq!(a.containers_to_kill[0].2, ProbeType::Liveness);
         assert!(a.containers_to_start.is_empty());
         assert!(a.kill_pod);
