@@ -463,8 +463,8 @@ impl Checkers {
             .probe(at, uid, container, kind, result, facts, out);
     }
 
-    /// Tests only: the probes checker.
-    #[cfg(test)]
+    /// Tests only (of debug checks): the probes checker.
+    #[cfg(all(test, debug_assertions))]
     pub(crate) fn probes_mut(&mut self) -> &mut probes::Probes {
         &mut self.probes
     }
