@@ -163,12 +163,12 @@ impl Oracle {
         let Transition::SyncEnd {
             uid,
             kind,
-            ref error,
+            error: Some(ref error),
         } = *tr
         else {
             unreachable!()
         };
-        self.facts.sync_end_of(at, uid, kind, error.as_deref());
+        self.facts.sync_end_of(at, uid, kind, error);
         self.check_direct(at, tr, topic::SYNC_END);
         self.checkers.sync_end(at, uid, kind);
     }

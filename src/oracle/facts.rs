@@ -510,21 +510,16 @@ impl Facts {
         }
     }
 
-    /// [`Facts::update`] of a sync's end with an error (the oracle's path of a new text): the
-    /// error's text is interned through the pod's last one ([`ColdFacts::last_error`])
-    /// before the table.
+    /// [`Facts::update`] of a sync's end with error `e` other than the pod's last one (the
+    /// oracle's path of a new text, taken after [`Facts::last_error_is`] said no): the text
+    /// is interned through the table and kept as the pod's last ([`ColdFacts::last_error`]).
     #[inline]
-    pub(crate) fn sync_end_of(
-        &mut self,
-        at: SimTime,
-        uid: PodUid,
-        kind: SyncKind,
-        error: Option<&str>,
-    ) {
+    pub(crate) fn sync_end_of(&mut self, at: SimTime, uid: PodUid, kind: SyncKind, e: &str) {
         self.pod_mut(uid);
-        let error = error.map(|e| self.intern_error(uid, e));
-        self.rings.push(uid, at, Rec::SyncEnd(kind, error));
-        self.sync_end(at, uid, kind, error.is_none());
+        let error = self.syms.intern(e);
+        self.pods[uid.0 as usize].cold_mut().last_error = error;
+        self.rings.push(uid, at, Rec::SyncEnd(kind, Some(error)));
+        self.sync_end(at, uid, kind, false);
     }
 
     /// The id of `uid`'s sync error `e` if it is the pod's last one again (found by one
@@ -539,22 +534,6 @@ impl Facts {
         // Debug builds look the text up in the table: the kept id is the one it gives.
         debug_assert_eq!(self.syms.find(e), Some(k), "sync error {e:?}");
         Some(k)
-    }
-
-    /// The id of `uid`'s sync error `e`: its last one again is found by one comparison
-    /// (with no hashing), any other through the string table, and kept as the last.
-    fn intern_error(&mut self, uid: PodUid, e: &str) -> Sym {
-        let c = self.pods[uid.0 as usize].cold_mut();
-        let k = if self.syms.holds(c.last_error, e) {
-            c.last_error
-        } else {
-            let k = self.syms.intern(e);
-            c.last_error = k;
-            k
-        };
-        // Debug builds look the text up in the table: the kept id is the one it gives.
-        debug_assert_eq!(self.syms.find(e), Some(k), "sync error {e:?}");
-        k
     }
 
     /// Remember the values of `uid` before the current transition changes them (for the
