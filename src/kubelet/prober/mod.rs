@@ -712,7 +712,7 @@ pub(crate) fn run_probe(
     w: &mut Worker,
     id: ContainerId,
 ) -> Result<ProbeResult, &'static str> {
-    let (kind, handler, name_word) = (w.key.kind, w.handler, w.name_word);
+    let (kind, handler, name_word) = (w.kind, w.handler, w.name_word);
     let mut out = ctx.exec_probe(id, kind, handler);
     if out.is_err() {
         out = retry_probe(ctx, id, kind, handler);

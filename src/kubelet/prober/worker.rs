@@ -87,27 +87,42 @@ impl StatusView {
 
 /// A probe worker (`worker`).
 ///
-/// `repr(C)` with the fields a probe reads and writes first: a tick of a worker comes
-/// seconds after its last one, when its state has left the first-level data cache, and the
-/// compiler's own field order spread that state (and a read through the pod object) over
-/// four cache lines; here the probe's fields sit together in the first 64 bytes or so.
+/// A tick of a worker comes seconds after its last one, when its state has left the
+/// first-level data cache, so the record is laid out by cache line (`repr(C)`, aligned to
+/// 64 bytes so that no line is shared with the next worker's slot): the first line holds
+/// what decides whether a tick probes and when the next one is due, the second what a
+/// probe records and traces (its result counts, flags and `Probe` transition); the key and
+/// what only a new container or the exit reads come after. A steady probe so reads two
+/// lines of the record where the compiler's order and an unaligned slot gave it three or
+/// four (see the layout checks below the struct).
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct Worker {
+    // ---- First line: whether this tick probes, and the next tick. ----
     /// This worker instance (events of an exited worker are ignored).
     pub(crate) gen: u64,
     /// The status manager's cached status of the container (see [`StatusView`]).
     pub(crate) view: StatusView,
     pub(crate) container_id: Option<ContainerId>,
-    /// `periodSeconds`, as a duration.
-    pub(crate) period: Dur,
     /// `initialDelaySeconds`, as a duration: a container that ran for less is not probed
     /// yet (comparing nanoseconds with it is comparing whole seconds with the field).
     pub(crate) initial_delay: Dur,
+    /// `periodSeconds`, as a duration.
+    pub(crate) period: Dur,
+    /// The source key of this worker's events (`probe_worker_source` of `key`), which they
+    /// carry in place of the key.
+    pub(crate) source: u64,
+    // ---- Second line: the probe's result and its trace. ----
+    /// The word the trace hashes for `key.container` when it is 1 to 7 bytes long
+    /// (`short_str_word`; 0 otherwise): a probe's transition hashes it instead of reading
+    /// the name's text, whose cache line a tick seconds after the last has lost.
+    pub(crate) name_word: u64,
     pub(crate) success_threshold: u32,
     pub(crate) failure_threshold: u32,
     /// How many probes in a row gave `last_result`.
     pub(crate) result_run: u32,
+    /// `key.kind`, next to the fields a probe reads with it (the key never changes).
+    pub(crate) kind: ProbeType,
     pub(crate) handler: ProbeHandler,
     /// What this worker's results manager holds for `container_id` (only this worker
     /// writes it): a `Set` of the same value is skipped, as the manager would drop it.
@@ -129,30 +144,34 @@ pub(crate) struct Worker {
     pub(crate) stop_pending: bool,
     /// A value waits in the manual trigger channel.
     pub(crate) trigger_pending: bool,
-    /// The word the trace hashes for `key.container` when it is 1 to 7 bytes long
-    /// (`short_str_word`; 0 otherwise): a probe's transition hashes it instead of reading
-    /// the name's text, whose cache line a tick seconds after the last has lost.
-    pub(crate) name_word: u64,
+    /// This worker's `Probe` transition, built once from `key` (which never changes): a
+    /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
+    /// no transition is built, and no count of the container name taken and given back,
+    /// per probe. Only `probe_record` writes it.
+    rec: Transition,
+    // ---- Cold: read by a new container, a publish or the exit. ----
     /// Which probe of which container this worker runs (`probeKey`).
     pub(crate) key: ProbeKey,
-    /// The source key of this worker's events (`probe_worker_source` of `key`), which they
-    /// carry in place of the key.
-    pub(crate) source: u64,
     /// The result published for a new container before it is probed.
     pub(crate) initial: ProbeResult,
     /// Whether the worker goes on after its container terminated: a sidecar is restarted
     /// whatever the pod's policy, other containers unless the policy is `Never` (from the
     /// pod given to `AddPod`, which never changes).
     pub(crate) keep_after_exit: bool,
-    /// This worker's `Probe` transition, built once from `key` (which never changes): a
-    /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
-    /// no transition is built, and no count of the container name taken and given back,
-    /// per probe. Only `probe_record` writes it.
-    rec: Transition,
     /// Debug builds: the pod as given to `AddPod`, to check `deleting` against.
     #[cfg(debug_assertions)]
     pub(crate) pod: Arc<ApiPod>,
 }
+
+// The layout the comment on `Worker` describes: the first line ends with `source`, and
+// the second holds the counts, flags and the head of `rec` (its tag, pod UID, kind and
+// verdict are what a probe writes and hashes).
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(offset_of!(Worker, source) + size_of::<u64>() <= 64);
+    assert!(offset_of!(Worker, name_word) == 64);
+    assert!(offset_of!(Worker, rec) <= 96);
+};
 
 impl Worker {
     pub(crate) fn new(
@@ -176,6 +195,7 @@ impl Worker {
             success_threshold: spec.success_threshold,
             failure_threshold: spec.failure_threshold,
             result_run: 0,
+            kind: key.kind,
             handler: spec.handler,
             published: None,
             // Go's zero value of `results.Result` is Success.
@@ -215,7 +235,8 @@ impl Worker {
     /// step-by-step path decides (and may publish before it probes, or not probe).
     #[inline]
     pub(crate) fn probes_now(&self, now: SimTime) -> Option<ContainerId> {
-        let kind = self.key.kind;
+        debug_assert_eq!(self.kind, self.key.kind, "probe worker {:?}: kind", self.key);
+        let kind = self.kind;
         match self.view {
             StatusView::Container {
                 id,
@@ -282,7 +303,7 @@ impl Worker {
         if below {
             return None;
         }
-        if self.key.kind != ProbeType::Readiness && result == ProbeResult::Failure {
+        if self.kind != ProbeType::Readiness && result == ProbeResult::Failure {
             // The container will be restarted: wait for the next one.
             self.on_hold = true;
             self.result_run = 0;
