@@ -34,8 +34,19 @@ use crate::sim::{Dur, Sim, SimTime, Stream};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+/// A container: what a probe reads (state, start and behaviour) first, in one cache line
+/// of a line-aligned record: a probe comes seconds after the last, when the record has
+/// left the data cache, and the compiler's order spread those fields over two lines.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 struct Container {
+    started_at: Option<SimTime>,
+    created_at: SimTime,
+    /// Shared by every instance of the same declared container (see `register_workload`).
+    behaviour: Arc<Behaviour>,
+    state: RtState,
+    /// Removed from the runtime (kept here only for the run summary).
+    removed: bool,
     uid: PodUid,
     sandbox: SandboxId,
     /// Interned ([`Runtime::intern`]): the instances of a declared container share it.
@@ -43,19 +54,12 @@ struct Container {
     /// The image it was created from (interned).
     image: Arc<str>,
     attempt: u32,
-    state: RtState,
     exit_code: i32,
     reason: &'static str,
-    created_at: SimTime,
-    started_at: Option<SimTime>,
     finished_at: Option<SimTime>,
-    /// Shared by every instance of the same declared container (see `register_workload`).
-    behaviour: Arc<Behaviour>,
     /// Bumped whenever scheduled process events become stale.
     gen: u32,
     sigterm_at: Option<SimTime>,
-    /// Removed from the runtime (kept here only for the run summary).
-    removed: bool,
     /// Calls waiting on this container (boxed: most containers never have one).
     calls: Option<Box<InFlight>>,
     /// Still running when the node powered off.
