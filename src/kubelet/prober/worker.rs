@@ -235,7 +235,11 @@ impl Worker {
     /// step-by-step path decides (and may publish before it probes, or not probe).
     #[inline]
     pub(crate) fn probes_now(&self, now: SimTime) -> Option<ContainerId> {
-        debug_assert_eq!(self.kind, self.key.kind, "probe worker {:?}: kind", self.key);
+        debug_assert_eq!(
+            self.kind, self.key.kind,
+            "probe worker {:?}: its copy of the key's kind is wrong",
+            self.key
+        );
         let kind = self.kind;
         match self.view {
             StatusView::Container {
