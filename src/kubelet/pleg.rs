@@ -320,6 +320,7 @@ impl Kubelet {
                         // The status replaced goes back to the runtime, to be refilled by
                         // a later inspection if no one else holds it.
                         if let Some(Ok(old)) = old.map(|e| e.status) {
+                            self.drop_status_memo(uid);
                             ctx.recycle_status(old);
                         }
                         changed_pods += 1;

@@ -25,6 +25,45 @@ use crate::model::{
 };
 use std::sync::Arc;
 
+/// Whether two objects of a pod give a status generation the same inputs: the same
+/// object, or equal in every field the generation reads. The status manager's writes
+/// reach the API object and come back over the watch as a new object whose status is
+/// the one just written; of the API object's status the generation reads only the phase,
+/// reason and message and the conditions the kubelet does not own, so those are compared
+/// (the resource version it does not read at all).
+fn same_pod_inputs<'a>(a: &'a ApiPod, b: &'a ApiPod) -> bool {
+    if std::ptr::eq(a, b) {
+        return true;
+    }
+    // Every field listed (no `..`): a new field must be sorted here.
+    let ApiPod {
+        uid,
+        spec,
+        decl,
+        created_at,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        status,
+        resource_version: _,
+        static_pod,
+        mirror_of,
+    } = a;
+    let not_kubelets = |s: &'a ApiPodStatus| s.conditions.iter().filter(|c| !c.kind.by_kubelet());
+    *uid == b.uid
+        && Arc::ptr_eq(spec, &b.spec)
+        && *decl == b.decl
+        && *created_at == b.created_at
+        && *deletion_timestamp == b.deletion_timestamp
+        && *deletion_grace_period_seconds == b.deletion_grace_period_seconds
+        && *static_pod == b.static_pod
+        && *mirror_of == b.mirror_of
+        && (Arc::ptr_eq(status, &b.status)
+            || (status.phase == b.status.phase
+                && status.reason == b.status.reason
+                && status.message == b.status.message
+                && not_kubelets(status).eq(not_kubelets(&b.status))))
+}
+
 /// The objects a `SyncPod` status generation that changed nothing was computed from.
 #[derive(Clone, Debug)]
 pub(crate) struct StatusMemo {
@@ -56,7 +95,9 @@ pub(super) struct MemoView<'a> {
 
 /// What a memo's test found: the phase and the readiness probes to trigger of a
 /// generation that would change nothing, or `None` when the generation must run.
-pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>)>;
+/// The flag: the memo holds another object of the pod (with the same inputs), to be
+/// replaced by the one given.
+pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>, bool)>;
 
 impl<'a> MemoView<'a> {
     /// The view of `k`'s parts other than the pod workers' records.
@@ -90,7 +131,8 @@ impl<'a> MemoView<'a> {
     ) -> MemoHit {
         let memo = memo?;
         let v = self.statuses.get(&pod.uid)?;
-        let same = Arc::ptr_eq(&memo.pod, pod)
+        let replaced = !Arc::ptr_eq(&memo.pod, pod);
+        let same = (!replaced || same_pod_inputs(&memo.pod, pod))
             && Arc::ptr_eq(&memo.rt, rt)
             && Arc::ptr_eq(&memo.cached, &v.status);
         if !same
@@ -122,7 +164,7 @@ impl<'a> MemoView<'a> {
                 return None;
             }
         }
-        Some((s.phase, trigger))
+        Some((s.phase, trigger, replaced))
     }
 
     /// The `started` and `ready` flags the prober's `UpdatePodStatus` gives a container
@@ -197,18 +239,35 @@ impl Kubelet {
             Some(t) => t,
             None => self.status_memo_hit(pod, rt),
         };
-        if let Some((phase, trigger)) = hit {
+        if let Some((phase, trigger, replaced)) = hit {
             #[cfg(debug_assertions)]
             self.check_status_memo(pod, rt, ctx.now(), &trigger);
             for key in trigger {
                 self.probe_worker_trigger(ctx, &key);
             }
+            // A new object with the same inputs: the memo keeps it, so that the next test
+            // finds it by identity and the old object is released.
+            if replaced {
+                if let Some(m) = self
+                    .pw
+                    .records
+                    .get_mut_unlogged(&pod.uid)
+                    .and_then(|st| st.status_memo.as_mut())
+                {
+                    m.pod = Arc::clone(pod);
+                }
+            }
             return phase;
         }
         let api = self.generate_api_pod_status(ctx, pod, rt, false);
         let phase = api.phase;
+        let version = self.status.statuses.get(&pod.uid).map(|v| v.version);
         let unchanged = self.set_pod_status_unchanged(ctx, pod, api);
-        let memo = if unchanged && self.memo_view().memoizable(pod) {
+        // A status written (a new version) is the one generated from these inputs: the
+        // next generation from them, against it, gives it again (debug builds check each
+        // skip). A status refused (no new version, not unchanged) is generated again.
+        let stored = unchanged || self.status.statuses.get(&pod.uid).map(|v| v.version) != version;
+        let memo = if stored && self.memo_view().memoizable(pod) {
             self.status.statuses.get(&pod.uid).map(|v| StatusMemo {
                 pod: Arc::clone(pod),
                 rt: Arc::clone(rt),
@@ -227,6 +286,15 @@ impl Kubelet {
             st.status_memo = memo;
         }
         phase
+    }
+
+    /// The PLEG replaced the pod's runtime status: a memo (which compares it by identity)
+    /// can no longer hit, and is dropped so that it holds the old status no longer (the
+    /// runtime refills a status no one else holds).
+    pub(super) fn drop_status_memo(&mut self, uid: PodUid) {
+        if let Some(st) = self.pw.records.get_mut_unlogged(&uid) {
+            st.status_memo = None;
+        }
     }
 
     /// The view a memo's test reads.
