@@ -77,7 +77,7 @@ impl Kubelet {
             .flat_map(|(_, v)| v.iter())
     }
 
-    pub(super) fn kill_next_sandbox(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+    pub(super) fn kill_next_sandbox(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Box<Op>) {
         let ks = op.kill.as_mut().expect("kill in progress");
         if let Some(sb) = ks.sandboxes.pop_front() {
             self.worker_cri(
@@ -157,7 +157,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         req: CriReq,
         result: CriResult,
     ) {
@@ -201,7 +201,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         tag: u32,
         req: CriReq,
         result: CriResult,
@@ -303,7 +303,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         result: CriResult,
     ) {
         op.plan.pop_front();
@@ -337,7 +337,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         req: CriReq,
         result: CriResult,
     ) {
@@ -377,7 +377,7 @@ impl Kubelet {
     }
 
     /// The PreStop hook returned, or its grace ran out.
-    fn prestop_done(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, id: ContainerId) {
+    fn prestop_done(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Box<Op>, id: ContainerId) {
         let Some(ks) = op.kill.as_mut() else {
             self.park_op(uid, op);
             return;
@@ -426,14 +426,11 @@ impl Kubelet {
 
     /// Park an operation waiting for a reply (the pod worker's, in its record; or the
     /// v1.21 pod killer's).
-    pub(super) fn park_op(&mut self, uid: PodUid, op: Op) {
+    pub(super) fn park_op(&mut self, uid: PodUid, op: Box<Op>) {
         let id = op.id;
         let killer = op.killer;
         let other = if killer {
-            self.legacy
-                .killer_ops
-                .insert(uid, Box::new(op))
-                .map(|o| o.id)
+            self.legacy.killer_ops.insert(uid, op).map(|o| o.id)
         } else {
             // A worker's operation runs while its record holds its id (`begin_sync` to
             // `end_sync`), and a record is dropped only when none does: the record exists.
@@ -450,9 +447,8 @@ impl Kubelet {
                 "sync operation rule broken: the operation parked for pod {uid} is the one \
                  its worker runs"
             );
-            // The box the last reply emptied holds this operation (`spare.rs`).
-            let parked = super::spare::ParkedOp::new(op, self.spare_op_box.take());
-            st.parked.replace(parked).map(|o| o.id)
+            // Parked in its box (`spare.rs`): no copy of the operation.
+            st.parked.replace(op).map(|o| o.id)
         };
         assert!(
             other.is_none_or(|o| o == id),
@@ -462,7 +458,7 @@ impl Kubelet {
     }
 
     /// The parked operation `op_id` of `uid`, if it is still in flight.
-    pub(super) fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Op> {
+    pub(super) fn take_op(&mut self, uid: PodUid, op_id: u64) -> Option<Box<Op>> {
         // One array look-up: the worker's record, where its operation is parked.
         if let Some(st) = self.pw.records.get_mut_unlogged(&uid) {
             if st.parked.as_ref().is_some_and(|p| p.id == op_id) {
@@ -472,9 +468,7 @@ impl Kubelet {
                     "sync operation rule broken: the operation parked for pod {uid} is the \
                      one its worker runs"
                 );
-                let (op, emptied) = st.parked.take().expect("checked").take();
-                self.spare_op_box = Some(emptied);
-                return Some(op);
+                return st.parked.take();
             }
         }
         if self
@@ -483,7 +477,7 @@ impl Kubelet {
             .get(&uid)
             .is_some_and(|o| o.id == op_id)
         {
-            return self.legacy.killer_ops.remove(&uid).map(|o| *o);
+            return self.legacy.killer_ops.remove(&uid);
         }
         None
     }
@@ -494,7 +488,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        op: Op,
+        op: Box<Op>,
         result: Result<bool, String>,
     ) {
         let class = result.as_ref().err().map(|e| SyncError::of(e));
@@ -506,7 +500,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        op: Op,
+        op: Box<Op>,
         result: Result<bool, String>,
         class: Option<SyncError>,
     ) {
@@ -532,6 +526,7 @@ impl Kubelet {
         }
         if op.killer {
             self.legacy_killer_done(ctx, uid, result);
+            self.spare_ops.retire(op);
             return;
         }
         // The worker needs only the error's class; the message moves into the transition.
@@ -552,8 +547,7 @@ impl Kubelet {
         }
         let _ = op.grace;
         self.finish_work(ctx, uid, op.id, &op.work, result);
-        self.recycle_plan(op.plan);
-        self.recycle_errors(op.errors);
+        self.spare_ops.retire(op);
     }
 }
 

@@ -55,7 +55,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         (idx, id, tag): (usize, ContainerId, u32),
     ) {
         op.start = Some((idx, StartStage::PostStart));
@@ -111,7 +111,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         id: ContainerId,
         result: CriResult,
     ) {
@@ -137,7 +137,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         idx: usize,
         id: ContainerId,
     ) {

@@ -440,7 +440,7 @@ impl Kubelet {
             },
         };
         let id = self.pw.new_op();
-        let mut op = Op::new(
+        let mut op = self.spare_ops.op(
             id,
             SyncKind::SyncPod,
             work,
@@ -449,7 +449,6 @@ impl Kubelet {
             None,
         );
         op.killer = true;
-        op.plan = self.take_plan();
         op.plan.push_back(Step::KillPod(Box::new(KillPlan {
             containers: running.containers.clone(),
             sandboxes: running.sandboxes.clone(),

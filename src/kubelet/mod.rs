@@ -207,18 +207,13 @@ pub(crate) struct Kubelet {
     pub(crate) vol_dsw: restart::VolumePopulator,
     /// Secret and configmap registrations, and the mount back-off.
     pub(crate) objects: objects::Objects,
-    /// The emptied box of the last parked operation a reply took (`spare.rs`).
-    spare_op_box: Option<Box<Option<sync::Op>>>,
-    /// The emptied error list of the last operation that ended (`spare.rs`).
-    spare_errors: Vec<String>,
+    /// The boxes of ended sync operations, for the next ones (`spare.rs`).
+    spare_ops: spare::SpareOps,
     /// The CRI calls of pod workers (and of the v1.21 pod killer) that await a reply, by
     /// (pod, operation, step tag); checked against every reply (`cri_reply.rs`). Debug
     /// builds only: a check.
     #[cfg(debug_assertions)]
     pub(crate) worker_calls: BTreeMap<(PodUid, u64, u32), cri_reply::StepCalls>,
-    /// The emptied plan of the last operation that ended, whose buffer the next
-    /// operation takes (`sync.rs`: most operations end without waiting on the runtime).
-    spare_plan: std::collections::VecDeque<sync::Step>,
     /// The emptied list of containers to start of the last `SyncPod` (`sync.rs`): a
     /// crash-looping pod's every retry lists its container again.
     spare_to_start: Vec<usize>,
@@ -272,11 +267,9 @@ impl Kubelet {
             crash_backoff: ContainerBackoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             image_backoff: Backoff::new(BACKOFF_PERIOD, MAX_CONTAINER_BACKOFF),
             reason_cache: Default::default(),
-            spare_op_box: None,
-            spare_errors: Vec::new(),
+            spare_ops: spare::SpareOps::new(),
             #[cfg(debug_assertions)]
             worker_calls: BTreeMap::new(),
-            spare_plan: Default::default(),
             spare_to_start: Vec::new(),
             spare_message: String::new(),
             mounted: Default::default(),

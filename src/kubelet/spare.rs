@@ -1,60 +1,151 @@
-//! Buffers the pod workers' sync path keeps between operations so that a step allocates
-//! nothing it allocated the last time: the box a parked operation sits in and the list of an
-//! operation's errors.
+//! The boxes the pod workers' sync operations live in, kept between operations so that an
+//! operation allocates nothing the last one allocated.
 //!
-//! An operation waiting on the runtime is parked in its pod worker's record (the
-//! record's `parked`, next to its operation id; `cri_reply.rs`), once per CRI step: the
-//! record is an array look-up away, so a park or a reply searches no map. Its box is kept
-//! when the reply takes the operation out and reused by the next park, so a step costs no
-//! allocation and no free. The error list follows
-//! the plan buffer's pattern (`take_plan`, `recycle_plan` in `sync.rs`): taken empty by a
-//! new operation, handed back emptied when it ends.
+//! A sync operation lives in one box from its start (`run_work`, or the v1.21 pod killer)
+//! to its end (`end_op_as`): every step, reply handler and park passes the box, not the
+//! operation (a pointer, not a copy of the whole state). An operation waiting on the
+//! runtime is parked, box and all, in its pod worker's record (the record's `parked`, next
+//! to its operation id; `cri_reply.rs`), once per CRI step: the record is an array look-up
+//! away, so a park or a reply searches no map.
+//!
+//! An ended operation's box is retired here: emptied to an idle operation (no pod, status,
+//! work or kill state is held past the end), its plan and error buffers kept (cleared) for
+//! the next operation, unless they grew over [`SPARE_PLAN_SLOTS`] or
+//! [`SPARE_ERROR_SLOTS`]. The next operation takes the box and fills it in place.
 
-use super::sync::Op;
+use super::pod_workers::{UpdatePodOptions, Work, WorkType};
+use super::sync::{Op, SyncKind};
 use super::Kubelet;
-use crate::model::PodUid;
-use std::ops::Deref;
+use crate::model::{ApiPod, PodSpec, PodUid, RestartPolicy, RtPodStatus, UpdateType};
+use std::collections::VecDeque;
+use std::sync::Arc;
 
-/// A parked operation, in a box that outlives it: [`ParkedOp::take`] hands the operation
-/// out and keeps the box empty for the next park. Reads go through `Deref`.
+/// The largest plan buffer kept for reuse (slots): a longer plan is rare.
+const SPARE_PLAN_SLOTS: usize = 8;
+
+/// The largest error list kept for reuse (entries): an operation rarely has more than one
+/// error.
+const SPARE_ERROR_SLOTS: usize = 4;
+
+/// How many retired boxes are kept: an operation that parks keeps its box, so a few are in
+/// use at once only while several pods wait on the runtime.
+const SPARE_OPS: usize = 4;
+
+/// Retired operation boxes, and the stand-ins an idle operation holds in place of a pod
+/// and a status (shared: no allocation per retirement).
 #[derive(Clone, Debug)]
-pub(crate) struct ParkedOp(Box<Option<Op>>);
-
-impl Deref for ParkedOp {
-    type Target = Op;
-    #[inline]
-    fn deref(&self) -> &Op {
-        self.0
-            .as_ref()
-            .as_ref()
-            .expect("a parked box holds its operation")
-    }
+pub(crate) struct SpareOps {
+    /// The boxes themselves are what is kept: an operation moves between this list, the
+    /// sync steps and a record's `parked` by pointer.
+    #[allow(clippy::vec_box)]
+    boxes: Vec<Box<Op>>,
+    pod: Arc<ApiPod>,
+    status: Arc<RtPodStatus>,
 }
 
-impl ParkedOp {
-    /// Park `op` in `spare` if there is one (an emptied box), else in a new box.
-    pub(crate) fn new(op: Op, spare: Option<Box<Option<Op>>>) -> Self {
-        match spare {
-            Some(mut b) => {
-                debug_assert!(b.is_none(), "a kept parked-operation box is empty");
-                *b = Some(op);
-                ParkedOp(b)
-            }
-            None => ParkedOp(Box::new(Some(op))),
+impl SpareOps {
+    pub(crate) fn new() -> Self {
+        let spec = PodSpec::new("", "", RestartPolicy::Always, Vec::new());
+        SpareOps {
+            boxes: Vec::new(),
+            pod: Arc::new(ApiPod::new(PodUid(0), spec)),
+            status: Arc::new(RtPodStatus::default()),
         }
     }
 
-    /// The operation, and its box emptied for the next park.
-    pub(crate) fn take(self) -> (Op, Box<Option<Op>>) {
-        let mut b = self.0;
-        let op = b.take().expect("a parked box holds its operation");
-        (op, b)
+    /// The work an idle operation holds: no pod, no kill options.
+    fn idle_work() -> Work {
+        Work {
+            work_type: WorkType::Sync,
+            options: UpdatePodOptions {
+                update_type: UpdateType::Sync,
+                pod: None,
+                mirror: None,
+                running_pod: None,
+                kill: None,
+            },
+        }
+    }
+
+    /// Whether `op` is idle: it holds the stand-ins and nothing of an ended operation.
+    fn is_idle(&self, op: &Op) -> bool {
+        Arc::ptr_eq(&op.pod, &self.pod)
+            && Arc::ptr_eq(&op.status, &self.status)
+            && op.work.options.pod.is_none()
+            && op.work.options.mirror.is_none()
+            && op.work.options.running_pod.is_none()
+            && op.work.options.kill.is_none()
+            && op.plan.is_empty()
+            && op.plan.capacity() <= SPARE_PLAN_SLOTS
+            && op.kill.is_none()
+            && op.start.is_none()
+            && op.sandbox.is_none()
+            && op.errors.is_empty()
+            && op.errors.capacity() <= SPARE_ERROR_SLOTS
+            && op.back_off_errors == 0
+            && op.fatal.is_none()
+            && op.grace.is_none()
+            && !op.killer
     }
 }
 
-/// The largest error list kept for reuse (entries): an operation rarely has more than one
-/// error, and a kept list may end up held by an operation waiting on the runtime.
-const SPARE_ERROR_SLOTS: usize = 4;
+impl SpareOps {
+    /// A new operation with an empty plan, in a retired box if there is one.
+    #[inline]
+    pub(crate) fn op(
+        &mut self,
+        id: u64,
+        kind: SyncKind,
+        work: Work,
+        pod: Arc<ApiPod>,
+        status: Arc<RtPodStatus>,
+        grace: Option<i64>,
+    ) -> Box<Op> {
+        let Some(mut op) = self.boxes.pop() else {
+            return Box::new(Op::new(id, kind, work, pod, status, grace));
+        };
+        debug_assert!(
+            self.is_idle(&op),
+            "a retired operation box holds an idle operation"
+        );
+        op.id = id;
+        op.kind = kind;
+        // An idle operation's work owns nothing (checked above): overwritten, not dropped.
+        std::mem::forget(std::mem::replace(&mut op.work, work));
+        op.pod = pod;
+        op.status = status;
+        op.grace = grace;
+        op
+    }
+
+    /// An ended operation's box: emptied to an idle operation and kept for the next one,
+    /// unless [`SPARE_OPS`] are kept already.
+    #[inline]
+    pub(crate) fn retire(&mut self, mut op: Box<Op>) {
+        if self.boxes.len() >= SPARE_OPS {
+            return;
+        }
+        op.work = SpareOps::idle_work();
+        op.pod = self.pod.clone();
+        op.status = self.status.clone();
+        op.plan.clear();
+        if op.plan.capacity() > SPARE_PLAN_SLOTS {
+            op.plan = VecDeque::new();
+        }
+        op.errors.clear();
+        if op.errors.capacity() > SPARE_ERROR_SLOTS {
+            op.errors = Vec::new();
+        }
+        op.kill = None;
+        op.start = None;
+        op.sandbox = None;
+        op.back_off_errors = 0;
+        op.fatal = None;
+        op.grace = None;
+        op.killer = false;
+        self.boxes.push(op);
+    }
+}
 
 impl Kubelet {
     /// The operation of `uid`'s pod worker, if it is parked waiting on the runtime.
@@ -66,68 +157,61 @@ impl Kubelet {
     pub(super) fn parked_ops(&self) -> impl Iterator<Item = &Op> {
         self.pw.records.values().filter_map(|r| r.parked.as_deref())
     }
-
-    /// An empty error list for a new operation, on the buffer the last ended one left.
-    pub(super) fn take_errors(&mut self) -> Vec<String> {
-        let errors = std::mem::take(&mut self.spare_errors);
-        debug_assert!(errors.is_empty(), "a kept error list is empty");
-        errors
-    }
-
-    /// Keep an ended operation's error list (emptied) for the next operation, unless the
-    /// kept one is as large or this one is over [`SPARE_ERROR_SLOTS`].
-    pub(super) fn recycle_errors(&mut self, mut errors: Vec<String>) {
-        let cap = errors.capacity();
-        if cap > self.spare_errors.capacity() && cap <= SPARE_ERROR_SLOTS {
-            errors.clear();
-            self.spare_errors = errors;
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kubelet::pod_workers::{UpdatePodOptions, UpdateType, Work, WorkType};
-    use crate::model::SyncKind;
-    use crate::model::{ApiPod, ContainerSpec, PodSpec, PodUid, RestartPolicy, RtPodStatus};
-    use std::sync::Arc;
+    use crate::kubelet::sync::Step;
+    use crate::model::ContainerSpec;
 
-    fn op(id: u64) -> Op {
+    fn work_of(pod: &Arc<ApiPod>) -> Work {
+        Work {
+            work_type: WorkType::Sync,
+            options: UpdatePodOptions::new(UpdateType::Sync, pod.clone()),
+        }
+    }
+
+    #[test]
+    fn a_retired_box_is_emptied_and_reused() {
         let c = vec![ContainerSpec::named("app", "img:1")];
         let pod = Arc::new(ApiPod::new(
             PodUid(1),
             PodSpec::new("p", "default", RestartPolicy::Always, c),
         ));
-        let work = Work {
-            work_type: WorkType::Sync,
-            options: UpdatePodOptions::new(UpdateType::Sync, pod.clone()),
-        };
-        Op::new(
-            id,
+        let status = Arc::new(RtPodStatus::default());
+        let mut spare = SpareOps::new();
+        let mut op = spare.op(
+            7,
             SyncKind::SyncPod,
-            work,
-            pod,
-            Arc::new(RtPodStatus::default()),
+            work_of(&pod),
+            pod.clone(),
+            status,
             None,
-        )
-    }
-
-    #[test]
-    fn a_parked_box_is_handed_back_empty_and_reused() {
-        let parked = ParkedOp::new(op(7), None);
-        assert_eq!(parked.id, 7, "reads reach the operation");
-        let (taken, b) = parked.take();
-        assert_eq!(taken.id, 7);
-        assert!(b.is_none());
-        let at = &*b as *const Option<Op>;
-        let parked = ParkedOp::new(op(8), Some(b));
-        assert_eq!(parked.id, 8);
-        let (taken, b) = parked.take();
-        assert_eq!(taken.id, 8);
+        );
+        op.plan.push_back(Step::MountVolumes);
+        op.errors.push("boom".into());
+        op.fatal = Some("fatal".into());
+        let at = &*op as *const Op;
+        spare.retire(op);
+        assert_eq!(Arc::strong_count(&pod), 1, "an idle operation holds no pod");
+        let op = spare.op(
+            8,
+            SyncKind::SyncPod,
+            work_of(&pod),
+            pod.clone(),
+            Arc::new(RtPodStatus::default()),
+            Some(3),
+        );
         assert!(
-            std::ptr::eq(at, &*b),
+            std::ptr::eq(at, &*op),
             "the same box holds the next operation"
         );
+        assert_eq!((op.id, op.grace), (8, Some(3)));
+        assert!(
+            op.plan.is_empty() && op.plan.capacity() > 0,
+            "the plan buffer is kept"
+        );
+        assert!(op.errors.is_empty() && op.fatal.is_none());
     }
 }

@@ -373,28 +373,7 @@ pub(super) fn apply_status_fn(status: &mut ApiPodStatus, f: &StatusFn) {
 /// bytes and a container name.
 const SPARE_MESSAGE_BYTES: usize = 160;
 
-/// The largest plan buffer kept for reuse (slots): a longer plan is rare, and a kept
-/// buffer may end up held by an operation waiting on the runtime.
-const SPARE_PLAN_SLOTS: usize = 8;
-
 impl Kubelet {
-    /// An empty plan for a new operation, on the buffer the last ended operation left.
-    pub(super) fn take_plan(&mut self) -> VecDeque<Step> {
-        let plan = std::mem::take(&mut self.spare_plan);
-        debug_assert!(plan.is_empty(), "a kept plan buffer is empty");
-        plan
-    }
-
-    /// Keep an ended operation's plan buffer (emptied) for the next operation, unless
-    /// the kept one is larger or this one is over [`SPARE_PLAN_SLOTS`].
-    pub(super) fn recycle_plan(&mut self, mut plan: VecDeque<Step>) {
-        let cap = plan.capacity();
-        if cap > self.spare_plan.capacity() && cap <= SPARE_PLAN_SLOTS {
-            plan.clear();
-            self.spare_plan = plan;
-        }
-    }
-
     /// Keep an ended operation's error text (emptied) for the next crash-loop error,
     /// unless the kept one is as large or this one is over [`SPARE_MESSAGE_BYTES`].
     pub(super) fn recycle_message(&mut self, mut msg: String) {
@@ -455,9 +434,7 @@ impl Kubelet {
                 _ => None,
             },
         });
-        let mut op = Op::new(op_id, kind, work, pod, status, grace);
-        op.plan = self.take_plan();
-        op.errors = self.take_errors();
+        let op = self.spare_ops.op(op_id, kind, work, pod, status, grace);
         if kind == SyncKind::SyncPod {
             self.plan_sync_pod(ctx, uid, op, tested);
         } else {
@@ -467,7 +444,13 @@ impl Kubelet {
 
     /// `SyncPod`: write the generated status, then plan the runtime's `SyncPod` (or end
     /// the sync at once for a terminal phase).
-    fn plan_sync_pod(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, tested: Option<MemoHit>) {
+    fn plan_sync_pod(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: PodUid,
+        mut op: Box<Op>,
+        tested: Option<MemoHit>,
+    ) {
         if self.legacy() && self.legacy_sync_pod_kill(ctx, &mut op) {
             self.advance(ctx, uid, op);
             return;
@@ -541,7 +524,7 @@ impl Kubelet {
     }
 
     /// Issue the next step of a plan, or finish the operation.
-    pub(super) fn advance(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+    pub(super) fn advance(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Box<Op>) {
         loop {
             if let Some(e) = op.fatal.take() {
                 self.end_op(ctx, uid, op, Err(e));

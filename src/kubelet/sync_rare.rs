@@ -52,7 +52,7 @@ impl Kubelet {
     /// `SyncTerminatedPod`): plan and start them. Out of line: about one sync in fifty.
     #[cold]
     #[inline(never)]
-    pub(super) fn plan_termination(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op) {
+    pub(super) fn plan_termination(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Box<Op>) {
         let grace = op.grace;
         match op.kind {
             SyncKind::SyncPod => unreachable!("SyncPod is planned by plan_sync_pod"),
@@ -108,7 +108,7 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         phase: PodPhase,
     ) {
         if phase == PodPhase::Failed && self.legacy() {
@@ -206,9 +206,9 @@ impl Kubelet {
         &mut self,
         ctx: &mut Ctx,
         uid: PodUid,
-        mut op: Op,
+        mut op: Box<Op>,
         step: Step,
-    ) -> Option<Op> {
+    ) -> Option<Box<Op>> {
         match step {
             Step::KillPod(plan) => {
                 let KillPlan {
@@ -280,7 +280,7 @@ impl Kubelet {
     /// The `KillPod` step: every listed container is stopped in parallel (through its
     /// PreStop hook if it has one), then the sandboxes one by one.
     #[inline(never)]
-    fn begin_kill(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Op, kill: KillArgs) {
+    fn begin_kill(&mut self, ctx: &mut Ctx, uid: PodUid, mut op: Box<Op>, kill: KillArgs) {
         let (containers, sandboxes, grace_override, reason) = kill;
         assert!(
             op.kill.is_none(),

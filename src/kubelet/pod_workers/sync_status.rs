@@ -42,7 +42,7 @@ pub(crate) struct PodSyncStatus {
     /// That operation itself while it waits on the runtime: parked here by each CRI call
     /// and taken back by the reply (`cri_reply.rs`), so neither searches a map of its own.
     /// `None` while the operation runs, and whenever `op` is `None`.
-    pub(crate) parked: Option<crate::kubelet::spare::ParkedOp>,
+    pub(crate) parked: Option<Box<crate::kubelet::sync::Op>>,
     /// What the last `SyncPod` status generation found unchanged (a cache of a pure
     /// computation, `status_memo.rs`); dropped with the record.
     pub(crate) status_memo: Option<crate::kubelet::status_memo::StatusMemo>,
