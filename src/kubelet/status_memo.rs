@@ -15,6 +15,12 @@
 //! `ready` flags equal the cached status's, would generate the same status again and write
 //! nothing: it is skipped, and only the generation's side effect (triggering the readiness
 //! probes of started containers without a success) runs. Debug builds regenerate and check.
+//!
+//! The flags' test reads the pod's probe results and probe workers, which change far less
+//! often than the pod syncs: a hit that tested them keeps its answer (the readiness probes
+//! to trigger) in the memo, and every change of the pod's probe results or workers forgets
+//! it (`Kubelet::status_memo_probes_changed`). A later hit with a kept answer skips the
+//! flags' test; debug builds run it anyway and check the answer.
 
 use super::prober::{ProbeKey, ProbeResult};
 use super::Kubelet;
@@ -73,6 +79,11 @@ pub(crate) struct StatusMemo {
     /// The reason cache's entries for the pod (container name, reason), in key order;
     /// empty (no allocation) for most pods.
     reasons: Vec<(String, &'static str)>,
+    /// The readiness probes a hit's flags' test triggered, kept while the pod's probe
+    /// results and probe workers are unchanged since (`None`: not tested since the memo
+    /// was made or since one of them changed). With `cached` the same object, the test
+    /// would find the same flags and the same probes again.
+    probes: Option<Vec<ProbeKey>>,
 }
 
 /// What the pod worker looked up before a sync ran, so the sync does not search again:
@@ -95,9 +106,10 @@ pub(super) struct MemoView<'a> {
 
 /// What a memo's test found: the phase and the readiness probes to trigger of a
 /// generation that would change nothing, or `None` when the generation must run.
-/// The flag: the memo holds another object of the pod (with the same inputs), to be
-/// replaced by the one given.
-pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>, bool)>;
+/// The first flag: the memo holds another object of the pod (with the same inputs), to be
+/// replaced by the one given. The second: the probe flags were tested (not taken from the
+/// memo), and the memo is to keep the probes to trigger.
+pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>, bool, bool)>;
 
 impl<'a> MemoView<'a> {
     /// The view of `k`'s parts other than the pod workers' records.
@@ -145,6 +157,29 @@ impl<'a> MemoView<'a> {
             return None;
         }
         let s = &v.status;
+        if let Some(kept) = &memo.probes {
+            debug_assert_eq!(
+                self.flags_test(pod, s).as_ref(),
+                Some(kept),
+                "status memo rule broken: pod {}'s probe results or workers changed since \
+                 its memo kept the flags' test, and the memo was not told",
+                pod.uid
+            );
+            // Most pods trigger nothing: no call to clone an empty list.
+            let trigger = if kept.is_empty() {
+                Vec::new()
+            } else {
+                kept.clone()
+            };
+            return Some((s.phase, trigger, replaced, false));
+        }
+        let trigger = self.flags_test(pod, s)?;
+        Some((s.phase, trigger, replaced, true))
+    }
+
+    /// Whether the probe-derived `started` and `ready` flags of `s`'s containers are those
+    /// `UpdatePodStatus` would set now; if so, the readiness probes it would trigger.
+    fn flags_test(&self, pod: &ApiPod, s: &ApiPodStatus) -> Option<Vec<ProbeKey>> {
         let mut trigger = Vec::new();
         // The pod's probe workers, searched for once, when a container first needs them.
         let mut workers = None;
@@ -164,7 +199,7 @@ impl<'a> MemoView<'a> {
                 return None;
             }
         }
-        Some((s.phase, trigger, replaced))
+        Some(trigger)
     }
 
     /// The `started` and `ready` flags the prober's `UpdatePodStatus` gives a container
@@ -239,23 +274,29 @@ impl Kubelet {
             Some(t) => t,
             None => self.status_memo_hit(pod, rt),
         };
-        if let Some((phase, trigger, replaced)) = hit {
+        if let Some((phase, trigger, replaced, tested_flags)) = hit {
             #[cfg(debug_assertions)]
             self.check_status_memo(pod, rt, ctx.now(), &trigger);
-            for key in trigger {
-                self.probe_worker_trigger(ctx, &key);
-            }
             // A new object with the same inputs: the memo keeps it, so that the next test
-            // finds it by identity and the old object is released.
-            if replaced {
+            // finds it by identity and the old object is released. Flags just tested: the
+            // memo keeps the answer (before the triggers, which change no probe result).
+            if replaced || tested_flags {
                 if let Some(m) = self
                     .pw
                     .records
                     .get_mut_unlogged(&pod.uid)
                     .and_then(|st| st.status_memo.as_mut())
                 {
-                    m.pod = Arc::clone(pod);
+                    if replaced {
+                        m.pod = Arc::clone(pod);
+                    }
+                    if tested_flags {
+                        m.probes = Some(trigger.clone());
+                    }
                 }
+            }
+            for key in trigger {
+                self.probe_worker_trigger(ctx, &key);
             }
             return phase;
         }
@@ -277,6 +318,7 @@ impl Kubelet {
                     .entries(pod.uid)
                     .map(|(n, r)| (n.to_owned(), r))
                     .collect(),
+                probes: None,
             })
         } else {
             None
@@ -294,6 +336,19 @@ impl Kubelet {
     pub(super) fn drop_status_memo(&mut self, uid: PodUid) {
         if let Some(st) = self.pw.records.get_mut_unlogged(&uid) {
             st.status_memo = None;
+        }
+    }
+
+    /// A probe result of pod `uid` changed or was forgotten, or one of its probe workers
+    /// was added or removed: the flags' answer its memo keeps may be stale, and is dropped.
+    pub(super) fn status_memo_probes_changed(&mut self, uid: PodUid) {
+        if let Some(m) = self
+            .pw
+            .records
+            .get_mut_unlogged(&uid)
+            .and_then(|st| st.status_memo.as_mut())
+        {
+            m.probes = None;
         }
     }
 

@@ -441,6 +441,7 @@ impl Kubelet {
                 w.terminating = self.pw.is_pod_termination_requested(pod.uid);
                 let source = w.source;
                 let slot = self.prober.insert(w);
+                self.status_memo_probes_changed(pod.uid);
                 ctx.emit(Transition::ProbeWorker {
                     uid: pod.uid,
                     container: key.container.clone(),
@@ -661,6 +662,7 @@ impl Kubelet {
         if !m.set(id, result, uid) {
             return false;
         }
+        self.status_memo_probes_changed(uid);
         ctx.emit(Transition::ProbeResult {
             uid,
             id,

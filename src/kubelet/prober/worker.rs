@@ -504,6 +504,7 @@ impl Kubelet {
         if let Some(id) = w.container_id {
             self.prober.results_mut(key.kind).remove(id);
         }
+        self.status_memo_probes_changed(key.uid);
         ctx.emit(Transition::ProbeWorker {
             uid: key.uid,
             container: key.container,
@@ -612,6 +613,7 @@ impl Kubelet {
         let initial = w.initial;
         if let Some(old) = old {
             self.prober.results_mut(kind).remove(old);
+            self.status_memo_probes_changed(self.prober.worker(slot).key.uid);
         }
         self.probe_publish(ctx, slot, initial);
     }
