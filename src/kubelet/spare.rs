@@ -90,8 +90,9 @@ impl SpareOps {
 }
 
 impl SpareOps {
-    /// A new operation with an empty plan, in a retired box if there is one.
-    #[inline]
+    /// A new operation with an empty plan, in a retired box if there is one. Inlined into
+    /// its callers (two): a call would copy the work and save registers each operation.
+    #[inline(always)]
     pub(crate) fn op(
         &mut self,
         id: u64,
@@ -119,8 +120,9 @@ impl SpareOps {
     }
 
     /// An ended operation's box: emptied to an idle operation and kept for the next one,
-    /// unless [`SPARE_OPS`] are kept already.
-    #[inline]
+    /// unless [`SPARE_OPS`] are kept already. Inlined into its callers (two), as
+    /// [`SpareOps::op`] is.
+    #[inline(always)]
     pub(crate) fn retire(&mut self, mut op: Box<Op>) {
         if self.boxes.len() >= SPARE_OPS {
             return;
