@@ -69,23 +69,41 @@ impl SpareOps {
 
     /// Whether `op` is idle: it holds the stand-ins and nothing of an ended operation.
     fn is_idle(&self, op: &Op) -> bool {
-        Arc::ptr_eq(&op.pod, &self.pod)
-            && Arc::ptr_eq(&op.status, &self.status)
-            && op.work.options.pod.is_none()
-            && op.work.options.mirror.is_none()
-            && op.work.options.running_pod.is_none()
-            && op.work.options.kill.is_none()
-            && op.plan.is_empty()
-            && op.plan.capacity() <= SPARE_PLAN_SLOTS
-            && op.kill.is_none()
-            && op.start.is_none()
-            && op.sandbox.is_none()
-            && op.errors.is_empty()
-            && op.errors.capacity() <= SPARE_ERROR_SLOTS
-            && op.back_off_errors == 0
-            && op.fatal.is_none()
-            && op.grace.is_none()
-            && !op.killer
+        // Every field listed (no `..`): a new field of `Op` must be reset by `retire` and
+        // checked here.
+        let Op {
+            id: _,
+            kind: _,
+            work,
+            pod,
+            status,
+            plan,
+            kill,
+            start,
+            sandbox,
+            errors,
+            back_off_errors,
+            fatal,
+            grace,
+            killer,
+        } = op;
+        Arc::ptr_eq(pod, &self.pod)
+            && Arc::ptr_eq(status, &self.status)
+            && work.options.pod.is_none()
+            && work.options.mirror.is_none()
+            && work.options.running_pod.is_none()
+            && work.options.kill.is_none()
+            && plan.is_empty()
+            && plan.capacity() <= SPARE_PLAN_SLOTS
+            && kill.is_none()
+            && start.is_none()
+            && sandbox.is_none()
+            && errors.is_empty()
+            && errors.capacity() <= SPARE_ERROR_SLOTS
+            && *back_off_errors == 0
+            && fatal.is_none()
+            && grace.is_none()
+            && !killer
     }
 }
 

@@ -104,12 +104,23 @@ pub(super) struct MemoView<'a> {
     legacy: bool,
 }
 
-/// What a memo's test found: the phase and the readiness probes to trigger of a
-/// generation that would change nothing, or `None` when the generation must run.
-/// The first flag: the memo holds another object of the pod (with the same inputs), to be
-/// replaced by the one given. The second: the probe flags were tested (not taken from the
-/// memo), and the memo is to keep the probes to trigger.
-pub(super) type MemoHit = Option<(PodPhase, Vec<ProbeKey>, bool, bool)>;
+/// A memo's hit: a generation that would change nothing.
+#[derive(Debug, PartialEq)]
+pub(super) struct Hit {
+    /// The phase the generation would give.
+    phase: PodPhase,
+    /// The readiness probes the generation would trigger.
+    trigger: Vec<ProbeKey>,
+    /// The memo holds another object of the pod (with the same inputs), to be replaced by
+    /// the one given.
+    replaced: bool,
+    /// The probe flags were tested (not taken from the memo): the memo is to keep
+    /// `trigger`.
+    tested_flags: bool,
+}
+
+/// What a memo's test found: a hit, or `None` when the generation must run.
+pub(super) type MemoHit = Option<Hit>;
 
 impl<'a> MemoView<'a> {
     /// The view of `k`'s parts other than the pod workers' records.
@@ -171,10 +182,20 @@ impl<'a> MemoView<'a> {
             } else {
                 kept.clone()
             };
-            return Some((s.phase, trigger, replaced, false));
+            return Some(Hit {
+                phase: s.phase,
+                trigger,
+                replaced,
+                tested_flags: false,
+            });
         }
         let trigger = self.flags_test(pod, s)?;
-        Some((s.phase, trigger, replaced, true))
+        Some(Hit {
+            phase: s.phase,
+            trigger,
+            replaced,
+            tested_flags: true,
+        })
     }
 
     /// Whether the probe-derived `started` and `ready` flags of `s`'s containers are those
@@ -274,19 +295,20 @@ impl Kubelet {
             Some(t) => t,
             None => self.status_memo_hit(pod, rt),
         };
-        if let Some((phase, trigger, replaced, tested_flags)) = hit {
+        if let Some(Hit {
+            phase,
+            trigger,
+            replaced,
+            tested_flags,
+        }) = hit
+        {
             #[cfg(debug_assertions)]
             self.check_status_memo(pod, rt, ctx.now(), &trigger);
             // A new object with the same inputs: the memo keeps it, so that the next test
             // finds it by identity and the old object is released. Flags just tested: the
             // memo keeps the answer (before the triggers, which change no probe result).
             if replaced || tested_flags {
-                if let Some(m) = self
-                    .pw
-                    .records
-                    .get_mut_unlogged(&pod.uid)
-                    .and_then(|st| st.status_memo.as_mut())
-                {
+                if let Some(m) = self.status_memo_mut(pod.uid) {
                     if replaced {
                         m.pod = Arc::clone(pod);
                     }
@@ -342,14 +364,18 @@ impl Kubelet {
     /// A probe result of pod `uid` changed or was forgotten, or one of its probe workers
     /// was added or removed: the flags' answer its memo keeps may be stale, and is dropped.
     pub(super) fn status_memo_probes_changed(&mut self, uid: PodUid) {
-        if let Some(m) = self
-            .pw
+        if let Some(m) = self.status_memo_mut(uid) {
+            m.probes = None;
+        }
+    }
+
+    /// Pod `uid`'s memo, if it has one. Unlogged: the memo is nothing the known-pods
+    /// report reads.
+    fn status_memo_mut(&mut self, uid: PodUid) -> Option<&mut StatusMemo> {
+        self.pw
             .records
             .get_mut_unlogged(&uid)
             .and_then(|st| st.status_memo.as_mut())
-        {
-            m.probes = None;
-        }
     }
 
     /// The view a memo's test reads.

@@ -144,7 +144,7 @@ impl Oracle {
             unreachable!()
         };
         let Some(e) = self.facts.last_error_is(uid, error) else {
-            return self.sync_failed_other(at, tr);
+            return self.sync_failed_other(at, tr, uid, kind, error);
         };
         if !self.record(at, uid, Rec::SyncEnd(kind, Some(e))) {
             return self.general(at, tr);
@@ -154,20 +154,20 @@ impl Oracle {
         self.checkers.sync_end(at, uid, kind);
     }
 
-    /// [`Oracle::direct_sync_failed`] of a text other than the pod's last error (or of a
-    /// pod without its facts yet): the text is interned through the table and kept as the
-    /// pod's last ([`Facts::sync_end_of`]).
+    /// [`Oracle::direct_sync_failed`] of `tr`, pod `uid`'s sync of `kind` failed with
+    /// `error`, a text other than the pod's last error (or of a pod without its facts yet):
+    /// the text is interned through the table and kept as the pod's last
+    /// ([`Facts::sync_end_of`]).
     #[cold]
     #[inline(never)]
-    fn sync_failed_other(&mut self, at: SimTime, tr: &Transition) {
-        let Transition::SyncEnd {
-            uid,
-            kind,
-            error: Some(ref error),
-        } = *tr
-        else {
-            unreachable!()
-        };
+    fn sync_failed_other(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        uid: PodUid,
+        kind: SyncKind,
+        error: &str,
+    ) {
         self.facts.sync_end_of(at, uid, kind, error);
         self.check_direct(at, tr, topic::SYNC_END);
         self.checkers.sync_end(at, uid, kind);
