@@ -193,7 +193,7 @@ impl ProbeManager {
             };
             last = Some((container, view));
             let w = self.slots[*slot as usize].as_mut().expect("worker present");
-            w.view = view;
+            w.set_view(view);
         }
     }
 
@@ -224,7 +224,7 @@ impl ProbeManager {
             self.cleanup_due |= !running;
             for &(_, _, slot) in &pod.workers {
                 let w = self.slots[slot as usize].as_mut().expect("worker present");
-                w.terminating = t;
+                w.set_terminating(t);
             }
         };
         if all {
@@ -250,7 +250,7 @@ impl ProbeManager {
         self.slots
             .get_mut(slot as usize)
             .and_then(Option::as_mut)
-            .filter(|w| w.gen == gen)
+            .filter(|w| u64::from(w.gen) == gen)
     }
 
     /// The worker in `slot` (which must hold one).
@@ -438,7 +438,7 @@ impl Kubelet {
                 let cached = self.status.statuses.get(&pod.uid).map(|v| &*v.status);
                 let view = StatusView::of(cached, &c.name);
                 let mut w = Worker::new(gen, key.clone(), pod, spec, view);
-                w.terminating = self.pw.is_pod_termination_requested(pod.uid);
+                w.set_terminating(self.pw.is_pod_termination_requested(pod.uid));
                 let source = w.source;
                 let slot = self.prober.insert(w);
                 self.status_memo_probes_changed(pod.uid);
@@ -789,7 +789,7 @@ mod tests {
         m.slots
             .iter()
             .flatten()
-            .map(|w| (w.key.uid.0, w.terminating))
+            .map(|w| (w.key.uid.0, w.terminating()))
             .collect()
     }
 

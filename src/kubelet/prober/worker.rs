@@ -40,7 +40,12 @@ pub(crate) enum ProbeWake {
 /// worker's container, kept in step by [`Kubelet::probe_status_changed`] whenever the cache
 /// entry of the pod is written or dropped, so a probe reads it without a search by pod UID
 /// and container name (debug builds check it against that search at every probe).
+///
+/// It has a tag byte of its own (`repr(u8)`), whose spare values are few: an empty slot of
+/// the workers' vector (`Option<Worker>`) is then told by a spare value of the kept
+/// transition's tag, on the worker's first line, rather than of this view's, on its second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum StatusView {
     /// No cached status for the pod.
     NoStatus,
@@ -89,67 +94,87 @@ impl StatusView {
 ///
 /// A tick of a worker comes seconds after its last one, when its state has left the
 /// first-level data cache, so the record is laid out by cache line (`repr(C)`, aligned to
-/// 64 bytes so that no line is shared with the next worker's slot): the first line holds
-/// what decides whether a tick probes and when the next one is due, the second what a
-/// probe records and traces (its result counts, flags and `Probe` transition); the key and
-/// what only a new container or the exit reads come after. A steady probe so reads two
-/// lines of the record where the compiler's order and an unaligned slot gave it three or
-/// four (see the layout checks below the struct).
+/// 64 bytes so that no line is shared with the next worker's slot). The first line holds
+/// all that a steady probe (the container the worker knows, running, probed, its result
+/// the one already published) reads and writes: two answers worked out from the colder
+/// fields whenever one of those changes ([`Worker::refresh`]) — from when the tick probes,
+/// and which result would change nothing — the next tick's period, what the probe needs
+/// and the head of the kept `Probe` transition (its tag, pod UID, kind and verdict, which a
+/// probe writes and hashes). The rest of the record, which the step-by-step path, a new
+/// container, a changed result or the exit read, comes after. A steady probe so reads one
+/// line of the record (see the layout checks below the struct).
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Worker {
-    // ---- First line: whether this tick probes, and the next tick. ----
-    /// This worker instance (events of an exited worker are ignored).
-    pub(crate) gen: u64,
-    /// The status manager's cached status of the container (see [`StatusView`]).
-    pub(crate) view: StatusView,
-    pub(crate) container_id: Option<ContainerId>,
-    /// `initialDelaySeconds`, as a duration: a container that ran for less is not probed
-    /// yet (comparing nanoseconds with it is comparing whole seconds with the field).
-    pub(crate) initial_delay: Dur,
-    /// `periodSeconds`, as a duration.
-    pub(crate) period: Dur,
-    /// The source key of this worker's events (`probe_worker_source` of `key`), which they
-    /// carry in place of the key.
-    pub(crate) source: u64,
-    // ---- Second line: the probe's result and its trace. ----
+    // ---- First line: a steady probe. ----
+    /// From when a tick probes `steady_id` at once ([`Worker::probes_now`]): the container's
+    /// start plus the initial delay, while the cached status shows the container the worker
+    /// knows running, past the startup gate, and the worker is neither on hold, quiet for a
+    /// pod deleted before it started, nor seeing the pod's termination requested;
+    /// [`SimTime::MAX`] otherwise (kept by [`Worker::refresh`]).
+    steady_from: SimTime,
     /// The word the trace hashes for `key.container` when it is 1 to 7 bytes long
     /// (`short_str_word`; 0 otherwise): a probe's transition hashes it instead of reading
     /// the name's text, whose cache line a tick seconds after the last has lost.
     pub(crate) name_word: u64,
-    pub(crate) success_threshold: u32,
-    pub(crate) failure_threshold: u32,
-    /// How many probes in a row gave `last_result`.
-    pub(crate) result_run: u32,
+    /// This worker instance (events of an exited worker are ignored).
+    pub(crate) gen: u32,
+    /// The container a steady tick probes (meaningful while `steady_from` is not `MAX`).
+    steady_id: ContainerId,
+    /// `periodSeconds`.
+    period_secs: u32,
+    /// The result a probe may give without changing anything (`record` would find the run
+    /// already at its threshold and the result already published, and put no worker on
+    /// hold); `None`: any result goes through [`Worker::record`]'s counting. Kept by
+    /// [`Worker::refresh`].
+    settled: Option<ProbeResult>,
     /// `key.kind`, next to the fields a probe reads with it (the key never changes).
     pub(crate) kind: ProbeType,
     pub(crate) handler: ProbeHandler,
+    /// A value waits in the stop channel.
+    pub(crate) stop_pending: bool,
+    /// This worker's `Probe` transition, built once from `key` (which never changes): a
+    /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
+    /// no transition is built, and no count of the container name taken and given back,
+    /// per probe. Only `probe_record` writes it. Its head ends the first line; the rest of
+    /// it (the bytes other kinds of transition use) starts the second.
+    rec: Transition,
+    // ---- Colder: the step-by-step path, a new container, a changed result, the exit. ----
+    /// The status manager's cached status of the container (see [`StatusView`]); written
+    /// through [`Worker::set_view`].
+    view: StatusView,
+    container_id: Option<ContainerId>,
+    /// `initialDelaySeconds`, as a duration: a container that ran for less is not probed
+    /// yet (comparing nanoseconds with it is comparing whole seconds with the field).
+    pub(crate) initial_delay: Dur,
+    /// The source key of this worker's events (`probe_worker_source` of `key`), which they
+    /// carry in place of the key.
+    pub(crate) source: u64,
+    pub(crate) success_threshold: u32,
+    pub(crate) failure_threshold: u32,
+    /// How many probes in a row gave `last_result` (a settled result leaves it as it is:
+    /// the count only grows while the result repeats, and is only compared with the
+    /// threshold it has already reached).
+    result_run: u32,
     /// What this worker's results manager holds for `container_id` (only this worker
     /// writes it): a `Set` of the same value is skipped, as the manager would drop it.
-    pub(crate) published: Option<ProbeResult>,
-    pub(crate) last_result: ProbeResult,
+    published: Option<ProbeResult>,
+    last_result: ProbeResult,
     /// Waiting for a new container after a liveness or startup failure.
-    pub(crate) on_hold: bool,
+    on_hold: bool,
     /// The pod given to `AddPod` already had a deletion timestamp (that snapshot is never
     /// updated, so neither is this; it is all the worker read from it).
     pub(crate) deleting: bool,
     /// Whether the pod workers see the pod's termination as requested
     /// (`IsPodTerminationRequested`), as of the last refresh from their records' second
     /// change log (see [`Kubelet::probe_refresh_terminating`]); only read, and so only kept in
-    /// step, while the reach point it serves is unmarked.
-    pub(crate) terminating: bool,
+    /// step, while the reach point it serves is unmarked. Written through
+    /// [`Worker::set_terminating`].
+    terminating: bool,
     /// Still in the start-up sleep (the stop and trigger channels are only read after it).
     pub(crate) sleeping: bool,
-    /// A value waits in the stop channel.
-    pub(crate) stop_pending: bool,
     /// A value waits in the manual trigger channel.
     pub(crate) trigger_pending: bool,
-    /// This worker's `Probe` transition, built once from `key` (which never changes): a
-    /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
-    /// no transition is built, and no count of the container name taken and given back,
-    /// per probe. Only `probe_record` writes it.
-    rec: Transition,
-    // ---- Cold: read by a new container, a publish or the exit. ----
     /// Which probe of which container this worker runs (`probeKey`).
     pub(crate) key: ProbeKey,
     /// The result published for a new container before it is probed.
@@ -163,14 +188,15 @@ pub(crate) struct Worker {
     pub(crate) pod: Arc<ApiPod>,
 }
 
-// The layout the comment on `Worker` describes: the first line ends with `source`, and
-// the second holds the counts, flags and the head of `rec` (its tag, pod UID, kind and
-// verdict are what a probe writes and hashes).
+// The layout the comment on `Worker` describes: the first line ends with the head of
+// `rec` (a unit test checks that the fields of its `Probe` form lie in the first line).
 const _: () = {
-    use std::mem::{offset_of, size_of};
-    assert!(offset_of!(Worker, source) + size_of::<u64>() <= 64);
-    assert!(offset_of!(Worker, name_word) == 64);
-    assert!(offset_of!(Worker, rec) <= 96);
+    use std::mem::offset_of;
+    assert!(offset_of!(Worker, stop_pending) < offset_of!(Worker, rec));
+    assert!(offset_of!(Worker, rec) == 32);
+    assert!(offset_of!(Worker, view) >= 64);
+    // Three lines in all (debug builds add the pod after them).
+    assert!(offset_of!(Worker, keep_after_exit) < 192);
 };
 
 impl Worker {
@@ -186,17 +212,29 @@ impl Worker {
             .init_containers
             .iter()
             .any(|c| c.name == *key.container && c.is_sidecar());
-        Worker {
-            gen,
+        let mut w = Worker {
+            steady_from: SimTime::MAX,
+            name_word: crate::sim::trace::short_str_word(&key.container),
+            gen: u32::try_from(gen).expect("fewer than 2^32 probe workers"),
+            steady_id: ContainerId(0),
+            period_secs: spec.period_seconds,
+            settled: None,
+            kind: key.kind,
+            handler: spec.handler,
+            stop_pending: false,
+            rec: Transition::Probe {
+                uid: key.uid,
+                container: key.container.clone(),
+                kind: key.kind,
+                result: ProbeVerdict::Success,
+            },
             view,
             container_id: None,
-            period: Dur::secs(u64::from(spec.period_seconds)),
             initial_delay: Dur::secs(u64::from(spec.initial_delay_seconds)),
+            source: crate::run::sources::probe_worker_source(&key),
             success_threshold: spec.success_threshold,
             failure_threshold: spec.failure_threshold,
             result_run: 0,
-            kind: key.kind,
-            handler: spec.handler,
             published: None,
             // Go's zero value of `results.Result` is Success.
             last_result: ProbeResult::Success,
@@ -204,43 +242,65 @@ impl Worker {
             deleting: pod.deletion_timestamp.is_some(),
             terminating: false,
             sleeping: true,
-            stop_pending: false,
             trigger_pending: false,
-            name_word: crate::sim::trace::short_str_word(&key.container),
             initial: match key.kind {
                 ProbeType::Liveness => ProbeResult::Success,
                 ProbeType::Readiness => ProbeResult::Failure,
                 ProbeType::Startup => ProbeResult::Unknown,
             },
             keep_after_exit: sidecar || pod.spec.restart_policy != RestartPolicy::Never,
-            source: crate::run::sources::probe_worker_source(&key),
-            rec: Transition::Probe {
-                uid: key.uid,
-                container: key.container.clone(),
-                kind: key.kind,
-                result: ProbeVerdict::Success,
-            },
             key,
             #[cfg(debug_assertions)]
             pod: pod.clone(),
-        }
+        };
+        w.refresh();
+        w
     }
 }
 
 impl Worker {
-    /// The container `doProbe` would probe now, if the probe runs this time with nothing
-    /// to do first: the cached status shows the container this worker already knows,
-    /// running, past its initial delay and through the startup gate, and the worker is
-    /// neither on hold nor quiet for a pod deleted before it started. `None`: `doProbe`'s
-    /// step-by-step path decides (and may publish before it probes, or not probe).
-    #[inline]
-    pub(crate) fn probes_now(&self, now: SimTime) -> Option<ContainerId> {
-        debug_assert_eq!(
-            self.kind, self.key.kind,
-            "probe worker {:?}: its copy of the key's kind is wrong",
-            self.key
-        );
+    /// `periodSeconds`, as a duration.
+    #[inline(always)]
+    pub(crate) fn period(&self) -> Dur {
+        Dur::secs(u64::from(self.period_secs))
+    }
+
+    /// The worker's copy of `IsPodTerminationRequested`.
+    #[cfg(test)]
+    pub(crate) fn terminating(&self) -> bool {
+        self.terminating
+    }
+
+    /// The status manager's cached status of the container changed.
+    pub(crate) fn set_view(&mut self, view: StatusView) {
+        self.view = view;
+        self.refresh();
+    }
+
+    /// The pod workers' answer to `IsPodTerminationRequested` for the pod.
+    pub(crate) fn set_terminating(&mut self, terminating: bool) {
+        self.terminating = terminating;
+        self.refresh();
+    }
+
+    /// Work out the first line's two answers (`steady_from` with `steady_id`, and
+    /// `settled`) from the fields they stand for; called by every write of one of those.
+    fn refresh(&mut self) {
+        (self.steady_id, self.steady_from) = self.steady();
+        self.settled = self.settles();
+    }
+
+    /// When a tick probes which container with nothing to do first: the cached status
+    /// shows the container this worker already knows, running, through the startup gate,
+    /// and the worker is neither on hold, quiet for a pod deleted before it started, nor
+    /// seeing the pod's termination requested (that tick marks a reach point: the
+    /// step-by-step path takes it); from the container's start plus the initial delay.
+    /// `MAX`: `doProbe`'s step-by-step path decides (and may publish before it probes, or
+    /// not probe).
+    fn steady(&self) -> (ContainerId, SimTime) {
         let kind = self.kind;
+        // The pod was already being deleted when the worker started: it stays quiet.
+        let quiet = self.deleting && kind != ProbeType::Readiness;
         match self.view {
             StatusView::Container {
                 id,
@@ -249,21 +309,75 @@ impl Worker {
                 ..
             } if self.container_id == Some(id)
                 && !self.on_hold
-                && !(self.deleting && kind != ProbeType::Readiness)
-                && now.since(since) >= self.initial_delay
+                && !self.terminating
+                && !quiet
                 && started != (kind == ProbeType::Startup) =>
             {
-                #[cfg(debug_assertions)]
-                debug_assert_eq!(
-                    self.deleting,
-                    self.pod.deletion_timestamp.is_some(),
-                    "probe worker {:?}: its copy of the pod's deletion timestamp is wrong",
-                    self.key
-                );
-                Some(id)
+                // A container that ran for at least the initial delay: with no delay, at
+                // any time; otherwise from its start plus the delay (never, past the end
+                // of time).
+                let from = if self.initial_delay == Dur::ZERO {
+                    SimTime::ZERO
+                } else {
+                    since
+                        .0
+                        .checked_add(self.initial_delay.0)
+                        .map_or(SimTime::MAX, SimTime)
+                };
+                (id, from)
             }
-            _ => None,
+            _ => (ContainerId(0), SimTime::MAX),
         }
+    }
+
+    /// The result [`Worker::record`] would take without changing anything but the run's
+    /// count: the run of `last_result` has reached its threshold, that result is the one
+    /// published, and it puts no worker on hold.
+    fn settles(&self) -> Option<ProbeResult> {
+        let r = self.last_result;
+        let reached = match r {
+            ProbeResult::Failure => self.result_run >= self.failure_threshold,
+            ProbeResult::Success => self.result_run >= self.success_threshold,
+            ProbeResult::Unknown => true,
+        };
+        let holds = self.kind != ProbeType::Readiness && r == ProbeResult::Failure;
+        (reached && !holds && self.published == Some(r)).then_some(r)
+    }
+
+    /// Debug builds: the first line's answers are the ones the fields give, and the kind's
+    /// copy is the key's.
+    #[cfg(debug_assertions)]
+    fn check_first_line(&self) {
+        assert_eq!(
+            self.kind, self.key.kind,
+            "probe worker {:?}: its copy of the key's kind is wrong",
+            self.key
+        );
+        assert_eq!(
+            (self.steady_id, self.steady_from, self.settled),
+            {
+                let (id, from) = self.steady();
+                (id, from, self.settles())
+            },
+            "probe worker {:?}: its first line's answers are stale",
+            self.key
+        );
+        assert_eq!(
+            self.deleting,
+            self.pod.deletion_timestamp.is_some(),
+            "probe worker {:?}: its copy of the pod's deletion timestamp is wrong",
+            self.key
+        );
+    }
+
+    /// The container `doProbe` would probe now, if the probe runs this time with nothing
+    /// to do first (see [`Worker::steady`]; debug builds check the answer against the
+    /// fields it stands for). `None`: `doProbe`'s step-by-step path decides.
+    #[inline]
+    pub(crate) fn probes_now(&self, now: SimTime) -> Option<ContainerId> {
+        #[cfg(debug_assertions)]
+        self.check_first_line();
+        (now >= self.steady_from && self.steady_from != SimTime::MAX).then_some(self.steady_id)
     }
 
     /// This worker's `Probe` transition with `verdict`, to trace (debug builds check it
@@ -290,9 +404,21 @@ impl Worker {
     /// Count a probe's `result` against the thresholds. `None`: the run is still below
     /// its threshold; otherwise whether the result differs from the one published (and so
     /// must be published). A liveness or startup failure puts the worker on hold until
-    /// the next container.
+    /// the next container. A settled result changes nothing (its run's count is left
+    /// as it is) and reads nothing past the first line.
     #[inline(always)]
     pub(crate) fn record(&mut self, result: ProbeResult) -> Option<bool> {
+        if self.settled == Some(result) {
+            #[cfg(debug_assertions)]
+            self.check_first_line();
+            return Some(false);
+        }
+        self.record_counted(result)
+    }
+
+    /// [`Worker::record`] of a result that is not settled.
+    #[inline(never)]
+    fn record_counted(&mut self, result: ProbeResult) -> Option<bool> {
         if self.last_result == result {
             self.result_run += 1;
         } else {
@@ -304,15 +430,34 @@ impl Worker {
             ProbeResult::Success => self.result_run < self.success_threshold,
             ProbeResult::Unknown => false,
         };
-        if below {
-            return None;
-        }
-        if self.kind != ProbeType::Readiness && result == ProbeResult::Failure {
-            // The container will be restarted: wait for the next one.
-            self.on_hold = true;
-            self.result_run = 0;
-        }
-        Some(self.published != Some(result))
+        let out = if below {
+            None
+        } else {
+            if self.kind != ProbeType::Readiness && result == ProbeResult::Failure {
+                // The container will be restarted: wait for the next one.
+                self.on_hold = true;
+                self.result_run = 0;
+            }
+            Some(self.published != Some(result))
+        };
+        self.refresh();
+        out
+    }
+
+    /// A new container `id` for the worker: it forgets the old container's result and
+    /// hold. Returns the old container.
+    fn take_container(&mut self, id: ContainerId) -> Option<ContainerId> {
+        let old = self.container_id.replace(id);
+        self.on_hold = false;
+        self.published = None; // nothing was ever stored for a new container
+        self.refresh();
+        old
+    }
+
+    /// `result` is now what the results manager holds for the worker's container.
+    fn set_published(&mut self, result: ProbeResult) {
+        self.published = Some(result);
+        self.refresh();
     }
 }
 
@@ -344,7 +489,7 @@ impl Kubelet {
                 Dur::ZERO,
                 KEv::ProbeWorker {
                     slot,
-                    gen: w.gen,
+                    gen: u64::from(w.gen),
                     wake,
                     source: w.source,
                 },
@@ -391,16 +536,17 @@ impl Kubelet {
         }
         let p = &mut self.prober;
         let w = match p.slots.get_mut(slot as usize) {
-            Some(Some(w)) if w.gen == gen => w,
+            Some(Some(w)) if u64::from(w.gen) == gen => w,
             _ => return,
         };
+        // The next tick carries the same source key as this event (the worker's own, which
+        // lies past the first line).
         debug_assert_eq!(
             source,
             crate::run::sources::probe_worker_source(&w.key),
             "probe worker {:?}: its events' source key is not its own",
             w.key
         );
-        let source = w.source;
         match wake {
             ProbeWake::FirstRun => w.sleeping = false,
             ProbeWake::Trigger => w.trigger_pending = false,
@@ -426,12 +572,15 @@ impl Kubelet {
                     wake: ProbeWake::Tick,
                     source,
                 };
-                let _ = ctx.after_again(w.period, tick);
+                let _ = ctx.after_again(w.period(), tick);
             }
             let keep = self.do_probe(ctx, slot);
             self.probe_wake_end(ctx, slot, gen, wake, keep);
             return;
         };
+        // A steady worker does not see the pod's termination requested (one that does
+        // takes the step-by-step path, which marks the reach point): nothing to mark here.
+        #[cfg(debug_assertions)]
         note_probe_while_terminating(
             ctx,
             &mut p.reached_probe_while_terminating,
@@ -448,7 +597,7 @@ impl Kubelet {
                 wake: ProbeWake::Tick,
                 source,
             };
-            let _ = ctx.after_again(w.period, tick);
+            let _ = ctx.after_again(w.period(), tick);
         }
         // Publishing touches neither pending flag: both are read now, acted on after it.
         let stop = w.stop_pending;
@@ -607,9 +756,7 @@ impl Kubelet {
     fn probe_new_container(&mut self, ctx: &mut Ctx, slot: u32, id: ContainerId) {
         let w = self.prober.worker_at(slot);
         let kind = w.key.kind;
-        let old = w.container_id.replace(id);
-        w.on_hold = false;
-        w.published = None; // nothing was ever stored for a new container
+        let old = w.take_container(id);
         let initial = w.initial;
         if let Some(old) = old {
             self.prober.results_mut(kind).remove(old);
@@ -662,7 +809,7 @@ impl Kubelet {
     #[inline(never)]
     fn probe_publish_changed(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
         let w = self.prober.worker_at(slot);
-        w.published = Some(result);
+        w.set_published(result);
         let (uid, kind) = (w.key.uid, w.key.kind);
         let id = w
             .container_id
@@ -720,6 +867,37 @@ mod tests {
             }],
             ..ApiPodStatus::default()
         }
+    }
+
+    #[test]
+    fn a_steady_probe_reads_only_the_first_line_of_its_worker() {
+        // The fields of the kept `Probe` transition that a probe writes and hashes lie in
+        // the worker's first line (its tag is checked where it is compared: the start of
+        // `rec`, at offset 32).
+        let spec = crate::model::PodSpec::new(
+            "p",
+            "default",
+            RestartPolicy::Always,
+            vec![crate::model::ContainerSpec::named("app", "img")],
+        );
+        let pod = Arc::new(ApiPod::new(crate::model::PodUid(1), spec));
+        let key = ProbeKey {
+            uid: crate::model::PodUid(1),
+            container: Arc::from("app"),
+            kind: ProbeType::Liveness,
+        };
+        let w = Worker::new(1, key, &pod, &Probe::default(), StatusView::NoStatus);
+        let base = &w as *const Worker as usize;
+        let Transition::Probe {
+            uid, kind, result, ..
+        } = &w.rec
+        else {
+            panic!("a worker keeps a Probe transition");
+        };
+        let end = |p: usize, n: usize| p + n - base;
+        assert!(end(uid as *const _ as usize, 4) <= 64);
+        assert!(end(kind as *const _ as usize, 1) <= 64);
+        assert!(end(result as *const _ as usize, 1) <= 64);
     }
 
     #[test]
