@@ -133,7 +133,7 @@ fn outcome(p: &crate::run::PodSummary) -> String {
     let mut s = if p.final_phase == "Deleted" {
         format!("Deleted (last {})", p.last_phase)
     } else {
-        p.final_phase.clone()
+        p.final_phase.to_owned()
     };
     if let Some(r) = &p.reason {
         s.push_str(&format!(", reason {r}"));

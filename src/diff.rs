@@ -191,8 +191,8 @@ fn outcome(p: &PodSummary, findings: &[Finding]) -> Outcome {
         .sum();
     Outcome {
         uid: p.uid.clone(),
-        final_phase: p.final_phase.clone(),
-        last_phase: p.last_phase.clone(),
+        final_phase: p.final_phase.to_owned(),
+        last_phase: p.last_phase.to_owned(),
         reason: p.reason.clone(),
         restarts,
         deletion_requested_at_ns: p.deletion_requested_at_ns,

@@ -107,7 +107,7 @@ fn pod_block(s: &mut String, p: &PodSummary) {
     let head = if p.final_phase == "Deleted" {
         format!("Deleted (last phase {})", p.last_phase)
     } else {
-        p.final_phase.clone()
+        p.final_phase.to_owned()
     };
     let reason = p
         .reason

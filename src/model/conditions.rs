@@ -35,16 +35,26 @@ impl PodConditionType {
     }
 
     pub fn as_str(&self) -> &str {
-        use PodConditionType::*;
         match self {
+            PodConditionType::Other(s) => s,
+            known => known.static_name().unwrap_or_default(),
+        }
+    }
+
+    /// The name of a type the kubelet knows, as a static string (`None` for
+    /// [`Self::Other`], whose name lives in the value): the run summary borrows it
+    /// rather than copying it.
+    pub(crate) fn static_name(&self) -> Option<&'static str> {
+        use PodConditionType::*;
+        Some(match self {
             PodScheduled => "PodScheduled",
             PodReadyToStartContainers => "PodReadyToStartContainers",
             Initialized => "Initialized",
             ContainersReady => "ContainersReady",
             Ready => "Ready",
             DisruptionTarget => "DisruptionTarget",
-            Other(s) => s,
-        }
+            Other(_) => return None,
+        })
     }
 
     /// `PodConditionByKubelet` (v1.31 `pkg/kubelet/types/pod_status.go`): the types the

@@ -462,7 +462,7 @@ impl Timeline<'_> {
                 .map(|n| s(n.0))
                 .or(removed)
                 .unwrap_or(bar_end);
-            bands.push((s(*t), end, ph.as_str()));
+            bands.push((s(*t), end, ph));
         }
         if let Some(r) = removed {
             bands.push((r, self.x_end, "Deleted"));

@@ -1,8 +1,12 @@
 //! What a run produces: the output of `podsim run --json` (field names and order are
-//! the JSON's; keep them stable).
+//! the JSON's; keep them stable). Fields that only ever hold a fixed word (a phase, a
+//! condition status, a reason) are static strings: the per-pod summaries are built at
+//! the end of every run, and copying each word into a string of its own cost thousands
+//! of allocations there.
 
 use crate::sim::trace::Record;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// A finding: kubelet misbehaviour or a run limit, as data.
@@ -26,7 +30,7 @@ pub struct ContainerSummary {
     pub last_exit_code: Option<i32>,
     /// The reason of the newest termination as the kubelet last wrote it to the API
     /// (`Completed`, `Error`, `OOMKilled`, `ContainerStatusUnknown`, ...).
-    pub last_reason: Option<String>,
+    pub last_reason: Option<&'static str>,
     pub running_at_end: bool,
     /// Containers SIGKILLed when their stop grace ran out.
     pub killed_at_grace_expiry: u32,
@@ -48,7 +52,7 @@ pub struct ContainerSummary {
     pub dead_at_end: u32,
     /// The container's own `restartPolicy` (`Always`: a native sidecar); absent when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<String>,
+    pub restart_policy: Option<&'static str>,
 }
 
 impl ContainerSummary {
@@ -81,17 +85,17 @@ pub struct PodSummary {
     /// A static pod (its phases are those its mirror pods held in the API; `removedBy` says
     /// how its manifest went).
     pub is_static: bool,
-    pub final_phase: String,
-    pub last_phase: String,
+    pub final_phase: &'static str,
+    pub last_phase: &'static str,
     pub reason: Option<String>,
     pub created_at_ns: u64,
     pub deletion_requested_at_ns: Option<u64>,
     /// When the last container of the pod stopped after deletion was requested.
     pub containers_stopped_at_ns: Option<u64>,
     pub removed_from_api_at_ns: Option<u64>,
-    pub removed_by: Option<String>,
+    pub removed_by: Option<&'static str>,
     /// (time, phase) of every phase the API server held.
-    pub phases: Vec<(u64, String)>,
+    pub phases: Vec<(u64, &'static str)>,
     /// Teardown on the node (ground truth): volumes unmounted, pod cgroup removed, pod
     /// directory removed, and containers killed because the cgroup went while they ran.
     pub volumes_unmounted_at_ns: Option<u64>,
@@ -112,10 +116,11 @@ pub struct PodSummary {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConditionSummary {
+    /// Borrowed for the types the kubelet knows; a readiness gate's own type is copied.
     #[serde(rename = "type")]
-    pub kind: String,
-    pub status: String,
-    pub reason: Option<String>,
+    pub kind: Cow<'static, str>,
+    pub status: &'static str,
+    pub reason: Option<&'static str>,
 }
 
 /// Run-level metrics.

@@ -11,6 +11,7 @@ use crate::model::{ContainerSpec, PodPhase, PodUid};
 use crate::sim::{SimTime, StopReason};
 use crate::world::apiserver::ObjectHistory;
 use crate::world::runtime::ContainerFacts;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The output of the run that left `w`, stopped for `stop`. The per-pod summaries are
@@ -39,7 +40,7 @@ pub(crate) fn summarize(w: &mut World, stop: StopReason, opts: &RunOptions) -> R
         .iter()
         .map(|r| EvictionSummary {
             pod: r.pod.clone(),
-            uid: r.uid.to_string(),
+            uid: uid_string(r.uid),
             at_ns: r.at.0,
             signal: r.signal.clone(),
             grace_period_seconds: r.grace,
@@ -83,11 +84,12 @@ pub(crate) fn summarize(w: &mut World, stop: StopReason, opts: &RunOptions) -> R
         scheduler: (sc.scheduler != crate::sim::Strategy::Random).then(|| sc.scheduler.to_string()),
     };
     w.release_live_state();
+    let mut facts = Vec::new();
     out.pods = w
         .api
         .history
         .iter()
-        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics))
+        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics, &mut facts))
         .collect();
     metrics.pods = out.pods.len() as u32;
     out.metrics = metrics;
@@ -170,16 +172,38 @@ fn disk_summary(w: &World, tally: &crate::kubelet::Tally, m: &mut Metrics) {
 }
 
 /// One pod object (one UID), from the API server's history and the node's ground truth;
-/// its containers count into `metrics`.
-fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics) -> PodSummary {
+/// its containers count into `metrics`. `facts` is a buffer kept across pods.
+fn pod_summary(
+    w: &World,
+    uid: PodUid,
+    h: &ObjectHistory,
+    metrics: &mut Metrics,
+    facts: &mut Vec<ContainerFacts>,
+) -> PodSummary {
     let decl = &w.scenario.pods[h.decl];
-    let facts = w.runtime.facts(uid);
+    w.runtime.facts(uid, facts);
+    // In debug builds, each container's instances are checked against a search of the
+    // runtime's order below.
+    #[cfg(debug_assertions)]
+    let in_runtime_order = facts.clone();
+    // Each container's instances side by side, oldest first (the sort is stable), so that
+    // a container's instances are one slice of `facts`.
+    facts.sort_by(|a, b| a.name.cmp(&b.name));
+    let facts = &facts[..];
     let host = w.runtime.host.get(&uid);
     let mut summaries = |specs: &[ContainerSpec]| -> Vec<ContainerSummary> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(specs.len());
         for c in specs {
-            let mut s = container_summary(c, &facts);
-            s.last_reason = h.last_reason(&c.name).map(|r| r.to_string());
+            let inst = instances(facts, &c.name);
+            #[cfg(debug_assertions)]
+            debug_assert!(
+                inst.iter()
+                    .eq(in_runtime_order.iter().filter(|f| *f.name == *c.name)),
+                "the instances of container {} are not those the runtime lists",
+                c.name
+            );
+            let mut s = container_summary(c, inst);
+            s.last_reason = h.last_reason(&c.name);
             metrics.container_starts += s.starts;
             metrics.restarts += s.restarts;
             if s.running_at_end {
@@ -191,7 +215,7 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     };
     let containers = summaries(&decl.spec.containers);
     let init_containers = summaries(&decl.spec.init_containers);
-    let stopped_at = containers_stopped_at(&facts, h.deletion_requested_at());
+    let stopped_at = containers_stopped_at(facts, h.deletion_requested_at());
     if let (Some(d), Some(s)) = (h.deletion_requested_at(), stopped_at) {
         metrics.time_to_terminated_ns.push(s.since(d).0);
     }
@@ -201,25 +225,21 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
     let last_phase = h.phases.last().map_or(PodPhase::Pending, |p| p.1);
     PodSummary {
         name: h.name.clone(),
-        uid: uid.to_string(),
+        uid: uid_string(uid),
         is_static: h.is_static,
         final_phase: if h.removed_at().is_some() {
-            "Deleted".into()
+            "Deleted"
         } else {
-            last_phase.as_str().into()
+            last_phase.as_str()
         },
-        last_phase: last_phase.as_str().into(),
+        last_phase: last_phase.as_str(),
         reason: h.reason().cloned(),
         created_at_ns: h.created_at.0,
         deletion_requested_at_ns: h.deletion_requested_at().map(|t| t.0),
         containers_stopped_at_ns: stopped_at.map(|t| t.0),
         removed_from_api_at_ns: h.removed_at().map(|t| t.0),
-        removed_by: h.removed_by().map(|b| b.as_str().to_string()),
-        phases: h
-            .phases
-            .iter()
-            .map(|(t, p)| (t.0, p.as_str().to_string()))
-            .collect(),
+        removed_by: h.removed_by().map(|b| b.as_str()),
+        phases: h.phases.iter().map(|(t, p)| (t.0, p.as_str())).collect(),
         volumes_unmounted_at_ns: host.and_then(|h| h.unmounted_at.map(|t| t.0)),
         pod_cgroup_removed_at_ns: host.and_then(|h| h.cgroup_removed_at.map(|t| t.0)),
         pod_dir_removed_at_ns: host.and_then(|h| h.pod_dir_removed_at.map(|t| t.0)),
@@ -231,12 +251,24 @@ fn pod_summary(w: &World, uid: PodUid, h: &ObjectHistory, metrics: &mut Metrics)
             .conditions
             .iter()
             .map(|c| ConditionSummary {
-                kind: c.kind.as_str().to_owned(),
-                status: c.status.as_str().to_owned(),
-                reason: c.reason.map(str::to_owned),
+                kind: c
+                    .kind
+                    .static_name()
+                    .map_or_else(|| Cow::Owned(c.kind.as_str().to_owned()), Cow::Borrowed),
+                status: c.status.as_str(),
+                reason: c.reason,
             })
             .collect(),
     }
+}
+
+/// The `Display` form of `uid`, written straight into a string of its usual length
+/// (`uid-` and four digits) rather than through the formatting machinery
+/// ([`PodUid::push_to`] checks it against `Display` in debug builds).
+fn uid_string(uid: PodUid) -> String {
+    let mut s = String::with_capacity(8);
+    uid.push_to(&mut s);
+    s
 }
 
 /// When the last container of a pod whose deletion was requested stopped (`None` while
@@ -258,9 +290,16 @@ fn containers_stopped_at(
     })
 }
 
-/// One container of a pod spec: every instance the runtime ran under its name.
-fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSummary {
-    let inst: Vec<_> = facts.iter().filter(|f| f.name == c.name).collect();
+/// The instances of container `name` in `facts` sorted by name: one slice, oldest first.
+fn instances<'a>(facts: &'a [ContainerFacts], name: &str) -> &'a [ContainerFacts] {
+    let start = facts.partition_point(|f| *f.name < *name);
+    let len = facts[start..].partition_point(|f| *f.name == *name);
+    &facts[start..start + len]
+}
+
+/// One container of a pod spec from `inst`, every instance the runtime ran under its name
+/// (oldest first).
+fn container_summary(c: &ContainerSpec, inst: &[ContainerFacts]) -> ContainerSummary {
     let starts = inst.iter().filter(|f| f.started).count() as u32;
     ContainerSummary {
         name: c.name.clone(),
@@ -291,6 +330,6 @@ fn container_summary(c: &ContainerSpec, facts: &[ContainerFacts]) -> ContainerSu
             .filter_map(|f| f.finished_at.map(|t| t.0))
             .collect(),
         dead_at_end: inst.iter().filter(|f| !f.running && !f.removed).count() as u32,
-        restart_policy: c.restart_policy.0.map(|p| p.as_str().to_string()),
+        restart_policy: c.restart_policy.0.map(|p| p.as_str()),
     }
 }

@@ -128,7 +128,7 @@ pub(crate) struct HostState {
 /// What one container instance did, for the run summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ContainerFacts {
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) started: bool,
     pub(crate) running: bool,
     pub(crate) exit_code: Option<i32>,
@@ -866,30 +866,28 @@ impl Runtime {
         self.summary_with(now, node_ws, pods)
     }
 
-    /// Ground truth for the summary: every container instance of a pod, oldest first.
-    pub(crate) fn facts(&self, uid: PodUid) -> Vec<ContainerFacts> {
-        self.pods
-            .get(&uid)
-            .map(|p| {
-                p.containers
-                    .iter()
-                    .filter_map(|id| self.containers.get(id))
-                    .map(|c| ContainerFacts {
-                        name: String::from(&*c.name),
-                        started: c.started_at.is_some(),
-                        running: c.state == RtState::Running,
-                        exit_code: (c.state == RtState::Exited && c.started_at.is_some())
-                            .then_some(c.exit_code),
-                        killed: c.exit_code == 137 && c.sigterm_at.is_some() && !c.powered_off,
-                        started_at: c.started_at,
-                        finished_at: c.finished_at,
-                        sigterm_at: c.sigterm_at,
-                        powered_off: c.powered_off,
-                        removed: c.removed,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+    /// Ground truth for the summary: every container instance of a pod, oldest first, in
+    /// `out` (emptied first; one buffer serves every pod).
+    pub(crate) fn facts(&self, uid: PodUid, out: &mut Vec<ContainerFacts>) {
+        out.clear();
+        out.extend(self.pods.get(&uid).into_iter().flat_map(|p| {
+            p.containers
+                .iter()
+                .filter_map(|id| self.containers.get(id))
+                .map(|c| ContainerFacts {
+                    name: Arc::clone(&c.name),
+                    started: c.started_at.is_some(),
+                    running: c.state == RtState::Running,
+                    exit_code: (c.state == RtState::Exited && c.started_at.is_some())
+                        .then_some(c.exit_code),
+                    killed: c.exit_code == 137 && c.sigterm_at.is_some() && !c.powered_off,
+                    started_at: c.started_at,
+                    finished_at: c.finished_at,
+                    sigterm_at: c.sigterm_at,
+                    powered_off: c.powered_off,
+                    removed: c.removed,
+                })
+        }));
     }
 
     /// Ground truth: does this pod have a running container?

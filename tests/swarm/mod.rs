@@ -182,7 +182,7 @@ fn check_phases_and_removal(
     // (e) The kubelet deletes a pod's API object only when none of its containers can be
     // running (status manager canBeDeleted -> PodCouldHaveRunningContainers), and never
     // starts one afterwards.
-    if p.removed_by.as_deref() == Some("kubelet") {
+    if p.removed_by == Some("kubelet") {
         stats.e_kubelet_removals += 1;
         let removed = p.removed_from_api_at_ns.unwrap_or(0);
         if !running.is_empty() {
