@@ -242,11 +242,11 @@ pub(crate) fn compute_pod_actions_with_probes(
     if changed {
         return actions_for_new_sandbox(pod, status, a);
     }
-    let init = compute_init_container_actions(pod, status, probes, init_rerun_guard);
-    a.init_containers_to_start = init.to_start;
-    a.containers_to_kill = init.to_kill;
-    if init.kill_pod || !init.initialized {
-        a.kill_pod = init.kill_pod;
+    // Without init containers the walk finds nothing to start or kill and the pod counts
+    // as initialized: only a pod that declares some takes it (out of line).
+    if !pod.spec.init_containers.is_empty()
+        && !init_container_actions_into(&mut a, pod, status, probes, init_rerun_guard)
+    {
         return a;
     }
     let mut keep = 0;
@@ -282,6 +282,27 @@ pub(crate) fn compute_pod_actions_with_probes(
         a.init_containers_to_start.clear();
     }
     a
+}
+
+/// `computeInitContainerActions` for a pod with init containers, into the actions: false
+/// when the walk decides alone (the pod is to be killed, or is not initialized yet).
+/// Out of line, so the sync of a pod without init containers stays a short run of code.
+#[inline(never)]
+fn init_container_actions_into(
+    a: &mut PodActions,
+    pod: &ApiPod,
+    status: &RtPodStatus,
+    probes: Option<&ProbeManager>,
+    init_rerun_guard: bool,
+) -> bool {
+    let init = compute_init_container_actions(pod, status, probes, init_rerun_guard);
+    a.init_containers_to_start = init.to_start;
+    a.containers_to_kill = init.to_kill;
+    if init.kill_pod || !init.initialized {
+        a.kill_pod = init.kill_pod;
+        return false;
+    }
+    true
 }
 
 /// `computePodActions` when the sandbox changed (a new pod, or its sandbox died): the
