@@ -184,8 +184,8 @@ impl Checker for ApiChecker {
         | topic::POD_REJECTED
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ApiCreated {
                 mirror_of: None, ..

@@ -70,7 +70,8 @@ pub(crate) struct DiskReclaim {
 impl Checker for DiskReclaim {
     const TOPICS: u32 = super::topic::EVICT | super::topic::NODE_RECLAIM | super::topic::IMAGE;
 
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::NodeReclaim { signal, step } => self.last = Some((at, *signal, *step)),
             Transition::Evict { uid, signal, .. } if disk_signal(*signal) => {

@@ -55,8 +55,8 @@ impl Checker for Eviction {
     const TOPICS: u32 =
         topic::EVICT | topic::EVICTION | topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::Evict { uid, .. } => {
                 self.wait_ended(at, facts, out);

@@ -49,7 +49,8 @@ impl Checker for Hooks {
         | topic::CONTAINER_EXITED
         | topic::KUBELET_PROCESS;
 
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::CriBegin {
                 uid,

@@ -48,8 +48,8 @@ pub(crate) struct InitContainers {
 impl Checker for InitContainers {
     const TOPICS: u32 = topic::SIGNAL | topic::NOTE | topic::CONTAINER_RUNNING;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::Note {
                 uid,

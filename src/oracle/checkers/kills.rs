@@ -49,8 +49,8 @@ pub(crate) struct Kills {
 impl Checker for Kills {
     const TOPICS: u32 = topic::EVICT | topic::KILL_POD_NOW | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::Evict { uid, grace, .. } => self.evict_grace = Some((*uid, *grace)),
             Transition::KillPodNow {

@@ -163,8 +163,8 @@ impl Checker for Liveness {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ApiCreated {
                 uid,

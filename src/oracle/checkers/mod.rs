@@ -119,8 +119,19 @@ pub(crate) trait Checker {
     /// The kinds of transition ([`topic`] bits) it looks at: it is not called for others
     /// (a worker record's removal is a `WORKER`, a kubelet crash a `KUBELET_PROCESS`).
     const TOPICS: u32;
-    /// One transition, after the facts took it in.
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings);
+    /// One transition, after the facts took it in: the checker's body, inlined where it
+    /// is called. The oracle's direct paths call it (through [`Checkers::route`]) after
+    /// matching the transition's kind themselves, so the compiler keeps only the arms of
+    /// that kind, in line: a frequent transition runs through its own kind's checks, not
+    /// through each checker's whole dispatch on the kind.
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings);
+    /// [`Checker::on`] out of line: one copy of each checker, for the paths that do not
+    /// know the kind (the table by kind of [`Oracle::general`](super::Oracle), the
+    /// debug checks of unwatched transitions).
+    #[inline(never)]
+    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+        self.on(at, tr, facts, out);
+    }
     /// End of the run: the node-level checks (before any pod's).
     fn finish_node(&mut self, _end: SimTime, _facts: &Facts, _out: &mut Findings) {}
     /// End of the run: the checks of one pod (every pod with a spec, in UID order).
@@ -218,7 +229,7 @@ impl Checkers {
         macro_rules! table {
             ($($b:literal),* $(,)?) => {
                 match bit.trailing_zeros() {
-                    $($b => self.route::<{ 1u32 << $b }>(at, tr, facts, out),)*
+                    $($b => self.route_only::<{ 1u32 << $b }, false>(at, tr, facts, out, who::ALL),)*
                     // No bit (no checker looks at the kind).
                     _ => {}
                 }
@@ -301,7 +312,7 @@ impl Checkers {
         facts: &Facts,
         out: &mut Findings,
     ) {
-        self.route_only::<BIT>(at, tr, facts, out, who::ALL);
+        self.route_only::<BIT, true>(at, tr, facts, out, who::ALL);
     }
 
     /// [`Checkers::sync_pod_begin`] of the oracle's direct path, which decided whether the
@@ -327,9 +338,10 @@ impl Checkers {
     }
 
     /// [`Checkers::route`] to the checkers of the set `only` ([`who`] bits) alone, in the
-    /// same order.
+    /// same order: their bodies in line when `INLINE` ([`Checker::on`], for a caller that
+    /// matched the kind), else their out-of-line copies ([`Checker::transition`]).
     #[inline(always)]
-    fn route_only<const BIT: u32>(
+    fn route_only<const BIT: u32, const INLINE: bool>(
         &mut self,
         at: SimTime,
         tr: &Transition,
@@ -339,7 +351,7 @@ impl Checkers {
     ) {
         /// Call the checker when it looks at this kind of transition and is one of `only`.
         #[inline(always)]
-        fn call<C: Checker, const BIT: u32>(
+        fn call<C: Checker, const BIT: u32, const INLINE: bool>(
             c: &mut C,
             me: u16,
             only: u16,
@@ -349,11 +361,15 @@ impl Checkers {
             out: &mut Findings,
         ) {
             if C::TOPICS & BIT != 0 && only & me != 0 {
-                c.transition(at, tr, facts, out);
+                if INLINE {
+                    c.on(at, tr, facts, out);
+                } else {
+                    c.transition(at, tr, facts, out);
+                }
             }
         }
         debug_assert_eq!(topic::of(tr), BIT);
-        call::<_, BIT>(
+        call::<_, BIT, INLINE>(
             &mut self.static_pods,
             who::STATIC_PODS,
             only,
@@ -362,15 +378,15 @@ impl Checkers {
             facts,
             out,
         );
-        call::<_, BIT>(&mut self.worker, who::WORKER, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.sync, who::SYNC, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.api, who::API, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.teardown, who::TEARDOWN, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.probes, who::PROBES, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.shutdown, who::SHUTDOWN, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.eviction, who::EVICTION, only, at, tr, facts, out);
-        call::<_, BIT>(&mut self.kills, who::KILLS, only, at, tr, facts, out);
-        call::<_, BIT>(
+        call::<_, BIT, INLINE>(&mut self.worker, who::WORKER, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.sync, who::SYNC, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.api, who::API, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.teardown, who::TEARDOWN, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.probes, who::PROBES, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.shutdown, who::SHUTDOWN, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.eviction, who::EVICTION, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.kills, who::KILLS, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(
             &mut self.init_containers,
             who::INIT_CONTAINERS,
             only,
@@ -379,8 +395,8 @@ impl Checkers {
             facts,
             out,
         );
-        call::<_, BIT>(&mut self.hooks, who::HOOKS, only, at, tr, facts, out);
-        call::<_, BIT>(
+        call::<_, BIT, INLINE>(&mut self.hooks, who::HOOKS, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(
             &mut self.disk_reclaim,
             who::DISK_RECLAIM,
             only,
@@ -389,7 +405,7 @@ impl Checkers {
             facts,
             out,
         );
-        call::<_, BIT>(&mut self.liveness, who::LIVENESS, only, at, tr, facts, out);
+        call::<_, BIT, INLINE>(&mut self.liveness, who::LIVENESS, only, at, tr, facts, out);
     }
 
     /// [`Checkers::route`] of a transition of topic `BIT` whose values only the checkers of
@@ -404,11 +420,11 @@ impl Checkers {
         out: &mut Findings,
         only: u16,
     ) {
-        self.route_only::<BIT>(at, tr, facts, out, only);
+        self.route_only::<BIT, true>(at, tr, facts, out, only);
         #[cfg(debug_assertions)]
         {
             let found = out.list().len();
-            self.route_only::<BIT>(at, tr, facts, out, who::ALL & !only);
+            self.route_only::<BIT, false>(at, tr, facts, out, who::ALL & !only);
             assert_eq!(
                 out.list().len(),
                 found,

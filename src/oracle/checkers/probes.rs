@@ -170,8 +170,8 @@ impl Checker for Probes {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncStep { uid, step } => {
                 let s = self.stops.at(*uid);

@@ -142,8 +142,8 @@ impl Checker for Shutdown {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ConfigOp {
                 uid,

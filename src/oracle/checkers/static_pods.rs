@@ -33,8 +33,8 @@ pub(crate) struct StaticPods {
 impl Checker for StaticPods {
     const TOPICS: u32 = topic::CONTAINER_RUNNING | topic::WORKER | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::ContainerRunning { uid, .. } => {
                 Self::container_started(at, *uid, facts, out)

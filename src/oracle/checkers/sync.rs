@@ -110,8 +110,8 @@ impl Checker for SyncChecker {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::SyncBegin { uid, kind, grace } => {
                 sync_begin(at, *uid, *kind, *grace, facts, out);

@@ -30,8 +30,8 @@ pub(crate) struct Teardown;
 impl Checker for Teardown {
     const TOPICS: u32 = topic::CRI_BEGIN | topic::HOST;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::CriBegin { uid, call, .. }
                 if matches!(

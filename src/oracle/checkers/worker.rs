@@ -104,8 +104,8 @@ impl Checker for WorkerChecker {
         | topic::WORKER
         | topic::KUBELET_PROCESS;
 
-    #[inline]
-    fn transition(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
+    #[inline(always)]
+    fn on(&mut self, at: SimTime, tr: &Transition, facts: &Facts, out: &mut Findings) {
         match tr {
             Transition::CriBegin { uid, call, .. } => self.cri_begin(at, *uid, *call, facts, out),
             Transition::ContainerRunning { uid, name, .. } => {
