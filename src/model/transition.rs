@@ -316,9 +316,13 @@ fn fmt_fs_pinned(
 /// an `isize`): [`Transition::trace_hash`]'s arms give the same (a unit test checks each).
 mod pos {
     pub(super) const WATCH_DELIVERED: isize = 5;
+    pub(super) const CRI_BEGIN: isize = 6;
+    pub(super) const CRI_END: isize = 7;
     pub(super) const UPDATE_POD: isize = 22;
     pub(super) const SYNC_BEGIN: isize = 24;
     pub(super) const SYNC_END: isize = 25;
+    pub(super) const RELIST: isize = 27;
+    pub(super) const HOUSEKEEPING: isize = 28;
     pub(super) const PROBE: isize = 30;
     pub(super) const NOTE: isize = 34;
 }
@@ -341,6 +345,8 @@ impl TraceHash for Transition {
     #[inline]
     fn trace_hash(&self, h: &mut StableHasher) {
         use Transition as T;
+        #[cfg(debug_assertions)]
+        let before = h.clone();
         // A probe, the most frequent kind, is told apart by one comparison first.
         if let T::Probe {
             uid,
@@ -363,12 +369,7 @@ impl TraceHash for Transition {
                 h.write_words(kind.hash_words());
                 grace.hash(h);
             }
-            T::SyncEnd { uid, kind, error } => {
-                h.write_isize(pos::SYNC_END);
-                h.write_u32(uid.0);
-                h.write_words(kind.hash_words());
-                error.hash(h);
-            }
+            T::SyncEnd { uid, kind, error } => sync_end_words(h, *uid, *kind, error),
             T::UpdatePod {
                 uid,
                 ty,
@@ -389,8 +390,42 @@ impl TraceHash for Transition {
                 h.write_u32(uid.0);
                 h.write_words(what.hash_words());
             }
+            // The runtime's call records, the PLEG's relists and housekeeping: frequent
+            // kinds of a few words, which the derived `Hash` (one large function for every
+            // kind) would fetch cold code for.
+            T::CriBegin {
+                uid,
+                call,
+                target,
+                timeout_s,
+            } => {
+                h.write_isize(pos::CRI_BEGIN);
+                h.write_u32(uid.0);
+                h.write_words(call.hash_words());
+                h.write_u32(*target);
+                timeout_s.hash(h);
+            }
+            T::CriEnd {
+                uid,
+                call,
+                target,
+                error,
+            } => {
+                h.write_isize(pos::CRI_END);
+                h.write_u32(uid.0);
+                h.write_words(call.hash_words());
+                h.write_u32(*target);
+                error.hash(h);
+            }
+            T::Relist { changed } => {
+                h.write_isize(pos::RELIST);
+                h.write_u32(*changed);
+            }
+            T::Housekeeping => h.write_isize(pos::HOUSEKEEPING),
             _ => self.hash(h),
         }
+        #[cfg(debug_assertions)]
+        check_derived(self, before, h);
     }
 
     /// A probe's hint is its container name's word ([`crate::sim::trace::short_str_word`],
@@ -487,14 +522,50 @@ fn hash_text(s: &str, h: &mut StableHasher) {
     s.hash(h);
 }
 
-/// The hinted path's other kinds (none of its callers emits one), out of line so that path
-/// holds a probe's hashing only: the derived `Hash`, which feeds the words
-/// [`Transition::trace_hash`] feeds (unit tests compare them), so that `trace_hash` keeps
-/// one caller and stays inline in `Trace::emit`.
-#[cold]
+/// The hinted path's other kinds, out of line so that path holds a probe's hashing only.
+/// A sync's end (the one other kind emitted that way, once per sync, with no hint) feeds
+/// its words here; anything else the derived `Hash`. Both feed the words
+/// [`Transition::trace_hash`] feeds (unit tests compare them), which is not called here
+/// so that it keeps one caller and stays inline in `Trace::emit`.
 #[inline(never)]
 fn trace_hash_other(t: &Transition, h: &mut StableHasher) {
+    if let Transition::SyncEnd { uid, kind, error } = t {
+        #[cfg(debug_assertions)]
+        let before = h.clone();
+        sync_end_words(h, *uid, *kind, error);
+        #[cfg(debug_assertions)]
+        check_derived(t, before, h);
+        return;
+    }
+    derived_hash(t, h);
+}
+
+/// Debug builds: the words fed for `t` from state `before` left the hasher where its
+/// derived `Hash` does.
+#[cfg(debug_assertions)]
+fn check_derived(t: &Transition, mut before: StableHasher, after: &StableHasher) {
+    t.hash(&mut before);
+    assert_eq!(
+        before.finish(),
+        after.finish(),
+        "trace: a transition's word-by-word hash differs from its derived `Hash`: {t}"
+    );
+}
+
+/// [`trace_hash_other`]'s rare kinds: the derived `Hash`.
+#[cold]
+#[inline(never)]
+fn derived_hash(t: &Transition, h: &mut StableHasher) {
     t.hash(h);
+}
+
+/// The words of a `SyncEnd`'s derived `Hash`, its kind's worked out at compile time.
+#[inline(always)]
+fn sync_end_words(h: &mut StableHasher, uid: PodUid, kind: SyncKind, error: &Option<String>) {
+    h.write_isize(pos::SYNC_END);
+    h.write_u32(uid.0);
+    h.write_words(kind.hash_words());
+    error.hash(h);
 }
 
 // Transitions are held in the trace's batches and the oracle's node ring: keep them small.

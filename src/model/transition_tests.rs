@@ -115,6 +115,43 @@ fn updates_watches_and_notes_hash_as_derived() {
 }
 
 #[test]
+fn cri_calls_relists_and_housekeeping_hash_as_derived() {
+    let errors = std::iter::once(None)
+        .chain(CriFailed::ALL.iter().map(|&f| Some(CriFailure::Failed(f))))
+        .chain([
+            Some(CriFailure::Code(crate::model::CriError::Unavailable)),
+            Some(CriFailure::Code(crate::model::CriError::DeadlineExceeded)),
+        ]);
+    let errors: Vec<_> = errors.collect();
+    for uid in UIDS {
+        for &call in CriOp::ALL {
+            for target in [0, 3, u32::MAX] {
+                for timeout_s in [None, Some(0), Some(30), Some(-1)] {
+                    same(&Transition::CriBegin {
+                        uid,
+                        call,
+                        target,
+                        timeout_s,
+                    });
+                }
+                for &error in &errors {
+                    same(&Transition::CriEnd {
+                        uid,
+                        call,
+                        target,
+                        error,
+                    });
+                }
+            }
+        }
+    }
+    for changed in [0, 1, 7, u32::MAX] {
+        same(&Transition::Relist { changed });
+    }
+    same(&Transition::Housekeeping);
+}
+
+#[test]
 fn other_kinds_hash_as_derived() {
     // The path for every other kind is the derived `Hash` itself; a few of them, and the
     // neighbours of the positions the fast arms name.
