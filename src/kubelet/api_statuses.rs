@@ -4,6 +4,7 @@
 //! which it consults.
 
 use super::Kubelet;
+use std::sync::Arc;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, PodUid, RestartPolicy, RtPodStatus, RtState,
 };
@@ -63,8 +64,15 @@ impl Kubelet {
     ) -> Vec<ApiContainerStatus> {
         let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(specs.len());
         for c in specs {
+            // The previous status and the runtime's containers of this name are each looked
+            // up once (upstream: the old-status map and the runtime status's list).
+            let prev = old.iter().find(|o| *o.name == *c.name);
+            // The name is shared with the previous status of this container (found by that
+            // very name); only a container's first status copies it from the spec.
+            let name = prev.map_or_else(|| Arc::from(c.name.as_str()), |o| Arc::clone(&o.name));
+            debug_assert_eq!(*name, *c.name, "a shared container name is the spec's");
             let mut s = ApiContainerStatus {
-                name: c.name.clone(),
+                name,
                 state: ApiContainerState::Waiting {
                     reason: default_reason,
                 },
@@ -74,9 +82,6 @@ impl Kubelet {
                 started: false,
                 container_id: None,
             };
-            // The previous status and the runtime's containers of this name are each looked
-            // up once (upstream: the old-status map and the runtime status's list).
-            let prev = old.iter().find(|o| o.name == c.name);
             if let Some(o) = prev {
                 if o.state.is_terminated() {
                     s = o.clone();
