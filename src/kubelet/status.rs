@@ -60,6 +60,8 @@ pub(crate) struct StatusManager {
     /// config). While none is noted, `RemoveOrphanedStatuses` has nothing to remove, and
     /// otherwise only the noted UIDs are looked at (debug builds check the maps in full).
     pub(crate) orphans_possible: super::status_sync::OrphanCandidates,
+    /// Container names a first container status shares (see `RecentNames`).
+    pub(super) recent_names: super::api_statuses::RecentNames,
 }
 
 impl StatusManager {
