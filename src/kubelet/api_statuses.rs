@@ -7,6 +7,7 @@ use super::Kubelet;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, PodUid, RestartPolicy, RtPodStatus, RtState,
 };
+use std::sync::Arc;
 
 /// `ShouldContainerBeRestarted` (pkg/kubelet/container/helpers.go).
 pub(crate) fn should_container_be_restarted(
@@ -46,6 +47,33 @@ pub(super) fn rt_to_api(c: &crate::model::RtContainer) -> ApiContainerState {
     }
 }
 
+/// The container names given lately to a container's first status (most recently used
+/// first): pods are made from a few templates, so a handful of names stand for every
+/// container, and a new pod's first status shares them instead of copying its spec's. Only
+/// memory changes: a name is compared and printed as its text.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecentNames(std::cell::RefCell<Vec<Arc<str>>>);
+
+impl RecentNames {
+    /// The name `name`, shared with an equal one kept here.
+    fn shared(&self, name: &str) -> Arc<str> {
+        /// Distinct names kept.
+        const KEEP: usize = 16;
+        let mut recent = self.0.borrow_mut();
+        if let Some(i) = recent.iter().position(|n| **n == *name) {
+            let n = Arc::clone(&recent[i]);
+            recent[..=i].rotate_right(1);
+            return n;
+        }
+        let n: Arc<str> = Arc::from(name);
+        if recent.len() == KEEP {
+            recent.pop();
+        }
+        recent.insert(0, Arc::clone(&n));
+        n
+    }
+}
+
 impl Kubelet {
     /// The reason cache's entry for a container (`reason_cache.rs`).
     fn cached_reason(&self, uid: PodUid, name: &str) -> Option<&'static str> {
@@ -63,8 +91,18 @@ impl Kubelet {
     ) -> Vec<ApiContainerStatus> {
         let mut statuses: Vec<ApiContainerStatus> = Vec::with_capacity(specs.len());
         for c in specs {
+            // The previous status and the runtime's containers of this name are each looked
+            // up once (upstream: the old-status map and the runtime status's list).
+            let prev = old.iter().find(|o| *o.name == *c.name);
+            // The name is shared with the previous status of this container (found by that
+            // very name), or for a first status with an equal name given lately.
+            let name = prev.map_or_else(
+                || self.status.recent_names.shared(&c.name),
+                |o| Arc::clone(&o.name),
+            );
+            debug_assert_eq!(*name, *c.name, "a shared container name is the spec's");
             let mut s = ApiContainerStatus {
-                name: c.name.clone(),
+                name,
                 state: ApiContainerState::Waiting {
                     reason: default_reason,
                 },
@@ -74,9 +112,6 @@ impl Kubelet {
                 started: false,
                 container_id: None,
             };
-            // The previous status and the runtime's containers of this name are each looked
-            // up once (upstream: the old-status map and the runtime status's list).
-            let prev = old.iter().find(|o| o.name == c.name);
             if let Some(o) = prev {
                 if o.state.is_terminated() {
                     s = o.clone();

@@ -144,7 +144,7 @@ fn containers_ready_in(
         let found = statuses
             .iter()
             .flat_map(|l| l.iter())
-            .find(|s| s.name == c.name);
+            .find(|s| *s.name == *c.name);
         match found {
             Some(s) if !s.ready => unready.push(c.name.as_str()),
             Some(_) => {}
@@ -216,7 +216,7 @@ pub(crate) fn initialized(
 ) -> PodCondition {
     let (mut unknown, mut incomplete) = (Vec::new(), Vec::new());
     for c in &spec.init_containers {
-        match init_statuses.iter().find(|s| s.name == c.name) {
+        match init_statuses.iter().find(|s| *s.name == *c.name) {
             None => unknown.push(c.name.as_str()),
             Some(s) if !s.ready => incomplete.push(c.name.as_str()),
             Some(_) => {}
@@ -227,7 +227,7 @@ pub(crate) fn initialized(
     }
     // HasAnyRegularContainerStarted: a regular container ran, so the pod was initialised.
     let started = statuses.iter().any(|s| {
-        spec.containers.iter().any(|c| c.name == s.name)
+        spec.containers.iter().any(|c| *c.name == *s.name)
             && matches!(
                 s.state,
                 ApiContainerState::Running { .. } | ApiContainerState::Terminated { .. }

@@ -60,6 +60,8 @@ pub(crate) struct StatusManager {
     /// config). While none is noted, `RemoveOrphanedStatuses` has nothing to remove, and
     /// otherwise only the noted UIDs are looked at (debug builds check the maps in full).
     pub(crate) orphans_possible: super::status_sync::OrphanCandidates,
+    /// Container names a first container status shares (see `RecentNames`).
+    pub(super) recent_names: super::api_statuses::RecentNames,
 }
 
 impl StatusManager {
@@ -89,7 +91,7 @@ fn has_pod_initialized(pod: &ApiPod) -> bool {
     if st.init_containers.0.is_empty() {
         return false;
     }
-    let Some(c) = st.init_containers.0.iter().find(|c| c.name == last.name) else {
+    let Some(c) = st.init_containers.0.iter().find(|c| *c.name == *last.name) else {
         return false;
     };
     let exit0 =
@@ -128,7 +130,7 @@ pub(crate) fn get_phase(
     let restarted =
         |s: &ApiContainerStatus| matches!(s.last_state, Some(ApiContainerState::Terminated { .. }));
     for c in &pod.spec.init_containers {
-        let s = init_statuses.iter().find(|s| s.name == c.name);
+        let s = init_statuses.iter().find(|s| *s.name == *c.name);
         match (c.is_sidecar(), s.map(|s| &s.state)) {
             (false, None) => pending_init += 1,
             (false, Some(ApiContainerState::Running { .. })) => pending_init += 1,
@@ -158,7 +160,7 @@ pub(crate) fn get_phase(
     }
     let mut regular_started = false;
     for c in &pod.spec.containers {
-        match statuses.iter().find(|s| s.name == c.name) {
+        match statuses.iter().find(|s| *s.name == *c.name) {
             None => unknown += 1,
             Some(s) => match &s.state {
                 ApiContainerState::Running { .. } => {

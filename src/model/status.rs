@@ -109,7 +109,10 @@ impl ApiContainerState {
 /// `v1.ContainerStatus` subset.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ApiContainerStatus {
-    pub name: String,
+    /// The container's name, shared by every status generated for it (a status is
+    /// generated on each sync and mostly thrown away unchanged: sharing the name spares
+    /// an allocation and a free each time). Compares, hashes and prints as the text.
+    pub name: Arc<str>,
     pub state: ApiContainerState,
     pub last_state: Option<ApiContainerState>,
     pub restart_count: u32,
@@ -153,7 +156,7 @@ impl ApiPodStatus {
         self.containers
             .iter()
             .chain(&self.init_containers.0)
-            .find(|c| c.name == name)
+            .find(|c| *c.name == *name)
     }
 
     /// Every container status, app containers first, then init containers.

@@ -423,7 +423,7 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
             && !p
                 .instances
                 .iter()
-                .any(|i| facts.text(i.name) == c.name && matches!(i.exit, Some((0, _))))
+                .any(|i| facts.text(i.name) == &*c.name && matches!(i.exit, Some((0, _))))
         {
             // Success reported for a container none of whose instances exited 0 (the
             // default state TerminatePod gave unobserved containers before PR 88440).
@@ -457,7 +457,7 @@ fn check_final_status(at: SimTime, obj: PodUid, facts: &Facts, out: &mut Finding
                 .instances
                 .iter()
                 .rev()
-                .find(|i| facts.text(i.name) == c.name);
+                .find(|i| facts.text(i.name) == &*c.name);
             let in_last_state = |code: i32| {
                 matches!(
                     c.last_state,
