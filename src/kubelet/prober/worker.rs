@@ -335,13 +335,23 @@ impl Worker {
     /// published, and it puts no worker on hold.
     fn settles(&self) -> Option<ProbeResult> {
         let r = self.last_result;
-        let reached = match r {
+        (self.run_reached(r) && !self.holds_on(r) && self.published == Some(r)).then_some(r)
+    }
+
+    /// Whether the run of `result` so far (`result_run`) reaches its threshold (an
+    /// `Unknown` has none).
+    fn run_reached(&self, result: ProbeResult) -> bool {
+        match result {
             ProbeResult::Failure => self.result_run >= self.failure_threshold,
             ProbeResult::Success => self.result_run >= self.success_threshold,
             ProbeResult::Unknown => true,
-        };
-        let holds = self.kind != ProbeType::Readiness && r == ProbeResult::Failure;
-        (reached && !holds && self.published == Some(r)).then_some(r)
+        }
+    }
+
+    /// Whether `result`, at its threshold, puts the worker on hold until the next
+    /// container (a liveness or startup failure: the container will be restarted).
+    fn holds_on(&self, result: ProbeResult) -> bool {
+        self.kind != ProbeType::Readiness && result == ProbeResult::Failure
     }
 
     /// Debug builds: the first line's answers are the ones the fields give, and the kind's
@@ -425,15 +435,10 @@ impl Worker {
             self.last_result = result;
             self.result_run = 1;
         }
-        let below = match result {
-            ProbeResult::Failure => self.result_run < self.failure_threshold,
-            ProbeResult::Success => self.result_run < self.success_threshold,
-            ProbeResult::Unknown => false,
-        };
-        let out = if below {
+        let out = if !self.run_reached(result) {
             None
         } else {
-            if self.kind != ProbeType::Readiness && result == ProbeResult::Failure {
+            if self.holds_on(result) {
                 // The container will be restarted: wait for the next one.
                 self.on_hold = true;
                 self.result_run = 0;
