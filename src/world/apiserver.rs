@@ -10,6 +10,7 @@
 
 use super::dist::sample;
 use super::{Epoch, Event, Tracer};
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiContainerState, RemovedBy};
 use crate::model::{
     ApiPod, ApiPodStatus, Conditions, Dist, PodCondition, PodPhase, PodSpec, PodUid, Transition,
@@ -165,8 +166,10 @@ impl Ord for NameKey {
 #[derive(Clone, Debug)]
 pub(crate) struct ApiServer {
     /// The objects, shared with the watch events that carry them (a write copies an
-    /// object only while a watcher still holds the previous version).
-    pods: BTreeMap<PodUid, Arc<ApiPod>>,
+    /// object only while a watcher still holds the previous version). Kept by UID in an
+    /// array-indexed map: a status sync looks its object up several times (the GET, the
+    /// PATCH), each an index instead of a tree search; walks still go in UID order.
+    pods: UidMap<Arc<ApiPod>>,
     by_name: BTreeMap<NameKey, PodUid>,
     /// How many live objects the name index does not name (a later object of theirs
     /// took their name): while none does, an object whose name matches is the one the
@@ -181,9 +184,10 @@ pub(crate) struct ApiServer {
     watcher: Option<Epoch>,
     next_uid: u32,
     next_rv: u64,
-    /// Boxed: a search tree's nodes are about half full (a record inline would leave
-    /// almost a record's worth of empty slot per pod).
-    pub(crate) history: BTreeMap<PodUid, Box<ObjectHistory>>,
+    /// By UID, in the same array-indexed map (a status patch updates its object's
+    /// history); walks go in UID order. Boxed: a map's slot then holds a pointer, not a
+    /// whole record.
+    pub(crate) history: UidMap<Box<ObjectHistory>>,
     /// The empty status (and its empty condition list) every new object and history
     /// starts from, shared instead of allocated per pod.
     empty_status: Arc<ApiPodStatus>,
@@ -193,14 +197,14 @@ impl ApiServer {
     /// Drops the live objects and the name index, keeping the history: what a run's
     /// summary reads after the run ended.
     pub(crate) fn release_objects(&mut self) {
-        self.pods = BTreeMap::new();
+        self.pods = UidMap::new();
         self.by_name = BTreeMap::new();
         self.shadowed = 0;
     }
 
     pub(crate) fn new(seed: u64, watch_delay: Dist, write_delay: Dist) -> Self {
         ApiServer {
-            pods: BTreeMap::new(),
+            pods: UidMap::new(),
             by_name: BTreeMap::new(),
             shadowed: 0,
             watch_delay,
@@ -211,7 +215,7 @@ impl ApiServer {
             watcher: None,
             next_uid: 1,
             next_rv: 1,
-            history: BTreeMap::new(),
+            history: UidMap::new(),
             empty_status: Arc::default(),
         }
     }
