@@ -25,6 +25,7 @@ use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
 use crate::model::change_log::{ChangeLog, Changes};
+use crate::model::uid_map::UidMap;
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtContainer,
     RtPodStatus, RtSandbox, RtState, RunningPod, SandboxId, Transition,
@@ -172,21 +173,22 @@ pub(crate) struct Runtime {
     running: BTreeSet<PodUid>,
     /// The pods that joined or left `running` since housekeeping last asked.
     running_log: ChangeLog,
-    /// Boxed: a search tree filled in UID order keeps its nodes about half full.
-    pods: BTreeMap<PodUid, Box<RtPod>>,
+    /// By UID in an array-indexed map (a CRI call looks its pod up by UID: an index, not
+    /// a tree search; walks still go in UID order). Boxed: a slot holds a pointer.
+    pods: UidMap<Box<RtPod>>,
     images: BTreeSet<String>,
     /// One shared copy of each container name, image and namespace the records hold
     /// (only looked up, never iterated).
     names: BTreeSet<Arc<str>>,
-    workloads: BTreeMap<PodUid, Arc<Workload>>,
+    workloads: UidMap<Arc<Workload>>,
     /// One shared copy of each declaration's behaviours, keyed by the address of the
     /// declaration's map (held here, so the address is not reused): the replicas of a
     /// declaration and their container instances share one `Behaviour` per container.
     /// Only looked up, never iterated.
     shared_workloads: BTreeMap<usize, (Arc<Declared>, Arc<Workload>)>,
     /// Host state per pod (volumes, cgroup, pod dir).
-    /// Boxed, as `pods`.
-    pub(crate) host: BTreeMap<PodUid, Box<HostState>>,
+    /// Kept and boxed as `pods` are.
+    pub(crate) host: UidMap<Box<HostState>>,
     /// The pods of `host` with a pod directory and no volumes mounted, kept in step with
     /// the three host operations that change either (orphan cleanup lists only these).
     unmounted_dirs: BTreeSet<PodUid>,
@@ -251,12 +253,12 @@ impl Runtime {
             live_using: BTreeSet::new(),
             running: BTreeSet::new(),
             running_log: ChangeLog::default(),
-            pods: BTreeMap::new(),
+            pods: UidMap::new(),
             images: BTreeSet::new(),
             names: BTreeSet::new(),
-            workloads: BTreeMap::new(),
+            workloads: UidMap::new(),
             shared_workloads: BTreeMap::new(),
-            host: BTreeMap::new(),
+            host: UidMap::new(),
             unmounted_dirs: BTreeSet::new(),
             changed: Vec::new(),
             listed: None,
@@ -836,7 +838,7 @@ impl Runtime {
     pub(crate) fn stats_summary(&self, now: SimTime) -> StatsSummary {
         let mut pods = Vec::new();
         let mut node_ws: u64 = 0;
-        for (uid, p) in &self.pods {
+        for (uid, p) in self.pods.iter() {
             let containers: Vec<(String, u64)> = p
                 .live
                 .iter()

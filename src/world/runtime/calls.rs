@@ -36,7 +36,7 @@ impl Runtime {
             },
         );
         let namespace = self.intern(namespace);
-        let pod = self.pods.entry(uid).or_default();
+        let pod = self.pods.get_or_insert_with(uid, Default::default);
         if *pod.name != *name {
             pod.name = name.into();
         }
@@ -121,7 +121,7 @@ impl Runtime {
                 powered_off: false,
             },
         );
-        let pod = self.pods.entry(uid).or_default();
+        let pod = self.pods.get_or_insert_with(uid, Default::default);
         pod.containers.push(id);
         pod.live.push(id);
         self.live.insert(id);
@@ -338,7 +338,7 @@ impl Runtime {
     }
 
     pub(super) fn mount_volumes(&mut self, trace: &mut Tracer, now: SimTime, uid: PodUid) {
-        let h = self.host.entry(uid).or_default();
+        let h = self.host.get_or_insert_with(uid, Default::default);
         if !h.volumes_mounted {
             h.volumes_mounted = true;
             h.cgroup = true;
@@ -519,8 +519,7 @@ mod tests {
         rt.sandboxes.insert(SandboxId(1), sb);
         rt.running.insert(PodUid(1));
         rt.pods
-            .entry(PodUid(1))
-            .or_default()
+            .get_or_insert_with(PodUid(1), Default::default)
             .sandboxes
             .push(SandboxId(1));
         rt.images.insert("img".to_string());
