@@ -154,7 +154,9 @@ const SPARE_STATUSES: usize = 16;
 /// Ground truth of the node's containers.
 #[derive(Clone, Debug)]
 pub(crate) struct Runtime {
-    latencies: BTreeMap<CriCall, Dist>,
+    /// Each call's latency, indexed by the call (`CriCall as usize`): every issued call
+    /// draws one, so an index rather than a search of the scenario's map.
+    latencies: [Option<Dist>; CriCall::ALL.len()],
     faults: Vec<Fault>,
     lat_rng: Stream,
     fault_rng: Stream,
@@ -241,8 +243,12 @@ pub(crate) struct Listed {
 
 impl Runtime {
     pub(crate) fn new(seed: u64, latencies: BTreeMap<CriCall, Dist>, faults: Vec<Fault>) -> Self {
+        let mut by_call: [Option<Dist>; CriCall::ALL.len()] = std::array::from_fn(|_| None);
+        for (call, d) in latencies {
+            by_call[call as usize] = Some(d);
+        }
         Runtime {
-            latencies,
+            latencies: by_call,
             faults,
             lat_rng: Stream::new(seed, "runtime/latency"),
             fault_rng: Stream::new(seed, "runtime/faults"),
@@ -311,7 +317,7 @@ impl Runtime {
     }
 
     fn latency(&mut self, call: CriCall) -> Dur {
-        match self.latencies.get(&call) {
+        match &self.latencies[call as usize] {
             Some(d) => sample(d, &mut self.lat_rng),
             None => Dur::ZERO,
         }
