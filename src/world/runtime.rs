@@ -164,6 +164,8 @@ pub(crate) struct Runtime {
     probe_rng: Stream,
     sandboxes: dense::Dense<SandboxId, Sandbox>,
     containers: dense::Dense<ContainerId, Container>,
+    /// What a probe's exec reads of each container, by ID (see [`process::ExecView`]).
+    exec_views: Vec<process::ExecView>,
     /// The containers not removed yet (node-wide passes walk these, not the history).
     live: BTreeSet<ContainerId>,
     /// The containers of `live` whose behaviour uses memory, disk, inodes or processes:
@@ -255,6 +257,7 @@ impl Runtime {
             probe_rng: Stream::new(seed, "runtime/probes"),
             sandboxes: dense::Dense::default(),
             containers: dense::Dense::default(),
+            exec_views: Vec::new(),
             live: BTreeSet::new(),
             live_using: BTreeSet::new(),
             running: BTreeSet::new(),
@@ -286,6 +289,8 @@ impl Runtime {
     pub(crate) fn reserve(&mut self, sandboxes: usize, containers: usize) {
         self.sandboxes.reserve_ids(sandboxes);
         self.containers.reserve_ids(containers);
+        self.exec_views
+            .reserve_exact((containers + 1).saturating_sub(self.exec_views.len()));
     }
 
     /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).

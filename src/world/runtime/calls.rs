@@ -149,6 +149,8 @@ impl Runtime {
         c.state = RtState::Running;
         c.started_at = Some(now);
         let name = String::from(&*c.name);
+        self.sync_exec_view(id);
+        let c = &self.containers[&id];
         if let RunFor::For(d) = c.behaviour.run_for {
             let (gen, code) = (c.gen, c.behaviour.exit_code);
             let reason = if code == 0 { "Completed" } else { "Error" };
@@ -295,6 +297,7 @@ impl Runtime {
         }
         c.removed = true;
         let uid = c.uid;
+        self.sync_exec_view(id);
         self.live.remove(&id);
         self.live_using.remove(&id);
         if let Some(p) = self.pods.get_mut(&uid) {

@@ -2,14 +2,15 @@
 //! an exit releases, the node's power-off, the timeline's `containerExit`, and probes
 //! answered from the container's behaviour.
 
-use super::{Runtime, Tracer};
+use super::{Container, Runtime, Tracer};
 use crate::model::{
-    ContainerId, PodUid, ProbeHandler, ProbeOutcome, ProbeType, RtState, Transition,
+    Behaviour, ContainerId, PodUid, ProbeHandler, ProbeOutcome, ProbeType, RtState, Transition,
 };
 use crate::model::{CriFailed, ProcessSignal};
 use crate::sim::{Sim, SimTime};
 use crate::world::cri::{CriClient, CriReq, CriResult};
 use crate::world::Event;
+use std::sync::Arc;
 
 /// Events the runtime schedules for itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +26,56 @@ pub(crate) enum RtEvent {
     Sigkill { id: ContainerId, gen: u32 },
 }
 
+/// What a probe's exec reads of one container's record: whether it runs (state `Running`,
+/// not removed), since when, and its behaviour. The runtime keeps one per container ID in a
+/// dense vector beside the records (16 bytes, four to a cache line), in step with every
+/// write of those fields ([`Runtime::sync_exec_view`]): a probe comes seconds after the
+/// last, when the container's own line-sized record has left the data cache, and this
+/// small copy is more likely to still be there. It holds nothing the record does not.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ExecView {
+    /// The container's start (meaningful while `behaviour` is set).
+    since: SimTime,
+    /// The container's behaviour while it runs; `None` while it does not.
+    behaviour: Option<Arc<Behaviour>>,
+}
+
+impl ExecView {
+    /// The view of a container's record (of no container: `None`).
+    fn of(c: Option<&Container>) -> Self {
+        match c {
+            Some(c) if c.state == RtState::Running && !c.removed => ExecView {
+                since: c.started_at.unwrap_or(c.created_at),
+                behaviour: Some(c.behaviour.clone()),
+            },
+            _ => ExecView::default(),
+        }
+    }
+
+    /// Debug builds: the same answers as `other` (the same start while running, and the
+    /// same shared behaviour).
+    #[cfg(debug_assertions)]
+    fn same(&self, other: &ExecView) -> bool {
+        match (&self.behaviour, &other.behaviour) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) && self.since == other.since,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
 impl Runtime {
+    /// Bring the exec view of container `id` in step with its record: called after every
+    /// write of its state, start or removal.
+    pub(super) fn sync_exec_view(&mut self, id: ContainerId) {
+        let view = ExecView::of(self.containers.get(&id));
+        let i = id.0 as usize;
+        if self.exec_views.len() <= i {
+            self.exec_views.resize_with(i + 1, ExecView::default);
+        }
+        self.exec_views[i] = view;
+    }
+
     /// A probe against container `id` (an `ExecSync`, or an HTTP/TCP/gRPC request to the
     /// container), answered at once from the container's behaviour: `Ok(true)` success,
     /// `Ok(false)` failure, `Err` when the probe could not run. Times in the behaviour count
@@ -39,18 +89,22 @@ impl Runtime {
         kind: ProbeType,
         handler: ProbeHandler,
     ) -> Result<bool, &'static str> {
-        let running = self
-            .containers
-            .get(&id)
-            .filter(|c| c.state == RtState::Running && !c.removed);
-        let Some(c) = running else {
+        let view = self.exec_views.get(id.0 as usize);
+        #[cfg(debug_assertions)]
+        assert!(
+            view.unwrap_or(&ExecView::default())
+                .same(&ExecView::of(self.containers.get(&id))),
+            "container {id:?}: its exec view is stale"
+        );
+        let Some((since, behaviour)) = view.and_then(|v| Some((v.since, v.behaviour.as_ref()?)))
+        else {
             return match handler {
                 ProbeHandler::Exec => Err("container is not running"),
                 ProbeHandler::HttpGet | ProbeHandler::TcpSocket | ProbeHandler::Grpc => Ok(false),
             };
         };
-        let up = now.since(c.started_at.unwrap_or(c.created_at));
-        Ok(match c.behaviour.probe_outcome(kind) {
+        let up = now.since(since);
+        Ok(match behaviour.probe_outcome(kind) {
             ProbeOutcome::Always(ok) => ok,
             ProbeOutcome::FailFrom(d) => up < d,
             ProbeOutcome::FailBetween(from, to) => !(from <= up && up < to),
@@ -142,6 +196,7 @@ impl Runtime {
             }
             None => (Vec::new(), Vec::new()),
         };
+        self.sync_exec_view(id);
         self.refresh_running(uid);
         self.note_changed(uid);
         trace.emit(
