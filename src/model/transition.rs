@@ -422,7 +422,7 @@ impl TraceHash for Transition {
                 h.write_u32(*changed);
             }
             T::Housekeeping => h.write_isize(pos::HOUSEKEEPING),
-            _ => self.hash(h),
+            _ => other_words(self, h),
         }
         #[cfg(debug_assertions)]
         check_derived(self, before, h);
@@ -538,6 +538,16 @@ fn trace_hash_other(t: &Transition, h: &mut StableHasher) {
         return;
     }
     derived_hash(t, h);
+}
+
+/// [`TraceHash::trace_hash`]'s less frequent kinds, out of line: pod workers' steps,
+/// statuses, runtime and host records ... word by word (`words::mid_words`), anything
+/// else (rare) the derived `Hash`.
+#[inline(never)]
+fn other_words(t: &Transition, h: &mut StableHasher) {
+    if !words::mid_words(t, h) {
+        derived_hash(t, h);
+    }
 }
 
 /// Debug builds: the words fed for `t` from state `before` left the hasher where its
@@ -722,6 +732,9 @@ impl fmt::Display for Transition {
         }
     }
 }
+
+#[path = "transition_words.rs"]
+mod words;
 
 #[cfg(test)]
 #[path = "transition_tests.rs"]

@@ -182,3 +182,196 @@ fn other_kinds_hash_as_derived() {
 fn a_transition_is_48_bytes() {
     assert_eq!(std::mem::size_of::<Transition>(), 48);
 }
+
+/// Container statuses in each state, with and without a last state and an ID.
+fn container_statuses() -> Vec<crate::model::ApiContainerStatus> {
+    use crate::model::{ApiContainerState as S, ApiContainerStatus, ContainerId};
+    use crate::sim::SimTime;
+    let states = [
+        S::Waiting { reason: "" },
+        S::Waiting {
+            reason: "CrashLoopBackOff",
+        },
+        S::Running {
+            started_at: SimTime(7),
+        },
+        S::Terminated {
+            exit_code: -1,
+            reason: "Error",
+            started_at: None,
+            finished_at: Some(SimTime(9)),
+        },
+        S::Terminated {
+            exit_code: 0,
+            reason: "Completed",
+            started_at: Some(SimTime(3)),
+            finished_at: None,
+        },
+    ];
+    let mut out = Vec::new();
+    for (i, state) in states.iter().enumerate() {
+        for last_state in [None, Some(states[(i + 3) % states.len()].clone())] {
+            for container_id in [None, Some(ContainerId(i as u32))] {
+                out.push(ApiContainerStatus {
+                    name: Arc::from(["app", "sidecar", "a-long-container-name"][i % 3]),
+                    state: state.clone(),
+                    last_state: last_state.clone(),
+                    restart_count: i as u32,
+                    ready: i % 2 == 0,
+                    started: i % 3 == 0,
+                    container_id,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn statuses_hash_as_derived() {
+    use crate::model::{
+        ApiPodStatus, ConditionStatus, Conditions, InitStatuses, PodCondition, PodConditionType,
+    };
+    use crate::sim::SimTime;
+    let cs = container_statuses();
+    let conditions = [
+        Conditions::default(),
+        Conditions::from_vec(vec![
+            PodCondition::new(PodConditionType::Ready, ConditionStatus::True),
+            PodCondition::new(
+                PodConditionType::Other(Arc::from("example.com/gate")),
+                ConditionStatus::False,
+            ),
+        ]),
+    ];
+    let mut statuses = Vec::new();
+    for (i, phase) in [PodPhase::Pending, PodPhase::Running, PodPhase::Failed]
+        .into_iter()
+        .enumerate()
+    {
+        for reason in [None, Some("Evicted".to_string())] {
+            statuses.push(ApiPodStatus {
+                phase,
+                reason: reason.clone(),
+                message: reason.as_ref().map(|r| format!("{r}: the node was low")),
+                ready: i == 1,
+                start_time: (i > 0).then_some(SimTime(i as u64)),
+                containers: cs[i..i + 3 * i].to_vec(),
+                conditions: conditions[i % 2].clone(),
+                init_containers: InitStatuses(cs[cs.len() - i..].to_vec()),
+            });
+        }
+    }
+    statuses.push(ApiPodStatus::default());
+    statuses.push(ApiPodStatus {
+        containers: cs.clone(),
+        init_containers: InitStatuses(cs.clone()),
+        ..ApiPodStatus::default()
+    });
+    for uid in UIDS {
+        for status in &statuses {
+            same(&Transition::ApiStatusPatched {
+                uid,
+                of: PodUid(uid.0 ^ 1),
+                status: Arc::new(status.clone()),
+            });
+            same(&Transition::ApiStatus {
+                uid,
+                phase: status.phase,
+                reason: status.reason.clone(),
+            });
+        }
+        for phase in [
+            PodPhase::Pending,
+            PodPhase::Running,
+            PodPhase::Succeeded,
+            PodPhase::Failed,
+            PodPhase::Unknown,
+        ] {
+            same(&Transition::LocalStatus { uid, phase });
+        }
+    }
+}
+
+#[test]
+fn workers_hosts_and_runtime_records_hash_as_derived() {
+    use crate::model::{ContainerId, SandboxId};
+    let kinds = [
+        ProbeType::Liveness,
+        ProbeType::Readiness,
+        ProbeType::Startup,
+    ];
+    for uid in UIDS {
+        for &what in WorkerStep::ALL {
+            same(&Transition::Worker { uid, what });
+        }
+        for &what in HostOp::ALL {
+            same(&Transition::Host { uid, what });
+        }
+        for &step in SyncStepKind::ALL {
+            same(&Transition::SyncStep { uid, step });
+        }
+        for &op in ConfigOpKind::ALL {
+            same(&Transition::ConfigOp { uid, op });
+        }
+        for &by in RemovedBy::ALL {
+            same(&Transition::ApiRemoved { uid, by });
+        }
+        for grace in [0, 30, -1, i64::MAX] {
+            same(&Transition::ApiDeleteRequested { uid, grace });
+        }
+        for n in [0, 5, u32::MAX] {
+            same(&Transition::SandboxReady {
+                uid,
+                id: SandboxId(n),
+            });
+            same(&Transition::SandboxStopped {
+                uid,
+                id: SandboxId(n),
+            });
+            let id = ContainerId(n);
+            for name in ["", "app", "sidecar", "a-long-container-name"] {
+                same(&Transition::ContainerRunning {
+                    uid,
+                    id,
+                    name: name.to_string(),
+                });
+            }
+            for &signal in ProcessSignal::ALL {
+                same(&Transition::Signal { uid, id, signal });
+            }
+            for code in [0, 1, 137, -1, i32::MIN] {
+                for reason in ["", "Error", "Completed", "OOMKilled"] {
+                    same(&Transition::ContainerExited {
+                        uid,
+                        id,
+                        code,
+                        reason,
+                    });
+                }
+            }
+            for kind in kinds {
+                for &result in ProbeCached::ALL {
+                    same(&Transition::ProbeResult {
+                        uid,
+                        id,
+                        kind,
+                        result,
+                    });
+                }
+            }
+        }
+        for kind in kinds {
+            for &what in ProbeWorkerStep::ALL {
+                for container in ["", "app", "a-long-container-name"] {
+                    same(&Transition::ProbeWorker {
+                        uid,
+                        container: Arc::from(container),
+                        kind,
+                        what,
+                    });
+                }
+            }
+        }
+    }
+}
