@@ -300,6 +300,26 @@ pub(crate) fn initialized(
     statuses: &[ApiContainerStatus],
     phase: PodPhase,
 ) -> PodCondition {
+    // No init container: nothing is unknown or incomplete, so short of Succeeded the
+    // condition is True whether or not a regular container started (no search).
+    if spec.init_containers.is_empty() && phase != PodPhase::Succeeded {
+        debug_assert_eq!(
+            initialized_in_full(spec, init_statuses, statuses, phase),
+            PodCondition::new(T::Initialized, True),
+            "Initialized without init containers"
+        );
+        return PodCondition::new(T::Initialized, True);
+    }
+    initialized_in_full(spec, init_statuses, statuses, phase)
+}
+
+/// [`initialized`] step by step.
+fn initialized_in_full(
+    spec: &PodSpec,
+    init_statuses: &[ApiContainerStatus],
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+) -> PodCondition {
     let (mut unknown, mut incomplete) = (Vec::new(), Vec::new());
     for c in &spec.init_containers {
         match init_statuses.iter().find(|s| *s.name == *c.name) {
