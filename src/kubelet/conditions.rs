@@ -162,6 +162,92 @@ fn containers_ready_in(
     )
 }
 
+/// [`containers_ready_in`] for a status built against `prev` (the cached status's
+/// `ContainersReady`): the same condition, made without the two name lists (a bit per
+/// container) and with its message written into a buffer kept between calls. A message
+/// equal to `prev`'s is `prev`'s own text, shared: in the steady state (a pod whose
+/// containers are not ready yet) nothing is allocated, and the list builder's test
+/// against the cached list finds the very same text. Pods of over 64 containers take
+/// [`containers_ready_in`].
+fn containers_ready_against(
+    spec: &PodSpec,
+    statuses: [&[ApiContainerStatus]; 2],
+    phase: PodPhase,
+    prev: Option<&PodCondition>,
+) -> PodCondition {
+    thread_local! {
+        static MESSAGE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    if spec.init_containers.len() + spec.containers.len() > 64 {
+        return containers_ready_in(spec, statuses, phase);
+    }
+    let names = || {
+        let sidecars = spec.init_containers.iter().filter(|c| c.is_sidecar());
+        sidecars.chain(&spec.containers).map(|c| c.name.as_str())
+    };
+    let (mut unknown, mut unready) = (0u64, 0u64);
+    for (i, name) in names().enumerate() {
+        let found = statuses
+            .iter()
+            .flat_map(|l| l.iter())
+            .find(|s| *s.name == *name);
+        match found {
+            Some(s) if !s.ready => unready |= 1 << i,
+            Some(_) => {}
+            None => unknown |= 1 << i,
+        }
+    }
+    let out = if (phase == PodPhase::Succeeded && unknown == 0) || phase == PodPhase::Failed {
+        terminal(T::ContainersReady, phase)
+    } else if unknown == 0 && unready == 0 {
+        PodCondition::new(T::ContainersReady, True)
+    } else {
+        // `listed`'s message, the names picked by their bits.
+        let push_names = |msg: &mut String, bits: u64| {
+            msg.push('[');
+            let picked = names().enumerate().filter(|(i, _)| bits & (1 << i) != 0);
+            for (k, (_, name)) in picked.enumerate() {
+                if k > 0 {
+                    msg.push(' ');
+                }
+                msg.push_str(name);
+            }
+            msg.push(']');
+        };
+        let message = MESSAGE.with_borrow_mut(|msg| {
+            msg.clear();
+            if unknown != 0 {
+                msg.push_str("containers with unknown status: ");
+                push_names(msg, unknown);
+            }
+            if unready != 0 {
+                if !msg.is_empty() {
+                    msg.push_str(", ");
+                }
+                msg.push_str("containers with unready status: ");
+                push_names(msg, unready);
+            }
+            match prev.and_then(|p| p.message.as_ref()) {
+                Some(m) if **m == **msg => m.clone(),
+                _ => Arc::from(msg.as_str()),
+            }
+        });
+        PodCondition {
+            kind: T::ContainersReady,
+            status: False,
+            reason: Some(CONTAINERS_NOT_READY),
+            message: Some(message),
+        }
+    };
+    debug_assert_eq!(
+        out,
+        containers_ready_in(spec, statuses, phase),
+        "ContainersReady built against the cached condition differs from the one built \
+         from its name lists"
+    );
+    out
+}
+
 /// `GeneratePodReadyCondition`: the containers are ready and every readiness gate's
 /// condition is True in `conditions`.
 pub(crate) fn pod_ready(
@@ -209,6 +295,26 @@ fn pod_ready_from(cr: PodCondition, spec: &PodSpec, conditions: &[PodCondition])
 /// container counts as done when its status is ready (the kubelet marks an init container
 /// ready when it exited 0); a restartable one (a native sidecar) will count once started.
 pub(crate) fn initialized(
+    spec: &PodSpec,
+    init_statuses: &[ApiContainerStatus],
+    statuses: &[ApiContainerStatus],
+    phase: PodPhase,
+) -> PodCondition {
+    // No init container: nothing is unknown or incomplete, so short of Succeeded the
+    // condition is True whether or not a regular container started (no search).
+    if spec.init_containers.is_empty() && phase != PodPhase::Succeeded {
+        debug_assert_eq!(
+            initialized_in_full(spec, init_statuses, statuses, phase),
+            PodCondition::new(T::Initialized, True),
+            "Initialized without init containers"
+        );
+        return PodCondition::new(T::Initialized, True);
+    }
+    initialized_in_full(spec, init_statuses, statuses, phase)
+}
+
+/// [`initialized`] step by step.
+fn initialized_in_full(
     spec: &PodSpec,
     init_statuses: &[ApiContainerStatus],
     statuses: &[ApiContainerStatus],
@@ -294,7 +400,12 @@ pub(crate) fn generate(
     }
     out.push(initialized(&pod.spec, init_statuses, statuses, phase));
     // Ready and ContainersReady search the regular then the init container statuses.
-    let cr = containers_ready_in(&pod.spec, [statuses, init_statuses], phase);
+    let cr = containers_ready_against(
+        &pod.spec,
+        [statuses, init_statuses],
+        phase,
+        cached.conditions.get(&T::ContainersReady),
+    );
     let ready = pod_ready_from(cr.clone(), &pod.spec, out.as_slice());
     out.push(ready);
     out.push(cr);
