@@ -93,7 +93,7 @@ fn run_inner(
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
     world.trace.observer_mut().release_pod_state();
-    summary::summarize(&mut world, stop, opts)
+    summary::summarize(world, stop, opts)
 }
 
 /// [`run`] without kept records, handing the run's typed transitions to `typed` (in

@@ -8,18 +8,21 @@ use super::world::World;
 use super::RunOptions;
 use crate::kubelet::UPSTREAM_RELEASE;
 use crate::model::{ContainerSpec, PodPhase, PodUid};
+use crate::scenario::Scenario;
 use crate::sim::{SimTime, StopReason};
 use crate::world::apiserver::ObjectHistory;
-use crate::world::runtime::ContainerFacts;
+use crate::world::runtime::{ContainerFacts, Runtime};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// The output of the run that left `w`, stopped for `stop`. The per-pod summaries are
-/// built last, after the kubelet's and the API server's live per-pod state has been
-/// released (only the summaries read the API's history and the runtime's records): at
-/// 100,000 pods the summaries would otherwise sit on top of the whole live world and make
-/// the run's memory peak.
-pub(crate) fn summarize(w: &mut World, stop: StopReason, opts: &RunOptions) -> RunOutput {
+/// The output of the run that left `world`, stopped for `stop`; the world is used up. The
+/// per-pod summaries are built last, after the kubelet, the pending events and the API
+/// server's live objects have been dropped (only the summaries read the API's history and
+/// the runtime's records): at 100,000 pods the summaries would otherwise sit on top of the
+/// whole live world and make the run's memory peak. The world is taken apart rather than
+/// given a fresh kubelet to hold, which would be built only to be dropped.
+pub(crate) fn summarize(mut world: World, stop: StopReason, opts: &RunOptions) -> RunOutput {
+    let w = &mut world;
     // Every incarnation's: a `kubeletRestart` replaces the kubelet, not the node's history.
     let tally = w.process.tally(&w.kubelet);
     let mut metrics = Metrics {
@@ -83,13 +86,22 @@ pub(crate) fn summarize(w: &mut World, stop: StopReason, opts: &RunOptions) -> R
         trace: w.trace.take_records(),
         scheduler: (sc.scheduler != crate::sim::Strategy::Random).then(|| sc.scheduler.to_string()),
     };
-    w.release_live_state();
+    let World {
+        kubelet,
+        sim,
+        mut api,
+        runtime,
+        scenario,
+        ..
+    } = world;
+    drop(kubelet);
+    drop(sim);
+    api.release_objects();
     let mut facts = Vec::new();
-    out.pods = w
-        .api
+    out.pods = api
         .history
         .iter()
-        .map(|(uid, h)| pod_summary(w, *uid, h, &mut metrics, &mut facts))
+        .map(|(uid, h)| pod_summary(&runtime, &scenario, *uid, h, &mut metrics, &mut facts))
         .collect();
     metrics.pods = out.pods.len() as u32;
     out.metrics = metrics;
@@ -174,14 +186,15 @@ fn disk_summary(w: &World, tally: &crate::kubelet::Tally, m: &mut Metrics) {
 /// One pod object (one UID), from the API server's history and the node's ground truth;
 /// its containers count into `metrics`. `facts` is a buffer kept across pods.
 fn pod_summary(
-    w: &World,
+    runtime: &Runtime,
+    scenario: &Scenario,
     uid: PodUid,
     h: &ObjectHistory,
     metrics: &mut Metrics,
     facts: &mut Vec<ContainerFacts>,
 ) -> PodSummary {
-    let decl = &w.scenario.pods[h.decl];
-    w.runtime.facts(uid, facts);
+    let decl = &scenario.pods[h.decl];
+    runtime.facts(uid, facts);
     // In debug builds, each container's instances are checked against a search of the
     // runtime's order below.
     #[cfg(debug_assertions)]
@@ -190,7 +203,7 @@ fn pod_summary(
     // a container's instances are one slice of `facts`.
     facts.sort_by(|a, b| a.name.cmp(&b.name));
     let facts = &facts[..];
-    let host = w.runtime.host.get(&uid);
+    let host = runtime.host.get(&uid);
     let mut summaries = |specs: &[ContainerSpec]| -> Vec<ContainerSummary> {
         let mut out = Vec::with_capacity(specs.len());
         for c in specs {

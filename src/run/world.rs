@@ -111,16 +111,6 @@ pub(crate) struct World {
 }
 
 impl World {
-    /// Drops what only the running simulation needs once the run has ended and everything
-    /// but the per-pod summaries has been read: the kubelet's state (a fresh kubelet
-    /// replaces it), the API server's live objects (their history stays) and the pending
-    /// events. The summaries then do not sit on top of the whole live world.
-    pub(crate) fn release_live_state(&mut self) {
-        self.kubelet = Kubelet::new(&self.scenario.kubelet, &self.scenario.node, 0);
-        self.api.release_objects();
-        self.sim.queue = crate::sim::EventQueue::new();
-    }
-
     #[cfg(test)]
     pub(crate) fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
         Self::with_oracle(sc, seed, keep_trace, true, false)
