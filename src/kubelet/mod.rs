@@ -37,7 +37,6 @@ pub(crate) mod conditions;
 pub(crate) mod config;
 pub(crate) mod container_gc;
 pub(crate) mod cri_reply;
-mod cursor;
 pub(crate) mod eviction;
 mod eviction_reclaim;
 pub(crate) mod eviction_signals;
@@ -201,8 +200,9 @@ pub(crate) struct Kubelet {
     pub(crate) image_backoff: Backoff,
     /// `reasonCache`: the last start failure of each container.
     pub(crate) reason_cache: reason_cache::ReasonCache,
-    /// The volume manager's actual state: pods whose volumes are mounted.
-    pub(crate) mounted: std::collections::BTreeSet<PodUid>,
+    /// The volume manager's actual state: pods whose volumes are mounted (a set indexed
+    /// by UID: every `SyncPod` asks it; walked in UID order).
+    pub(crate) mounted: crate::model::uid_map::UidSet,
     /// The volume manager's desired state of world for reconstructed volumes (restart.rs).
     pub(crate) vol_dsw: restart::VolumePopulator,
     /// Secret and configmap registrations, and the mount back-off.

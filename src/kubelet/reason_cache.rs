@@ -4,19 +4,19 @@
 //! bounds it as an LRU of 1,000 entries; here it is not bounded, which differs only on a
 //! node with more than 1,000 containers failing to start at once.
 //!
-//! Kept per pod: a tree keyed by UID alone, each pod's entries a short list sorted by
-//! container name. A lookup compares integers down the tree and a name or two in the pod's
-//! list, and no owned key is built to look up (a crash loop sets the same entry at every
-//! sync in back-off). The entries of one pod come out in name order, as they did from a
-//! tree keyed by (UID, name).
+//! Kept per pod: a [`UidMap`] indexed by UID (an array look-up: the status memo asks for
+//! a pod's entries at every sync), each pod's entries a short list sorted by container
+//! name. A lookup compares a name or two in the pod's list, and no owned key is built to
+//! look up (a crash loop sets the same entry at every sync in back-off). The entries of
+//! one pod come out in name order, as they did from a tree keyed by (UID, name).
 
+use crate::model::uid_map::UidMap;
 use crate::model::PodUid;
-use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ReasonCache {
     /// Per pod with at least one entry: (container name, reason), sorted by name.
-    pods: BTreeMap<PodUid, Vec<(String, &'static str)>>,
+    pods: UidMap<Vec<(String, &'static str)>>,
 }
 
 impl ReasonCache {
@@ -28,8 +28,7 @@ impl ReasonCache {
 
     /// `Update` for one container: the entry of (`uid`, `name`) becomes `reason` (an
     /// entry already there is overwritten in place: no owned name is built). A crash loop
-    /// sets the entry it set at its last retry: the pod's list is found without the tree's
-    /// entry API.
+    /// sets the entry it set at its last retry.
     pub(crate) fn set(&mut self, uid: PodUid, name: &str, reason: &'static str) {
         let Some(list) = self.pods.get_mut(&uid) else {
             self.pods.insert(uid, vec![(name.to_owned(), reason)]);
@@ -46,17 +45,16 @@ impl ReasonCache {
         );
     }
 
-    /// `Remove` for one container; a pod left without entries leaves the tree.
+    /// `Remove` for one container; a pod left without entries leaves the map.
     pub(crate) fn remove(&mut self, uid: PodUid, name: &str) {
-        let std::collections::btree_map::Entry::Occupied(mut e) = self.pods.entry(uid) else {
+        let Some(list) = self.pods.get_mut(&uid) else {
             return;
         };
-        let list = e.get_mut();
         if let Ok(i) = list.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
             list.remove(i);
         }
         if list.is_empty() {
-            e.remove();
+            self.pods.remove(&uid);
         }
     }
 
@@ -79,6 +77,7 @@ impl ReasonCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     #[test]
     fn entries_by_pod_in_name_order_overwritten_and_removed() {
@@ -103,7 +102,7 @@ mod tests {
         c.remove(a, "web");
         assert_eq!(c.entries(a).count(), 0);
         c.remove(b, "app");
-        assert!(c.is_empty(), "a pod without entries leaves the tree");
+        assert!(c.is_empty(), "a pod without entries leaves the map");
     }
 
     #[test]

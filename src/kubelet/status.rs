@@ -16,13 +16,14 @@ pub(crate) use super::api_statuses::should_container_be_restarted;
 use super::profile::Sw;
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
+use crate::model::uid_map::{UidMap, UidSet};
 use crate::model::NoteKind;
 use crate::model::{
     ApiContainerState, ApiContainerStatus, ApiPod, ApiPodStatus, PodPhase, PodSpec, PodUid,
     RestartPolicy, RtPodStatus, Transition,
 };
 use crate::sim::{Dur, SimTime};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -41,9 +42,10 @@ pub(crate) struct StatusManager {
     /// The run's behaviour switches (set by [`crate::kubelet::Kubelet::new`]).
     pub(crate) b: crate::kubelet::profile::Behaviours,
     pub(crate) statuses: super::record_map::RecordMap<Versioned>,
-    pub(crate) api_versions: BTreeMap<PodUid, u64>,
+    /// Indexed by UID (array look-ups), walked in UID order, as the trees before were.
+    pub(crate) api_versions: UidMap<u64>,
     pub(super) queue: VecDeque<PodUid>,
-    pub(super) queued: BTreeSet<PodUid>,
+    pub(super) queued: UidSet,
     pub(super) in_flight: Option<PodUid>,
     pub(super) signalled: bool,
     pub(crate) period: Dur,
@@ -53,8 +55,8 @@ pub(crate) struct StatusManager {
     /// `stale_unqueued` holds cached versions newer than the API's that are not queued;
     /// `finished_fresh` holds finished pods whose API copy is current (they need a write
     /// only once the pod can be deleted).
-    pub(super) stale_unqueued: BTreeSet<PodUid>,
-    pub(super) finished_fresh: BTreeSet<PodUid>,
+    pub(super) stale_unqueued: UidSet,
+    pub(super) finished_fresh: UidSet,
     /// The UIDs that may have become orphans in the maps above since housekeeping's last
     /// check (a pod left config, or a status or API version was stored for a UID not in
     /// config). While none is noted, `RemoveOrphanedStatuses` has nothing to remove, and

@@ -5,7 +5,6 @@
 //! `needsUpdate`, `needsReconcile`, `canBeDeleted`, `RemoveOrphanedStatuses`); the cache
 //! writes are in [`super::status`].
 
-use super::cursor::Cursor;
 use super::profile::Sw;
 use super::record_map::Changes;
 use super::status::{merge_pod_status, Versioned};
@@ -168,12 +167,9 @@ impl Kubelet {
         // v1.21's and v1.22's deletion rules depend on more than the cached status
         // (runtime cache, volumes, cgroups): they scan every status, as `all` does.
         if self.deletion_reads_node() {
-            // The statuses and API versions are walked side by side in UID order instead
-            // of a search per cached status (every 10 s over every pod); the pod manager's
-            // map is indexed by UID.
-            let mut api_versions = Cursor::new(&self.status.api_versions);
+            // The API versions and the pod manager's map are indexed by UID.
             for (uid, v) in self.status.statuses.iter() {
-                let api_version = api_versions.seek(uid).copied();
+                let api_version = self.status.api_versions.get(uid).copied();
                 let pod = self.config.pods.get(uid);
                 if self.status_needs_update_for(v, api_version, pod.map(|p| &**p), &cgroups)
                     || (all && self.status_reconcile_wanted(*uid))

@@ -372,6 +372,60 @@ impl<V> FromIterator<(PodUid, V)> for UidMap<V> {
     }
 }
 
+/// A set of [`PodUid`]s on a [`UidMap`]: membership tests index an array, and walks
+/// visit the members in ascending order, as a `BTreeSet`'s do. Its methods mirror those of
+/// `BTreeSet` that the kubelet uses.
+#[derive(Clone, Default, PartialEq)]
+pub(crate) struct UidSet(UidMap<()>);
+
+impl fmt::Debug for UidSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl UidSet {
+    #[inline]
+    pub(crate) fn contains(&self, uid: &PodUid) -> bool {
+        self.0.contains_key(uid)
+    }
+
+    /// Whether `uid` was not a member yet.
+    #[inline]
+    pub(crate) fn insert(&mut self, uid: PodUid) -> bool {
+        self.0.insert(uid, ()).is_none()
+    }
+
+    /// Whether `uid` was a member.
+    #[inline]
+    pub(crate) fn remove(&mut self, uid: &PodUid) -> bool {
+        self.0.remove(uid).is_some()
+    }
+
+    /// Keep the members `f` accepts, visited in ascending order.
+    pub(crate) fn retain(&mut self, mut f: impl FnMut(&PodUid) -> bool) {
+        self.0.retain(|u, _| f(u));
+    }
+
+    /// The members in ascending order.
+    pub(crate) fn iter(&self) -> Keys<'_, ()> {
+        self.0.keys()
+    }
+
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<'a> IntoIterator for &'a UidSet {
+    type Item = &'a PodUid;
+    type IntoIter = Keys<'a, ()>;
+    fn into_iter(self) -> Keys<'a, ()> {
+        self.iter()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,5 +526,27 @@ mod tests {
         assert_eq!(m.pages.len(), 1);
         m.retain(|_, _| false);
         assert!(m.is_empty() && m.live.is_empty() && m.pages.is_empty());
+    }
+
+    #[test]
+    fn a_set_behaves_as_a_btree_set() {
+        let mut s = UidSet::default();
+        let mut b = std::collections::BTreeSet::new();
+        let mut x = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..5_000 {
+            let r = next(&mut x);
+            let u = PodUid((r >> 8) as u32 % 300);
+            match r % 3 {
+                0 => assert_eq!(s.insert(u), b.insert(u)),
+                1 => assert_eq!(s.remove(&u), b.remove(&u)),
+                _ => assert_eq!(s.contains(&u), b.contains(&u)),
+            }
+            assert_eq!(s.len(), b.len());
+        }
+        assert!(s.iter().eq(b.iter()));
+        s.retain(|u| u.0 % 3 != 0);
+        b.retain(|u| u.0 % 3 != 0);
+        assert!((&s).into_iter().eq(&b));
+        assert_eq!(format!("{s:?}"), format!("{b:?}"));
     }
 }
