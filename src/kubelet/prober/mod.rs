@@ -34,6 +34,7 @@ pub(crate) use worker::{ProbeWake, StatusView, Worker};
 use super::{KEv, Kubelet};
 use crate::kubelet::Ctx;
 use crate::model::change_log::{ChangeLog, Changes};
+use crate::model::uid_map::UidMap;
 use crate::model::ProbeVerdict;
 use crate::model::ProbeWorkerStep;
 use crate::model::{
@@ -58,15 +59,10 @@ pub(crate) struct ProbeKey {
 /// One pod's probe workers: (container, kind, slot), sorted by (container, kind).
 type PodProbes = Vec<(Arc<str>, ProbeType, u32)>;
 
-/// One pod's entry in the prober's index: its workers, and the regular containers' list
-/// (a shared, copy-on-write `Containers`) of the last `AddPod` whose first probe is a
-/// regular container's, while no worker of the pod has exited since: `AddPod` of a pod
-/// with that same list finds that probe's worker and returns at once. The entry holds the
-/// list, so the same address is the same list with the same probes.
+/// One pod's entry in the prober's index: its workers.
 #[derive(Clone, Debug, Default)]
 struct PodEntry {
     workers: PodProbes,
-    added: Option<Containers>,
 }
 
 /// The probe manager's state.
@@ -93,6 +89,13 @@ pub(crate) struct ProbeManager {
     /// Forgotten whenever an entry is inserted into or removed from `index`; debug builds
     /// check every answer it gives against the search.
     last_pos: std::cell::Cell<Option<(PodUid, Result<u32, u32>)>>,
+    /// By pod with workers: the regular containers' list (a shared, copy-on-write
+    /// `Containers`) of the last `AddPod` whose first probe is a regular container's, while
+    /// no worker of the pod has exited since: `AddPod` of a pod with that same list finds
+    /// that probe's worker and returns at once, after one array look-up (no search of the
+    /// index). The map holds the list, so the same address is the same list with the same
+    /// probes.
+    added: UidMap<Containers>,
     pub(crate) liveness: ResultsManager,
     pub(crate) readiness: ResultsManager,
     pub(crate) startup: ResultsManager,
@@ -127,6 +130,7 @@ impl ProbeManager {
             free: Vec::new(),
             index: Vec::new(),
             last_pos: std::cell::Cell::new(None),
+            added: UidMap::new(),
             liveness: ResultsManager::default(),
             readiness: ResultsManager::default(),
             startup: ResultsManager::default(),
@@ -302,7 +306,7 @@ impl ProbeManager {
             let pod = &mut self.index[i].1;
             pod.workers.retain(|&(_, _, s)| s != slot);
             // The worker of the first probe may be the one gone.
-            pod.added = None;
+            self.added.remove(&w.key.uid);
             if pod.workers.is_empty() {
                 self.index.remove(i);
                 self.last_pos.set(None);
@@ -344,8 +348,8 @@ impl Kubelet {
     /// first probe found with a worker already running ends the whole call.
     ///
     /// A resync (every `SyncPod` calls it) of a pod whose first probe's worker runs returns
-    /// after one search of the index (see `PodEntry::added`); debug builds walk the probes
-    /// and assert the first has a worker.
+    /// after one look-up of `ProbeManager::added`; debug builds walk the probes and assert
+    /// the first has a worker.
     pub(crate) fn probe_add_pod(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
         let kinds = [
             ProbeType::Startup,
@@ -369,23 +373,21 @@ impl Kubelet {
             );
             return;
         }
-        if let Ok(i) = self.prober.index_pos(pod.uid) {
-            let same = |c: &Containers| std::ptr::eq::<Vec<_>>(&**c, &*pod.spec.containers);
-            if self.prober.index[i].1.added.as_ref().is_some_and(same) {
-                debug_assert!(
-                    self.probe_first_has_worker(pod) == Some(true),
-                    "pod {}: AddPod skipped, but its first probe has no worker",
-                    pod.uid
-                );
-                return;
-            }
+        let same = |c: &Containers| std::ptr::eq::<Vec<_>>(&**c, &*pod.spec.containers);
+        if self.prober.added.get(&pod.uid).is_some_and(same) {
+            debug_assert!(
+                self.probe_first_has_worker(pod) == Some(true),
+                "pod {}: AddPod skipped, but its first probe has no worker",
+                pod.uid
+            );
+            return;
         }
         self.probe_add_pod_walk(ctx, pod);
         // The first probe has a worker now (it had one, or the walk started one).
-        if pod.spec.containers.iter().any(probed) {
-            if let Ok(i) = self.prober.index_pos(pod.uid) {
-                self.prober.index[i].1.added = Some(pod.spec.containers.clone());
-            }
+        if pod.spec.containers.iter().any(probed) && self.prober.index_pos(pod.uid).is_ok() {
+            self.prober
+                .added
+                .insert(pod.uid, pod.spec.containers.clone());
         }
     }
 
@@ -403,7 +405,9 @@ impl Kubelet {
             .map(|(c, k)| self.prober.has_worker(pod.uid, &c.name, k))
     }
 
-    /// `AddPod`'s walk over the pod's probes.
+    /// `AddPod`'s walk over the pod's probes (out of line: the resync's skip above stays a
+    /// small function).
+    #[inline(never)]
     fn probe_add_pod_walk(&mut self, ctx: &mut Ctx, pod: &Arc<ApiPod>) {
         let now = ctx.now();
         // Sidecars are probed as regular containers are (classic init containers have no
