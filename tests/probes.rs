@@ -299,3 +299,49 @@ spec:
         "{probes} readiness probes of the sidecar in a minute"
     );
 }
+
+/// A probed container of a `restartPolicy: Never` pod exits while its sibling runs on: its
+/// worker reads the exit and quits (`worker.go`: the container will not be restarted), and
+/// the next `SyncPod`'s `AddPod` (`prober_manager.go`, v1.31) finds that probe without a
+/// worker and starts one again, which quits in turn, at every sync. The pod's spec is the
+/// same all along, so this guards a prober that remembers an `AddPod` it may skip: the
+/// memory must go when a worker of the pod quits.
+#[test]
+fn a_worker_that_quit_is_started_again_by_the_next_sync() {
+    const EXITED_PROBED: &str = "apiVersion: podsim/v1alpha1
+kind: Scenario
+metadata: {name: exited-probed}
+spec:
+  horizon: 1m
+  pods:
+    - template:
+        metadata: {name: web}
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: job
+              image: example/job:1
+              livenessProbe: {exec: {command: [cat, /tmp/ok]}, periodSeconds: 5}
+            - {name: app, image: example/web:1}
+      behaviour:
+        job: {runFor: 20s, exitCode: 0}
+";
+    let file = Scratch::new("probes", "exited-probed").file("exited-probed.yaml");
+    std::fs::write(&*file, EXITED_PROBED).unwrap();
+    for seed in [1, 2] {
+        let (_, trace) = run_traced(file.to_str().unwrap(), seed);
+        let started = "prober uid-0001 job liveness worker started";
+        let stopped = find(&trace, |r| {
+            r == "prober uid-0001 job liveness worker stopped"
+        })
+        .unwrap_or_else(|| panic!("seed {seed}: the worker never quit"));
+        let again = trace[stopped..]
+            .iter()
+            .filter(|(_, r)| r == started)
+            .count();
+        assert!(
+            again >= 2,
+            "seed {seed}: the worker was started {again} times after it first quit"
+        );
+    }
+}
