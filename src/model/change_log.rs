@@ -17,7 +17,14 @@ pub(crate) struct ChangeLog {
     all: bool,
     /// Bumped at every take: a reader's copy built from an older take is out of step.
     epoch: u64,
+    /// `epoch` while the log is clean (nothing noted since the last take), [`DIRTY`]
+    /// otherwise: a reader in step tells a clean log by one compare
+    /// ([`ChangeLog::is_clean_at`]).
+    clean: u64,
 }
+
+/// `ChangeLog::clean` of a log with something noted (no epoch reaches it).
+const DIRTY: u64 = u64::MAX;
 
 impl Default for ChangeLog {
     fn default() -> Self {
@@ -25,6 +32,7 @@ impl Default for ChangeLog {
             uids: Vec::new(),
             all: true,
             epoch: 0,
+            clean: DIRTY,
         }
     }
 }
@@ -49,6 +57,7 @@ impl ChangeLog {
         if self.uids.last() == Some(&uid) {
             return;
         }
+        self.clean = DIRTY;
         if self.uids.len() >= (len / 2).max(64) {
             self.all = true;
             self.uids = Vec::new();
@@ -61,6 +70,7 @@ impl ChangeLog {
     pub(crate) fn note_all(&mut self) {
         self.all = true;
         self.uids = Vec::new();
+        self.clean = DIRTY;
     }
 
     /// Whether nothing was noted since the take that handed out epoch `synced` (a reader
@@ -68,6 +78,20 @@ impl ChangeLog {
     #[inline]
     pub(crate) fn is_clean(&self, synced: Option<u64>) -> bool {
         !self.all && self.uids.is_empty() && synced == Some(self.epoch)
+    }
+
+    /// [`ChangeLog::is_clean`] for a reader that keeps its epoch as a plain word, 0 for
+    /// "never taken" (a take hands out epochs from 1): one compare with `clean`. Debug
+    /// builds check the answer against the fields it stands for.
+    #[inline(always)]
+    pub(crate) fn is_clean_at(&self, synced: u64) -> bool {
+        let clean = synced == self.clean;
+        debug_assert_eq!(
+            clean,
+            self.is_clean((synced != 0).then_some(synced)),
+            "the change log's clean stamp is stale"
+        );
+        clean
     }
 
     /// Debug builds: whether the log stands for every UID (overflowed, or never taken).
@@ -95,6 +119,7 @@ impl ChangeLog {
         let all = self.all || synced != Some(self.epoch);
         self.all = false;
         self.epoch += 1;
+        self.clean = self.epoch;
         if all {
             self.uids.clear();
             return Changes::All;
@@ -116,18 +141,22 @@ mod tests {
         let mut out = Vec::new();
         assert!(!log.is_clean(None), "never read: not clean");
         assert!(!log.is_clean(Some(0)), "a fresh log names everything");
+        assert!(!log.is_clean_at(0), "never read: not clean");
         assert_eq!(log.take(None, &mut out), Changes::All);
         let e = log.epoch();
         assert!(log.is_clean(Some(e)));
+        assert!(log.is_clean_at(e) && !log.is_clean_at(0) && !log.is_clean_at(e + 1));
         assert!(!log.is_clean(Some(e + 1)), "another epoch is out of step");
         assert!(!log.is_clean(None));
         log.note(PodUid(7), 10);
         assert!(!log.is_clean(Some(e)));
+        assert!(!log.is_clean_at(e), "a noted UID makes it dirty");
         assert_eq!(log.take(Some(e), &mut out), Changes::Some);
         assert_eq!(out, vec![PodUid(7)]);
         let e = log.epoch();
         assert!(log.is_clean(Some(e)));
         log.note_all();
         assert!(!log.is_clean(Some(e)));
+        assert!(!log.is_clean_at(e), "so does noting everything");
     }
 }

@@ -111,8 +111,8 @@ pub(crate) struct ProbeManager {
     /// Scratch list of the slots `CleanupPods` stops (kept to reuse its allocation).
     stop_scratch: Vec<u32>,
     /// The epoch of the pod workers' second change log the workers' `terminating` copies
-    /// were last brought up to date at (`None`: never).
-    terminating_synced: Option<u64>,
+    /// were last brought up to date at (0: never; a take hands out epochs from 1).
+    terminating_synced: u64,
     /// Scratch list of the UIDs that log names (kept to reuse its allocation).
     terminating_changed: Vec<PodUid>,
     /// Whether housekeeping's `CleanupPods` may have a worker to stop that it was not
@@ -140,7 +140,7 @@ impl ProbeManager {
             probes_run: 0,
             reached_probe_while_terminating: false,
             stop_scratch: Vec::new(),
-            terminating_synced: None,
+            terminating_synced: 0,
             terminating_changed: Vec::new(),
             cleanup_due: true,
         }
@@ -205,7 +205,7 @@ impl ProbeManager {
     /// second change log) noted a record since they were last brought up to date.
     #[inline]
     pub(crate) fn terminating_stale(&self, log: &ChangeLog) -> bool {
-        !log.is_clean(self.terminating_synced)
+        !log.is_clean_at(self.terminating_synced)
     }
 
     /// Bring the workers' `terminating` copies up to date: take `log` and set the copies of
@@ -220,8 +220,9 @@ impl ProbeManager {
         standing: impl Fn(PodUid) -> (bool, bool),
     ) {
         let mut changed = std::mem::take(&mut self.terminating_changed);
-        let all = log.take(self.terminating_synced, &mut changed) == Changes::All;
-        self.terminating_synced = Some(log.epoch());
+        let synced = (self.terminating_synced != 0).then_some(self.terminating_synced);
+        let all = log.take(synced, &mut changed) == Changes::All;
+        self.terminating_synced = log.epoch();
         let mut set = |i: usize| {
             let (uid, pod) = &self.index[i];
             let (t, running) = standing(*uid);
