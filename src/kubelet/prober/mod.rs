@@ -26,6 +26,7 @@
 //!   not modelled yet.
 
 pub(crate) mod results_manager;
+mod tick;
 pub(crate) mod worker;
 
 pub(crate) use results_manager::{ProbeResult, ResultsManager};
@@ -719,11 +720,8 @@ pub(crate) fn run_probe(
     w: &mut Worker,
     id: ContainerId,
 ) -> Result<ProbeResult, &'static str> {
-    let (kind, handler, name_word) = (w.kind, w.handler, w.name_word);
-    let mut out = ctx.exec_probe(id, kind, handler);
-    if out.is_err() {
-        out = retry_probe(ctx, id, kind, handler);
-    }
+    let name_word = w.name_word;
+    let out = probe_exec(ctx, w, id);
     let verdict = match out {
         Ok(true) => ProbeVerdict::Success,
         Ok(false) => ProbeVerdict::Failure,
@@ -737,6 +735,17 @@ pub(crate) fn run_probe(
             ProbeResult::Failure
         }
     })
+}
+
+/// The probe of `run_probe` with its retries, without its transition.
+#[inline(always)]
+pub(crate) fn probe_exec(ctx: &mut Ctx, w: &Worker, id: ContainerId) -> Result<bool, &'static str> {
+    let (kind, handler) = (w.kind, w.handler);
+    let out = ctx.exec_probe(id, kind, handler);
+    if out.is_err() {
+        return retry_probe(ctx, id, kind, handler);
+    }
+    out
 }
 
 /// `runProbeWithRetries` after a first try that errored: the tries left, until one does

@@ -411,6 +411,31 @@ impl Worker {
         &self.rec
     }
 
+    /// The worker's `Probe` transition as [`Worker::probe_record`] last wrote it.
+    #[inline(always)]
+    pub(crate) fn rec(&self) -> &Transition {
+        &self.rec
+    }
+
+    /// Debug builds, at a wake-up: the event's `source` key is the worker's own (the next
+    /// tick carries it on), and the worker's view of the status manager's cache is fresh.
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_wake(&self, source: u64, status: &crate::kubelet::status::StatusManager) {
+        assert_eq!(
+            source,
+            crate::run::sources::probe_worker_source(&self.key),
+            "probe worker {:?}: its events' source key is not its own",
+            self.key
+        );
+        let cached = status.statuses.get(&self.key.uid).map(|v| &*v.status);
+        assert_eq!(
+            self.view,
+            StatusView::of(cached, &self.key.container),
+            "probe worker {:?}: its view of the status manager's cache is stale",
+            self.key
+        );
+    }
+
     /// Count a probe's `result` against the thresholds. `None`: the run is still below
     /// its threshold; otherwise whether the result differs from the one published (and so
     /// must be published). A liveness or startup failure puts the worker on hold until
@@ -502,19 +527,18 @@ impl Kubelet {
         }
     }
 
-    /// The worker's loop, one wake-up at a time. The worker is found by its slot; `gen`
-    /// tells a wake-up of an exited worker (whose slot may hold another one) apart.
+    /// [`Kubelet::probe_worker_wake`] of a wake-up its steady path does not take: the
+    /// worker's loop, one wake-up at a time. The worker is found by its slot; `gen` tells a
+    /// wake-up of an exited worker (whose slot may hold another one) apart.
     ///
-    /// A wake-up that probes the container the worker already knows (almost all of them)
-    /// takes one pass over the worker: the `Probe` transition reads the worker's key, and
-    /// the next tick, scheduled right after the probe, names the worker by slot and
-    /// instance only. Nothing else is scheduled before that point on this path, so the
-    /// queue sees its events in the order the step-by-step path ([`Kubelet::do_probe`])
-    /// gives them. `source`: the event's source key (debug builds check it is the worker's).
-    /// A tick's event is usually still in the queue's hand (the run loop holds probe ticks):
-    /// the next tick files it again rather than pushing a copy ([`Ctx::after_again`]).
+    /// A wake-up that probes the container the worker already knows takes one pass over
+    /// the worker: the `Probe` transition reads the worker's key, and the next tick,
+    /// scheduled right after the probe, names the worker by slot and instance only.
+    /// Nothing else is scheduled before that point on this path, so the queue sees its
+    /// events in the order the step-by-step path ([`Kubelet::do_probe`]) gives them.
+    /// `source`: the event's source key (debug builds check it is the worker's).
     #[inline(never)]
-    pub(crate) fn probe_worker_wake(
+    pub(super) fn probe_worker_wake_slow(
         &mut self,
         ctx: &mut Ctx,
         slot: u32,
@@ -544,28 +568,12 @@ impl Kubelet {
             Some(Some(w)) if u64::from(w.gen) == gen => w,
             _ => return,
         };
-        // The next tick carries the same source key as this event (the worker's own, which
-        // lies past the first line).
-        debug_assert_eq!(
-            source,
-            crate::run::sources::probe_worker_source(&w.key),
-            "probe worker {:?}: its events' source key is not its own",
-            w.key
-        );
+        #[cfg(debug_assertions)]
+        w.check_wake(source, &self.status);
         match wake {
             ProbeWake::FirstRun => w.sleeping = false,
             ProbeWake::Trigger => w.trigger_pending = false,
             ProbeWake::Tick | ProbeWake::Stop => {}
-        }
-        #[cfg(debug_assertions)]
-        {
-            let cached = self.status.statuses.get(&w.key.uid).map(|v| &*v.status);
-            debug_assert_eq!(
-                w.view,
-                StatusView::of(cached, &w.key.container),
-                "probe worker {:?}: its view of the status manager's cache is stale",
-                w.key
-            );
         }
         let Some(id) = w.probes_now(ctx.now()) else {
             // Anything else (no status or container yet, a new container, a container not
@@ -797,7 +805,7 @@ impl Kubelet {
 
     /// Debug builds: the worker's copy of its published result is what the manager holds.
     #[cfg(debug_assertions)]
-    fn probe_check_published(&self, slot: u32) {
+    pub(super) fn probe_check_published(&self, slot: u32) {
         let w = self.prober.worker(slot);
         let id = w
             .container_id
@@ -812,7 +820,7 @@ impl Kubelet {
 
     /// [`Kubelet::probe_publish`] of a result the manager does not hold.
     #[inline(never)]
-    fn probe_publish_changed(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
+    pub(super) fn probe_publish_changed(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
         let w = self.prober.worker_at(slot);
         w.set_published(result);
         let (uid, kind) = (w.key.uid, w.key.kind);
@@ -829,7 +837,7 @@ impl Kubelet {
 /// `IsPodTerminationRequested` is read only while it is `unmarked`; debug builds check
 /// that copy against the pod workers.
 #[inline]
-fn note_probe_while_terminating(
+pub(super) fn note_probe_while_terminating(
     ctx: &mut Ctx,
     reached: &mut bool,
     pw: &PodWorkers,

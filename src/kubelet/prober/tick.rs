@@ -1,0 +1,116 @@
+//! A probe worker's wake-up, and its steady path: a tick of a worker that probes the
+//! container it already knows, whose result changes nothing, takes a short path that
+//! keeps few values across its calls (the rest goes to
+//! [`Kubelet::probe_worker_wake_slow`], which follows `worker.go` step by step).
+
+use super::{probe_exec, ProbeResult, ProbeWake};
+use crate::kubelet::Ctx;
+use crate::kubelet::{KEv, Kubelet};
+use crate::model::ProbeVerdict;
+
+impl Kubelet {
+    /// The worker's loop, one wake-up at a time (see [`Kubelet::probe_worker_wake_slow`]).
+    ///
+    /// A tick that probes the container the worker already knows (almost all wake-ups),
+    /// with no stop waiting, is taken here: the probe, then the next tick (a tick's event
+    /// is usually still in the queue's hand, as the run loop holds probe ticks: it is
+    /// filed again rather than pushed as a copy, [`Ctx::after_again`]), then the `Probe`
+    /// transition. The queue and the trace do not see each other, so the tick may go
+    /// before the transition here; what the result changes (rarely anything) comes after
+    /// both, as on the step-by-step path.
+    #[inline(never)]
+    pub(crate) fn probe_worker_wake(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        gen: u64,
+        wake: ProbeWake,
+        source: u64,
+    ) {
+        // The workers' copies of `IsPodTerminationRequested` must be up to date before a
+        // worker is read (only while the reach point they serve is unmarked).
+        let unmarked = !self.prober.reached_probe_while_terminating;
+        if wake != ProbeWake::Tick
+            || (unmarked && self.prober.terminating_stale(self.pw.records.watch()))
+        {
+            return self.probe_worker_wake_slow(ctx, slot, gen, wake, source);
+        }
+        let p = &mut self.prober;
+        let w = match p.slots.get_mut(slot as usize) {
+            Some(Some(w)) if u64::from(w.gen) == gen => w,
+            _ => return,
+        };
+        let Some(id) = w.probes_now(ctx.now()).filter(|_| !w.stop_pending) else {
+            return self.probe_worker_wake_slow(ctx, slot, gen, wake, source);
+        };
+        #[cfg(debug_assertions)]
+        {
+            w.check_wake(source, &self.status);
+            // A steady worker does not see the pod's termination requested (one that does
+            // takes the step-by-step path, which marks the reach point).
+            super::worker::note_probe_while_terminating(
+                ctx,
+                &mut p.reached_probe_while_terminating,
+                &self.pw,
+                w,
+                unmarked,
+            );
+        }
+        p.probes_run += 1;
+        let out = probe_exec(ctx, w, id);
+        let verdict = match out {
+            Ok(true) => ProbeVerdict::Success,
+            Ok(false) => ProbeVerdict::Failure,
+            Err(_) => ProbeVerdict::Error,
+        };
+        let _ = w.probe_record(verdict);
+        let changed = match out {
+            Ok(ok) => {
+                let result = if ok {
+                    ProbeResult::Success
+                } else {
+                    ProbeResult::Failure
+                };
+                match w.record(result) {
+                    Some(true) => Some(result),
+                    #[cfg(debug_assertions)]
+                    Some(false) => {
+                        self.probe_check_published(slot);
+                        None
+                    }
+                    _ => None,
+                }
+            }
+            Err(_) => None,
+        };
+        if let Some(result) = changed {
+            return self.probe_tick_publish(ctx, slot, result);
+        }
+        let w = self.prober.worker(slot);
+        let tick = KEv::ProbeWorker {
+            slot,
+            gen,
+            wake: ProbeWake::Tick,
+            source,
+        };
+        let _ = ctx.after_again(w.period(), tick);
+        ctx.emit_hinted(w.rec(), w.name_word);
+    }
+
+    /// The steady tick's end when its probe's result must be published: the next tick,
+    /// the `Probe` transition, then the result.
+    #[cold]
+    #[inline(never)]
+    fn probe_tick_publish(&mut self, ctx: &mut Ctx, slot: u32, result: ProbeResult) {
+        let w = self.prober.worker(slot);
+        let tick = KEv::ProbeWorker {
+            slot,
+            gen: u64::from(w.gen),
+            wake: ProbeWake::Tick,
+            source: w.source,
+        };
+        let _ = ctx.after_again(w.period(), tick);
+        ctx.emit_hinted(w.rec(), w.name_word);
+        self.probe_publish_changed(ctx, slot, result);
+    }
+}
