@@ -9,6 +9,10 @@
 //! numbers of the pages that exist are kept sorted: a walk visits only those pages and,
 //! in each, only the taken slots (cost proportional to the live entries, however many
 //! UIDs died in between).
+//!
+//! A map keeps a page it emptied as a spare and takes it back for the next page it
+//! needs: a set that empties and fills again over and over (the status manager's
+//! candidate sets) then allocates and clears no page each time.
 
 use crate::model::PodUid;
 use std::fmt;
@@ -42,6 +46,9 @@ pub(crate) struct UidMap<V> {
     /// The numbers of the pages that exist, ascending.
     live: Vec<u32>,
     len: usize,
+    /// An emptied page (every slot free, the mask clear), kept for the next insert that
+    /// needs a page.
+    spare: Option<Box<Page<V>>>,
 }
 
 impl<V> Default for UidMap<V> {
@@ -50,6 +57,7 @@ impl<V> Default for UidMap<V> {
             pages: Vec::new(),
             live: Vec::new(),
             len: 0,
+            spare: None,
         }
     }
 }
@@ -120,7 +128,7 @@ impl<V> UidMap<V> {
             slot @ None => {
                 let at = self.live.partition_point(|&q| (q as usize) < p);
                 self.live.insert(at, p as u32);
-                slot.insert(Page::empty())
+                slot.insert(self.spare.take().unwrap_or_else(Page::empty))
             }
         };
         let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
@@ -167,6 +175,13 @@ impl<V> UidMap<V> {
             self.live.last().map_or(0, |&q| q as usize + 1),
             "no absent pages at the end"
         );
+        if let Some(page) = &self.spare {
+            assert_eq!(page.used, 0, "the spare page is empty");
+            assert!(
+                page.slots.iter().all(Option::is_none),
+                "the spare page's slots"
+            );
+        }
         let mut n = 0;
         for &p in &self.live {
             let page = self.pages[p as usize]
@@ -189,9 +204,14 @@ impl<V> UidMap<V> {
         }
     }
 
-    /// Free empty page `p` (and the trailing run of absent pages).
+    /// Free empty page `p` (and the trailing run of absent pages); the page becomes the
+    /// spare if there is none.
     fn drop_page(&mut self, p: usize) {
-        self.pages[p] = None;
+        let page = self.pages[p].take();
+        debug_assert!(page.as_ref().is_some_and(|pg| pg.used == 0));
+        if self.spare.is_none() {
+            self.spare = page;
+        }
         let at = self.live.partition_point(|&q| (q as usize) < p);
         debug_assert_eq!(self.live.get(at), Some(&(p as u32)));
         self.live.remove(at);
