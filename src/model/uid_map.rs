@@ -118,25 +118,40 @@ impl<V> UidMap<V> {
         self.get(uid).is_some()
     }
 
+    /// Inline when the page exists (an index and a write); a page to make is out of line.
+    #[inline]
     pub(crate) fn insert(&mut self, uid: PodUid, v: V) -> Option<V> {
+        let (p, s) = split(uid);
+        match self.pages.get_mut(p) {
+            Some(Some(page)) => {
+                let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
+                if old.is_none() {
+                    page.used |= 1 << s;
+                    self.len += 1;
+                }
+                old
+            }
+            _ => {
+                self.insert_in_new_page(uid, v);
+                None
+            }
+        }
+    }
+
+    /// [`UidMap::insert`] for a UID whose page does not exist: make it (the spare if any).
+    #[inline(never)]
+    fn insert_in_new_page(&mut self, uid: PodUid, v: V) {
         let (p, s) = split(uid);
         if self.pages.len() <= p {
             self.pages.resize_with(p + 1, || None);
         }
-        let page = match &mut self.pages[p] {
-            Some(page) => page,
-            slot @ None => {
-                let at = self.live.partition_point(|&q| (q as usize) < p);
-                self.live.insert(at, p as u32);
-                slot.insert(self.spare.take().unwrap_or_else(Page::empty))
-            }
-        };
-        let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
-        if old.is_none() {
-            page.used |= 1 << s;
-            self.len += 1;
-        }
-        old
+        debug_assert!(self.pages[p].is_none(), "no page {p} yet");
+        let at = self.live.partition_point(|&q| (q as usize) < p);
+        self.live.insert(at, p as u32);
+        let page = self.pages[p].insert(self.spare.take().unwrap_or_else(Page::empty));
+        page.slots[s] = Some((uid, v));
+        page.used = 1 << s;
+        self.len += 1;
     }
 
     /// The entry of `uid`, inserted as `f()` if absent (`entry(uid).or_insert_with(f)`).
@@ -149,6 +164,8 @@ impl<V> UidMap<V> {
         &mut page.slots[s].as_mut().expect("the entry exists").1
     }
 
+    /// Inline but for freeing an emptied page.
+    #[inline]
     pub(crate) fn remove(&mut self, uid: &PodUid) -> Option<V> {
         let (p, s) = split(*uid);
         let page = self.pages.get_mut(p)?.as_mut()?;
@@ -206,6 +223,7 @@ impl<V> UidMap<V> {
 
     /// Free empty page `p` (and the trailing run of absent pages); the page becomes the
     /// spare if there is none.
+    #[inline(never)]
     fn drop_page(&mut self, p: usize) {
         let page = self.pages[p].take();
         debug_assert!(page.as_ref().is_some_and(|pg| pg.used == 0));
