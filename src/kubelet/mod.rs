@@ -75,6 +75,7 @@ mod conformance;
 #[cfg(test)]
 mod pod_workers_asserts;
 
+use crate::model::uid_map::UidMap;
 use crate::model::{ApiPod, ContainerId, PodPhase, PodUid, ProbeType};
 use crate::scenario::{KubeletSpec, NodeSpec};
 use crate::sim::{Dur, SimTime};
@@ -220,8 +221,9 @@ pub(crate) struct Kubelet {
     /// The emptied text of the last crash-loop back-off error, taken back from its
     /// `SyncEnd` transition (`sync.rs`): the next retry writes its error there.
     spare_message: String,
-    /// Workers blocked in `GetNewerThan`, with the work they will run.
-    pub(crate) waiting_work: BTreeMap<PodUid, (u64, Work)>,
+    /// Workers blocked in `GetNewerThan`, with the work they will run (looked up by UID
+    /// only, never walked).
+    pub(crate) waiting_work: UidMap<(u64, Work)>,
     pub(crate) sync_tick: Dur,
     pub(crate) housekeeping_period: Dur,
     /// Offsets of the first PLEG relist and the first housekeeping tick after a start.
@@ -275,7 +277,7 @@ impl Kubelet {
             mounted: Default::default(),
             vol_dsw: Default::default(),
             objects: Default::default(),
-            waiting_work: BTreeMap::new(),
+            waiting_work: UidMap::new(),
             sync_tick: t.sync_loop_tick,
             housekeeping_period: t.housekeeping_period,
             pleg_phase: t.pleg_relist_phase,

@@ -10,7 +10,7 @@ use super::record_map::Changes;
 use super::status::{merge_pod_status, Versioned};
 use super::Kubelet;
 use crate::kubelet::Ctx;
-use crate::model::uid_map::UidMap;
+use crate::model::uid_map::{UidMap, UidSet};
 use crate::model::{ApiPod, ApiPodStatus, PodUid, Transition};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ pub(crate) struct ReconcileIndex {
     /// UIDs whose cached status differs from the pod manager's copy (its mirror's, for a
     /// static pod) by the kubelet's comparison: few, the pods written since their copy
     /// last came back from the API.
-    unequal: BTreeSet<PodUid>,
+    unequal: UidSet,
     /// The epochs of the statuses' log and the pod manager's log it was brought up to date at.
     synced: Option<(u64, u64)>,
     /// Scratch: the UIDs the two logs name.
@@ -254,7 +254,7 @@ impl Kubelet {
         let b = self.config.touched.take(p_at, &mut ix.changed.1);
         ix.synced = Some((s_epoch, self.config.touched.epoch()));
         if a == Changes::All || b == Changes::All {
-            ix.unequal.clear();
+            ix.unequal.retain(|_| false);
             for uid in self.status.statuses.keys() {
                 if self.status_reconcile_wanted(*uid) {
                     ix.unequal.insert(*uid);
@@ -287,7 +287,11 @@ impl Kubelet {
                 .filter(|u| self.status_reconcile_wanted(**u))
                 .copied()
                 .collect();
-            assert_eq!(ix.unequal, full_unequal, "reconcile candidates out of step");
+            assert!(
+                ix.unequal.iter().eq(full_unequal.iter()),
+                "reconcile candidates out of step: {:?} against {full_unequal:?}",
+                ix.unequal
+            );
             // The scan upstream makes, and what it selects beyond the candidates: only
             // queued statuses that need an update.
             let full: Vec<PodUid> = (self.status.statuses.iter())

@@ -9,6 +9,10 @@
 //! numbers of the pages that exist are kept sorted: a walk visits only those pages and,
 //! in each, only the taken slots (cost proportional to the live entries, however many
 //! UIDs died in between).
+//!
+//! A map keeps a page it emptied as a spare and takes it back for the next page it
+//! needs: a set that empties and fills again over and over (the status manager's
+//! candidate sets) then allocates and clears no page each time.
 
 use crate::model::PodUid;
 use std::fmt;
@@ -42,6 +46,9 @@ pub(crate) struct UidMap<V> {
     /// The numbers of the pages that exist, ascending.
     live: Vec<u32>,
     len: usize,
+    /// An emptied page (every slot free, the mask clear), kept for the next insert that
+    /// needs a page.
+    spare: Option<Box<Page<V>>>,
 }
 
 impl<V> Default for UidMap<V> {
@@ -50,6 +57,7 @@ impl<V> Default for UidMap<V> {
             pages: Vec::new(),
             live: Vec::new(),
             len: 0,
+            spare: None,
         }
     }
 }
@@ -110,25 +118,40 @@ impl<V> UidMap<V> {
         self.get(uid).is_some()
     }
 
+    /// Inline when the page exists (an index and a write); a page to make is out of line.
+    #[inline]
     pub(crate) fn insert(&mut self, uid: PodUid, v: V) -> Option<V> {
+        let (p, s) = split(uid);
+        match self.pages.get_mut(p) {
+            Some(Some(page)) => {
+                let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
+                if old.is_none() {
+                    page.used |= 1 << s;
+                    self.len += 1;
+                }
+                old
+            }
+            _ => {
+                self.insert_in_new_page(uid, v);
+                None
+            }
+        }
+    }
+
+    /// [`UidMap::insert`] for a UID whose page does not exist: make it (the spare if any).
+    #[inline(never)]
+    fn insert_in_new_page(&mut self, uid: PodUid, v: V) {
         let (p, s) = split(uid);
         if self.pages.len() <= p {
             self.pages.resize_with(p + 1, || None);
         }
-        let page = match &mut self.pages[p] {
-            Some(page) => page,
-            slot @ None => {
-                let at = self.live.partition_point(|&q| (q as usize) < p);
-                self.live.insert(at, p as u32);
-                slot.insert(Page::empty())
-            }
-        };
-        let old = page.slots[s].replace((uid, v)).map(|(_, v)| v);
-        if old.is_none() {
-            page.used |= 1 << s;
-            self.len += 1;
-        }
-        old
+        debug_assert!(self.pages[p].is_none(), "no page {p} yet");
+        let at = self.live.partition_point(|&q| (q as usize) < p);
+        self.live.insert(at, p as u32);
+        let page = self.pages[p].insert(self.spare.take().unwrap_or_else(Page::empty));
+        page.slots[s] = Some((uid, v));
+        page.used = 1 << s;
+        self.len += 1;
     }
 
     /// The entry of `uid`, inserted as `f()` if absent (`entry(uid).or_insert_with(f)`).
@@ -141,6 +164,8 @@ impl<V> UidMap<V> {
         &mut page.slots[s].as_mut().expect("the entry exists").1
     }
 
+    /// Inline but for freeing an emptied page.
+    #[inline]
     pub(crate) fn remove(&mut self, uid: &PodUid) -> Option<V> {
         let (p, s) = split(*uid);
         let page = self.pages.get_mut(p)?.as_mut()?;
@@ -167,6 +192,13 @@ impl<V> UidMap<V> {
             self.live.last().map_or(0, |&q| q as usize + 1),
             "no absent pages at the end"
         );
+        if let Some(page) = &self.spare {
+            assert_eq!(page.used, 0, "the spare page is empty");
+            assert!(
+                page.slots.iter().all(Option::is_none),
+                "the spare page's slots"
+            );
+        }
         let mut n = 0;
         for &p in &self.live {
             let page = self.pages[p as usize]
@@ -189,9 +221,15 @@ impl<V> UidMap<V> {
         }
     }
 
-    /// Free empty page `p` (and the trailing run of absent pages).
+    /// Free empty page `p` (and the trailing run of absent pages); the page becomes the
+    /// spare if there is none.
+    #[inline(never)]
     fn drop_page(&mut self, p: usize) {
-        self.pages[p] = None;
+        let page = self.pages[p].take();
+        debug_assert!(page.as_ref().is_some_and(|pg| pg.used == 0));
+        if self.spare.is_none() {
+            self.spare = page;
+        }
         let at = self.live.partition_point(|&q| (q as usize) < p);
         debug_assert_eq!(self.live.get(at), Some(&(p as u32)));
         self.live.remove(at);
