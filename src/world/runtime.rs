@@ -149,6 +149,10 @@ pub(crate) struct ContainerFacts {
 /// at once on a busy node).
 const SPARE_BOXES: usize = 64;
 
+/// How many interned names the runtime checks before its set of them (about the
+/// distinct container names, images and namespaces of a node's pods).
+const RECENT_NAMES: usize = 8;
+
 /// How many pod statuses the PLEG dropped from its cache the runtime keeps to fill anew
 /// (a relist inspects a few pods at a time).
 const SPARE_STATUSES: usize = 16;
@@ -186,6 +190,12 @@ pub(crate) struct Runtime {
     /// One shared copy of each container name, image and namespace the records hold
     /// (only looked up, never iterated).
     names: BTreeSet<Arc<str>>,
+    /// The last few copies `intern` handed out (at most [`RECENT_NAMES`], replaced in
+    /// turn): a create interns its container's name and image, mostly ones interned just
+    /// before, and a length check and one comparison here spare the set's search.
+    recent_names: Vec<Arc<str>>,
+    /// Where the next new copy goes in `recent_names` once it is full.
+    recent_next: usize,
     workloads: UidMap<Arc<Workload>>,
     /// One shared copy of each declaration's behaviours, keyed by the address of the
     /// declaration's map (held here, so the address is not reused): the replicas of a
@@ -267,6 +277,8 @@ impl Runtime {
             pods: UidMap::new(),
             images: BTreeSet::new(),
             names: BTreeSet::new(),
+            recent_names: Vec::new(),
+            recent_next: 0,
             workloads: UidMap::new(),
             shared_workloads: BTreeMap::new(),
             host: UidMap::new(),
@@ -315,11 +327,25 @@ impl Runtime {
 
     /// The shared copy of `s`.
     fn intern(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.names.get(s) {
+        if let Some(a) = self.recent_names.iter().find(|a| ***a == *s) {
+            // The set's own copy (debug builds).
+            debug_assert!(self.names.get(s).is_some_and(|n| Arc::ptr_eq(n, a)));
             return a.clone();
         }
-        let a: Arc<str> = Arc::from(s);
-        self.names.insert(a.clone());
+        let a = match self.names.get(s) {
+            Some(a) => a.clone(),
+            None => {
+                let a: Arc<str> = Arc::from(s);
+                self.names.insert(a.clone());
+                a
+            }
+        };
+        if self.recent_names.len() < RECENT_NAMES {
+            self.recent_names.push(a.clone());
+        } else {
+            self.recent_names[self.recent_next] = a.clone();
+            self.recent_next = (self.recent_next + 1) % RECENT_NAMES;
+        }
         a
     }
 
