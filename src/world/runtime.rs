@@ -27,7 +27,7 @@ use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
 use crate::model::change_log::{ChangeLog, Changes};
-use crate::model::uid_map::UidMap;
+use crate::model::uid_map::{UidMap, UidSet};
 use crate::model::{
     Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtPodStatus,
     RtState, RunningPod, SandboxId, Transition,
@@ -180,7 +180,9 @@ pub(crate) struct Runtime {
     /// The pods `GetPods(all=false)` lists (a running container or a ready sandbox), kept
     /// in step by every change of a container's state or a sandbox's readiness
     /// (`refresh_running`), so a listing walks these instead of every pod ever run.
-    running: BTreeSet<PodUid>,
+    /// Array-indexed by UID: a start or a sandbox's change asks about its pod's
+    /// membership, an index rather than a tree search; walks go in UID order.
+    running: UidSet,
     /// The pods that joined or left `running` since housekeeping last asked.
     running_log: ChangeLog,
     /// By UID in an array-indexed map (a CRI call looks its pod up by UID: an index, not
@@ -272,7 +274,7 @@ impl Runtime {
             exec_views: Vec::new(),
             live: BTreeSet::new(),
             live_using: BTreeSet::new(),
-            running: BTreeSet::new(),
+            running: UidSet::default(),
             running_log: ChangeLog::default(),
             pods: UidMap::new(),
             images: BTreeSet::new(),
