@@ -11,12 +11,14 @@
 //!
 //! * `calls`: what each call does when it completes.
 //! * `process`: container processes (exits, signals, power-off, probes).
+//! * `status`: the pod statuses it reports (`GetPodStatus`).
 
 mod calls;
 mod dense;
 mod disk;
 pub(crate) use disk::DiskConfig;
 mod process;
+mod status;
 
 pub(crate) use process::RtEvent;
 
@@ -25,10 +27,10 @@ use super::dist::sample;
 use super::stats::{PodStats, StatsSummary};
 use super::{Event, Tracer};
 use crate::model::change_log::{ChangeLog, Changes};
-use crate::model::uid_map::UidMap;
+use crate::model::uid_map::{UidMap, UidSet};
 use crate::model::{
-    Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtContainer,
-    RtPodStatus, RtSandbox, RtState, RunningPod, SandboxId, Transition,
+    Behaviour, ContainerId, CriCall, CriError, CriFailed, CriOp, Dist, PodUid, RtPodStatus,
+    RtState, RunningPod, SandboxId, Transition,
 };
 use crate::scenario::Fault;
 use crate::sim::{Dur, Sim, SimTime, Stream};
@@ -147,6 +149,10 @@ pub(crate) struct ContainerFacts {
 /// at once on a busy node).
 const SPARE_BOXES: usize = 64;
 
+/// How many interned names the runtime checks before its set of them (about the
+/// distinct container names, images and namespaces of a node's pods).
+const RECENT_NAMES: usize = 8;
+
 /// How many pod statuses the PLEG dropped from its cache the runtime keeps to fill anew
 /// (a relist inspects a few pods at a time).
 const SPARE_STATUSES: usize = 16;
@@ -174,7 +180,9 @@ pub(crate) struct Runtime {
     /// The pods `GetPods(all=false)` lists (a running container or a ready sandbox), kept
     /// in step by every change of a container's state or a sandbox's readiness
     /// (`refresh_running`), so a listing walks these instead of every pod ever run.
-    running: BTreeSet<PodUid>,
+    /// Array-indexed by UID: a start or a sandbox's change asks about its pod's
+    /// membership, an index rather than a tree search; walks go in UID order.
+    running: UidSet,
     /// The pods that joined or left `running` since housekeeping last asked.
     running_log: ChangeLog,
     /// By UID in an array-indexed map (a CRI call looks its pod up by UID: an index, not
@@ -184,6 +192,12 @@ pub(crate) struct Runtime {
     /// One shared copy of each container name, image and namespace the records hold
     /// (only looked up, never iterated).
     names: BTreeSet<Arc<str>>,
+    /// The last few copies `intern` handed out (at most [`RECENT_NAMES`], replaced in
+    /// turn): a create interns its container's name and image, mostly ones interned just
+    /// before, and a length check and one comparison here spare the set's search.
+    recent_names: Vec<Arc<str>>,
+    /// Where the next new copy goes in `recent_names` once it is full.
+    recent_next: usize,
     workloads: UidMap<Arc<Workload>>,
     /// One shared copy of each declaration's behaviours, keyed by the address of the
     /// declaration's map (held here, so the address is not reused): the replicas of a
@@ -260,11 +274,13 @@ impl Runtime {
             exec_views: Vec::new(),
             live: BTreeSet::new(),
             live_using: BTreeSet::new(),
-            running: BTreeSet::new(),
+            running: UidSet::default(),
             running_log: ChangeLog::default(),
             pods: UidMap::new(),
             images: BTreeSet::new(),
             names: BTreeSet::new(),
+            recent_names: Vec::new(),
+            recent_next: 0,
             workloads: UidMap::new(),
             shared_workloads: BTreeMap::new(),
             host: UidMap::new(),
@@ -313,11 +329,25 @@ impl Runtime {
 
     /// The shared copy of `s`.
     fn intern(&mut self, s: &str) -> Arc<str> {
-        if let Some(a) = self.names.get(s) {
+        if let Some(a) = self.recent_names.iter().find(|a| ***a == *s) {
+            // The set's own copy (debug builds).
+            debug_assert!(self.names.get(s).is_some_and(|n| Arc::ptr_eq(n, a)));
             return a.clone();
         }
-        let a: Arc<str> = Arc::from(s);
-        self.names.insert(a.clone());
+        let a = match self.names.get(s) {
+            Some(a) => a.clone(),
+            None => {
+                let a: Arc<str> = Arc::from(s);
+                self.names.insert(a.clone());
+                a
+            }
+        };
+        if self.recent_names.len() < RECENT_NAMES {
+            self.recent_names.push(a.clone());
+        } else {
+            self.recent_names[self.recent_next] = a.clone();
+            self.recent_next = (self.recent_next + 1) % RECENT_NAMES;
+        }
         a
     }
 
@@ -572,103 +602,6 @@ impl Runtime {
                     .unwrap_or(0)
             })
             .unwrap_or(0)
-    }
-
-    /// `GetPodStatus`: sandboxes and containers newest first.
-    pub(crate) fn pod_status(&self, uid: PodUid) -> RtPodStatus {
-        let Some(p) = self.pods.get(&uid) else {
-            return RtPodStatus {
-                uid: Some(uid),
-                ..Default::default()
-            };
-        };
-        // Statuses are cached per pod (the kubelet's pod cache, sync operations): each
-        // list is allocated once at its exact length (counted first), with no spare room
-        // and no shrinking copy.
-        let sandboxes = self.status_sandboxes(p);
-        let containers = self.status_containers(p);
-        let mut st = RtPodStatus {
-            uid: Some(uid),
-            name: p.name.clone(),
-            namespace: p.namespace.clone(),
-            sandboxes: Vec::with_capacity(sandboxes.clone().count()),
-            containers: Vec::with_capacity(containers.clone().count()),
-        };
-        st.sandboxes.extend(sandboxes.map(rt_sandbox));
-        st.containers.extend(containers.map(rt_container));
-        debug_assert!(
-            st.sandboxes.len() == st.sandboxes.capacity()
-                && st.containers.len() == st.containers.capacity(),
-            "a pod status's lists are allocated at their exact length"
-        );
-        st
-    }
-
-    /// [`Runtime::pod_status`] in a shared box, for a relist's inspection: a status the
-    /// PLEG dropped ([`Runtime::recycle_status`]) is filled anew when there is one (its
-    /// box and lists reused, so a list may keep some spare room), else a new one is built.
-    /// A kept status is held by no one else when kept, but a clone of the runtime (the
-    /// world is plain data and `Clone`) shares its kept statuses with the original: such
-    /// a status is left to its other holder and a new one is built.
-    pub(super) fn pod_status_shared(&mut self, uid: PodUid) -> Arc<RtPodStatus> {
-        let Some(mut shared) = self.spare_statuses.pop() else {
-            return Arc::new(self.pod_status(uid));
-        };
-        let Some(st) = Arc::get_mut(&mut shared) else {
-            return Arc::new(self.pod_status(uid));
-        };
-        match self.pods.get(&uid) {
-            Some(p) => {
-                st.uid = Some(uid);
-                st.name.clone_from(&p.name);
-                st.namespace.clone_from(&p.namespace);
-                st.sandboxes.clear();
-                st.sandboxes
-                    .extend(self.status_sandboxes(p).map(rt_sandbox));
-                st.containers.clear();
-                st.containers
-                    .extend(self.status_containers(p).map(rt_container));
-            }
-            None => *st = self.pod_status(uid),
-        }
-        // A refilled status is the one a fresh inspection builds (debug builds).
-        debug_assert_eq!(*shared, self.pod_status(uid), "a refilled pod status");
-        shared
-    }
-
-    /// Keep a pod status the PLEG's cache no longer holds, to be refilled by a later
-    /// inspection ([`Runtime::pod_status_shared`]), if no one else holds it and fewer than
-    /// [`SPARE_STATUSES`] are kept.
-    pub(crate) fn recycle_status(&mut self, mut st: Arc<RtPodStatus>) {
-        if self.spare_statuses.len() < SPARE_STATUSES && Arc::get_mut(&mut st).is_some() {
-            self.spare_statuses.push(st);
-        }
-    }
-
-    /// A pod status's sandboxes, newest first (those not removed).
-    fn status_sandboxes<'a>(
-        &'a self,
-        p: &'a RtPod,
-    ) -> impl Iterator<Item = (&'a SandboxId, &'a Sandbox)> + Clone + 'a {
-        p.sandboxes.iter().rev().filter_map(|id| {
-            self.sandboxes
-                .get(id)
-                .filter(|s| !s.removed)
-                .map(|s| (id, s))
-        })
-    }
-
-    /// A pod status's containers, newest first (those not removed).
-    fn status_containers<'a>(
-        &'a self,
-        p: &'a RtPod,
-    ) -> impl Iterator<Item = (&'a ContainerId, &'a Container)> + Clone + 'a {
-        p.live.iter().rev().filter_map(|id| {
-            self.containers
-                .get(id)
-                .filter(|c| !c.removed)
-                .map(|c| (id, c))
-        })
     }
 
     /// The UIDs `GetPods(all=false)` would list.
@@ -963,31 +896,5 @@ impl Runtime {
             .filter(|(_, h)| h.cgroup)
             .map(|(uid, _)| *uid)
             .collect()
-    }
-}
-
-/// A sandbox as a pod status reports it.
-fn rt_sandbox((id, s): (&SandboxId, &Sandbox)) -> RtSandbox {
-    RtSandbox {
-        id: *id,
-        ready: s.ready,
-        attempt: s.attempt,
-        created_at: s.created_at,
-    }
-}
-
-/// A container as a pod status reports it.
-fn rt_container((id, c): (&ContainerId, &Container)) -> RtContainer {
-    RtContainer {
-        id: *id,
-        name: c.name.clone(),
-        state: c.state,
-        exit_code: c.exit_code,
-        reason: c.reason,
-        created_at: c.created_at,
-        started_at: c.started_at,
-        finished_at: c.finished_at,
-        restart_count: c.attempt,
-        sandbox: c.sandbox,
     }
 }

@@ -491,6 +491,11 @@ impl Runtime {
     /// A relist that lists and inspects when it completes: the pods that changed since
     /// the last relist, plus `reinspect` (every pod when `all`).
     pub(super) fn relist(&mut self, now: SimTime, reinspect: &[PodUid], all: bool) -> CriResult {
+        if self.changed.is_empty() && reinspect.is_empty() && !all {
+            // Nothing changed and nothing to look at again: an empty listing, with no
+            // list taken, sorted and handed back.
+            return CriResult::Relist(Vec::new());
+        }
         let mut pods = self.take_changed(reinspect, all);
         let mut out: Vec<(PodUid, Result<Arc<RtPodStatus>, CriError>)> =
             Vec::with_capacity(pods.len());

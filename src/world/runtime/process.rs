@@ -255,7 +255,7 @@ impl Runtime {
             sb.ready = false;
         }
         // Nothing runs and no sandbox is ready any more.
-        self.running.clear();
+        self.running = crate::model::uid_map::UidSet::default();
         self.running_log.note_all();
         running.len() as u32
     }
