@@ -157,8 +157,8 @@ impl Oracle {
     }
 
     /// A quiet probe: one of a container S9's cache knows running, of a pod whose probe
-    /// workers were told nothing (S8), whose ring the oracle has: the pod's history and
-    /// [`Facts::container`] take it in, and no check is needed. The probes checker's
+    /// workers were told nothing (S8), whose ring the oracle has: the pod's history takes
+    /// it in, and no check is needed. The probes checker's
     /// record of the pod gives the container's interned name (the probe carries the
     /// shared name the cache was confirmed with), so the name is not looked up. It makes
     /// no call (so [`Oracle::probe_run`] saves no registers on its way); false, having
@@ -185,7 +185,9 @@ impl Oracle {
             return false;
         }
         debug_assert!(self.facts.get(uid).is_some(), "{uid} has a ring, no facts");
-        self.facts.container = name;
+        // [`Facts::container`] is not set: no check runs on this path, and every path that
+        // reads it (a probe that is not quiet, a probe worker's step, a container's start)
+        // sets it first.
         // Debug builds check the cache's claims in full: `name` is the container's interned
         // name, and an instance of it runs now.
         #[cfg(debug_assertions)]
