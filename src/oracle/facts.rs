@@ -8,6 +8,7 @@
 //! A check that must see a value as it was just before the transition reads it from
 //! [`Facts::before`].
 
+use super::few::Few;
 use super::ring::{NodeRing, Rec, Rings, Sym, Syms};
 use crate::model::{
     ApiPodStatus, ConfigOpKind, ContainerId, CriOp, HostOp, NoteKind, PodPhase, PodSpec, PodUid,
@@ -94,10 +95,10 @@ pub(crate) struct PodFacts {
     pub(crate) static_pod: bool,
     pub(crate) mirror_of: Option<PodUid>,
     // ---- ground truth: runtime and node ----
-    pub(crate) running: Vec<ContainerId>,
+    pub(crate) running: Few<ContainerId>,
     /// Ready sandboxes and when each became ready.
-    pub(crate) ready_sandboxes: Vec<(SandboxId, SimTime)>,
-    pub(crate) instances: Vec<Instance>,
+    pub(crate) ready_sandboxes: Few<(SandboxId, SimTime)>,
+    pub(crate) instances: Few<Instance>,
     pub(crate) last_exit_at: Option<SimTime>,
     /// When a container of the pod last started running.
     pub(crate) last_started_at: Option<SimTime>,
@@ -300,16 +301,6 @@ pub(crate) struct Facts {
     /// (stale on other transitions). Checkers compare it with [`Instance::name`] instead of
     /// comparing texts.
     pub(crate) container: Sym,
-}
-
-/// Push `x` onto `v`, allocating room for exactly one element first if `v` has none:
-/// most pods have one sandbox and one container instance, and a vector's first growth
-/// would leave room for four (per-pod lists are the bulk of a large run's memory).
-fn push_small<T>(v: &mut Vec<T>, x: T) {
-    if v.capacity() == 0 {
-        v.reserve_exact(1);
-    }
-    v.push(x);
 }
 
 /// The pod a transition is about, if any.
@@ -689,17 +680,14 @@ impl Facts {
         let name = self.container;
         let p = self.pod_mut(uid);
         p.last_started_at = Some(at);
-        push_small(&mut p.running, id);
-        push_small(
-            &mut p.instances,
-            Instance {
-                id,
-                name,
-                exit: None,
-                removed_at: None,
-                running_at: at,
-            },
-        );
+        p.running.push(id);
+        p.instances.push(Instance {
+            id,
+            name,
+            exit: None,
+            removed_at: None,
+            running_at: at,
+        });
     }
 
     /// What a `ContainerExited` of container `id` with `code` changes.
@@ -719,7 +707,7 @@ impl Facts {
     pub(super) fn sandbox_fact(&mut self, at: SimTime, uid: PodUid, id: SandboxId, ready: bool) {
         let p = self.pod_mut(uid);
         if ready {
-            push_small(&mut p.ready_sandboxes, (id, at));
+            p.ready_sandboxes.push((id, at));
         } else {
             p.ready_sandboxes.retain(|s| s.0 != id);
         }

@@ -28,6 +28,7 @@
 pub(crate) mod checkers;
 mod direct;
 pub(crate) mod facts;
+mod few;
 pub(crate) mod findings;
 pub mod invariants;
 pub(crate) mod ring;

@@ -301,7 +301,9 @@ fn a_ring_keeps_the_last_records_oldest_first() {
 #[test]
 fn per_pod_records_stay_small() {
     use crate::oracle::facts::{ColdFacts, PodFacts};
-    assert!(std::mem::size_of::<PodFacts>() <= 288);
+    // 328: a pod's first ready sandbox and first container instance are held in place
+    // (`Few`), 40 bytes more than three empty `Vec`s but two or three heap blocks fewer.
+    assert!(std::mem::size_of::<PodFacts>() <= 328);
     assert!(std::mem::size_of::<ColdFacts>() <= 152);
 }
 
