@@ -64,6 +64,10 @@ impl Kubelet {
             Err(_) => ProbeVerdict::Error,
         };
         let _ = w.probe_record(verdict);
+        // Whether the worker's copy of the published result is to be checked (debug
+        // builds), once the worker is no longer borrowed.
+        #[cfg(debug_assertions)]
+        let mut check_published = false;
         let changed = match out {
             Ok(ok) => {
                 let result = if ok {
@@ -75,7 +79,7 @@ impl Kubelet {
                     Some(true) => Some(result),
                     #[cfg(debug_assertions)]
                     Some(false) => {
-                        self.probe_check_published(slot);
+                        check_published = true;
                         None
                     }
                     _ => None,
@@ -86,7 +90,7 @@ impl Kubelet {
         if let Some(result) = changed {
             return self.probe_tick_publish(ctx, slot, result);
         }
-        let w = self.prober.worker(slot);
+        // The worker found above is still the one to file and trace: no second look-up.
         let tick = KEv::ProbeWorker {
             slot,
             gen,
@@ -95,6 +99,10 @@ impl Kubelet {
         };
         let _ = ctx.after_again(w.period(), tick);
         ctx.emit_hinted(w.rec(), w.name_word);
+        #[cfg(debug_assertions)]
+        if check_published {
+            self.probe_check_published(slot);
+        }
     }
 
     /// The steady tick's end when its probe's result must be published: the next tick,
