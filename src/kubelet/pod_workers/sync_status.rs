@@ -161,24 +161,50 @@ impl PodSyncStatus {
     /// The record's standing rules, checked after every state change: `terminatedAt` is
     /// set only after `terminatingAt`, termination is acknowledged only once requested, and
     /// a finished worker is terminated and its goroutine has ended.
+    ///
+    /// The four rules are tested together, flag by flag with no branch per rule (every
+    /// update and many state changes run the test); only a broken rule takes the slow
+    /// path that names it.
+    #[inline]
     pub(crate) fn assert_invariants(&self) {
-        let who = &self.fullname;
-        assert!(
-            self.terminated_at.is_none() || self.terminating_at.is_some(),
-            "pod worker rule broken: a terminated worker was terminating first ({who})"
-        );
-        assert!(
-            !self.started_terminating || self.terminating_at.is_some(),
-            "pod worker rule broken: termination is acknowledged only once requested ({who})"
-        );
-        assert!(
-            !self.finished || self.terminated_at.is_some(),
-            "pod worker rule broken: a finished worker has terminatedAt set ({who})"
-        );
-        assert!(
-            !self.finished || !self.has_worker,
-            "pod worker rule broken: a finished worker's goroutine has ended ({who})"
-        );
+        if !self.invariants_hold() {
+            self.invariants_broken();
+        }
+    }
+
+    /// Whether all four rules hold (`first_broken_rule` finds none).
+    fn invariants_hold(&self) -> bool {
+        let terminating = self.terminating_at.is_some();
+        let terminated = self.terminated_at.is_some();
+        (!terminated | terminating)
+            & (!self.started_terminating | terminating)
+            & (!self.finished | (terminated & !self.has_worker))
+    }
+
+    /// The first of the four rules the record breaks, in the order they are documented.
+    fn first_broken_rule(&self) -> Option<&'static str> {
+        if self.terminated_at.is_some() && self.terminating_at.is_none() {
+            return Some("a terminated worker was terminating first");
+        }
+        if self.started_terminating && self.terminating_at.is_none() {
+            return Some("termination is acknowledged only once requested");
+        }
+        if self.finished && self.terminated_at.is_none() {
+            return Some("a finished worker has terminatedAt set");
+        }
+        if self.finished && self.has_worker {
+            return Some("a finished worker's goroutine has ended");
+        }
+        None
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invariants_broken(&self) {
+        let rule = self
+            .first_broken_rule()
+            .expect("called only when a rule is broken");
+        panic!("pod worker rule broken: {rule} ({})", self.fullname);
     }
 
     /// Termination is requested (`terminatingAt` is set): syncing -> terminating, once.
@@ -360,6 +386,27 @@ fn assign_shared<T>(slot: &mut Option<std::sync::Arc<T>>, from: &Option<std::syn
 #[cfg(test)]
 mod tests {
     use super::assign_shared;
+    use super::PodSyncStatus;
+    use crate::sim::SimTime;
+
+    #[test]
+    fn the_combined_rule_test_agrees_with_the_rules_one_by_one() {
+        for bits in 0..32u32 {
+            let mut st = PodSyncStatus::new("p_default".into(), SimTime(0));
+            let on = |i: u32| bits & (1 << i) != 0;
+            st.terminating_at = on(0).then_some(SimTime(1));
+            st.terminated_at = on(1).then_some(SimTime(2));
+            st.started_terminating = on(2);
+            st.finished = on(3);
+            st.has_worker = on(4);
+            let hold = st.invariants_hold();
+            assert_eq!(hold, st.first_broken_rule().is_none(), "bits {bits:05b}");
+            let panicked =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| st.assert_invariants()))
+                    .is_err();
+            assert_eq!(panicked, !hold, "bits {bits:05b}");
+        }
+    }
     use std::sync::Arc;
 
     #[test]
