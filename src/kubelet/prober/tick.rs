@@ -56,7 +56,59 @@ impl Kubelet {
                 unmarked,
             );
         }
+        // The steadiest tick of all: the runtime answers without the clock or a draw, the
+        // answer is the settled result, and the tick's event is in the queue's hand. Only
+        // the queue's call comes before the transition's, the last thing done (a tail
+        // call): few values are kept across calls. Anything else takes the tick's general
+        // end, out of line.
+        let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
+            return self.probe_tick_general(ctx, slot, gen, source, id);
+        };
+        let (result, verdict) = if ok {
+            (ProbeResult::Success, ProbeVerdict::Success)
+        } else {
+            (ProbeResult::Failure, ProbeVerdict::Failure)
+        };
+        if !w.is_settled(result) || !ctx.holds_event() {
+            return self.probe_tick_general(ctx, slot, gen, source, id);
+        }
         p.probes_run += 1;
+        let _ = w.probe_record(verdict);
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            w.record(result),
+            Some(false),
+            "a settled result changes nothing"
+        );
+        let tick = || KEv::ProbeWorker {
+            slot,
+            gen,
+            wake: ProbeWake::Tick,
+            source,
+        };
+        ctx.refile_held(w.period(), tick);
+        ctx.emit_hinted(w.rec(), w.name_word);
+        #[cfg(debug_assertions)]
+        self.probe_check_published(slot);
+    }
+
+    /// The steady tick's end when [`Kubelet::probe_worker_wake`]'s shortest one does not
+    /// apply: the probe of container `id` (the worker's steady one) in full, its result
+    /// counted, then the next tick and the `Probe` transition, then what the result
+    /// changes (rarely anything).
+    #[cold]
+    #[inline(never)]
+    fn probe_tick_general(
+        &mut self,
+        ctx: &mut Ctx,
+        slot: u32,
+        gen: u64,
+        source: u64,
+        id: crate::model::ContainerId,
+    ) {
+        let p = &mut self.prober;
+        p.probes_run += 1;
+        let w = p.worker_at(slot);
         let out = probe_exec(ctx, w, id);
         let verdict = match out {
             Ok(true) => ProbeVerdict::Success,
