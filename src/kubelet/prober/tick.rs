@@ -57,9 +57,9 @@ impl Kubelet {
             );
         }
         // The steadiest tick of all: the runtime answers without the clock or a draw, the
-        // answer is the settled result, and the tick's event is in the queue's hand. Only
-        // the queue's call comes before the transition's, the last thing done (a tail
-        // call): few values are kept across calls. Anything else takes the tick's general
+        // answer is the settled result, and the tick's event is in the queue's hand. The
+        // transition's call comes before the queue's, the last thing done (a tail call;
+        // the queue and the trace do not see each other): few values are kept across calls. Anything else takes the tick's general
         // end, out of line.
         let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
             return self.probe_tick_general(ctx, slot, gen, source, id);
@@ -86,8 +86,11 @@ impl Kubelet {
             wake: ProbeWake::Tick,
             source,
         };
-        ctx.refile_held(w.period(), tick);
+        // The transition first: across its call only the handle and the period are kept,
+        // and the queue's call is then the last thing done.
+        let period = w.period();
         ctx.emit_hinted(w.rec(), w.name_word);
+        ctx.refile_held(period, tick);
         #[cfg(debug_assertions)]
         self.probe_check_published(slot);
     }
