@@ -62,7 +62,7 @@ impl Kubelet {
         // the queue and the trace do not see each other): few values are kept across calls. Anything else takes the tick's general
         // end, out of line.
         let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
-            return self.probe_tick_general(ctx, slot, gen, source, id);
+            return self.probe_tick_general(ctx, slot, id);
         };
         let (result, verdict) = if ok {
             (ProbeResult::Success, ProbeVerdict::Success)
@@ -70,7 +70,7 @@ impl Kubelet {
             (ProbeResult::Failure, ProbeVerdict::Failure)
         };
         if !w.is_settled(result) || !ctx.holds_event() {
-            return self.probe_tick_general(ctx, slot, gen, source, id);
+            return self.probe_tick_general(ctx, slot, id);
         }
         p.probes_run += 1;
         let _ = w.probe_record(verdict);
@@ -101,17 +101,12 @@ impl Kubelet {
     /// changes (rarely anything).
     #[cold]
     #[inline(never)]
-    fn probe_tick_general(
-        &mut self,
-        ctx: &mut Ctx,
-        slot: u32,
-        gen: u64,
-        source: u64,
-        id: crate::model::ContainerId,
-    ) {
+    fn probe_tick_general(&mut self, ctx: &mut Ctx, slot: u32, id: crate::model::ContainerId) {
         let p = &mut self.prober;
         p.probes_run += 1;
         let w = p.worker_at(slot);
+        // The tick's own fields, from the worker it woke (fewer values kept for this call).
+        let (gen, source) = (u64::from(w.gen), w.source);
         let out = probe_exec(ctx, w, id);
         let verdict = match out {
             Ok(true) => ProbeVerdict::Success,
