@@ -14,10 +14,10 @@ impl Kubelet {
     /// A tick that probes the container the worker already knows (almost all wake-ups),
     /// with no stop waiting, is taken here: the probe, then the next tick (a tick's event
     /// is usually still in the queue's hand, as the run loop holds probe ticks: it is
-    /// filed again rather than pushed as a copy, [`Ctx::after_again`]), then the `Probe`
-    /// transition. The queue and the trace do not see each other, so the tick may go
-    /// before the transition here; what the result changes (rarely anything) comes after
-    /// both, as on the step-by-step path.
+    /// filed again rather than pushed as a copy, [`Ctx::after_again`]), and the `Probe`
+    /// transition. The queue and the trace do not see each other, so either may go first
+    /// (the steadiest tick traces first, so that the queue's call is its last); what the
+    /// result changes (rarely anything) comes after both, as on the step-by-step path.
     #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
@@ -57,10 +57,8 @@ impl Kubelet {
             );
         }
         // The steadiest tick of all: the runtime answers without the clock or a draw, the
-        // answer is the settled result, and the tick's event is in the queue's hand. The
-        // transition's call comes before the queue's, the last thing done (a tail call;
-        // the queue and the trace do not see each other): few values are kept across calls. Anything else takes the tick's general
-        // end, out of line.
+        // answer is the settled result, and the tick's event is in the queue's hand.
+        // Anything else takes the tick's general end, out of line.
         let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
             return self.probe_tick_general(ctx, slot, id);
         };
