@@ -145,6 +145,26 @@ impl<E> Sim<E> {
         }
     }
 
+    /// Whether an event is held (see [`Sim::hold`]).
+    #[inline(always)]
+    pub(crate) fn holds_event(&self) -> bool {
+        self.held.is_some()
+    }
+
+    /// [`Sim::after_again`] of the held event, if there is one (debug builds check `is_it`
+    /// of it); nothing happens without one. No event is made: the caller that has none
+    /// to refile needs none.
+    #[inline(always)]
+    pub(crate) fn refile_held(&mut self, delay: Dur, is_it: impl FnOnce(&E) -> bool) {
+        if let Some(slot) = self.held.take() {
+            debug_assert!(
+                is_it(self.queue.held(slot)),
+                "the event filed again is not the one in hand"
+            );
+            let _ = self.queue.refile(slot, self.now + delay);
+        }
+    }
+
     /// [`Sim::after`] of an event equal to the one being handled, if it is held (see
     /// [`Sim::hold`]): that one is filed again where and with the sequence number the push
     /// would give (`same` tells the two are equal; checked in debug builds). Without an

@@ -67,6 +67,27 @@ impl<'a, K> Ctx<'a, K> {
             .after_again(d, move || Event::Kubelet(epoch, ev), same)
     }
 
+    /// Whether the run loop holds the event being handled in the queue's hand (so that
+    /// [`Ctx::refile_held`] files it again).
+    #[inline(always)]
+    pub(crate) fn holds_event(&self) -> bool {
+        self.sim.holds_event()
+    }
+
+    /// [`Ctx::after_again`] when [`Ctx::holds_event`]: the held event is filed again `d`
+    /// from now (debug builds check it equals `ev()`); nothing happens without one.
+    #[inline(always)]
+    pub(crate) fn refile_held(&mut self, d: Dur, ev: impl FnOnce() -> K)
+    where
+        K: PartialEq,
+    {
+        let epoch = self.epoch;
+        self.sim.refile_held(d, move |held| match held {
+            Event::Kubelet(e, k) => *e == epoch && *k == ev(),
+            _ => false,
+        });
+    }
+
     pub(crate) fn cancel(&mut self, key: TimerKey) {
         self.sim.cancel(key);
     }
@@ -190,6 +211,19 @@ impl<'a, K> Ctx<'a, K> {
     ) -> Result<bool, &'static str> {
         let now = self.sim.now();
         self.runtime.exec_probe(now, id, kind, handler)
+    }
+
+    /// [`Ctx::exec_probe`] when the runtime can answer without the clock or a draw (see
+    /// `Runtime::exec_probe_steady`); `None`: ask [`Ctx::exec_probe`].
+    #[inline(always)]
+    pub(crate) fn exec_probe_steady(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeType,
+        handler: ProbeHandler,
+    ) -> Option<bool> {
+        let now = self.sim.now();
+        self.runtime.exec_probe_steady(now, id, kind, handler)
     }
 
     /// The status manager sends GET + PATCH for `uid`; the API's answer comes back through

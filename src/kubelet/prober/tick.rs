@@ -14,10 +14,10 @@ impl Kubelet {
     /// A tick that probes the container the worker already knows (almost all wake-ups),
     /// with no stop waiting, is taken here: the probe, then the next tick (a tick's event
     /// is usually still in the queue's hand, as the run loop holds probe ticks: it is
-    /// filed again rather than pushed as a copy, [`Ctx::after_again`]), then the `Probe`
-    /// transition. The queue and the trace do not see each other, so the tick may go
-    /// before the transition here; what the result changes (rarely anything) comes after
-    /// both, as on the step-by-step path.
+    /// filed again rather than pushed as a copy, [`Ctx::after_again`]), and the `Probe`
+    /// transition. The queue and the trace do not see each other, so either may go first
+    /// (the steadiest tick traces first, so that the queue's call is its last); what the
+    /// result changes (rarely anything) comes after both, as on the step-by-step path.
     #[inline(never)]
     pub(crate) fn probe_worker_wake(
         &mut self,
@@ -56,7 +56,55 @@ impl Kubelet {
                 unmarked,
             );
         }
+        // The steadiest tick of all: the runtime answers without the clock or a draw, the
+        // answer is the settled result, and the tick's event is in the queue's hand.
+        // Anything else takes the tick's general end, out of line.
+        let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
+            return self.probe_tick_general(ctx, slot, id);
+        };
+        let (result, verdict) = if ok {
+            (ProbeResult::Success, ProbeVerdict::Success)
+        } else {
+            (ProbeResult::Failure, ProbeVerdict::Failure)
+        };
+        if !w.is_settled(result) || !ctx.holds_event() {
+            return self.probe_tick_general(ctx, slot, id);
+        }
         p.probes_run += 1;
+        let _ = w.probe_record(verdict);
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            w.record(result),
+            Some(false),
+            "a settled result changes nothing"
+        );
+        let tick = || KEv::ProbeWorker {
+            slot,
+            gen,
+            wake: ProbeWake::Tick,
+            source,
+        };
+        // The transition first: across its call only the handle and the period are kept,
+        // and the queue's call is then the last thing done.
+        let period = w.period();
+        ctx.emit_hinted(w.rec(), w.name_word);
+        ctx.refile_held(period, tick);
+        #[cfg(debug_assertions)]
+        self.probe_check_published(slot);
+    }
+
+    /// The steady tick's end when [`Kubelet::probe_worker_wake`]'s shortest one does not
+    /// apply: the probe of container `id` (the worker's steady one) in full, its result
+    /// counted, then the next tick and the `Probe` transition, then what the result
+    /// changes (rarely anything).
+    #[cold]
+    #[inline(never)]
+    fn probe_tick_general(&mut self, ctx: &mut Ctx, slot: u32, id: crate::model::ContainerId) {
+        let p = &mut self.prober;
+        p.probes_run += 1;
+        let w = p.worker_at(slot);
+        // The tick's own fields, from the worker it woke (fewer values kept for this call).
+        let (gen, source) = (u64::from(w.gen), w.source);
         let out = probe_exec(ctx, w, id);
         let verdict = match out {
             Ok(true) => ProbeVerdict::Success,

@@ -451,6 +451,12 @@ impl Worker {
         self.record_counted(result)
     }
 
+    /// Whether [`Worker::record`] of `result` would change nothing (the result is settled).
+    #[inline(always)]
+    pub(crate) fn is_settled(&self, result: ProbeResult) -> bool {
+        self.settled == Some(result)
+    }
+
     /// [`Worker::record`] of a result that is not settled.
     #[inline(never)]
     fn record_counted(&mut self, result: ProbeResult) -> Option<bool> {
