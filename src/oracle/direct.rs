@@ -78,8 +78,27 @@ impl Oracle {
         }
         let quiet = checkers::sync::quiet_sync_pod(SyncKind::SyncPod, &self.facts.pod(uid).worker);
         if !quiet || cfg!(debug_assertions) {
-            self.facts.snapshot_worker(uid);
+            return self.sync_pod_begin_checked(at, tr, uid, grace, quiet);
         }
+        // A quiet SyncPod (release builds): no snapshot and no sync check; the path calls
+        // nothing but in tail position, so it saves no register.
+        self.facts.sync_begin(uid, SyncKind::SyncPod, grace);
+        self.checkers
+            .sync_pod_begin_decided(at, tr, uid, grace, true, &self.facts, &mut self.out);
+    }
+
+    /// [`Oracle::direct_sync_pod_begin`] of a SyncPod that is not quiet (and of every one in
+    /// debug builds): the worker record's snapshot, then the sync checker's checks.
+    #[inline(never)]
+    fn sync_pod_begin_checked(
+        &mut self,
+        at: SimTime,
+        tr: &Transition,
+        uid: PodUid,
+        grace: Option<i64>,
+        quiet: bool,
+    ) {
+        self.facts.snapshot_worker(uid);
         self.facts.sync_begin(uid, SyncKind::SyncPod, grace);
         self.check_direct(at, tr, topic::SYNC_BEGIN);
         self.checkers

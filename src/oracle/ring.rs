@@ -554,9 +554,10 @@ pub(crate) struct Rings {
     /// The position after each position: `k + 1`, or 0 after the ring's last slot. A push
     /// reads its new position here instead of comparing with the ring's size, so the
     /// size and a zero are not held while the record is stored (no register to save on
-    /// the oracle's quiet-probe path). Indexed by a `u8`: no bounds check. Boxed, so the
-    /// oracle (and the world around it) keeps its size.
-    succ: Box<[u8; 256]>,
+    /// the oracle's quiet-probe path). Indexed by a `u8`: no bounds check. Held in place,
+    /// not boxed: a push reads it at a fixed offset from the oracle it already holds, with
+    /// no pointer to load and keep in a register of its own.
+    succ: [u8; 256],
 }
 
 impl Default for Rings {
@@ -571,14 +572,8 @@ impl Default for Rings {
 }
 
 /// [`Rings::succ`] of rings of `ring` slots.
-fn succ_table(ring: usize) -> Box<[u8; 256]> {
-    Box::new(std::array::from_fn(|k| {
-        if k + 1 == ring {
-            0
-        } else {
-            (k + 1) as u8
-        }
-    }))
+fn succ_table(ring: usize) -> [u8; 256] {
+    std::array::from_fn(|k| if k + 1 == ring { 0 } else { (k + 1) as u8 })
 }
 
 impl Rings {
@@ -597,7 +592,7 @@ impl Rings {
     pub(crate) fn emptied(&self) -> Self {
         Rings {
             ring: self.ring,
-            succ: self.succ.clone(),
+            succ: self.succ,
             ..Default::default()
         }
     }

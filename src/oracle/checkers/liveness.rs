@@ -267,6 +267,22 @@ impl Liveness {
     /// record has no Failure pending: nothing to note, and no record grows for it.
     #[inline]
     pub(crate) fn sync_pod_begin(&mut self, at: SimTime, uid: PodUid, facts: &Facts) {
+        // The common case, no Failure waiting for its bound, makes no call: the bound is
+        // computed out of line (a tail call), so the oracle's SyncPod path needs no frame.
+        if self
+            .records
+            .get(uid)
+            .is_some_and(|r| r.lv_fail.is_some() && !r.lv_wait_sync)
+        {
+            self.sync_pod_begin_in_sync(at, uid, facts);
+        }
+    }
+
+    /// [`Liveness::sync_pod_begin`] of a pod with a Failure whose bound runs: does the
+    /// SyncPod begin within it?
+    #[cold]
+    #[inline(never)]
+    fn sync_pod_begin_in_sync(&mut self, at: SimTime, uid: PodUid, facts: &Facts) {
         if let Some(r) = self.records.get_mut(uid) {
             if let (Some((s, _)), false) = (r.lv_fail, r.lv_wait_sync) {
                 r.lv_in_sync = at <= lv_deadline(s, uid, facts);
