@@ -388,6 +388,7 @@ mod tests {
     use super::assign_shared;
     use super::PodSyncStatus;
     use crate::sim::SimTime;
+    use std::sync::Arc;
 
     #[test]
     fn the_combined_rule_test_agrees_with_the_rules_one_by_one() {
@@ -407,7 +408,6 @@ mod tests {
             assert_eq!(panicked, !hold, "bits {bits:05b}");
         }
     }
-    use std::sync::Arc;
 
     #[test]
     fn assign_shared_gives_the_source_object_and_counts_it_once() {
