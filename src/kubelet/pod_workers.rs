@@ -604,11 +604,37 @@ impl PodWorkers {
 /// Close `CompletedCh` `ch`; a `killPodNow` caller blocked on it returns (an event).
 /// `wait.Jitter(d, 0.5)` drawing from `rng`: uniform in [d, 1.5 d).
 fn jitter_with(rng: &mut Stream, d: Dur) -> Dur {
-    let extra = (d.0 as f64 * JITTER) as u64;
+    let extra = jitter_extra(d.0);
     if extra == 0 {
         return d;
     }
     Dur(d.0 + rng.below(extra))
+}
+
+/// `d * JITTER` rounded down, as the float product gives it. Below 2^53 every duration is
+/// exact as a float and halving it is exact, so the product is `d / 2`: integer halving
+/// there (the float conversions cost more than the rest of the jitter).
+fn jitter_extra(d: u64) -> u64 {
+    const EXACT: u64 = 1 << f64::MANTISSA_DIGITS;
+    const _: () = assert!(JITTER == 0.5, "the integer path halves");
+    let extra = if d < EXACT {
+        d / 2
+    } else {
+        jitter_extra_float(d)
+    };
+    debug_assert_eq!(
+        extra,
+        jitter_extra_float(d),
+        "jitter rule broken for {d} ns"
+    );
+    extra
+}
+
+/// [`jitter_extra`] through the float product.
+#[cold]
+#[inline(never)]
+fn jitter_extra_float(d: u64) -> u64 {
+    (d as f64 * JITTER) as u64
 }
 
 pub(super) fn close_channel(
@@ -655,6 +681,14 @@ mod tests {
         );
         assert_eq!(SyncError::of("ErrImagePull: boom"), SyncError::Other);
         assert_eq!(SyncError::of(""), SyncError::Other);
+    }
+
+    #[test]
+    fn jitter_extra_is_the_float_product_on_both_sides_of_2_pow_53() {
+        let edge = 1u64 << 53;
+        for d in [0, 1, 3, 999_999_999, edge - 1, edge, edge + 1, u64::MAX] {
+            assert_eq!(jitter_extra(d), jitter_extra_float(d), "{d}");
+        }
     }
 
     #[test]
