@@ -416,26 +416,60 @@ pub(crate) fn generate(
 /// A condition list built against a cached one: while each pushed condition equals the
 /// cached one at its position nothing is copied; [`ListBuilder::finish`] shares the cached
 /// list when the whole of it was pushed, and otherwise wraps the list built.
+///
+/// When a push leaves the cached list, the builder looks for a list it generated lately
+/// (for any pod: pods in the same state get equal lists) that begins with the conditions
+/// pushed so far and this one, and goes on comparing against it; ending on the whole of
+/// such a list shares it, with no list copied, interned and freed. Debug builds keep
+/// every condition pushed and check the list finished against them.
 struct ListBuilder<'a> {
     cached: &'a Conditions,
-    /// How many leading conditions equal the cached ones (while `own` is `None`).
+    /// A lately generated list the pushes match instead of `cached` (see above).
+    other: Option<Conditions>,
+    /// How many leading conditions equal those of the list matched (while `own` is
+    /// `None`).
     same: usize,
     own: Option<Vec<PodCondition>>,
     capacity: usize,
+    #[cfg(debug_assertions)]
+    pushed: Vec<PodCondition>,
+}
+
+/// How many lists [`ListBuilder::finish`] made lately are remembered (most recent first).
+const GENERATED_KEEP: usize = 16;
+
+thread_local! {
+    /// The condition lists the builder made lately, for [`ListBuilder::switch`]. Only
+    /// sharing changes: every list here is immutable and compared by value.
+    static GENERATED: std::cell::RefCell<Vec<Conditions>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl<'a> ListBuilder<'a> {
     fn new(cached: &'a Conditions, capacity: usize) -> Self {
         ListBuilder {
             cached,
+            other: None,
             same: 0,
             own: None,
             capacity,
+            #[cfg(debug_assertions)]
+            pushed: Vec::new(),
+        }
+    }
+
+    /// The list the pushes are compared with.
+    fn target(&self) -> &[PodCondition] {
+        match &self.other {
+            Some(o) => &o.0,
+            None => &self.cached.0,
         }
     }
 
     fn push_ref(&mut self, c: &PodCondition) {
-        if self.own.is_none() && self.cached.0.get(self.same) == Some(c) {
+        #[cfg(debug_assertions)]
+        self.pushed.push(c.clone());
+        if self.own.is_none() && (self.target().get(self.same) == Some(c) || self.switch(c)) {
             self.same += 1;
         } else {
             self.diverged().push(c.clone());
@@ -443,37 +477,79 @@ impl<'a> ListBuilder<'a> {
     }
 
     fn push(&mut self, c: PodCondition) {
-        if self.own.is_none() && self.cached.0.get(self.same) == Some(&c) {
+        #[cfg(debug_assertions)]
+        self.pushed.push(c.clone());
+        if self.own.is_none() && (self.target().get(self.same) == Some(&c) || self.switch(&c)) {
             self.same += 1;
         } else {
             self.diverged().push(c);
         }
     }
 
-    /// The list of its own, started from the cached prefix pushed so far.
+    /// A push left the list matched: match a lately generated list holding the
+    /// conditions pushed so far, then `c`, if there is one (it becomes the most recent).
+    #[inline(never)]
+    fn switch(&mut self, c: &PodCondition) -> bool {
+        let same = self.same;
+        let found = GENERATED.with_borrow_mut(|g| {
+            let prefix = self.target().get(..same)?;
+            let i = g.iter().position(|l| {
+                l.0.get(same) == Some(c) && l.0.get(..same).is_some_and(|p| p == prefix)
+            })?;
+            g[..=i].rotate_right(1);
+            Some(g[0].clone())
+        });
+        let switched = found.is_some();
+        if switched {
+            self.other = found;
+        }
+        switched
+    }
+
+    /// The list of its own, started from the matched prefix pushed so far.
     fn diverged(&mut self) -> &mut Vec<PodCondition> {
-        let (cached, same, capacity) = (self.cached, self.same, self.capacity);
-        self.own.get_or_insert_with(|| {
+        let (same, capacity) = (self.same, self.capacity);
+        if self.own.is_none() {
             let mut v = Vec::with_capacity(capacity.max(same + 1));
-            v.extend_from_slice(&cached.0[..same]);
-            v
-        })
+            v.extend_from_slice(&self.target()[..same]);
+            self.own = Some(v);
+        }
+        self.own.as_mut().expect("just made")
     }
 
     fn as_slice(&self) -> &[PodCondition] {
         match &self.own {
             Some(v) => v,
-            None => &self.cached.0[..self.same],
+            None => &self.target()[..self.same],
         }
     }
 
     fn finish(self) -> Conditions {
-        match self.own {
-            None if self.same == self.cached.0.len() => self.cached.clone(),
-            None => Conditions::interned(self.cached.0[..self.same].to_vec()),
-            Some(v) => Conditions::interned(v),
-        }
+        let target = self.other.as_ref().unwrap_or(self.cached);
+        let out = match self.own {
+            None if self.same == target.0.len() => target.clone(),
+            None => remember(Conditions::interned(target.0[..self.same].to_vec())),
+            Some(v) => remember(Conditions::interned(v)),
+        };
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            *out.0, self.pushed,
+            "condition list rule broken: the list built differs from the conditions pushed"
+        );
+        out
     }
+}
+
+/// Note `l` as the builder's most recent list (see [`ListBuilder::switch`]).
+fn remember(l: Conditions) -> Conditions {
+    GENERATED.with_borrow_mut(|g| match g.iter().position(|o| Arc::ptr_eq(&o.0, &l.0)) {
+        Some(i) => g[..=i].rotate_right(1),
+        None => {
+            g.truncate(GENERATED_KEEP - 1);
+            g.insert(0, l.clone());
+        }
+    });
+    l
 }
 
 /// The conditions part of `mergePodStatus`: what the status manager writes over the API
@@ -640,6 +716,13 @@ mod tests {
         ];
         assert_eq!(*build(&longer).0, longer);
         assert!(build(&[]).0.is_empty());
+        // A list built again (for another pod, against the same cached list) is the one
+        // built lately, shared: nothing copied.
+        let first = build(&changed);
+        let again = build(&changed);
+        assert!(Arc::ptr_eq(&first.0, &again.0));
+        let other = [c(T::Initialized, False), c(T::Ready, True)];
+        assert_eq!(*build(&other).0, other);
     }
 
     fn spec(gates: &[&str]) -> PodSpec {
