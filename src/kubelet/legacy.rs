@@ -17,6 +17,10 @@
 //! sub-switches only matter here: `killPodMarksPendingAtOnce` (PR 98956) and
 //! `housekeepingSkipsPodsBeingKilled` (PRs 98424, 101524).
 //!
+//! The entry points the v1.31 pod-worker path calls on every update, sync and sync end are
+//! out of line and marked cold: a v1.31 run never enters them, and they would otherwise be
+//! inlined into that path's code and spread it over more cache lines.
+//!
 //! Where it deliberately differs from v1.21:
 //! * Each update still runs as one `SyncPod` operation of the v1.31 port (`sync.rs`), with
 //!   the v1.21 kill paths in front: a Kill update writes its status function's status and
@@ -186,6 +190,8 @@ impl Kubelet {
     /// `UpdatePod` (v1.21): start a worker if none exists; hand the update over if the
     /// worker is idle, else keep it as the undelivered update (a pending Kill is never
     /// overwritten).
+    #[cold]
+    #[inline(never)]
     pub(super) fn legacy_update_pod(&mut self, ctx: &mut Ctx, options: UpdatePodOptions) {
         let Some(pod) = options.pod.clone() else {
             return; // v1.21 UpdatePod always carries an API pod
@@ -224,6 +230,8 @@ impl Kubelet {
 
     /// The worker goroutine receives its channel item (`managePodLoop`): wait for a pod
     /// cache entry newer than the last sync, then `syncPod`.
+    #[cold]
+    #[inline(never)]
     pub(super) fn legacy_worker_wake(&mut self, ctx: &mut Ctx, uid: PodUid) {
         let Some(options) = self.pw.legacy_take_update(uid) else {
             return;
@@ -244,6 +252,8 @@ impl Kubelet {
 
     /// The front of v1.21 `syncPod`: the kill paths. Returns whether it planned the sync
     /// (a kill); otherwise the ordinary `SyncPod` runs.
+    #[cold]
+    #[inline(never)]
     pub(super) fn legacy_sync_pod_kill(&mut self, ctx: &mut Ctx, op: &mut Op) -> bool {
         let uid = op.pod.uid;
         let pod = op.pod.clone();
@@ -278,6 +288,8 @@ impl Kubelet {
 
     /// The end of one `managePodLoop` iteration: `OnCompleteFunc`, then `wrapUp`
     /// (re-enqueue) and `checkForUpdates`.
+    #[cold]
+    #[inline(never)]
     pub(super) fn legacy_finish_work(
         &mut self,
         ctx: &mut Ctx,
@@ -459,6 +471,8 @@ impl Kubelet {
     }
 
     /// A pod killer goroutine is done (`markPodTerminated`).
+    #[cold]
+    #[inline(never)]
     pub(super) fn legacy_killer_done(
         &mut self,
         ctx: &mut Ctx,
