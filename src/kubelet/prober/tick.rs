@@ -68,9 +68,11 @@ impl Kubelet {
         } else {
             ProbeResult::Failure
         };
-        if !w.is_settled(result) || !ctx.holds_event() {
-            return self.probe_tick_general(ctx, slot, id);
-        }
+        // The held event's slot is read once: it is filed again after the transition.
+        let held = match ctx.held_slot() {
+            Some(held) if w.is_settled(result) => held,
+            _ => return self.probe_tick_general(ctx, slot, id),
+        };
         p.probes_run += 1;
         // A settled result's verdict is the one the kept transition holds already (see
         // `Worker::settles`): nothing is written. Debug builds write it again, and check
@@ -104,7 +106,7 @@ impl Kubelet {
         // and the queue's call is then the last thing done.
         let period = w.period();
         ctx.emit_hinted(w.rec(), w.name_word);
-        ctx.refile_held(period, tick);
+        ctx.refile_held(held, period, tick);
         #[cfg(debug_assertions)]
         self.probe_check_published(slot);
     }
