@@ -114,3 +114,41 @@ fn status_view_reads_what_do_probe_needs() {
         }
     );
 }
+
+#[test]
+fn a_worker_told_to_stop_leaves_the_steady_path() {
+    // A steady worker (its container running, known and started) probes at once; once a
+    // stop waits in its channel, a tick takes the step-by-step path (which probes, then
+    // exits). Debug builds check the first line's answers at each `probes_now`.
+    let spec = crate::model::PodSpec::new(
+        "p",
+        "default",
+        RestartPolicy::Always,
+        vec![crate::model::ContainerSpec::named("app", "img")],
+    );
+    let pod = Arc::new(ApiPod::new(crate::model::PodUid(1), spec));
+    let key = ProbeKey {
+        uid: crate::model::PodUid(1),
+        container: Arc::from("app"),
+        kind: ProbeType::Liveness,
+    };
+    let running = ApiContainerState::Running {
+        started_at: SimTime(5),
+    };
+    let s = status(PodPhase::Running, running, Some(3));
+    let view = StatusView::of(Some(&s), "app");
+    let mut w = Worker::new(1, key, &pod, &Probe::default(), view);
+    let _ = w.take_container(ContainerId(3));
+    let now = SimTime(3_600_000_000_000);
+    assert_eq!(
+        w.probes_now(now),
+        Some(ContainerId(3)),
+        "steady before the stop"
+    );
+    w.set_stop_pending();
+    assert_eq!(
+        w.probes_now(now),
+        None,
+        "a worker told to stop is not steady"
+    );
+}
