@@ -145,24 +145,26 @@ impl<E> Sim<E> {
         }
     }
 
-    /// Whether an event is held (see [`Sim::hold`]).
+    /// The slot of the held event (see [`Sim::hold`]), if one is held: read once by a
+    /// caller that may then file it again with [`Sim::refile_held`].
     #[inline(always)]
-    pub(crate) fn holds_event(&self) -> bool {
-        self.held.is_some()
+    pub(crate) fn held_slot(&self) -> Option<u32> {
+        self.held
     }
 
-    /// [`Sim::after_again`] of the held event, if there is one (debug builds check `is_it`
-    /// of it); nothing happens without one. No event is made: the caller that has none
-    /// to refile needs none.
+    /// [`Sim::after_again`] of the held event, in `slot` as [`Sim::held_slot`] answered (no
+    /// event was held or let go since; checked in debug builds, with `is_it` of the event):
+    /// it is filed again `delay` from now, and `held` is not read again. No event is made:
+    /// the caller needs none.
     #[inline(always)]
-    pub(crate) fn refile_held(&mut self, delay: Dur, is_it: impl FnOnce(&E) -> bool) {
-        if let Some(slot) = self.held.take() {
-            debug_assert!(
-                is_it(self.queue.held(slot)),
-                "the event filed again is not the one in hand"
-            );
-            let _ = self.queue.refile(slot, self.now + delay);
-        }
+    pub(crate) fn refile_held(&mut self, slot: u32, delay: Dur, is_it: impl FnOnce(&E) -> bool) {
+        debug_assert_eq!(self.held, Some(slot), "the slot held is another");
+        debug_assert!(
+            is_it(self.queue.held(slot)),
+            "the event filed again is not the one in hand"
+        );
+        self.held = None;
+        let _ = self.queue.refile(slot, self.now + delay);
     }
 
     /// [`Sim::after`] of an event equal to the one being handled, if it is held (see

@@ -67,22 +67,23 @@ impl<'a, K> Ctx<'a, K> {
             .after_again(d, move || Event::Kubelet(epoch, ev), same)
     }
 
-    /// Whether the run loop holds the event being handled in the queue's hand (so that
-    /// [`Ctx::refile_held`] files it again).
+    /// The queue's slot of the event being handled, when the run loop holds it in the
+    /// queue's hand (so that [`Ctx::refile_held`] files it again).
     #[inline(always)]
-    pub(crate) fn holds_event(&self) -> bool {
-        self.sim.holds_event()
+    pub(crate) fn held_slot(&self) -> Option<u32> {
+        self.sim.held_slot()
     }
 
-    /// [`Ctx::after_again`] when [`Ctx::holds_event`]: the held event is filed again `d`
-    /// from now (debug builds check it equals `ev()`); nothing happens without one.
+    /// [`Ctx::after_again`] of the held event, in `slot` as [`Ctx::held_slot`] answered:
+    /// it is filed again `d` from now (debug builds check it is that one, equal to
+    /// `ev()`), without a second look at what is held.
     #[inline(always)]
-    pub(crate) fn refile_held(&mut self, d: Dur, ev: impl FnOnce() -> K)
+    pub(crate) fn refile_held(&mut self, slot: u32, d: Dur, ev: impl FnOnce() -> K)
     where
         K: PartialEq,
     {
         let epoch = self.epoch;
-        self.sim.refile_held(d, move |held| match held {
+        self.sim.refile_held(slot, d, move |held| match held {
             Event::Kubelet(e, k) => *e == epoch && *k == ev(),
             _ => false,
         });

@@ -171,7 +171,7 @@ pub(crate) struct Runtime {
     sandboxes: dense::Dense<SandboxId, Sandbox>,
     containers: dense::Dense<ContainerId, Container>,
     /// What a probe's exec reads of each container, by ID (see [`process::ExecView`]).
-    exec_views: Vec<process::ExecView>,
+    exec_views: process::ExecViews,
     /// The containers not removed yet (node-wide passes walk these, not the history).
     live: BTreeSet<ContainerId>,
     /// The containers of `live` whose behaviour uses memory, disk, inodes or processes:
@@ -271,7 +271,7 @@ impl Runtime {
             probe_rng: Stream::new(seed, "runtime/probes"),
             sandboxes: dense::Dense::default(),
             containers: dense::Dense::default(),
-            exec_views: Vec::new(),
+            exec_views: process::ExecViews::default(),
             live: BTreeSet::new(),
             live_using: BTreeSet::new(),
             running: UidSet::default(),
@@ -305,8 +305,7 @@ impl Runtime {
     pub(crate) fn reserve(&mut self, sandboxes: usize, containers: usize) {
         self.sandboxes.reserve_ids(sandboxes);
         self.containers.reserve_ids(containers);
-        self.exec_views
-            .reserve_exact((containers + 1).saturating_sub(self.exec_views.len()));
+        self.exec_views.reserve(containers + 1);
     }
 
     /// Tell the runtime what the containers of a pod do (the workload, not the kubelet).

@@ -40,7 +40,8 @@ impl Kubelet {
             Some(Some(w)) if u64::from(w.gen) == gen => w,
             _ => return,
         };
-        let Some(id) = w.probes_now(ctx.now()).filter(|_| !w.stop_pending) else {
+        // (A worker told to stop has no steady container.)
+        let Some(id) = w.probes_now(ctx.now()) else {
             return self.probe_worker_wake_slow(ctx, slot, gen, wake, source);
         };
         #[cfg(debug_assertions)]
@@ -62,22 +63,39 @@ impl Kubelet {
         let Some(ok) = ctx.exec_probe_steady(id, w.kind, w.handler) else {
             return self.probe_tick_general(ctx, slot, id);
         };
-        let (result, verdict) = if ok {
-            (ProbeResult::Success, ProbeVerdict::Success)
+        let result = if ok {
+            ProbeResult::Success
         } else {
-            (ProbeResult::Failure, ProbeVerdict::Failure)
+            ProbeResult::Failure
         };
-        if !w.is_settled(result) || !ctx.holds_event() {
-            return self.probe_tick_general(ctx, slot, id);
-        }
+        // The held event's slot is read once: it is filed again after the transition.
+        let held = match ctx.held_slot() {
+            Some(held) if w.is_settled(result) => held,
+            _ => return self.probe_tick_general(ctx, slot, id),
+        };
         p.probes_run += 1;
-        let _ = w.probe_record(verdict);
+        // A settled result's verdict is the one the kept transition holds already (see
+        // `Worker::settles`): nothing is written. Debug builds write it again, and check
+        // that it was there and that recording the result changes nothing.
         #[cfg(debug_assertions)]
-        assert_eq!(
-            w.record(result),
-            Some(false),
-            "a settled result changes nothing"
-        );
+        {
+            let verdict = if ok {
+                ProbeVerdict::Success
+            } else {
+                ProbeVerdict::Failure
+            };
+            let before = w.rec().clone();
+            assert_eq!(
+                *w.probe_record(verdict),
+                before,
+                "a settled result's verdict is already kept"
+            );
+            assert_eq!(
+                w.record(result),
+                Some(false),
+                "a settled result changes nothing"
+            );
+        }
         let tick = || KEv::ProbeWorker {
             slot,
             gen,
@@ -88,7 +106,7 @@ impl Kubelet {
         // and the queue's call is then the last thing done.
         let period = w.period();
         ctx.emit_hinted(w.rec(), w.name_word);
-        ctx.refile_held(period, tick);
+        ctx.refile_held(held, period, tick);
         #[cfg(debug_assertions)]
         self.probe_check_published(slot);
     }

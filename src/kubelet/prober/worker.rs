@@ -110,8 +110,8 @@ pub(crate) struct Worker {
     /// From when a tick probes `steady_id` at once ([`Worker::probes_now`]): the container's
     /// start plus the initial delay, while the cached status shows the container the worker
     /// knows running, past the startup gate, and the worker is neither on hold, quiet for a
-    /// pod deleted before it started, nor seeing the pod's termination requested;
-    /// [`SimTime::MAX`] otherwise (kept by [`Worker::refresh`]).
+    /// pod deleted before it started, seeing the pod's termination requested, nor told to
+    /// stop; [`SimTime::MAX`] otherwise (kept by [`Worker::refresh`]).
     steady_from: SimTime,
     /// The word the trace hashes for `key.container` when it is 1 to 7 bytes long
     /// (`short_str_word`; 0 otherwise): a probe's transition hashes it instead of reading
@@ -125,13 +125,14 @@ pub(crate) struct Worker {
     period_secs: u32,
     /// The result a probe may give without changing anything (`record` would find the run
     /// already at its threshold and the result already published, and put no worker on
-    /// hold); `None`: any result goes through [`Worker::record`]'s counting. Kept by
-    /// [`Worker::refresh`].
+    /// hold), when the kept transition already holds its verdict (so that a steady tick
+    /// writes nothing); `None`: any result goes through [`Worker::probe_record`] and
+    /// [`Worker::record`]'s counting. Kept by [`Worker::refresh`].
     settled: Option<ProbeResult>,
     /// `key.kind`, next to the fields a probe reads with it (the key never changes).
     pub(crate) kind: ProbeType,
     pub(crate) handler: ProbeHandler,
-    /// A value waits in the stop channel.
+    /// A value waits in the stop channel (written through [`Worker::set_stop_pending`]).
     pub(crate) stop_pending: bool,
     /// This worker's `Probe` transition, built once from `key` (which never changes): a
     /// probe only writes its verdict into it and traces it ([`Worker::probe_record`]), so
@@ -283,6 +284,12 @@ impl Worker {
         self.refresh();
     }
 
+    /// A value now waits in the stop channel: a tick no longer takes the steady path.
+    fn set_stop_pending(&mut self) {
+        self.stop_pending = true;
+        self.refresh();
+    }
+
     /// Work out the first line's two answers (`steady_from` with `steady_id`, and
     /// `settled`) from the fields they stand for; called by every write of one of those.
     fn refresh(&mut self) {
@@ -292,9 +299,10 @@ impl Worker {
 
     /// When a tick probes which container with nothing to do first: the cached status
     /// shows the container this worker already knows, running, through the startup gate,
-    /// and the worker is neither on hold, quiet for a pod deleted before it started, nor
+    /// and the worker is neither on hold, quiet for a pod deleted before it started,
     /// seeing the pod's termination requested (that tick marks a reach point: the
-    /// step-by-step path takes it); from the container's start plus the initial delay.
+    /// step-by-step path takes it), nor told to stop (the step-by-step path probes, then
+    /// exits); from the container's start plus the initial delay.
     /// `MAX`: `doProbe`'s step-by-step path decides (and may publish before it probes, or
     /// not probe).
     fn steady(&self) -> (ContainerId, SimTime) {
@@ -309,6 +317,7 @@ impl Worker {
                 ..
             } if self.container_id == Some(id)
                 && !self.on_hold
+                && !self.stop_pending
                 && !self.terminating
                 && !quiet
                 && started != (kind == ProbeType::Startup) =>
@@ -332,10 +341,29 @@ impl Worker {
 
     /// The result [`Worker::record`] would take without changing anything but the run's
     /// count: the run of `last_result` has reached its threshold, that result is the one
-    /// published, and it puts no worker on hold.
+    /// published, and it puts no worker on hold; and the result whose verdict the kept
+    /// transition holds (a probe's verdict is written before its result is recorded, so a
+    /// result this leaves out for that reason alone is still recorded as settled then).
     fn settles(&self) -> Option<ProbeResult> {
         let r = self.last_result;
-        (self.run_reached(r) && !self.holds_on(r) && self.published == Some(r)).then_some(r)
+        let verdict = match r {
+            ProbeResult::Success => ProbeVerdict::Success,
+            ProbeResult::Failure => ProbeVerdict::Failure,
+            ProbeResult::Unknown => return None,
+        };
+        (self.run_reached(r)
+            && !self.holds_on(r)
+            && self.published == Some(r)
+            && self.rec_verdict() == Some(verdict))
+        .then_some(r)
+    }
+
+    /// The verdict the kept `Probe` transition holds.
+    fn rec_verdict(&self) -> Option<ProbeVerdict> {
+        match self.rec {
+            Transition::Probe { result, .. } => Some(result),
+            _ => None,
+        }
     }
 
     /// Whether the run of `result` so far (`result_run`) reaches its threshold (an
@@ -391,11 +419,15 @@ impl Worker {
     }
 
     /// This worker's `Probe` transition with `verdict`, to trace (debug builds check it
-    /// against one built afresh from the key).
+    /// against one built afresh from the key). A new verdict may change which result is
+    /// settled.
     #[inline(always)]
     pub(crate) fn probe_record(&mut self, verdict: ProbeVerdict) -> &Transition {
         if let Transition::Probe { result, .. } = &mut self.rec {
-            *result = verdict;
+            if *result != verdict {
+                *result = verdict;
+                self.refresh();
+            }
         }
         debug_assert_eq!(
             self.rec,
@@ -512,14 +544,18 @@ impl Kubelet {
     pub(crate) fn probe_worker_send(&mut self, ctx: &mut Ctx, slot: u32, wake: ProbeWake) {
         let w = self.prober.worker_at(slot);
         let pending = match wake {
-            ProbeWake::Stop => &mut w.stop_pending,
-            ProbeWake::Trigger => &mut w.trigger_pending,
+            ProbeWake::Stop => w.stop_pending,
+            ProbeWake::Trigger => w.trigger_pending,
             ProbeWake::FirstRun | ProbeWake::Tick => return, // timers, not channels
         };
-        if *pending {
+        if pending {
             return;
         }
-        *pending = true;
+        if wake == ProbeWake::Stop {
+            w.set_stop_pending();
+        } else {
+            w.trigger_pending = true;
+        }
         if !w.sleeping {
             let _ = ctx.after(
                 Dur::ZERO,
@@ -868,119 +904,5 @@ pub(super) fn note_probe_while_terminating(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{ApiContainerStatus, PodPhase};
-
-    fn status(phase: PodPhase, state: ApiContainerState, id: Option<u32>) -> ApiPodStatus {
-        ApiPodStatus {
-            phase,
-            containers: vec![ApiContainerStatus {
-                name: "app".into(),
-                state,
-                last_state: None,
-                restart_count: 0,
-                ready: false,
-                started: true,
-                container_id: id.map(ContainerId),
-            }],
-            ..ApiPodStatus::default()
-        }
-    }
-
-    #[test]
-    fn a_steady_probe_reads_only_the_first_line_of_its_worker() {
-        // The fields of the kept `Probe` transition that a probe writes and hashes lie in
-        // the worker's first line (its tag is checked where it is compared: the start of
-        // `rec`, at offset 32).
-        let spec = crate::model::PodSpec::new(
-            "p",
-            "default",
-            RestartPolicy::Always,
-            vec![crate::model::ContainerSpec::named("app", "img")],
-        );
-        let pod = Arc::new(ApiPod::new(crate::model::PodUid(1), spec));
-        let key = ProbeKey {
-            uid: crate::model::PodUid(1),
-            container: Arc::from("app"),
-            kind: ProbeType::Liveness,
-        };
-        let w = Worker::new(1, key, &pod, &Probe::default(), StatusView::NoStatus);
-        let base = &w as *const Worker as usize;
-        let Transition::Probe {
-            uid, kind, result, ..
-        } = &w.rec
-        else {
-            panic!("a worker keeps a Probe transition");
-        };
-        let end = |p: usize, n: usize| p + n - base;
-        assert!(end(uid as *const _ as usize, 4) <= 64);
-        assert!(end(kind as *const _ as usize, 1) <= 64);
-        assert!(end(result as *const _ as usize, 1) <= 64);
-    }
-
-    #[test]
-    fn initial_delay_in_nanoseconds_is_the_whole_seconds_test() {
-        // `doProbe` compares the whole seconds the container ran with the field; the worker
-        // compares nanoseconds with the field as a duration: the same answer everywhere.
-        for delay in [0u32, 1, 2, 7, 3600, u32::MAX] {
-            let d = Dur::secs(u64::from(delay));
-            for ran in [
-                0,
-                1,
-                999_999_999,
-                1_000_000_000,
-                1_000_000_001,
-                7_500_000_000,
-            ]
-            .into_iter()
-            .chain([d.0.saturating_sub(1), d.0, d.0.saturating_add(1)])
-            {
-                let ran = Dur(ran);
-                assert_eq!(
-                    ran < d,
-                    ran.whole_secs() < u64::from(delay),
-                    "ran {ran:?}, delay {delay} s"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn status_view_reads_what_do_probe_needs() {
-        let t = SimTime(5);
-        let running = ApiContainerState::Running { started_at: t };
-        let gone = ApiContainerState::Terminated {
-            exit_code: 1,
-            reason: "Error",
-            started_at: Some(t),
-            finished_at: Some(t),
-        };
-        assert_eq!(StatusView::of(None, "app"), StatusView::NoStatus);
-        let s = status(PodPhase::Failed, running.clone(), Some(3));
-        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::Terminal);
-        let s = status(PodPhase::Running, running.clone(), Some(3));
-        assert_eq!(StatusView::of(Some(&s), "other"), StatusView::NoContainer);
-        assert_eq!(
-            StatusView::of(Some(&s), "app"),
-            StatusView::Container {
-                id: ContainerId(3),
-                running_since: Some(t),
-                terminated: false,
-                started: true,
-            }
-        );
-        let s = status(PodPhase::Running, running, None);
-        assert_eq!(StatusView::of(Some(&s), "app"), StatusView::NoContainer);
-        let s = status(PodPhase::Running, gone, Some(4));
-        assert_eq!(
-            StatusView::of(Some(&s), "app"),
-            StatusView::Container {
-                id: ContainerId(4),
-                running_since: None,
-                terminated: true,
-                started: true,
-            }
-        );
-    }
-}
+#[path = "worker_tests.rs"]
+mod tests;

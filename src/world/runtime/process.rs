@@ -40,6 +40,30 @@ pub(super) struct ExecView {
     behaviour: Option<Arc<Behaviour>>,
 }
 
+/// The exec views of the containers, by ID, and beside them one byte per container: the
+/// answers its probes get without the clock or a draw. A steady probe (an `Always`
+/// outcome) reads only that byte: a few hundred containers' bytes take a few cache lines,
+/// which the probes of all the pods keep in the data cache, where a view of its own (a
+/// quarter of a line, and the behaviour it points to) is often gone by the container's next
+/// probe. Both are written together, by [`Runtime::sync_exec_view`] only.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ExecViews {
+    views: Vec<ExecView>,
+    /// By container ID: two bits per probe kind, at bit `2 * kind`: the upper one set when
+    /// the container runs and its behaviour answers probes of that kind the same way
+    /// always, the lower one that answer (see [`ExecView::steady_bits`]).
+    steady: Vec<u8>,
+}
+
+impl ExecViews {
+    /// Room for `n` containers' views and bytes.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.views.reserve_exact(n.saturating_sub(self.views.len()));
+        self.steady
+            .reserve_exact(n.saturating_sub(self.steady.len()));
+    }
+}
+
 impl ExecView {
     /// The view of a container's record (of no container: `None`).
     fn of(c: Option<&Container>) -> Self {
@@ -50,6 +74,26 @@ impl ExecView {
             },
             _ => ExecView::default(),
         }
+    }
+
+    /// The byte [`ExecViews::steady`] keeps for this view: for each probe kind that the
+    /// behaviour of a running container answers the same way always (`Always`), two bits at
+    /// `2 * kind`: 2, plus 1 for a success. 0 for a container that does not run.
+    fn steady_bits(&self) -> u8 {
+        let Some(b) = &self.behaviour else {
+            return 0;
+        };
+        [
+            ProbeType::Liveness,
+            ProbeType::Readiness,
+            ProbeType::Startup,
+        ]
+        .into_iter()
+        .map(|kind| match b.probe_outcome(kind) {
+            ProbeOutcome::Always(ok) => (2 | u8::from(ok)) << (2 * kind as u32),
+            _ => 0,
+        })
+        .fold(0, |bits, b| bits | b)
     }
 
     /// Debug builds: the same answers as `other` (the same start while running, and the
@@ -70,10 +114,13 @@ impl Runtime {
     pub(super) fn sync_exec_view(&mut self, id: ContainerId) {
         let view = ExecView::of(self.containers.get(&id));
         let i = id.0 as usize;
-        if self.exec_views.len() <= i {
-            self.exec_views.resize_with(i + 1, ExecView::default);
+        let v = &mut self.exec_views;
+        if v.views.len() <= i {
+            v.views.resize_with(i + 1, ExecView::default);
+            v.steady.resize(i + 1, 0);
         }
-        self.exec_views[i] = view;
+        v.steady[i] = view.steady_bits();
+        v.views[i] = view;
     }
 
     /// A probe against container `id` (an `ExecSync`, or an HTTP/TCP/gRPC request to the
@@ -89,7 +136,7 @@ impl Runtime {
         kind: ProbeType,
         handler: ProbeHandler,
     ) -> Result<bool, &'static str> {
-        let view = self.exec_views.get(id.0 as usize);
+        let view = self.exec_views.views.get(id.0 as usize);
         #[cfg(debug_assertions)]
         assert!(
             view.unwrap_or(&ExecView::default())
@@ -124,10 +171,18 @@ impl Runtime {
         kind: ProbeType,
         handler: ProbeHandler,
     ) -> Option<bool> {
-        let behaviour = self.exec_views.get(id.0 as usize)?.behaviour.as_ref()?;
-        let ProbeOutcome::Always(ok) = behaviour.probe_outcome(kind) else {
+        // The container's byte, its two bits for this kind at the bottom.
+        let bits = *self.exec_views.steady.get(id.0 as usize)? >> (2 * kind as u32);
+        // Debug builds: the byte is the one its view gives.
+        debug_assert_eq!(
+            self.exec_views.steady[id.0 as usize],
+            self.exec_views.views[id.0 as usize].steady_bits(),
+            "container {id:?}: its steady probe answers are stale"
+        );
+        if bits & 2 == 0 {
             return None;
-        };
+        }
+        let ok = bits & 1 != 0;
         // Debug builds: the full exec gives the same answer (an `Always` draws nothing).
         debug_assert_eq!(self.exec_probe(now, id, kind, handler), Ok(ok));
         #[cfg(not(debug_assertions))]
