@@ -733,24 +733,37 @@ impl<const N: usize> NodeRing<N> {
     }
 
     /// [`NodeRing::push`] of a record made by the caller (the oracle's direct paths make
-    /// a relist's or a housekeeping's without the clone of any other kind).
+    /// a relist's or a housekeeping's without the clone of any other kind). Only a slot
+    /// whose record owns nothing (a relist's or a housekeeping's, the frequent kinds) is
+    /// written here: the store drops nothing, so the path calls nothing and saves no
+    /// register. The first lap and a slot holding a boxed transition take
+    /// [`NodeRing::push_slow`].
     #[inline]
     pub(crate) fn push_rec(&mut self, at: SimTime, rec: NodeRec) {
         match self.slots.get_mut(self.next) {
-            Some(slot) => *slot = (at, rec),
-            None => self.push_new(at, rec),
+            Some(slot) if !matches!(slot.1, NodeRec::Other(_)) => {
+                *slot = (at, rec);
+                self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
+            }
+            _ => self.push_slow(at, rec),
         }
-        self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
     }
 
-    /// The first lap: a new slot.
+    /// [`NodeRing::push_rec`] on the first lap (a new slot), or over a boxed transition
+    /// (dropped here).
     #[cold]
     #[inline(never)]
-    fn push_new(&mut self, at: SimTime, rec: NodeRec) {
-        if self.slots.capacity() == 0 {
-            self.slots.reserve_exact(N);
+    fn push_slow(&mut self, at: SimTime, rec: NodeRec) {
+        match self.slots.get_mut(self.next) {
+            Some(slot) => *slot = (at, rec),
+            None => {
+                if self.slots.capacity() == 0 {
+                    self.slots.reserve_exact(N);
+                }
+                self.slots.push((at, rec));
+            }
         }
-        self.slots.push((at, rec));
+        self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
     }
 
     /// The records, oldest first.
