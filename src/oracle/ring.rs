@@ -622,7 +622,7 @@ impl Rings {
     }
 
     /// [`Rings::push`] when `uid` has a ring already (else nothing, and false): no call on
-    /// its way, for the oracle's quiet-probe path.
+    /// its way, for the oracle's direct paths.
     #[inline]
     pub(crate) fn try_push(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
         let i = uid.0 as usize;
@@ -642,6 +642,30 @@ impl Rings {
         );
         *n = self.succ[next];
         *slot = (at, rec);
+        true
+    }
+
+    /// [`Rings::try_push`] for the oracle's quiet-probe path, where one register more is
+    /// one saved: the position moves on before the slot is even found, so the position and
+    /// its place are dead while the record is stored. The slot is indexed, not looked up:
+    /// a pod with a position has its slots ([`Rings::grow`] makes both), so the index
+    /// check is a panic that never happens, and nothing is kept for it. (On the direct
+    /// paths, which have registers to spare, the panic's arguments cost an instruction:
+    /// they keep [`Rings::try_push`].)
+    #[inline(always)]
+    pub(crate) fn try_push_probe(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
+        let i = uid.0 as usize;
+        let Some(n) = self.next.get_mut(i) else {
+            return false;
+        };
+        let next = usize::from(*n);
+        debug_assert_eq!(
+            usize::from(self.succ[next]),
+            (next + 1) % self.ring,
+            "the position after {next}"
+        );
+        *n = self.succ[next];
+        self.slots[i * self.ring + next] = (at, rec);
         true
     }
 
