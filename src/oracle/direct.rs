@@ -369,8 +369,10 @@ impl Oracle {
             .route::<{ topic::CONTAINER_EXITED }>(at, tr, &self.facts, &mut self.out);
     }
 
-    /// The end of a CRI call: its record and [`Facts::cri_end_fact`], then the checkers of
-    /// its topic, without the table, when one acts on it ([`checkers::cri_end_watched`]).
+    /// The end of a CRI call: its record, then, when it changes a fact
+    /// ([`Facts::cri_end_changes`]) or a checker acts on it ([`checkers::cri_end_watched`]),
+    /// [`Oracle::cri_end_checked`] (a tail call). A call that ended well, nearly every
+    /// one, usually needs neither: the path then calls nothing (no register saved).
     #[inline(never)]
     pub(super) fn direct_cri_end(&mut self, at: SimTime, tr: &Transition) {
         let Transition::CriEnd {
@@ -385,6 +387,28 @@ impl Oracle {
         if !self.record(at, uid, Rec::CriEnd(call, target, error)) {
             return self.general(at, tr);
         }
+        let failed = error.is_some();
+        if Facts::cri_end_changes(call, failed) || checkers::cri_end_watched(call, failed) {
+            return self.cri_end_checked(at, tr);
+        }
+        self.check_direct(at, tr, topic::CRI_END);
+        self.checkers.unwatched(at, tr, &self.facts, &mut self.out);
+    }
+
+    /// [`Oracle::direct_cri_end`] of a call that changes a fact or that a checker acts on,
+    /// its record pushed: [`Facts::cri_end_fact`], then the checkers of its topic, without
+    /// the table, when one acts on it.
+    #[inline(never)]
+    fn cri_end_checked(&mut self, at: SimTime, tr: &Transition) {
+        let Transition::CriEnd {
+            uid,
+            call,
+            target,
+            error,
+        } = *tr
+        else {
+            unreachable!()
+        };
         self.facts
             .cri_end_fact(at, uid, call, target, error.is_some());
         self.check_direct(at, tr, topic::CRI_END);

@@ -474,8 +474,15 @@ impl Facts {
         }
     }
 
+    /// Whether [`Facts::cri_end_fact`] changes anything for the end of `call`.
+    #[inline(always)]
+    pub(super) fn cri_end_changes(call: CriOp, failed: bool) -> bool {
+        failed || call == CriOp::RemoveContainer
+    }
+
     /// What the end of CRI call `call` on `target` changes (`failed`: with an error): the
-    /// pod's errors, and a removed container's instance.
+    /// pod's errors, and a removed container's instance (nothing unless
+    /// [`Facts::cri_end_changes`]).
     pub(super) fn cri_end_fact(
         &mut self,
         at: SimTime,

@@ -181,7 +181,7 @@ impl Oracle {
         if !self
             .facts
             .rings
-            .try_push(uid, at, ring::Rec::Probe(name, kind, result))
+            .try_push_probe(uid, at, ring::Rec::Probe(name, kind, result))
         {
             return false;
         }
@@ -190,7 +190,8 @@ impl Oracle {
         // reads it (a probe that is not quiet, a probe worker's step, a container's start)
         // sets it first.
         // Debug builds check the cache's claims in full: `name` is the container's interned
-        // name, and an instance of it runs now.
+        // name, and an instance of it runs now; and the push: the pod's history ends with
+        // the probe.
         #[cfg(debug_assertions)]
         {
             assert!(
@@ -202,6 +203,11 @@ impl Oracle {
                 checkers::probes::runs_now(self.facts.pod(uid), name),
                 (true, true),
                 "quiet probe of {uid}'s container {container}: no instance of it runs"
+            );
+            assert_eq!(
+                self.facts.rings.of(uid).last(),
+                Some((at, ring::Rec::Probe(name, kind, result))),
+                "quiet probe of {uid}'s container {container}: the history's last record"
             );
         }
         true

@@ -622,7 +622,7 @@ impl Rings {
     }
 
     /// [`Rings::push`] when `uid` has a ring already (else nothing, and false): no call on
-    /// its way, for the oracle's quiet-probe path.
+    /// its way, for the oracle's direct paths.
     #[inline]
     pub(crate) fn try_push(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
         let i = uid.0 as usize;
@@ -642,6 +642,30 @@ impl Rings {
         );
         *n = self.succ[next];
         *slot = (at, rec);
+        true
+    }
+
+    /// [`Rings::try_push`] for the oracle's quiet-probe path, where one register more is
+    /// one saved: the position moves on before the slot is even found, so the position and
+    /// its place are dead while the record is stored. The slot is indexed, not looked up:
+    /// a pod with a position has its slots ([`Rings::grow`] makes both), so the index
+    /// check is a panic that never happens, and nothing is kept for it. (On the direct
+    /// paths, which have registers to spare, the panic's arguments cost an instruction:
+    /// they keep [`Rings::try_push`].)
+    #[inline(always)]
+    pub(crate) fn try_push_probe(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
+        let i = uid.0 as usize;
+        let Some(n) = self.next.get_mut(i) else {
+            return false;
+        };
+        let next = usize::from(*n);
+        debug_assert_eq!(
+            usize::from(self.succ[next]),
+            (next + 1) % self.ring,
+            "the position after {next}"
+        );
+        *n = self.succ[next];
+        self.slots[i * self.ring + next] = (at, rec);
         true
     }
 
@@ -733,24 +757,37 @@ impl<const N: usize> NodeRing<N> {
     }
 
     /// [`NodeRing::push`] of a record made by the caller (the oracle's direct paths make
-    /// a relist's or a housekeeping's without the clone of any other kind).
+    /// a relist's or a housekeeping's without the clone of any other kind). Only a slot
+    /// whose record owns nothing (a relist's or a housekeeping's, the frequent kinds) is
+    /// written here: the store drops nothing, so the path calls nothing and saves no
+    /// register. The first lap and a slot holding a boxed transition take
+    /// [`NodeRing::push_slow`].
     #[inline]
     pub(crate) fn push_rec(&mut self, at: SimTime, rec: NodeRec) {
         match self.slots.get_mut(self.next) {
-            Some(slot) => *slot = (at, rec),
-            None => self.push_new(at, rec),
+            Some(slot) if !matches!(slot.1, NodeRec::Other(_)) => {
+                *slot = (at, rec);
+                self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
+            }
+            _ => self.push_slow(at, rec),
         }
-        self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
     }
 
-    /// The first lap: a new slot.
+    /// [`NodeRing::push_rec`] on the first lap (a new slot), or over a boxed transition
+    /// (dropped here).
     #[cold]
     #[inline(never)]
-    fn push_new(&mut self, at: SimTime, rec: NodeRec) {
-        if self.slots.capacity() == 0 {
-            self.slots.reserve_exact(N);
+    fn push_slow(&mut self, at: SimTime, rec: NodeRec) {
+        match self.slots.get_mut(self.next) {
+            Some(slot) => *slot = (at, rec),
+            None => {
+                if self.slots.capacity() == 0 {
+                    self.slots.reserve_exact(N);
+                }
+                self.slots.push((at, rec));
+            }
         }
-        self.slots.push((at, rec));
+        self.next = if self.next + 1 == N { 0 } else { self.next + 1 };
     }
 
     /// The records, oldest first.
