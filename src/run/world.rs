@@ -441,9 +441,10 @@ impl World {
 
     /// A watch (or, `file`, file-source) event reaches the running kubelet.
     fn watch(&mut self, w: WatchEvent, file: bool) {
-        self.trace.emit(
+        crate::world::emit_plain(
+            &mut self.trace,
             self.sim.now(),
-            &Transition::WatchDelivered {
+            Transition::WatchDelivered {
                 uid: w.pod.uid,
                 kind: watch_label(w.kind, file),
             },
