@@ -4,8 +4,20 @@
 use crate::model::Dist;
 use crate::sim::{Dur, Stream};
 
-/// Draw one duration from `d`.
+/// Draw one duration from `d`. The fixed and uniform draws (most of a run's) take no
+/// floating-point work: the others are out of line, so this needs no registers saved.
+#[inline]
 pub(crate) fn sample(d: &Dist, rng: &mut Stream) -> Dur {
+    match *d {
+        Dist::Fixed(v) => v,
+        Dist::Uniform { min, max } => Dur(rng.between(min.0, max.0)),
+        _ => sample_curve(d, rng),
+    }
+}
+
+/// [`sample`] of the exponential and log-normal distributions.
+#[inline(never)]
+fn sample_curve(d: &Dist, rng: &mut Stream) -> Dur {
     match *d {
         Dist::Fixed(v) => v,
         Dist::Uniform { min, max } => Dur(rng.between(min.0, max.0)),

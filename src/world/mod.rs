@@ -31,6 +31,22 @@ use runtime::RtEvent;
 /// its observer), seen without its observer's type.
 pub(crate) type Tracer = dyn crate::sim::Emit<Transition>;
 
+/// `trace.emit` of a transition made of plain values only (a CRI call's begin or end, a
+/// watch delivery): it is not dropped afterwards, which spares a call into the
+/// transition's drop glue that would find nothing to free. Debug builds check the kind.
+#[inline(always)]
+pub(crate) fn emit_plain<T>(trace: &mut T, at: crate::sim::SimTime, t: Transition)
+where
+    T: crate::sim::Emit<Transition> + ?Sized,
+{
+    debug_assert!(matches!(
+        t,
+        Transition::CriBegin { .. } | Transition::CriEnd { .. } | Transition::WatchDelivered { .. }
+    ));
+    let t = std::mem::ManuallyDrop::new(t);
+    trace.emit(at, &t);
+}
+
 /// A kubelet incarnation: 0 for the kubelet started with the run, one more after each
 /// `kubeletRestart`. Everything addressed to a kubelet process (its timers, CRI replies,
 /// watch deliveries, answers to its API requests) carries the incarnation it belongs to;

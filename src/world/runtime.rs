@@ -382,9 +382,10 @@ impl Runtime {
     ) {
         let (uid, target) = req.uid_target();
         if req.traced() {
-            trace.emit(
+            super::emit_plain(
+                trace,
                 sim.now(),
-                &Transition::CriBegin {
+                Transition::CriBegin {
                     uid,
                     call: req.name(),
                     target,
@@ -459,7 +460,10 @@ impl Runtime {
         };
         let req = match self.spare.pop() {
             Some(mut b) => {
-                *b = req;
+                // A spare box holds `unbox`'s placeholder, which owns nothing: no drop.
+                let old = std::mem::replace(&mut *b, req);
+                debug_assert!(matches!(old, CriReq::MountVolumes { uid: PodUid(0) }));
+                std::mem::forget(old);
                 b
             }
             None => Box::new(req),
@@ -577,9 +581,10 @@ impl Runtime {
     ) -> CriResult {
         if req.traced() {
             let (uid, target) = req.uid_target();
-            trace.emit(
+            super::emit_plain(
+                trace,
                 sim.now(),
-                &Transition::CriEnd {
+                Transition::CriEnd {
                     uid,
                     call: req.name(),
                     target,
