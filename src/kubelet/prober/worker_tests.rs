@@ -19,11 +19,8 @@ fn status(phase: PodPhase, state: ApiContainerState, id: Option<u32>) -> ApiPodS
     }
 }
 
-#[test]
-fn a_steady_probe_reads_only_the_first_line_of_its_worker() {
-    // The fields of the kept `Probe` transition that a probe writes and hashes lie in
-    // the worker's first line (its tag is checked where it is compared: the start of
-    // `rec`, at offset 32).
+/// A one-container pod (`app`) and the key of a liveness probe on its container.
+fn app_pod_and_liveness_key() -> (Arc<ApiPod>, ProbeKey) {
     let spec = crate::model::PodSpec::new(
         "p",
         "default",
@@ -36,6 +33,15 @@ fn a_steady_probe_reads_only_the_first_line_of_its_worker() {
         container: Arc::from("app"),
         kind: ProbeType::Liveness,
     };
+    (pod, key)
+}
+
+#[test]
+fn a_steady_probe_reads_only_the_first_line_of_its_worker() {
+    // The fields of the kept `Probe` transition that a probe writes and hashes lie in
+    // the worker's first line (its tag is checked where it is compared: the start of
+    // `rec`, at offset 32).
+    let (pod, key) = app_pod_and_liveness_key();
     let w = Worker::new(1, key, &pod, &Probe::default(), StatusView::NoStatus);
     let base = &w as *const Worker as usize;
     let Transition::Probe {
@@ -120,18 +126,7 @@ fn a_worker_told_to_stop_leaves_the_steady_path() {
     // A steady worker (its container running, known and started) probes at once; once a
     // stop waits in its channel, a tick takes the step-by-step path (which probes, then
     // exits). Debug builds check the first line's answers at each `probes_now`.
-    let spec = crate::model::PodSpec::new(
-        "p",
-        "default",
-        RestartPolicy::Always,
-        vec![crate::model::ContainerSpec::named("app", "img")],
-    );
-    let pod = Arc::new(ApiPod::new(crate::model::PodUid(1), spec));
-    let key = ProbeKey {
-        uid: crate::model::PodUid(1),
-        container: Arc::from("app"),
-        kind: ProbeType::Liveness,
-    };
+    let (pod, key) = app_pod_and_liveness_key();
     let running = ApiContainerState::Running {
         started_at: SimTime(5),
     };
