@@ -43,6 +43,15 @@ where
         t,
         Transition::CriBegin { .. } | Transition::CriEnd { .. } | Transition::WatchDelivered { .. }
     ));
+    // The three kinds hold plain values only, so not dropping them frees nothing; a field
+    // that owned something would stop this compiling rather than leak.
+    const _: () = {
+        use crate::model::{CriFailure, CriOp, WatchDelivery};
+        use std::mem::needs_drop;
+        assert!(!needs_drop::<PodUid>() && !needs_drop::<WatchDelivery>());
+        assert!(!needs_drop::<CriOp>() && !needs_drop::<Option<CriFailure>>());
+        assert!(!needs_drop::<Option<i64>>() && !needs_drop::<u32>());
+    };
     let t = std::mem::ManuallyDrop::new(t);
     trace.emit(at, &t);
 }
