@@ -11,41 +11,38 @@ pub(crate) fn sample(d: &Dist, rng: &mut Stream) -> Dur {
     match *d {
         Dist::Fixed(v) => v,
         Dist::Uniform { min, max } => Dur(rng.between(min.0, max.0)),
-        _ => sample_curve(d, rng),
+        Dist::Exponential { mean } => exponential(mean, rng),
+        Dist::LogNormal { median, p99 } => log_normal(median, p99, rng),
     }
 }
 
-/// [`sample`] of the exponential and log-normal distributions.
+/// An exponential draw of mean `mean`, by the inverse CDF on (0, 1].
 #[inline(never)]
-fn sample_curve(d: &Dist, rng: &mut Stream) -> Dur {
-    match *d {
-        Dist::Fixed(v) => v,
-        Dist::Uniform { min, max } => Dur(rng.between(min.0, max.0)),
-        Dist::Exponential { mean } => {
-            // Inverse CDF on (0, 1].
-            let u = 1.0 - rng.unit_f64();
-            let x = -libm::log(u) * mean.0 as f64;
-            to_dur(x)
-        }
-        Dist::LogNormal { median, p99 } => {
-            if median.0 == 0 {
-                return Dur::ZERO;
-            }
-            let mu = libm::log(median.0 as f64);
-            // z(0.99) of the standard normal.
-            const Z99: f64 = 2.326_347_874_040_841;
-            let sigma = if p99.0 > median.0 {
-                (libm::log(p99.0 as f64) - mu) / Z99
-            } else {
-                0.0
-            };
-            // Box-Muller.
-            let u1 = 1.0 - rng.unit_f64();
-            let u2 = rng.unit_f64();
-            let z = libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2);
-            to_dur(libm::exp(mu + sigma * z))
-        }
+fn exponential(mean: Dur, rng: &mut Stream) -> Dur {
+    let u = 1.0 - rng.unit_f64();
+    let x = -libm::log(u) * mean.0 as f64;
+    to_dur(x)
+}
+
+/// A log-normal draw with median `median` and 99th percentile `p99`.
+#[inline(never)]
+fn log_normal(median: Dur, p99: Dur, rng: &mut Stream) -> Dur {
+    if median.0 == 0 {
+        return Dur::ZERO;
     }
+    let mu = libm::log(median.0 as f64);
+    // z(0.99) of the standard normal.
+    const Z99: f64 = 2.326_347_874_040_841;
+    let sigma = if p99.0 > median.0 {
+        (libm::log(p99.0 as f64) - mu) / Z99
+    } else {
+        0.0
+    };
+    // Box-Muller.
+    let u1 = 1.0 - rng.unit_f64();
+    let u2 = rng.unit_f64();
+    let z = libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2);
+    to_dur(libm::exp(mu + sigma * z))
 }
 
 fn to_dur(x: f64) -> Dur {
