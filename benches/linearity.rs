@@ -61,6 +61,7 @@ fn once(sc: &Arc<Scenario>) -> (f64, u64) {
             keep_trace: false,
             replay: String::new(),
             no_oracle: false,
+            history: podsim::run::FindingHistory::Rerun,
         },
     );
     (t.elapsed().as_secs_f64(), out.events)

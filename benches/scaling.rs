@@ -70,6 +70,7 @@ fn main() {
                         keep_trace: false,
                         replay: String::new(),
                         no_oracle: false,
+                        history: podsim::run::FindingHistory::Rerun,
                     },
                 );
                 out.events

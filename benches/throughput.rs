@@ -12,6 +12,10 @@
 //! 4. **Full model with probes**: `benches/node-110-probes.yaml`, the same node with a
 //!    liveness and a readiness probe every 10 s on each web pod's app container (the
 //!    issue's target workload: probes every 10 s, steady churn), with and without oracle.
+//! 5. **The oracle with its histories kept** (`FindingHistory::Kept`): each scenario also
+//!    runs with every pod's last transitions kept as the run goes, as a run that makes
+//!    findings does when it goes again to quote them (the default, `FindingHistory::Rerun`,
+//!    keeps none in a run without findings, such as these).
 //!
 //! Each benchmark runs `PODSIM_BENCH_REPS` times (default 7) and reports the median, so
 //! both rates and their ratio come from the same process. The ratios are also given paired
@@ -22,7 +26,7 @@
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 use podsim::load;
-use podsim::run::{run, RunOptions};
+use podsim::run::{run, FindingHistory, RunOptions};
 use podsim::sim::{Dur, Limits, Sim, SimTime, Strategy, Stream, Trace};
 use std::path::Path;
 use std::sync::Arc;
@@ -62,17 +66,27 @@ struct Full {
     rate: Vec<f64>,
     wall: Vec<f64>,
     plain_wall: Vec<f64>,
+    kept_wall: Vec<f64>,
     /// Per rep: the oracle's overhead in percent of the same rep's run without it.
     paired_oracle: Vec<f64>,
+    /// Per rep: the same with the histories kept.
+    paired_kept: Vec<f64>,
     /// Per rep: the model's event rate in percent of the same rep's bare queue.
     paired_bare: Vec<f64>,
     events: u64,
 }
 
 impl Full {
-    /// One rep: with and without the oracle, alternating which goes first.
+    /// One rep: with and without the oracle, and with the histories kept, in an order
+    /// that turns from rep to rep.
     fn rep(&mut self, sc: &Arc<podsim::scenario::Scenario>, seed: u64, rep: usize, bare: f64) {
-        let one = |no_oracle: bool| {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Kind {
+            With,
+            Without,
+            Kept,
+        }
+        let one = |kind: Kind| {
             let t = Instant::now();
             let out = run(
                 sc.clone(),
@@ -80,22 +94,28 @@ impl Full {
                     seed,
                     keep_trace: false,
                     replay: String::new(),
-                    no_oracle,
+                    no_oracle: kind == Kind::Without,
+                    history: if kind == Kind::Kept {
+                        FindingHistory::Kept
+                    } else {
+                        FindingHistory::Rerun
+                    },
                 },
             );
             (out, t.elapsed().as_secs_f64())
         };
-        let order = if rep % 2 == 0 {
-            [false, true]
-        } else {
-            [true, false]
-        };
-        let (mut with, mut without) = (0.0, 0.0);
-        for no_oracle in order {
-            let (out, s) = one(no_oracle);
-            if no_oracle {
+        let mut order = [Kind::With, Kind::Without, Kind::Kept];
+        order.rotate_left(rep % 3);
+        let (mut with, mut without, mut kept) = (0.0, 0.0, 0.0);
+        for kind in order {
+            let (out, s) = one(kind);
+            if kind == Kind::Without {
                 self.plain_wall.push(s);
                 without = s;
+            } else if kind == Kind::Kept {
+                assert!(out.findings.is_empty(), "oracle findings in the bench");
+                self.kept_wall.push(s);
+                kept = s;
             } else {
                 assert!(out.findings.is_empty(), "oracle findings in the bench");
                 self.events = out.events;
@@ -106,12 +126,14 @@ impl Full {
             }
         }
         self.paired_oracle.push(100.0 * (with - without) / without);
+        self.paired_kept.push(100.0 * (kept - without) / without);
     }
 
     fn report(self, name: &str, bare: f64) {
         let rate = median(self.rate);
         let wall = median(self.wall);
         let plain = median(self.plain_wall);
+        let kept = median(self.kept_wall);
         println!(
             "{name}: {:>10.0} events/s, {} events, {:.1} ms wall per simulated hour ({:.0}x real time); ratio to bare {:.1} %",
             rate,
@@ -136,6 +158,12 @@ impl Full {
             "{name} paired by rep: oracle overhead {:.1} % (range {olo:.1} to {ohi:.1}); ratio to the rep's bare queue {:.1} % (range {blo:.1} to {bhi:.1})",
             median(self.paired_oracle.clone()),
             median(self.paired_bare.clone()),
+        );
+        println!(
+            "{name} with the histories kept: {:.1} ms wall; oracle overhead {:.1} % (paired {:.1} %)",
+            kept * 1e3,
+            100.0 * (kept - plain) / plain,
+            median(self.paired_kept.clone()),
         );
     }
 }

@@ -258,6 +258,8 @@ pub fn bisect(
                                 keep_trace: false,
                                 replay: String::new(),
                                 no_oracle: false,
+                                // Only which invariants a run broke is read: no history.
+                                history: crate::run::FindingHistory::Omitted,
                             },
                         );
                         let mut f: Vec<String> =

@@ -149,6 +149,8 @@ fn one_run(sc: &Arc<Scenario>, seed: u64) -> Tally {
             keep_trace: false,
             replay: String::new(),
             no_oracle: false,
+            // Only which invariants a run broke is read: no history.
+            history: crate::run::FindingHistory::Omitted,
         },
     );
     let mut findings: BTreeMap<String, u64> = BTreeMap::new();

@@ -587,6 +587,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         keep_trace: false,
         replay: replay.clone(),
         no_oracle: a.no_oracle,
+        history: crate::run::FindingHistory::Rerun,
     };
     let wants = crate::cli_run::Wants {
         trace: a.trace.as_deref(),

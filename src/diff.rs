@@ -401,6 +401,7 @@ fn run_side(path: &Path, s: &Setup, sc: Arc<crate::scenario::Scenario>, seed: u6
         keep_trace: false,
         replay: replay.clone(),
         no_oracle: false,
+        history: crate::run::FindingHistory::Rerun,
     };
     let mut records = Vec::new();
     let out = crate::run::run_streaming(sc, &opts, &mut |batch| {

@@ -662,6 +662,7 @@ fn one(plan: &Plan, index: u64) -> Result<RunRow, String> {
         keep_trace: false,
         replay: replay(m, index),
         no_oracle: false,
+        history: crate::run::FindingHistory::Rerun,
     };
     let replay = opts.replay.clone();
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(sc, &opts)))

@@ -25,6 +25,7 @@ fn opts(seed: u64, replay: String, no_oracle: bool, keep_trace: bool) -> RunOpti
         keep_trace,
         replay,
         no_oracle,
+        history: podsim::run::FindingHistory::Rerun,
     }
 }
 
@@ -60,6 +61,83 @@ fn no_finding_on_any_bundled_scenario() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A finding's history comes from running the run again ([`FindingHistory::Rerun`], the
+/// default): the whole output, messages included, is the one of the run that kept its
+/// histories as it went ([`FindingHistory::Kept`]); without histories
+/// ([`FindingHistory::Omitted`]) the findings are the same, their messages without the
+/// transitions. Over every bundled scenario on v1.21 and `current`, seeds 1-2: enough runs
+/// with findings that a rerun that quoted nothing, or another run, fails.
+#[test]
+fn a_rerun_quotes_the_history_a_kept_run_keeps() {
+    use podsim::run::FindingHistory;
+    let (mut with_findings, mut pod_quotes, mut node_quotes) = (0, 0, 0);
+    for f in scenario_files() {
+        for profile in ["v1.21", "current"] {
+            let sets = [("spec.kubelet.profile".to_string(), profile.to_string())];
+            // A scenario that needs a newer release than v1.21 is not loaded on it.
+            let Ok(loaded) = load(&f, &sets) else {
+                continue;
+            };
+            let sc = Arc::new(loaded.scenario);
+            for seed in [1, 2] {
+                let replay = format!(
+                    "podsim run {} --seed {seed} --profile {profile}",
+                    f.display()
+                );
+                let of = |history| {
+                    let o = RunOptions {
+                        history,
+                        ..opts(seed, replay.clone(), false, false)
+                    };
+                    run(sc.clone(), &o)
+                };
+                let rerun = of(FindingHistory::Rerun);
+                let kept = of(FindingHistory::Kept);
+                let omitted = of(FindingHistory::Omitted);
+                let json = |o: &podsim::run::RunOutput| serde_json::to_string(o).unwrap();
+                assert_eq!(json(&rerun), json(&kept), "{replay}");
+                let key = |o: &podsim::run::RunOutput| -> Vec<(String, String, u64)> {
+                    o.findings
+                        .iter()
+                        .map(|x| (x.invariant.clone(), x.pod.clone(), x.at_ns))
+                        .collect()
+                };
+                assert_eq!(key(&omitted), key(&kept), "{replay}");
+                assert_eq!(omitted.trace_hash, kept.trace_hash, "{replay}");
+                let oracle_findings = kept
+                    .findings
+                    .iter()
+                    .zip(&omitted.findings)
+                    .filter(|(k, _)| k.invariant != "run-limit-reached");
+                for (k, o) in oracle_findings {
+                    assert!(
+                        !o.message.contains("\n    last "),
+                        "{replay}: {}",
+                        o.message
+                    );
+                    assert!(k.message.starts_with(&o.message), "{replay}: {}", k.message);
+                    if k.message.contains("\n    last transitions of ") {
+                        pod_quotes += 1;
+                    } else {
+                        assert!(
+                            k.message.contains("\n    last node transitions:"),
+                            "{replay}: {}",
+                            k.message
+                        );
+                        node_quotes += 1;
+                    }
+                }
+                with_findings += usize::from(!kept.findings.is_empty());
+            }
+        }
+    }
+    // (No bundled scenario makes a node finding; the oracle's unit tests quote one.)
+    assert!(
+        with_findings >= 40 && pod_quotes >= 100,
+        "runs with findings {with_findings}, pod findings {pod_quotes}, node findings {node_quotes}"
+    );
 }
 
 /// Removing the oracle changes neither the trace hash nor any record.

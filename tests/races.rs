@@ -76,6 +76,7 @@ pub fn side(
                 keep_trace: false,
                 replay: format!("podsim run {file} --seed {seed}{flags}"),
                 no_oracle: false,
+                history: podsim::run::FindingHistory::Rerun,
             },
         );
         s.runs += 1;

@@ -97,6 +97,7 @@ impl Doc {
             keep_trace: false,
             replay: replay.to_owned(),
             no_oracle: false,
+            history: crate::run::FindingHistory::Rerun,
         };
         let mut obs = Observer::default();
         let out = crate::run::run_typed(sc.clone(), &opts, &mut |b| obs.see(b));
@@ -367,6 +368,7 @@ mod tests {
                 keep_trace: false,
                 replay: "r".into(),
                 no_oracle: false,
+                history: crate::run::FindingHistory::Rerun,
             },
         );
         assert_eq!(a.trace_hash, b.trace_hash);

@@ -238,6 +238,8 @@ fn run_one(loaded: &Loaded, seed: u64) -> RunOutput {
         keep_trace: false,
         replay: String::new(),
         no_oracle: false,
+        // Only which invariants a run broke is read: no history.
+        history: crate::run::FindingHistory::Omitted,
     };
     crate::run::run(Arc::new(loaded.scenario.clone()), &opts)
 }

@@ -93,11 +93,15 @@ impl Findings {
                 }
                 self.pod_reported[i] |= bit;
                 let name = facts.get(u).map_or("", |p| p.name());
-                let _ = write!(
-                    msg,
-                    "\n    last transitions of {} ({u}):",
-                    if name.is_empty() { "?" } else { name }
-                );
+                // A run that keeps no history (its findings are quoted from the same run
+                // with it kept, or not at all) lists no transitions.
+                if facts.rings.kept() {
+                    let _ = write!(
+                        msg,
+                        "\n    last transitions of {} ({u}):",
+                        if name.is_empty() { "?" } else { name }
+                    );
+                }
                 for (at, rec) in facts.rings.of(u) {
                     let _ = write!(
                         msg,
@@ -113,7 +117,9 @@ impl Findings {
                     return;
                 }
                 self.node_reported |= bit;
-                msg.push_str("\n    last node transitions:");
+                if facts.rings.kept() {
+                    msg.push_str("\n    last node transitions:");
+                }
                 for (at, rec) in facts.node.recent.iter() {
                     let _ = write!(msg, "\n      {}  {rec}", t(*at));
                 }

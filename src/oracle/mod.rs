@@ -96,8 +96,10 @@ impl Oracle {
         }
     }
 
-    /// [`Oracle::new`] for a run of `pods` pods: a shorter per-pod ring when it is large.
-    pub(crate) fn for_pods(pods: usize) -> Self {
+    /// [`Oracle::new`] for a run of `pods` pods: a shorter per-pod ring when it is large;
+    /// with `history` false, no history at all (pod or node): the checks and findings are
+    /// the same, and a finding's message lists no transitions.
+    pub(crate) fn for_pods(pods: usize, history: bool) -> Self {
         let mut o = Self::new();
         let ring = if pods > LARGE_RUN_PODS {
             RING_LARGE
@@ -106,9 +108,21 @@ impl Oracle {
         };
         // UIDs count from 1: one slot per declared pod, without doubling's slack (pods
         // created later, such as mirror pods, grow it as before).
-        o.facts.rings = ring::Rings::new(ring, pods + 1);
+        o.facts.rings = if history {
+            ring::Rings::new(ring, pods + 1)
+        } else {
+            ring::Rings::unkept(pods + 1)
+        };
+        if !history {
+            o.facts.node.recent = ring::NodeRing::unkept();
+        }
         o.facts.pods = Vec::with_capacity(pods + 1);
         o
+    }
+
+    /// Whether the oracle keeps the pods' and the node's histories.
+    pub(crate) fn keeps_history(&self) -> bool {
+        self.facts.rings.kept()
     }
 
     #[cfg(test)]
@@ -204,11 +218,13 @@ impl Oracle {
                 (true, true),
                 "quiet probe of {uid}'s container {container}: no instance of it runs"
             );
-            assert_eq!(
-                self.facts.rings.of(uid).last(),
-                Some((at, ring::Rec::Probe(name, kind, result))),
-                "quiet probe of {uid}'s container {container}: the history's last record"
-            );
+            if self.keeps_history() {
+                assert_eq!(
+                    self.facts.rings.of(uid).last(),
+                    Some((at, ring::Rec::Probe(name, kind, result))),
+                    "quiet probe of {uid}'s container {container}: the history's last record"
+                );
+            }
         }
         true
     }
@@ -278,13 +294,15 @@ impl Oracle {
     /// Debug builds, on [`Oracle::other`]'s direct path: `tr`'s topic is `topic` (so the
     /// checkers the path calls are the ones that look at it), and for a pod's transition
     /// the record just pushed to its history is [`ring::Rec::of`] it (for a node's, the
-    /// node's last record prints as it).
+    /// node's last record prints as it), when the oracle keeps histories.
     #[inline(always)]
     fn check_direct(&mut self, at: SimTime, tr: &Transition, topic: u32) {
         #[cfg(debug_assertions)]
         {
             assert_eq!(checkers::topic::of(tr), topic, "direct path of {tr:?}");
-            if let Some(uid) = facts::uid_of(tr) {
+            if !self.keeps_history() {
+                // No history kept: nothing was pushed.
+            } else if let Some(uid) = facts::uid_of(tr) {
                 let want = ring::Rec::of(tr, &mut self.facts.syms).map(|r| (at, r));
                 assert_eq!(
                     self.facts.rings.of(uid).last(),

@@ -544,12 +544,18 @@ impl Rec {
 /// Every pod's ring, in one vector: pod `uid`'s slots are `ring * uid .. ring * (uid + 1)`.
 /// A slot never written holds [`Rec::Empty`] (no transition's record is empty), so a ring
 /// needs no count of its records: a push is one store of the slot and one of its position.
+///
+/// Rings of no slots ([`Rings::unkept`]) keep no record: a push only says whether the pod
+/// has its place (as it would with slots), and a pod's history is empty. A run's first
+/// pass keeps them so (a finding's history comes from running it again, see
+/// `crate::run::FindingHistory`).
 #[derive(Clone, Debug)]
 pub(crate) struct Rings {
-    /// Slots per pod (at most 255).
+    /// Slots per pod (at most 255; none: no history kept).
     ring: usize,
     slots: Vec<(SimTime, Rec)>,
-    /// Per pod: the slot written next (its oldest record once the ring is full).
+    /// Per pod: the slot written next (its oldest record once the ring is full). Its
+    /// length says which pods have their place (with or without slots).
     next: Vec<u8>,
     /// The position after each position: `k + 1`, or 0 after the ring's last slot. A push
     /// reads its new position here instead of comparing with the ring's size, so the
@@ -580,6 +586,21 @@ impl Rings {
     /// Rings of `ring` slots, with room for `pods` pods (UIDs below `pods`).
     pub(crate) fn new(ring: usize, pods: usize) -> Self {
         assert!(ring > 0 && ring <= usize::from(u8::MAX), "ring size {ring}");
+        Self::with_slots(ring, pods)
+    }
+
+    /// Rings that keep no record, with room for `pods` pods: every push is only the test
+    /// that the pod has its place, and [`Rings::of`] is empty.
+    pub(crate) fn unkept(pods: usize) -> Self {
+        Self::with_slots(0, pods)
+    }
+
+    /// Whether pushes are kept.
+    pub(crate) fn kept(&self) -> bool {
+        self.ring != 0
+    }
+
+    fn with_slots(ring: usize, pods: usize) -> Self {
         Rings {
             ring,
             slots: Vec::with_capacity(ring * pods),
@@ -611,6 +632,9 @@ impl Rings {
             Some(n) => n,
             None => Self::grow(&mut self.next, &mut self.slots, ring, i),
         };
+        if ring == 0 {
+            return;
+        }
         let next = usize::from(*n);
         debug_assert_eq!(
             usize::from(self.succ[next]),
@@ -626,9 +650,13 @@ impl Rings {
     #[inline]
     pub(crate) fn try_push(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
         let i = uid.0 as usize;
-        let Some(n) = self.next.get_mut(i) else {
+        if i >= self.next.len() {
             return false;
-        };
+        }
+        if self.ring == 0 {
+            return true;
+        }
+        let n = &mut self.next[i];
         let next = usize::from(*n);
         let Some(slot) = self.slots.get_mut(i * self.ring + next) else {
             return false;
@@ -655,9 +683,14 @@ impl Rings {
     #[inline(always)]
     pub(crate) fn try_push_probe(&mut self, uid: PodUid, at: SimTime, rec: Rec) -> bool {
         let i = uid.0 as usize;
-        let Some(n) = self.next.get_mut(i) else {
+        if i >= self.next.len() {
             return false;
-        };
+        }
+        // No history kept: the pod has its place, which is all the caller asks.
+        if self.ring == 0 {
+            return true;
+        }
+        let n = &mut self.next[i];
         let next = usize::from(*n);
         debug_assert_eq!(
             usize::from(self.succ[next]),
@@ -738,6 +771,8 @@ pub(crate) struct NodeRing<const N: usize> {
     /// Up to `N` records; once full, `next` is the oldest.
     slots: Vec<(SimTime, NodeRec)>,
     next: usize,
+    /// False: no record is kept ([`NodeRing::unkept`]).
+    keep: bool,
 }
 
 impl<const N: usize> Default for NodeRing<N> {
@@ -745,15 +780,26 @@ impl<const N: usize> Default for NodeRing<N> {
         NodeRing {
             slots: Vec::new(),
             next: 0,
+            keep: true,
         }
     }
 }
 
 impl<const N: usize> NodeRing<N> {
+    /// A ring that keeps no record (pushes do nothing; [`NodeRing::iter`] is empty).
+    pub(crate) fn unkept() -> Self {
+        NodeRing {
+            keep: false,
+            ..Default::default()
+        }
+    }
+
     /// Add `tr` (a node-level transition) at `at`, over the oldest record when full.
     #[inline]
     pub(crate) fn push(&mut self, at: SimTime, tr: &Transition) {
-        self.push_rec(at, NodeRec::of(tr));
+        if self.keep {
+            self.push_rec(at, NodeRec::of(tr));
+        }
     }
 
     /// [`NodeRing::push`] of a record made by the caller (the oracle's direct paths make
@@ -764,6 +810,9 @@ impl<const N: usize> NodeRing<N> {
     /// [`NodeRing::push_slow`].
     #[inline]
     pub(crate) fn push_rec(&mut self, at: SimTime, rec: NodeRec) {
+        if !self.keep {
+            return;
+        }
         match self.slots.get_mut(self.next) {
             Some(slot) if !matches!(slot.1, NodeRec::Other(_)) => {
                 *slot = (at, rec);

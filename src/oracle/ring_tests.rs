@@ -298,6 +298,27 @@ fn a_ring_keeps_the_last_records_oldest_first() {
     assert_eq!(r.of(PodUid(100)).count(), 0);
 }
 
+/// Rings without slots keep no record but know, as rings with slots do, which pods have
+/// their place: a push makes it, and the pushes that only try say whether it is there.
+#[test]
+fn unkept_rings_keep_no_record_and_know_their_pods() {
+    let rec = Rec::SandboxReady(SandboxId(1));
+    for mut r in [Rings::new(3, 2), Rings::unkept(2)] {
+        assert!(!r.try_push(U, SimTime(1), rec));
+        assert!(!r.try_push_probe(U, SimTime(1), rec));
+        r.push(U, SimTime(2), rec);
+        assert!(r.try_push(U, SimTime(3), rec));
+        assert!(r.try_push_probe(PodUid(2), SimTime(4), rec));
+        assert!(!r.try_push(PodUid(8), SimTime(5), rec));
+        let kept = r.of(U).count() + r.of(PodUid(2)).count();
+        assert_eq!(kept, if r.kept() { 3 } else { 0 });
+    }
+    let mut node = NodeRing::<3>::unkept();
+    node.push(SimTime(1), &Transition::Housekeeping);
+    node.push_rec(SimTime(2), NodeRec::Relist(1));
+    assert_eq!(node.iter().count(), 0);
+}
+
 #[test]
 fn per_pod_records_stay_small() {
     use crate::oracle::facts::{ColdFacts, PodFacts};
@@ -362,7 +383,7 @@ fn an_oracle_switched_off_releases_its_state() {
     // A run with `--no-oracle` drops the (empty) per-pod state at the end too.
     let mut o = crate::oracle::Oracle::default();
     o.release_pod_state();
-    let mut o = crate::oracle::Oracle::for_pods(5000);
+    let mut o = crate::oracle::Oracle::for_pods(5000, true);
     o.release_pod_state();
     assert_eq!(o.findings().len(), 0);
 }

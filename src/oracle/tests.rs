@@ -222,6 +222,54 @@ fn a_node_finding_quotes_the_nodes_last_transitions_oldest_first() {
     // group starts late: the node-level finding lists the last `RING` of them as the trace
     // prints them.
     let mut f = Feed::new();
+    let node = node_finding(&mut f);
+    let x =
+        f.o.findings()
+            .iter()
+            .find(|x| x.pod.is_empty())
+            .expect("a node-level finding");
+    let quoted = x
+        .message
+        .split_once("\n    last node transitions:")
+        .expect("the node's history")
+        .1;
+    let want: String = node[node.len() - RING..]
+        .iter()
+        .map(|(at, tr)| format!("\n      {}  {tr}", super::findings::t(*at)))
+        .collect();
+    assert_eq!(quoted, want);
+}
+
+/// An oracle that keeps no history makes the same findings, pod and node ones, each
+/// message without the transitions.
+#[test]
+fn an_oracle_without_history_makes_the_same_findings() {
+    let feeds = |f: &mut Feed| {
+        f.running_pod(P, RestartPolicy::Always)
+            .terminate(P)
+            .cri(P, "StartContainer");
+        node_finding(f);
+    };
+    let mut kept = Feed::new();
+    feeds(&mut kept);
+    let mut bare = Feed::new();
+    bare.o = Oracle::for_pods(4, false);
+    assert!(kept.o.keeps_history() && !bare.o.keeps_history());
+    feeds(&mut bare);
+    let (k, b) = (kept.o.findings(), bare.o.findings());
+    assert!(k.len() >= 2 && k.iter().any(|x| x.pod.is_empty()), "{k:?}");
+    assert_eq!(k.len(), b.len());
+    for (k, b) in k.iter().zip(b) {
+        assert_eq!((k.invariant, &k.pod, k.at), (b.invariant, &b.pod, b.at));
+        assert!(k.message.len() > b.message.len() && k.message.starts_with(&b.message));
+        assert!(!b.message.contains("\n    last "), "{}", b.message);
+    }
+}
+
+/// Feeds more relists and housekeepings than the node's ring holds, then a shutdown whose
+/// group starts late, to the end: a node-level finding. The node's transitions fed, with
+/// their times.
+fn node_finding(f: &mut Feed) -> Vec<(SimTime, String)> {
     let mut node = Vec::new();
     for i in 0..RING as u32 + 7 {
         let tr = if i % 4 == 3 {
@@ -246,19 +294,5 @@ fn a_node_finding_quotes_the_nodes_last_transitions_oldest_first() {
     node.push((f.now, power_off.to_string()));
     f.tr(power_off);
     f.finish();
-    let x =
-        f.o.findings()
-            .iter()
-            .find(|x| x.pod.is_empty())
-            .expect("a node-level finding");
-    let quoted = x
-        .message
-        .split_once("\n    last node transitions:")
-        .expect("the node's history")
-        .1;
-    let want: String = node[node.len() - RING..]
-        .iter()
-        .map(|(at, tr)| format!("\n      {}  {tr}", super::findings::t(*at)))
-        .collect();
-    assert_eq!(quoted, want);
+    node
 }

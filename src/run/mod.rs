@@ -27,7 +27,9 @@ pub use output::{
 };
 pub(crate) use world::World;
 
+use crate::oracle::{self, Oracle};
 use crate::scenario::Scenario;
+use crate::sim::StopReason;
 use std::sync::Arc;
 
 /// How to run.
@@ -41,6 +43,30 @@ pub struct RunOptions {
     /// Run without the invariant oracle (no findings but `run-limit-reached`; the trace
     /// hash is the same). For measuring the oracle's cost.
     pub no_oracle: bool,
+    /// Where a finding's message gets the pod's (or the node's) last transitions.
+    pub history: FindingHistory,
+}
+
+/// Where the oracle's findings get the histories their messages end with (the pod's last
+/// transitions, or the node's).
+///
+/// Keeping every pod's last transitions as the run goes is a store for nearly every
+/// transition, for the few runs that make a finding. A run is deterministic, so the
+/// histories can come instead from running it again: the same findings at the same
+/// points, this time with the histories kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FindingHistory {
+    /// The run keeps no history; if the oracle makes a finding, the run goes again with
+    /// the histories kept (no records handed out, nothing else kept) and its findings are
+    /// taken, after a check that they are the same ones. A run without findings costs
+    /// less; a run with findings costs about twice as much.
+    #[default]
+    Rerun,
+    /// The histories are kept as the run goes.
+    Kept,
+    /// No history: a finding's message says what went wrong, without the transitions
+    /// that led there (for callers that read only which invariants a run broke).
+    Omitted,
 }
 
 /// Run `sc` with `opts`. With `keep_trace`, the records are kept in
@@ -83,17 +109,82 @@ fn run_inner(
     typed: Option<&mut world::TransitionSink<'_>>,
 ) -> RunOutput {
     let mut world = World::with_oracle(
-        sc,
+        sc.clone(),
         opts.seed,
         opts.keep_trace,
         !opts.no_oracle,
+        opts.history == FindingHistory::Kept,
         typed.is_some(),
     );
     let stop = world.run_to_end_with(sink, typed);
     let end = world.sim.now();
     world.trace.observer_mut().finish(end);
     world.trace.observer_mut().release_pod_state();
-    summary::summarize(world, stop, opts)
+    let oracle: &Oracle = world.trace.observer();
+    debug_assert!(
+        opts.no_oracle || oracle.keeps_history() == (opts.history == FindingHistory::Kept)
+    );
+    let found = oracle.findings().len();
+    let quote = opts.history == FindingHistory::Rerun && found > 0;
+    let hash = world.trace.hash();
+    // The world is summarized (and dropped) before a run again: the two are never in
+    // memory at once.
+    let mut out = summary::summarize(world, stop, opts);
+    if quote {
+        let quoted = with_history(sc, opts, stop, hash);
+        quote_from(&mut out.findings[..found], quoted.findings(), &opts.replay);
+    }
+    out
+}
+
+/// The oracle of `sc`'s run under `opts` again, this time keeping the histories its
+/// findings quote ([`FindingHistory::Rerun`]). The first run ended with `stop` and trace
+/// hash `hash`; this one must too (else it panics: the run is not deterministic). It hands
+/// nothing out and keeps no records, except when the first stopped at the limit of kept
+/// records: it then keeps them too, to stop at the same event.
+#[cold]
+#[inline(never)]
+fn with_history(sc: Arc<Scenario>, opts: &RunOptions, stop: StopReason, hash: u64) -> Oracle {
+    let keep_trace = stop == StopReason::MaxKeptRecords;
+    let mut world = World::with_oracle(sc, opts.seed, keep_trace, true, true, false);
+    let again = world.run_to_end_with(None, None);
+    assert!(
+        again == stop && world.trace.hash() == hash,
+        "{}: the run again with its history kept ended otherwise ({again:?}, not {stop:?}; \
+         trace hash {:016x}, not {hash:016x})",
+        opts.replay,
+        world.trace.hash()
+    );
+    let end = world.sim.now();
+    world.trace.observer_mut().finish(end);
+    std::mem::take(&mut world.trace.observer_mut().oracle)
+}
+
+/// The messages of `quoted` (the oracle findings of the same run, made again with the
+/// histories kept) in place of those of `findings`, the run's oracle findings. Panics,
+/// with the replay line, if they are not the same findings (invariant, pod and time, in
+/// order): the run was not deterministic.
+fn quote_from(findings: &mut [Finding], quoted: &[oracle::OracleFinding], replay: &str) {
+    let same = findings.len() == quoted.len()
+        && findings
+            .iter()
+            .zip(quoted)
+            .all(|(f, q)| f.invariant == q.invariant && f.pod == q.pod && f.at_ns == q.at.0);
+    assert!(
+        same,
+        "{replay}: the run again with its history kept made other findings: {:?}, not {:?}",
+        quoted
+            .iter()
+            .map(|q| (q.invariant, &q.pod, q.at.0))
+            .collect::<Vec<_>>(),
+        findings
+            .iter()
+            .map(|f| (&f.invariant, &f.pod, f.at_ns))
+            .collect::<Vec<_>>()
+    );
+    for (f, q) in findings.iter_mut().zip(quoted) {
+        f.message.clone_from(&q.message);
+    }
 }
 
 /// [`run`] without kept records, handing the run's typed transitions to `typed` (in

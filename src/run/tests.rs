@@ -103,3 +103,40 @@ fn every_liveness_property_is_exercised() {
         }
     }
 }
+
+/// A run again with its history kept must make the same findings; other ones (here at
+/// another time) panic with the replay line, and the same ones give their messages.
+#[test]
+fn quoting_another_runs_findings_panics_with_the_replay_line() {
+    use crate::oracle::OracleFinding;
+    let finding = |at: u64, message: &str| OracleFinding {
+        invariant: "no-start-after-termination",
+        pod: "web".into(),
+        at: SimTime(at),
+        message: message.into(),
+    };
+    let mut found = vec![super::Finding {
+        invariant: "no-start-after-termination".into(),
+        pod: "web".into(),
+        at_ns: 5,
+        message: "started".into(),
+        replay: "podsim run x.yaml --seed 3".into(),
+    }];
+    super::quote_from(&mut found, &[finding(5, "started\n    last ...")], "r");
+    assert_eq!(found[0].message, "started\n    last ...");
+    let other = std::panic::catch_unwind(move || {
+        super::quote_from(
+            &mut found,
+            &[finding(6, "started")],
+            "podsim run x.yaml --seed 3",
+        )
+    })
+    .expect_err("other findings");
+    let text = other.downcast_ref::<String>().expect("a formatted panic");
+    assert!(
+        text.starts_with(
+            "podsim run x.yaml --seed 3: the run again with its history kept made other findings"
+        ),
+        "{text}"
+    );
+}

@@ -113,23 +113,25 @@ pub(crate) struct World {
 impl World {
     #[cfg(test)]
     pub(crate) fn new(sc: Arc<Scenario>, seed: u64, keep_trace: bool) -> Self {
-        Self::with_oracle(sc, seed, keep_trace, true, false)
+        Self::with_oracle(sc, seed, keep_trace, true, true, false)
     }
 
     /// A world whose trace is watched by the invariant oracle of the scenario's profile
-    /// (`oracle`), or by none; with `tap`, its typed transitions are kept for
-    /// [`World::run_to_end_with`] to hand out.
+    /// (`oracle`), keeping the pods' histories for its findings (`history`), or by none;
+    /// with `tap`, its typed transitions are kept for [`World::run_to_end_with`] to hand
+    /// out.
     pub(crate) fn with_oracle(
         sc: Arc<Scenario>,
         seed: u64,
         keep_trace: bool,
         oracle: bool,
+        history: bool,
         tap: bool,
     ) -> Self {
         let mut sim = Sim::new(seed, sc.scheduler, sc.limits());
         sim.set_sources(super::sources::source_key);
         let observer = if oracle {
-            Oracle::for_pods(sc.pods.len())
+            Oracle::for_pods(sc.pods.len(), history)
         } else {
             Oracle::default()
         };
