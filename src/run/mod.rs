@@ -131,10 +131,25 @@ fn run_inner(
     // memory at once.
     let mut out = summary::summarize(world, stop, opts);
     if quote {
-        let quoted = with_history(sc, opts, stop, hash);
-        quote_from(&mut out.findings[..found], quoted.findings(), &opts.replay);
+        quote_history(&mut out.findings[..found], sc, opts, stop, hash);
     }
     out
+}
+
+/// [`FindingHistory::Rerun`]: the run's oracle `findings` take the messages of the same
+/// run made again with its histories kept ([`with_history`], [`quote_from`]). Out of line
+/// and cold, so the run's event loop stays inlined into [`run_inner`].
+#[cold]
+#[inline(never)]
+fn quote_history(
+    findings: &mut [Finding],
+    sc: Arc<Scenario>,
+    opts: &RunOptions,
+    stop: StopReason,
+    hash: u64,
+) {
+    let quoted = with_history(sc, opts, stop, hash);
+    quote_from(findings, quoted.findings(), &opts.replay);
 }
 
 /// The oracle of `sc`'s run under `opts` again, this time keeping the histories its
@@ -142,8 +157,6 @@ fn run_inner(
 /// hash `hash`; this one must too (else it panics: the run is not deterministic). It hands
 /// nothing out and keeps no records, except when the first stopped at the limit of kept
 /// records: it then keeps them too, to stop at the same event.
-#[cold]
-#[inline(never)]
 fn with_history(sc: Arc<Scenario>, opts: &RunOptions, stop: StopReason, hash: u64) -> Oracle {
     let keep_trace = stop == StopReason::MaxKeptRecords;
     let mut world = World::with_oracle(sc, opts.seed, keep_trace, true, true, false);
