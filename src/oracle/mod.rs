@@ -1,8 +1,14 @@
 //! The invariant oracle: read-only and separate from the model. It is the trace's
 //! [`Observer`]: it sees every [`Transition`] as it is emitted, after it is hashed, keeps
-//! its own history (per pod, a ring of the last `RING` transitions, or `RING_LARGE` in
-//! a large run, for diagnostics, as compact records rendered only for a finding) and its own derived state, and never reads the world.
-//! Removing it (or switching it off) changes no trace hash.
+//! its own derived state and never reads the world. Removing it (or switching it off)
+//! changes no trace hash.
+//!
+//! A finding's message ends with the pod's (or the node's) last transitions: per pod, a
+//! ring of the last `RING` transitions, or `RING_LARGE` in a large run, kept as compact
+//! records rendered only for a finding. A run's oracle keeps none of them
+//! (`Oracle::for_pods` with `history` false): the run goes again with them kept when it
+//! made a finding (`crate::run::FindingHistory`), so the store a history costs at nearly
+//! every transition is paid only by runs that find something.
 //!
 //! Safety properties are checked as transitions happen; liveness properties (bounded
 //! progress) at the end of the run (`Oracle::finish`), each with its bound, and skipped
