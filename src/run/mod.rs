@@ -138,7 +138,7 @@ fn run_inner(
 
 /// [`FindingHistory::Rerun`]: the run's oracle `findings` take the messages of the same
 /// run made again with its histories kept ([`with_history`], [`quote_from`]). Out of line
-/// and cold, so the run's event loop stays inlined into [`run_inner`].
+/// and cold: few runs make findings, and [`run_inner`] stays short.
 #[cold]
 #[inline(never)]
 fn quote_history(
